@@ -1,0 +1,177 @@
+#pragma once
+/// \file config.hpp
+/// One JSON document holds every option of a scenario: topology, communication model, model zoo,
+/// workload, environment (queue policy, DEFER, observation window, limits) and reward weights.
+/// Unknown keys and bad values are ConfigErrors naming the JSON path and the value.
+
+#include <cstdint>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <string_view>
+
+#include "detail/json_util.hpp"
+#include "workload.hpp"
+
+namespace gpuplace {
+
+/// Order in which waiting jobs are considered.
+enum class queue_order : std::uint8_t {
+    fifo,         ///< submit time
+    sjf,          ///< shortest ideal duration first
+    fewest_gpus,  ///< smallest GPU request first
+};
+
+[[nodiscard]] inline std::string_view to_string(queue_order q) noexcept {
+    switch (q) {
+        case queue_order::fifo: return "fifo";
+        case queue_order::sjf: return "sjf";
+        case queue_order::fewest_gpus: return "fewest_gpus";
+    }
+    return "?";
+}
+
+/// Options of the decision process.
+struct env_options {
+    queue_order order = queue_order::fifo;
+    bool backfill = true;            ///< false: strict head-of-line (only the first waiting job may start)
+    bool allow_defer = false;        ///< add the DEFER action (index = number of GPUs)
+    std::size_t queue_window = 8;    ///< waiting jobs described in the observation
+    std::size_t max_steps = 0;       ///< truncate after this many steps (0 = no limit)
+    double max_time = 0.0;           ///< truncate once simulated time reaches this (s, 0 = no limit)
+};
+
+/// Reward weights. r = -jct * (jobs in system x elapsed) / time_scale - makespan * elapsed / time_scale
+///                     - comm * cost of a placement + placement * Proximity-DRL placement score.
+struct reward_config {
+    double jct = 1.0;
+    double makespan = 0.0;
+    double comm = 0.0;
+    double placement = 0.0;
+    double time_scale = 3600.0;  ///< seconds per unit of reward
+};
+
+/// A whole scenario.
+struct scenario {
+    std::string name = "custom";
+    detail::json topology = {{"preset", "dgx_a100"}, {"racks", 2}, {"nodes_per_rack", 4}};
+    detail::json comm = {{"model", "ring_allreduce"}};
+    detail::json zoo;  ///< null: the built-in zoo; a string: a zoo JSON file; an object: an inline zoo
+    workload_config workload;
+    env_options env;
+    reward_config reward;
+
+    /// Reads a scenario; every key is optional (defaults above), unknown keys are errors.
+    [[nodiscard]] static scenario from_json(const detail::json& j) {
+        using namespace detail;
+        check_keys(j, "", {"name", "topology", "comm", "zoo", "workload", "env", "reward"});
+        scenario s;
+        read_string(j, "", "name", s.name);
+        if (auto it = j.find("topology"); it != j.end()) {
+            if (!it->is_object()) config_fail("/topology", "expected an object, got " + short_dump(*it));
+            s.topology = *it;
+        }
+        if (auto it = j.find("comm"); it != j.end()) {
+            if (!it->is_object()) config_fail("/comm", "expected an object, got " + short_dump(*it));
+            s.comm = *it;
+            if (!s.comm.contains("model")) s.comm["model"] = "ring_allreduce";
+        }
+        if (auto it = j.find("zoo"); it != j.end()) {
+            if (!it->is_null() && !it->is_string() && !it->is_object())
+                config_fail("/zoo", "expected a file name or an object, got " + short_dump(*it));
+            s.zoo = *it;
+        }
+        if (auto it = j.find("workload"); it != j.end()) s.workload = workload_config::from_json(*it, "/workload");
+        if (auto it = j.find("env"); it != j.end()) {
+            const std::string p = "/env";
+            check_keys(*it, p, {"queue_policy", "backfill", "allow_defer", "queue_window", "max_steps", "max_time"});
+            std::string q = std::string(to_string(s.env.order));
+            read_string(*it, p, "queue_policy", q);
+            if (q == "fifo") s.env.order = queue_order::fifo;
+            else if (q == "sjf") s.env.order = queue_order::sjf;
+            else if (q == "fewest_gpus") s.env.order = queue_order::fewest_gpus;
+            else config_fail(p + "/queue_policy", "unknown queue policy \"" + q + "\" (allowed: fifo, sjf, fewest_gpus)");
+            read_bool(*it, p, "backfill", s.env.backfill);
+            read_bool(*it, p, "allow_defer", s.env.allow_defer);
+            read_int(*it, p, "queue_window", s.env.queue_window, 0, 1024);
+            read_int(*it, p, "max_steps", s.env.max_steps, 0, (1LL << 62));
+            read_number(*it, p, "max_time", s.env.max_time, 0.0);
+        }
+        if (auto it = j.find("reward"); it != j.end()) {
+            const std::string p = "/reward";
+            check_keys(*it, p, {"jct", "makespan", "comm", "placement", "time_scale"});
+            read_number(*it, p, "jct", s.reward.jct);
+            read_number(*it, p, "makespan", s.reward.makespan);
+            read_number(*it, p, "comm", s.reward.comm);
+            read_number(*it, p, "placement", s.reward.placement);
+            read_number(*it, p, "time_scale", s.reward.time_scale, 1e-12);
+        }
+        return s;
+    }
+
+    /// Parses JSON text (source names it in errors).
+    [[nodiscard]] static scenario parse(std::string_view text, std::string_view source = "<string>") {
+        return from_json(detail::parse_json(text, source));
+    }
+
+    /// Reads a scenario file.
+    [[nodiscard]] static scenario load(const std::string& file) {
+        std::ifstream in(file);
+        if (!in) throw ConfigError("cannot open scenario file \"" + file + "\"");
+        std::stringstream ss;
+        ss << in.rdbuf();
+        return parse(ss.str(), file);
+    }
+
+    [[nodiscard]] detail::json to_json() const {
+        detail::json j;
+        j["name"] = name;
+        j["topology"] = topology;
+        j["comm"] = comm;
+        if (!zoo.is_null()) j["zoo"] = zoo;
+        j["workload"] = workload.to_json();
+        j["env"] = {{"queue_policy", to_string(env.order)}, {"backfill", env.backfill}, {"allow_defer", env.allow_defer},
+                    {"queue_window", env.queue_window},     {"max_steps", env.max_steps}, {"max_time", env.max_time}};
+        j["reward"] = {{"jct", reward.jct},           {"makespan", reward.makespan},
+                       {"comm", reward.comm},         {"placement", reward.placement},
+                       {"time_scale", reward.time_scale}};
+        return j;
+    }
+};
+
+/// The embedded default scenario: 64 GPUs in DGX-A100 nodes (2 racks x 4 nodes x 8 GPUs) under a
+/// 2:1 oversubscribed spine, 160 jobs of the built-in zoo (40% 1 GPU, 20% each 2/4/8 GPUs) at
+/// offered load 1.0, so that queues form and a spread multi-GPU job runs up to several times slower.
+inline constexpr std::string_view default_scenario_json = R"({
+  "name": "default",
+  "topology": {"preset": "dgx_a100", "racks": 2, "nodes_per_rack": 4},
+  "comm": {"model": "ring_allreduce"},
+  "workload": {"kind": "synthetic", "num_jobs": 160, "load": 1.0,
+               "gpu_counts": {"1": 0.4, "2": 0.2, "4": 0.2, "8": 0.2},
+               "duration_min": 600, "duration_max": 14400},
+  "env": {"queue_policy": "fifo", "backfill": true, "allow_defer": false, "queue_window": 8},
+  "reward": {"jct": 1.0, "time_scale": 3600}
+})";
+
+/// The Proximity-DRL cluster (2 racks x 4 nodes x 4 GPUs) with its route cost.
+inline constexpr std::string_view proximity_drl_scenario_json = R"({
+  "name": "proximity_drl",
+  "topology": {"preset": "proximity_drl"},
+  "comm": {"model": "tree_route"},
+  "workload": {"kind": "synthetic", "num_jobs": 30, "load": 1.0,
+               "gpu_counts": {"1": 0.3, "2": 0.25, "3": 0.1, "4": 0.15, "6": 0.1, "8": 0.1},
+               "duration_min": 600, "duration_max": 7200},
+  "env": {"queue_policy": "fifo", "backfill": true, "allow_defer": false, "queue_window": 8},
+  "reward": {"jct": 1.0, "time_scale": 3600}
+})";
+
+/// A named preset scenario: "default" or "proximity_drl".
+[[nodiscard]] inline scenario preset_scenario(std::string_view name) {
+    if (name == "default") return scenario::parse(default_scenario_json, "default scenario");
+    if (name == "proximity_drl") return scenario::parse(proximity_drl_scenario_json, "proximity_drl scenario");
+    throw ConfigError("unknown scenario preset \"" + std::string(name) + "\" (allowed: default, proximity_drl)");
+}
+
+[[nodiscard]] inline scenario default_scenario() { return preset_scenario("default"); }
+
+}  // namespace gpuplace

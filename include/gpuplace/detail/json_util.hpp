@@ -1,0 +1,101 @@
+#pragma once
+/// \file detail/json_util.hpp
+/// Path-aware JSON reading: every error names the JSON path and the offending value.
+
+#include <initializer_list>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "../error.hpp"
+
+namespace gpuplace::detail {
+
+using json = nlohmann::json;
+
+/// Appends a key to a JSON path ("/topology" + "racks" -> "/topology/racks").
+[[nodiscard]] inline std::string join_path(std::string_view path, std::string_view key) {
+    std::string out(path);
+    out += '/';
+    out += key;
+    return out;
+}
+
+[[nodiscard]] inline std::string short_dump(const json& v) {
+    std::string s = v.dump();
+    if (s.size() > 80) s = s.substr(0, 77) + "...";
+    return s;
+}
+
+[[noreturn]] inline void config_fail(std::string_view path, std::string_view what) {
+    throw ConfigError("config " + std::string(path.empty() ? "/" : path) + ": " + std::string(what));
+}
+
+/// Throws if `obj` is not an object or has a key that is not in `allowed`.
+inline void check_keys(const json& obj, std::string_view path, std::initializer_list<std::string_view> allowed) {
+    if (!obj.is_object()) config_fail(path, "expected an object, got " + short_dump(obj));
+    for (auto it = obj.begin(); it != obj.end(); ++it) {
+        bool ok = false;
+        for (auto a : allowed) ok = ok || (a == it.key());
+        if (!ok) {
+            std::string list;
+            for (auto a : allowed) {
+                if (!list.empty()) list += ", ";
+                list += a;
+            }
+            config_fail(join_path(path, it.key()), "unknown key \"" + it.key() + "\" (allowed: " + list + ")");
+        }
+    }
+}
+
+/// Reads a number at obj[key] (if present) into `out`, checking lo <= value <= hi.
+inline void read_number(const json& obj, std::string_view path, const char* key, double& out,
+                        double lo = -1e300, double hi = 1e300) {
+    auto it = obj.find(key);
+    if (it == obj.end()) return;
+    const auto p = join_path(path, key);
+    if (!it->is_number()) config_fail(p, "expected a number, got " + short_dump(*it));
+    const double v = it->get<double>();
+    if (!(v >= lo && v <= hi))
+        config_fail(p, "value " + short_dump(*it) + " out of range [" + json(lo).dump() + ", " + json(hi).dump() + "]");
+    out = v;
+}
+
+/// Reads an integer at obj[key] (if present) into `out`, checking lo <= value <= hi.
+template <class Int>
+inline void read_int(const json& obj, std::string_view path, const char* key, Int& out, long long lo, long long hi) {
+    auto it = obj.find(key);
+    if (it == obj.end()) return;
+    const auto p = join_path(path, key);
+    if (!it->is_number_integer()) config_fail(p, "expected an integer, got " + short_dump(*it));
+    const long long v = it->get<long long>();
+    if (v < lo || v > hi)
+        config_fail(p, "value " + std::to_string(v) + " out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    out = static_cast<Int>(v);
+}
+
+inline void read_bool(const json& obj, std::string_view path, const char* key, bool& out) {
+    auto it = obj.find(key);
+    if (it == obj.end()) return;
+    if (!it->is_boolean()) config_fail(join_path(path, key), "expected true or false, got " + short_dump(*it));
+    out = it->get<bool>();
+}
+
+inline void read_string(const json& obj, std::string_view path, const char* key, std::string& out) {
+    auto it = obj.find(key);
+    if (it == obj.end()) return;
+    if (!it->is_string()) config_fail(join_path(path, key), "expected a string, got " + short_dump(*it));
+    out = it->get<std::string>();
+}
+
+/// Parses JSON text; a syntax error becomes a ConfigError naming the source and byte offset.
+[[nodiscard]] inline json parse_json(std::string_view text, std::string_view source) {
+    try {
+        return json::parse(text.begin(), text.end());
+    } catch (const json::parse_error& e) {
+        throw ConfigError(std::string(source) + ": invalid JSON at byte " + std::to_string(e.byte) + ": " + e.what());
+    }
+}
+
+}  // namespace gpuplace::detail

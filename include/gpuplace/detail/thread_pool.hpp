@@ -1,0 +1,85 @@
+#pragma once
+/// \file detail/thread_pool.hpp
+/// A tiny persistent pool that runs one task per worker and waits for all (C++20 atomic wait).
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <thread>
+#include <vector>
+
+namespace gpuplace::detail {
+
+class block_pool {
+public:
+    /// `threads` workers in all, the calling thread included (so threads - 1 are started).
+    explicit block_pool(std::size_t threads = 1) {
+        if (threads == 0) threads = 1;
+        errors_.resize(threads);
+        for (std::size_t i = 1; i < threads; ++i) workers_.emplace_back([this, i] { loop(i); });
+    }
+    block_pool(const block_pool&) = delete;
+    block_pool& operator=(const block_pool&) = delete;
+    ~block_pool() {
+        stop_.store(true);
+        gen_.fetch_add(1);
+        gen_.notify_all();
+        for (auto& w : workers_) w.join();
+    }
+
+    [[nodiscard]] std::size_t size() const noexcept { return workers_.size() + 1; }
+
+    /// Runs f(worker) for worker = 0 .. size()-1, worker 0 on the calling thread; rethrows the
+    /// first exception of any worker.
+    template <class F>
+    void run(F& f) {
+        if (workers_.empty()) {
+            f(std::size_t{0});
+            return;
+        }
+        fn_ = [](void* ctx, std::size_t w) { (*static_cast<F*>(ctx))(w); };
+        ctx_ = &f;
+        pending_.store(workers_.size());
+        gen_.fetch_add(1);
+        gen_.notify_all();
+        try {
+            f(std::size_t{0});
+        } catch (...) {
+            errors_[0] = std::current_exception();
+        }
+        for (std::size_t p; (p = pending_.load()) != 0;) pending_.wait(p);
+        for (auto& e : errors_)
+            if (e) {
+                auto ex = e;
+                for (auto& x : errors_) x = nullptr;
+                std::rethrow_exception(ex);
+            }
+    }
+
+private:
+    void loop(std::size_t idx) {
+        std::uint64_t seen = 0;  // gen_ starts at 0 and only run() changes it
+        for (;;) {
+            gen_.wait(seen);
+            seen = gen_.load();
+            if (stop_.load()) return;
+            try {
+                fn_(ctx_, idx);
+            } catch (...) {
+                errors_[idx] = std::current_exception();
+            }
+            if (pending_.fetch_sub(1) == 1) pending_.notify_one();
+        }
+    }
+
+    std::vector<std::thread> workers_;
+    std::vector<std::exception_ptr> errors_;
+    std::atomic<std::uint64_t> gen_{0};
+    std::atomic<std::size_t> pending_{0};
+    std::atomic<bool> stop_{false};
+    void (*fn_)(void*, std::size_t) = nullptr;
+    void* ctx_ = nullptr;
+};
+
+}  // namespace gpuplace::detail

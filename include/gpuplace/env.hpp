@@ -1,0 +1,530 @@
+#pragma once
+/// \file env.hpp
+/// The environment: a multi-GPU job's GPUs are picked one at a time under an action mask.
+///
+/// Action space Discrete(G + 1): a GPU index, or DEFER (index G, when enabled). Picking GPU g adds
+/// it to the current job's picks P; when |P| reaches the request the job starts and the env moves
+/// to the next waiting job that fits, advancing time through arrivals and completions while none
+/// does. The default reward is -(jobs in system x elapsed time) / time_scale, so an episode's
+/// rewards sum to -(sum of JCTs) / time_scale.
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "comm.hpp"
+#include "config.hpp"
+#include "detail/rng.hpp"
+#include "error.hpp"
+#include "job.hpp"
+#include "metrics.hpp"
+#include "model_zoo.hpp"
+#include "simulator.hpp"
+#include "topology.hpp"
+#include "workload.hpp"
+
+namespace gpuplace {
+
+namespace detail {
+/// Observation and mask storage: owned vectors, or spans bound to external memory. A copy always
+/// owns its buffers (with the same contents); a move keeps the source's binding.
+struct obs_buffers {
+    std::vector<float> own_obs;
+    std::vector<std::uint8_t> own_mask;
+    std::span<float> obs;
+    std::span<std::uint8_t> mask;
+
+    obs_buffers() = default;
+    obs_buffers(const obs_buffers& o) : own_obs(o.obs.begin(), o.obs.end()), own_mask(o.mask.begin(), o.mask.end()) {
+        obs = own_obs;
+        mask = own_mask;
+    }
+    obs_buffers& operator=(const obs_buffers& o) {
+        if (this != &o) {
+            own_obs.assign(o.obs.begin(), o.obs.end());
+            own_mask.assign(o.mask.begin(), o.mask.end());
+            obs = own_obs;
+            mask = own_mask;
+        }
+        return *this;
+    }
+    obs_buffers(obs_buffers&&) noexcept = default;  // vector moves keep their storage: spans stay valid
+    obs_buffers& operator=(obs_buffers&&) noexcept = default;
+    ~obs_buffers() = default;
+
+    void allocate(std::size_t n_obs, std::size_t n_mask) {
+        own_obs.assign(n_obs, 0.0f);
+        own_mask.assign(n_mask, 0);
+        obs = own_obs;
+        mask = own_mask;
+    }
+    void bind(std::span<float> o, std::span<std::uint8_t> m) {
+        std::copy(obs.begin(), obs.end(), o.begin());
+        std::copy(mask.begin(), mask.end(), m.begin());
+        obs = o;
+        mask = m;
+        own_obs.clear();
+        own_obs.shrink_to_fit();
+        own_mask.clear();
+        own_mask.shrink_to_fit();
+    }
+};
+}  // namespace detail
+
+/// A named, contiguous part of the observation vector.
+struct obs_segment {
+    std::string name;                 ///< e.g. "gpu_busy"
+    std::size_t offset = 0, size = 0; ///< position in the observation vector
+    std::vector<std::string> fields;  ///< per-element names when the segment is not per GPU
+};
+
+/// What step() returns.
+struct step_result {
+    double reward = 0;
+    bool terminated = false;  ///< every job of the workload has finished
+    bool truncated = false;   ///< a step or time limit was reached first
+};
+
+/// Summary of the episode so far.
+struct env_info {
+    double time = 0;
+    std::size_t steps = 0, jobs_done = 0, jobs_total = 0, queued = 0, running = 0;
+    double episode_return = 0;
+};
+
+/// Number of per-GPU observation features and their names (segment "gpu_<name>", G values each).
+inline constexpr std::size_t gpu_features = 6;
+inline constexpr std::string_view gpu_feature_names[gpu_features] = {"busy",      "picked",    "remaining",
+                                                                      "proximity", "node_free", "rack_free"};
+inline constexpr std::string_view job_feature_names[] = {"request", "remaining_picks", "ideal_duration",
+                                                         "comm_intensity", "wait"};
+inline constexpr std::string_view queue_feature_names[] = {"present", "request", "ideal_duration", "wait"};
+inline constexpr std::string_view global_feature_names[] = {"load", "queue_length", "time", "progress"};
+
+/// The environment for topology T, job type J (constructible from TrainingJob, which workloads
+/// produce) and communication model C.
+template <Topology T = TreeTopology, Job J = TrainingJob, CommModel<T> C = RingAllReduce>
+    requires std::constructible_from<J, TrainingJob>
+class basic_env {
+public:
+    using topology_type = T;
+    using job_type = J;
+    using comm_type = C;
+    static constexpr std::uint32_t none = cluster_state::no_job;
+
+    /// Builds the env from a scenario (topology and comm model read from its JSON). Throws
+    /// ConfigError when the scenario's comm model is not C, or on any bad value.
+    explicit basic_env(const scenario& s = default_scenario())
+        : basic_env(T::from_json(s.topology, "/topology"), make_comm(s.comm), make_zoo(s.zoo), s) {}
+
+    /// Builds the env from explicit objects; the scenario gives workload, env and reward options.
+    basic_env(T topo, C comm, ModelZoo zoo, scenario s)
+        : topo_(std::move(topo)), comm_(std::move(comm)), zoo_(std::move(zoo)), cfg_(std::move(s)) {
+        G_ = topo_.num_gpus();
+        K_ = cfg_.env.queue_window;
+        sim_.resize(topo_);
+        picked_.reserve(G_);
+        is_picked_.assign(G_, 0);
+        node_picked_.assign(topo_.num_nodes(), 0);
+        rack_picked_.assign(topo_.num_racks(), 0);
+        build_layout();
+        buf_.allocate(obs_size_, G_ + 1);
+        for (const auto& [k, p] : cfg_.workload.synthetic.gpu_counts)
+            if (p > 0 && k > G_ && cfg_.workload.kind == "synthetic")
+                throw ConfigError("config /workload/gpu_counts/" + std::to_string(k) + ": jobs of " + std::to_string(k) +
+                                  " GPUs can never fit in a cluster of " + std::to_string(G_) + " GPUs");
+    }
+
+    // ---- episode ------------------------------------------------------------------------------
+
+    /// Starts an episode: draws the workload for this seed and advances to the first decision.
+    void reset(std::uint64_t seed = 0) {
+        seed_ = seed;
+        if (cfg_.workload.kind == "synthetic") {
+            generate_synthetic(cfg_.workload.synthetic, zoo_, G_, seed, gen_);
+            jobs_.assign(gen_.begin(), gen_.end());
+        } else {
+            jobs_.assign(cfg_.workload.jobs.begin(), cfg_.workload.jobs.end());
+            std::stable_sort(jobs_.begin(), jobs_.end(),
+                             [](const J& a, const J& b) { return a.submit_time < b.submit_time; });
+        }
+        prepare_jobs();
+        sim_.reset(jobs_, ideal_);
+        queue_.clear();
+        queue_.reserve(jobs_.size());
+        defer_epoch_.assign(jobs_.size(), 0);
+        epoch_ = 1;
+        clear_picks();
+        current_ = none;
+        steps_ = 0;
+        episode_return_ = 0;
+        terminated_ = truncated_ = false;
+        started_ = true;
+        pending_reward_ = advance();
+        write_observation();
+    }
+
+    /// Applies an action. Throws InvalidAction (state unchanged) when the mask forbids it, and
+    /// StateError when the episode is over or reset() was never called.
+    step_result step(std::int64_t action) {
+        if (!started_) throw StateError("step() called before reset()");
+        if (terminated_ || truncated_) throw StateError("step() called on a finished episode; call reset()");
+        check_action(action);
+        double reward = pending_reward_;
+        pending_reward_ = 0;
+        if (action == static_cast<std::int64_t>(G_)) {
+            defer_epoch_[current_] = epoch_;
+            current_ = none;
+            reward += advance();
+        } else {
+            const auto g = static_cast<gpu_id>(action);
+            picked_.push_back(g);
+            is_picked_[g] = 1;
+            ++node_picked_[topo_.node_of(g)];
+            ++rack_picked_[topo_.rack_of(g)];
+            if (picked_.size() == sim_.job(current_).num_gpus) {
+                reward += start_current();
+                reward += advance();
+            }
+        }
+        ++steps_;
+        if (sim_.all_done()) terminated_ = true;
+        else if ((cfg_.env.max_steps && steps_ >= cfg_.env.max_steps) ||
+                 (cfg_.env.max_time > 0 && sim_.now() >= cfg_.env.max_time))
+            truncated_ = true;
+        episode_return_ += reward;
+        write_observation();
+        return {reward, terminated_, truncated_};
+    }
+
+    // ---- buffers ------------------------------------------------------------------------------
+
+    [[nodiscard]] std::span<const float> observation() const noexcept { return buf_.obs; }
+    [[nodiscard]] std::span<const std::uint8_t> action_mask() const noexcept { return buf_.mask; }
+    [[nodiscard]] std::size_t observation_size() const noexcept { return obs_size_; }
+    [[nodiscard]] std::size_t num_actions() const noexcept { return G_ + 1; }
+    /// The DEFER action's index (= number of GPUs).
+    [[nodiscard]] std::int64_t defer_action() const noexcept { return static_cast<std::int64_t>(G_); }
+    [[nodiscard]] const std::vector<obs_segment>& observation_layout() const noexcept { return layout_; }
+
+    /// Makes the env write its observation and mask into external buffers (e.g. a slice of a
+    /// vector env's contiguous arrays). The current contents are copied over.
+    void bind(std::span<float> obs, std::span<std::uint8_t> mask) {
+        if (obs.size() != obs_size_ || mask.size() != G_ + 1)
+            throw Error("bind(): buffer sizes " + std::to_string(obs.size()) + "/" + std::to_string(mask.size()) +
+                        " do not match observation_size " + std::to_string(obs_size_) + " / num_actions " +
+                        std::to_string(G_ + 1));
+        buf_.bind(obs, mask);
+    }
+
+    // ---- state --------------------------------------------------------------------------------
+
+    [[nodiscard]] const T& topology() const noexcept { return topo_; }
+    [[nodiscard]] const C& comm() const noexcept { return comm_; }
+    [[nodiscard]] const ModelZoo& zoo() const noexcept { return zoo_; }
+    [[nodiscard]] const scenario& config() const noexcept { return cfg_; }
+    [[nodiscard]] const basic_simulator<J>& simulator() const noexcept { return sim_; }
+    [[nodiscard]] const cluster_state& cluster() const noexcept { return sim_.cluster(); }
+    [[nodiscard]] std::size_t num_gpus() const noexcept { return G_; }
+    [[nodiscard]] double now() const noexcept { return sim_.now(); }
+    [[nodiscard]] std::size_t steps() const noexcept { return steps_; }
+    [[nodiscard]] std::uint64_t seed() const noexcept { return seed_; }
+    [[nodiscard]] bool terminated() const noexcept { return terminated_; }
+    [[nodiscard]] bool truncated() const noexcept { return truncated_; }
+    [[nodiscard]] bool done() const noexcept { return terminated_ || truncated_; }
+    [[nodiscard]] double episode_return() const noexcept { return episode_return_; }
+    /// Whether a job is being placed (false only once the episode is over).
+    [[nodiscard]] bool has_current() const noexcept { return current_ != none; }
+    /// Index (into simulator().jobs()) of the job being placed, or `none`.
+    [[nodiscard]] std::uint32_t current_index() const noexcept { return current_; }
+    [[nodiscard]] const J& current_job() const { return sim_.job(current_); }
+    /// GPUs picked so far for the current job, in pick order.
+    [[nodiscard]] std::span<const gpu_id> picked() const noexcept { return picked_; }
+    [[nodiscard]] bool is_picked(gpu_id g) const noexcept { return is_picked_[g] != 0; }
+    /// Waiting jobs (indices into simulator().jobs()) in queue order, the current one included.
+    [[nodiscard]] std::span<const std::uint32_t> queue() const noexcept { return queue_; }
+    [[nodiscard]] std::span<const job_record> finished() const noexcept { return sim_.finished(); }
+
+    /// Metrics of the jobs finished so far.
+    [[nodiscard]] metrics episode_metrics() const { return sim_.compute(scratch_); }
+    [[nodiscard]] env_info info() const noexcept {
+        return {sim_.now(), steps_, sim_.finished().size(), sim_.jobs().size(),
+                queue_.size(), sim_.running(), episode_return_};
+    }
+
+    /// Communication cost and slowdown the current job would get on `gpus` (sorted ascending).
+    [[nodiscard]] comm_result evaluate(std::span<const gpu_id> gpus) const {
+        return comm_.evaluate(topo_, zoo_, sim_.job(current_).model, gpus);
+    }
+
+    /// Why an action is invalid, or an empty string when it is valid.
+    [[nodiscard]] std::string why_invalid(std::int64_t action) const {
+        const auto A = static_cast<std::int64_t>(G_);
+        if (!started_) return "reset() has not been called";
+        if (done()) return "the episode is over";
+        if (action < 0 || action > A)
+            return "out of range [0, " + std::to_string(A) + "] (" + std::to_string(G_) + " GPUs, DEFER = " +
+                   std::to_string(A) + ")";
+        if (buf_.mask[static_cast<std::size_t>(action)]) return {};
+        const auto& job = sim_.job(current_);
+        const std::string cur = "job " + std::to_string(job.id) + " needs " + std::to_string(job.num_gpus) +
+                                " GPUs, " + std::to_string(picked_.size()) + " picked";
+        if (action == A) {
+            if (!cfg_.env.allow_defer) return "DEFER is disabled (env.allow_defer = false)";
+            if (!picked_.empty()) return "DEFER is only allowed before the first GPU of a job is picked (" + cur + ")";
+            return "DEFER would stall the episode: no other waiting job fits and no event is pending";
+        }
+        const auto g = static_cast<gpu_id>(action);
+        if (is_picked_[g]) return "GPU " + std::to_string(g) + " is already picked (" + cur + ")";
+        return "GPU " + std::to_string(g) + " is busy with job " + std::to_string(sim_.job(cluster().holder(g)).id) +
+               " (" + cur + ")";
+    }
+
+private:
+    static C make_comm(const detail::json& j) {
+        std::string m = "ring_allreduce";
+        if (j.is_object() && j.contains("model") && j["model"].is_string()) m = j["model"].template get<std::string>();
+        if (m != C::name)
+            throw ConfigError("config /comm/model: \"" + m + "\" does not match this environment's comm model \"" +
+                              std::string(C::name) + "\"");
+        if constexpr (requires { C::from_json(j, std::string_view{}); }) return C::from_json(j, "/comm");
+        else return C{};
+    }
+    static ModelZoo make_zoo(const detail::json& z) {
+        if (z.is_null()) return ModelZoo::builtin();
+        if (z.is_string()) return ModelZoo::load(z.template get<std::string>());
+        return ModelZoo::from_json(z, "/zoo");
+    }
+
+    void prepare_jobs() {
+        ideal_.resize(jobs_.size());
+        for (std::size_t i = 0; i < jobs_.size(); ++i) {
+            auto& j = jobs_[i];
+            j.id = static_cast<job_id>(i);
+            if (j.num_gpus < 1 || j.num_gpus > G_)
+                throw ConfigError("workload job " + std::to_string(i) + ": requests " + std::to_string(j.num_gpus) +
+                                  " GPUs, which can never fit in a cluster of " + std::to_string(G_) + " GPUs");
+            if (j.model >= zoo_.size())
+                throw ConfigError("workload job " + std::to_string(i) + ": model id " + std::to_string(j.model) +
+                                  " is not in the zoo (" + std::to_string(zoo_.size()) + " models)");
+            ideal_[i] = double(j.work) * comm_.ideal_step_time(topo_, zoo_, j.model, j.num_gpus);
+        }
+    }
+
+    void build_layout() {
+        layout_.clear();
+        std::size_t off = 0;
+        for (auto n : gpu_feature_names) {
+            layout_.push_back({"gpu_" + std::string(n), off, G_, {}});
+            off += G_;
+        }
+        auto add = [&](std::string name, std::span<const std::string_view> names, std::size_t repeat) {
+            obs_segment s{std::move(name), off, names.size() * repeat, {}};
+            for (std::size_t r = 0; r < repeat; ++r)
+                for (auto n : names) s.fields.push_back(repeat > 1 ? std::to_string(r) + "." + std::string(n) : std::string(n));
+            off += s.size;
+            layout_.push_back(std::move(s));
+        };
+        add("job", job_feature_names, 1);
+        add("queue", queue_feature_names, K_);
+        add("global", global_feature_names, 1);
+        obs_size_ = off;
+    }
+
+    void clear_picks() noexcept {
+        for (auto g : picked_) {
+            is_picked_[g] = 0;
+            node_picked_[topo_.node_of(g)] = 0;
+            rack_picked_[topo_.rack_of(g)] = 0;
+        }
+        picked_.clear();
+    }
+
+    [[nodiscard]] bool queue_less(std::uint32_t a, std::uint32_t b) const noexcept {
+        switch (cfg_.env.order) {
+            case queue_order::fifo: return a < b;
+            case queue_order::sjf: return ideal_[a] < ideal_[b] || (ideal_[a] == ideal_[b] && a < b);
+            case queue_order::fewest_gpus: {
+                const auto ka = sim_.job(a).num_gpus, kb = sim_.job(b).num_gpus;
+                return ka < kb || (ka == kb && a < b);
+            }
+        }
+        return a < b;
+    }
+
+    [[nodiscard]] bool fits(std::uint32_t j) const noexcept { return sim_.job(j).num_gpus <= cluster().free_gpus(); }
+
+    /// The next job to place (skipping `skip`), or none: strict head-of-line looks at the first
+    /// non-deferred waiting job only; backfill at the first one that fits.
+    [[nodiscard]] std::uint32_t find_candidate(std::uint32_t skip = none) const noexcept {
+        for (auto j : queue_) {
+            if (j == skip || defer_epoch_[j] == epoch_) continue;
+            if (fits(j)) return j;
+            if (!cfg_.env.backfill) return none;
+        }
+        return none;
+    }
+
+    /// Advances to the next decision point; returns the reward of the elapsed time.
+    double advance() {
+        double area = 0, elapsed = 0;
+        for (;;) {
+            current_ = find_candidate();
+            if (current_ != none) break;
+            if (!sim_.has_events()) {
+                // Nothing fits and nothing will happen: only deferred jobs can be waiting.
+                if (!queue_.empty()) {
+                    ++epoch_;
+                    if ((current_ = find_candidate()) != none) break;
+                }
+                break;  // episode over (all finished)
+            }
+            const double t0 = sim_.now();
+            const bool counting = sim_.arrived() > 0;  // the makespan runs from the first submit
+            area += sim_.advance([this](std::uint32_t j) { enqueue(j); });
+            if (counting) elapsed += sim_.now() - t0;
+            ++epoch_;
+        }
+        const auto& r = cfg_.reward;
+        return -(r.jct * area + r.makespan * elapsed) / r.time_scale;
+    }
+
+    void enqueue(std::uint32_t j) {
+        auto pos = std::upper_bound(queue_.begin(), queue_.end(), j,
+                                    [this](std::uint32_t a, std::uint32_t b) { return queue_less(a, b); });
+        queue_.insert(pos, j);
+    }
+
+    /// Starts the current job on the picked GPUs; returns the placement reward terms.
+    double start_current() {
+        const auto j = current_;
+        std::sort(picked_.begin(), picked_.end());
+        const auto& job = sim_.job(j);
+        const auto res = comm_.evaluate(topo_, zoo_, job.model, picked_);
+        sim_.start(j, picked_, res.slowdown, res.cost);
+        queue_.erase(std::find(queue_.begin(), queue_.end(), j));
+        clear_picks();
+        current_ = none;
+        double r = -cfg_.reward.comm * res.cost;
+        if (cfg_.reward.placement != 0) {
+            const auto b = comm_.bounds(topo_, zoo_, job.model, job.num_gpus);
+            const double score = b.worst > b.best ? 1.0 - (res.cost - b.best) / (b.worst - b.best) : 1.0;
+            r += cfg_.reward.placement * score;
+        }
+        return r;
+    }
+
+    void check_action(std::int64_t action) const {
+        if (action >= 0 && action <= static_cast<std::int64_t>(G_) && buf_.mask[static_cast<std::size_t>(action)]) return;
+        std::string what = "invalid action " + std::to_string(action);
+        if (action == static_cast<std::int64_t>(G_)) what += " (DEFER)";
+        throw InvalidAction(what + ": " + why_invalid(action));
+    }
+
+    [[nodiscard]] bool defer_allowed() const noexcept {
+        if (!cfg_.env.allow_defer || current_ == none || !picked_.empty()) return false;
+        if (sim_.has_events()) return true;
+        return find_candidate(current_) != none;
+    }
+
+    [[nodiscard]] float squash(double seconds) const noexcept {
+        const double x = std::max(0.0, seconds);
+        return static_cast<float>(x / (x + cfg_.reward.time_scale));
+    }
+    [[nodiscard]] float request_feature(std::uint32_t k) const noexcept {
+        return static_cast<float>(std::log2(double(k) + 1.0) / std::log2(double(G_) + 1.0));
+    }
+
+    void write_observation() noexcept {
+        const auto& cl = cluster();
+        const double now = sim_.now();
+        const bool active = current_ != none;
+        const float inv_node = 1.0f / float(topo_.gpus_per_node());
+        const float inv_rack = 1.0f / float(cl.gpus_per_rack());
+        float* busy = buf_.obs.data();
+        float* pick = busy + G_;
+        float* rem = pick + G_;
+        float* prox = rem + G_;
+        float* nfree = prox + G_;
+        float* rfree = nfree + G_;
+        std::uint8_t* mask = buf_.mask.data();
+        const bool any_pick = !picked_.empty();
+        for (std::size_t g = 0; g < G_; ++g) {
+            const bool free = cl.is_free(static_cast<gpu_id>(g));
+            const auto node = topo_.node_of(static_cast<gpu_id>(g));
+            const auto rack = topo_.rack_of(static_cast<gpu_id>(g));
+            busy[g] = free ? 0.0f : 1.0f;
+            pick[g] = is_picked_[g] ? 1.0f : 0.0f;
+            rem[g] = free ? 0.0f : squash(cl.end_time(static_cast<gpu_id>(g)) - now);
+            prox[g] = !any_pick ? 0.0f : node_picked_[node] ? 1.0f : rack_picked_[rack] ? 0.5f : 0.0f;
+            nfree[g] = float(cl.node_free(node)) * inv_node;
+            rfree[g] = float(cl.rack_free(rack)) * inv_rack;
+            mask[g] = static_cast<std::uint8_t>(active && free && !is_picked_[g]);
+        }
+        mask[G_] = static_cast<std::uint8_t>(defer_allowed());
+        float* o = buf_.obs.data() + gpu_features * G_;
+        if (active) {
+            const auto& job = sim_.job(current_);
+            const auto p = zoo_[job.model].at(job.num_gpus);
+            *o++ = request_feature(job.num_gpus);
+            *o++ = float(job.num_gpus - picked_.size()) / float(job.num_gpus);
+            *o++ = squash(ideal_[current_]);
+            *o++ = static_cast<float>(std::clamp(1.0 - p.spread / p.consolidated, 0.0, 1.0));
+            *o++ = squash(now - double(job.submit_time));
+        } else {
+            for (int i = 0; i < 5; ++i) *o++ = 0.0f;
+        }
+        std::size_t written = 0;
+        for (auto j : queue_) {
+            if (written == K_) break;
+            if (j == current_) continue;
+            const auto& job = sim_.job(j);
+            *o++ = 1.0f;
+            *o++ = request_feature(job.num_gpus);
+            *o++ = squash(ideal_[j]);
+            *o++ = squash(now - double(job.submit_time));
+            ++written;
+        }
+        for (; written < K_; ++written)
+            for (int i = 0; i < 4; ++i) *o++ = 0.0f;
+        const double q = double(queue_.size());
+        *o++ = float(cl.busy_gpus()) / float(G_);
+        *o++ = static_cast<float>(q / (q + double(K_ ? K_ : 1)));
+        *o++ = squash(now);
+        *o++ = jobs_.empty() ? 1.0f : float(sim_.finished().size()) / float(jobs_.size());
+    }
+
+    T topo_;
+    C comm_;
+    ModelZoo zoo_;
+    scenario cfg_;
+    std::size_t G_ = 0, K_ = 0, obs_size_ = 0;
+    basic_simulator<J> sim_;
+    std::vector<TrainingJob> gen_;
+    std::vector<J> jobs_;
+    std::vector<double> ideal_;
+    std::vector<std::uint32_t> queue_;
+    std::vector<std::uint64_t> defer_epoch_;
+    std::uint64_t epoch_ = 1;
+    std::vector<gpu_id> picked_;
+    std::vector<std::uint8_t> is_picked_;
+    std::vector<std::uint32_t> node_picked_, rack_picked_;
+    std::uint32_t current_ = none;
+    std::size_t steps_ = 0;
+    std::uint64_t seed_ = 0;
+    double episode_return_ = 0, pending_reward_ = 0;
+    bool terminated_ = false, truncated_ = false, started_ = false;
+    std::vector<obs_segment> layout_;
+    detail::obs_buffers buf_;
+    mutable std::vector<double> scratch_;
+};
+
+/// The common case: a tree topology, training jobs and ring all-reduce.
+using env = basic_env<>;
+/// Proximity-DRL's setting: tree topology with the route cost model.
+using tree_route_env = basic_env<TreeTopology, TrainingJob, TreeRouteCost>;
+
+}  // namespace gpuplace

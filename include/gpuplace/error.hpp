@@ -1,0 +1,47 @@
+#pragma once
+/// \file error.hpp
+/// The exception hierarchy of gpuplace. Every message names the bad value and where it came from.
+
+#include <stdexcept>
+#include <string>
+
+namespace gpuplace {
+
+/// Base of every exception thrown by gpuplace.
+class Error : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+/// A configuration value is missing, unknown or out of range. The message names the JSON path.
+class ConfigError : public Error {
+public:
+    using Error::Error;
+};
+
+/// An action was not valid in the current state (masked GPU, out of range, DEFER not allowed).
+/// The environment is left exactly as it was.
+class InvalidAction : public Error {
+public:
+    using Error::Error;
+};
+
+/// A trace or table file could not be read. The message names file:line and column.
+class TraceError : public Error {
+public:
+    using Error::Error;
+};
+
+/// A checkpoint is truncated, corrupted or of an unknown version.
+class CheckpointError : public Error {
+public:
+    using Error::Error;
+};
+
+/// An operation was called in a state that does not allow it (e.g. step() before reset()).
+class StateError : public Error {
+public:
+    using Error::Error;
+};
+
+}  // namespace gpuplace

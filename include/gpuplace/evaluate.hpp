@@ -1,0 +1,208 @@
+#pragma once
+/// \file evaluate.hpp
+/// The evaluation harness: runs policies on held-out seeds of a scenario and summarises each
+/// metric as mean +- standard error; prints a table and writes CSV / JSON.
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "config.hpp"
+#include "detail/thread_pool.hpp"
+#include "env.hpp"
+#include "metrics.hpp"
+#include "policy.hpp"
+
+namespace gpuplace {
+
+/// A type-erased policy for env type E, built per episode by a factory (so episodes can run in
+/// parallel without sharing state).
+template <class E>
+struct any_policy {
+    std::string name;
+    std::function<std::function<std::int64_t(const E&)>(std::uint64_t seed)> make;  ///< seed -> act function
+};
+
+/// Wraps a Policy type (default-constructible, reset(seed) per episode) as an any_policy.
+template <class E, class P>
+[[nodiscard]] any_policy<E> wrap_policy(std::string name) {
+    return {std::move(name), [](std::uint64_t seed) {
+                auto p = std::make_shared<P>();
+                p->reset(seed);
+                return std::function<std::int64_t(const E&)>([p](const E& e) { return p->act(e); });
+            }};
+}
+
+/// Mean and standard error of a sample.
+struct stat {
+    double mean = 0, sem = 0;
+};
+
+[[nodiscard]] inline stat summarize(const std::vector<double>& v) {
+    stat s;
+    if (v.empty()) return s;
+    for (double x : v) s.mean += x;
+    s.mean /= double(v.size());
+    if (v.size() > 1) {
+        double ss = 0;
+        for (double x : v) ss += (x - s.mean) * (x - s.mean);
+        s.sem = std::sqrt(ss / double(v.size() - 1) / double(v.size()));
+    }
+    return s;
+}
+
+/// The metrics reported by the harness, in table order.
+inline const std::vector<std::string>& eval_metric_names() {
+    static const std::vector<std::string> names = {"avg_jct", "p95_jct", "avg_queueing_delay", "makespan",
+                                                   "avg_comm_cost", "avg_slowdown", "utilization"};
+    return names;
+}
+
+[[nodiscard]] inline double metric_value(const metrics& m, const std::string& name) {
+    if (name == "avg_jct") return m.avg_jct;
+    if (name == "p50_jct") return m.p50_jct;
+    if (name == "p95_jct") return m.p95_jct;
+    if (name == "p99_jct") return m.p99_jct;
+    if (name == "avg_queueing_delay") return m.avg_queueing_delay;
+    if (name == "makespan") return m.makespan;
+    if (name == "avg_comm_cost") return m.avg_comm_cost;
+    if (name == "total_comm_cost") return m.total_comm_cost;
+    if (name == "avg_slowdown") return m.avg_slowdown;
+    if (name == "utilization") return m.utilization;
+    throw Error("unknown metric \"" + name + "\"");
+}
+
+/// One policy's results over the seeds.
+struct policy_eval {
+    std::string policy;
+    std::vector<metrics> per_seed;
+    std::vector<double> returns;
+    [[nodiscard]] stat get(const std::string& metric) const {
+        std::vector<double> v;
+        for (const auto& m : per_seed) v.push_back(metric_value(m, metric));
+        return summarize(v);
+    }
+};
+
+/// Results of an evaluation.
+struct eval_report {
+    std::string scenario;
+    std::vector<std::uint64_t> seeds;
+    std::vector<policy_eval> policies;
+
+    /// A fixed-width table: one row per policy, mean +- standard error per metric (times in hours).
+    [[nodiscard]] std::string table() const {
+        std::string out;
+        char buf[128];
+        std::snprintf(buf, sizeof buf, "%-16s", "policy");
+        out += buf;
+        for (const auto& n : eval_metric_names()) {
+            std::snprintf(buf, sizeof buf, " %20s", n.c_str());
+            out += buf;
+        }
+        out += "\n";
+        for (const auto& p : policies) {
+            std::snprintf(buf, sizeof buf, "%-16s", p.policy.c_str());
+            out += buf;
+            for (const auto& n : eval_metric_names()) {
+                const auto s = p.get(n);
+                const bool time = n != "avg_comm_cost" && n != "avg_slowdown" && n != "utilization";
+                const double f = time ? 1.0 / 3600.0 : 1.0;
+                std::snprintf(buf, sizeof buf, " %12.3f +- %5.3f", s.mean * f, s.sem * f);
+                out += buf;
+            }
+            out += "\n";
+        }
+        out += "(times in hours; mean +- standard error over " + std::to_string(seeds.size()) + " seeds)\n";
+        return out;
+    }
+
+    /// CSV: policy, seed, every metric (seconds).
+    [[nodiscard]] std::string csv() const {
+        std::string out = "policy,seed,avg_jct,p50_jct,p95_jct,p99_jct,avg_queueing_delay,makespan,avg_comm_cost,"
+                          "total_comm_cost,avg_slowdown,utilization,jobs_done,episode_return\n";
+        char buf[512];
+        for (const auto& p : policies)
+            for (std::size_t i = 0; i < p.per_seed.size(); ++i) {
+                const auto& m = p.per_seed[i];
+                std::snprintf(buf, sizeof buf, "%s,%llu,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%zu,%.17g\n",
+                              p.policy.c_str(), static_cast<unsigned long long>(seeds[i]), m.avg_jct, m.p50_jct,
+                              m.p95_jct, m.p99_jct, m.avg_queueing_delay, m.makespan, m.avg_comm_cost,
+                              m.total_comm_cost, m.avg_slowdown, m.utilization, m.jobs_done, p.returns[i]);
+                out += buf;
+            }
+        return out;
+    }
+
+    /// JSON: per policy, mean and standard error of each metric plus the per-seed metrics.
+    [[nodiscard]] detail::json to_json() const {
+        detail::json j;
+        j["scenario"] = scenario;
+        j["seeds"] = seeds;
+        for (const auto& p : policies) {
+            detail::json pj;
+            for (const auto& n : eval_metric_names()) {
+                const auto s = p.get(n);
+                pj["summary"][n] = {{"mean", s.mean}, {"sem", s.sem}};
+            }
+            for (const auto& m : p.per_seed) pj["per_seed"].push_back(m.to_json());
+            j["policies"][p.policy] = pj;
+        }
+        return j;
+    }
+};
+
+/// Runs every policy on every seed of the scenario, in parallel over `threads` threads (0 = all
+/// cores). Results do not depend on the thread count.
+template <class E = env>
+[[nodiscard]] eval_report evaluate(const scenario& s, const std::vector<any_policy<E>>& policies,
+                                   const std::vector<std::uint64_t>& seeds, std::size_t threads = 0) {
+    if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+    const E proto(s);
+    eval_report rep;
+    rep.scenario = s.name;
+    rep.seeds = seeds;
+    for (const auto& p : policies) rep.policies.push_back({p.name, std::vector<metrics>(seeds.size()), std::vector<double>(seeds.size())});
+    const std::size_t jobs = policies.size() * seeds.size();
+    threads = std::min(threads, std::max<std::size_t>(jobs, 1));
+    detail::block_pool pool(threads);
+    std::atomic<std::size_t> next{0};
+    auto task = [&](std::size_t) {
+        E e = proto;
+        for (std::size_t k; (k = next.fetch_add(1)) < jobs;) {
+            const auto pi = k / seeds.size(), si = k % seeds.size();
+            auto act = policies[pi].make(seeds[si]);
+            e.reset(seeds[si]);
+            while (!e.done()) e.step(act(e));
+            rep.policies[pi].per_seed[si] = e.episode_metrics();
+            rep.policies[pi].returns[si] = e.episode_return();
+        }
+    };
+    pool.run(task);
+    return rep;
+}
+
+/// The heuristic policies known by name.
+template <class E = env>
+[[nodiscard]] any_policy<E> heuristic(const std::string& name) {
+    if (name == "random") return wrap_policy<E, random_policy>(name);
+    if (name == "first_fit") return wrap_policy<E, first_fit_policy>(name);
+    throw ConfigError("unknown policy \"" + name + "\" (known: random, first_fit)");
+}
+
+/// Names of every heuristic policy.
+[[nodiscard]] inline std::vector<std::string> heuristic_names() { return {"random", "first_fit"}; }
+
+/// Seeds held out from training: 1000000 + i.
+[[nodiscard]] inline std::vector<std::uint64_t> held_out_seeds(std::size_t n) {
+    std::vector<std::uint64_t> v;
+    for (std::size_t i = 0; i < n; ++i) v.push_back(1'000'000 + i);
+    return v;
+}
+
+}  // namespace gpuplace

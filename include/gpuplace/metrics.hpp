@@ -1,0 +1,96 @@
+#pragma once
+/// \file metrics.hpp
+/// What a finished job records, and the metrics of an episode.
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "detail/json_util.hpp"
+#include "job.hpp"
+
+namespace gpuplace {
+
+/// A finished job.
+struct job_record {
+    job_id id = 0;
+    model_id model = 0;
+    std::uint32_t num_gpus = 0;
+    double submit = 0, start = 0, end = 0;
+    double ideal_duration = 0;  ///< run time on the best placement of an empty cluster
+    double comm_cost = 0;
+    double slowdown = 1;
+    std::uint32_t gpu_offset = 0;  ///< where its GPUs start in the env's placement list
+
+    [[nodiscard]] double jct() const noexcept { return end - submit; }
+    [[nodiscard]] double queueing_delay() const noexcept { return start - submit; }
+};
+
+/// Metrics of an episode (or of the jobs finished so far). Times in seconds.
+struct metrics {
+    double avg_jct = 0, p50_jct = 0, p95_jct = 0, p99_jct = 0;
+    double avg_queueing_delay = 0;
+    double makespan = 0;           ///< last end - first submit
+    double avg_comm_cost = 0, total_comm_cost = 0;
+    double avg_slowdown = 0;
+    double utilization = 0;        ///< GPU-time busy / (GPUs x makespan)
+    std::size_t jobs_done = 0, jobs_total = 0;
+
+    [[nodiscard]] detail::json to_json() const {
+        return {{"avg_jct", avg_jct},         {"p50_jct", p50_jct},
+                {"p95_jct", p95_jct},         {"p99_jct", p99_jct},
+                {"avg_queueing_delay", avg_queueing_delay}, {"makespan", makespan},
+                {"avg_comm_cost", avg_comm_cost}, {"total_comm_cost", total_comm_cost},
+                {"avg_slowdown", avg_slowdown}, {"utilization", utilization},
+                {"jobs_done", jobs_done},     {"jobs_total", jobs_total}};
+    }
+};
+
+/// Percentile (nearest-rank with linear interpolation) of sorted values, q in [0, 1].
+[[nodiscard]] inline double percentile_sorted(std::span<const double> v, double q) noexcept {
+    if (v.empty()) return 0;
+    const double pos = q * double(v.size() - 1);
+    const auto lo = static_cast<std::size_t>(std::floor(pos));
+    const auto hi = std::min(lo + 1, v.size() - 1);
+    const double t = pos - double(lo);
+    return v[lo] * (1 - t) + v[hi] * t;
+}
+
+/// Computes metrics of finished jobs. `scratch` is reused (no allocation once large enough).
+/// `first_submit` is the earliest submit time of the workload.
+[[nodiscard]] inline metrics compute_metrics(std::span<const job_record> done, std::size_t jobs_total,
+                                             std::size_t num_gpus, double first_submit,
+                                             std::vector<double>& scratch) {
+    metrics m;
+    m.jobs_done = done.size();
+    m.jobs_total = jobs_total;
+    if (done.empty()) return m;
+    scratch.clear();
+    double sum_jct = 0, sum_q = 0, sum_cost = 0, sum_sd = 0, busy = 0, last = first_submit;
+    for (const auto& r : done) {
+        scratch.push_back(r.jct());
+        sum_jct += r.jct();
+        sum_q += r.queueing_delay();
+        sum_cost += r.comm_cost;
+        sum_sd += r.slowdown;
+        busy += double(r.num_gpus) * (r.end - r.start);
+        last = std::max(last, r.end);
+    }
+    std::sort(scratch.begin(), scratch.end());
+    const double n = double(done.size());
+    m.avg_jct = sum_jct / n;
+    m.p50_jct = percentile_sorted(scratch, 0.50);
+    m.p95_jct = percentile_sorted(scratch, 0.95);
+    m.p99_jct = percentile_sorted(scratch, 0.99);
+    m.avg_queueing_delay = sum_q / n;
+    m.makespan = last - first_submit;
+    m.total_comm_cost = sum_cost;
+    m.avg_comm_cost = sum_cost / n;
+    m.avg_slowdown = sum_sd / n;
+    m.utilization = m.makespan > 0 ? busy / (double(num_gpus) * m.makespan) : 0;
+    return m;
+}
+
+}  // namespace gpuplace

@@ -1,0 +1,57 @@
+#pragma once
+/// \file render.hpp
+/// A text picture of the cluster: racks, nodes and GPUs, and which job holds each GPU.
+
+#include <cstdio>
+#include <string>
+
+#include "env.hpp"
+
+namespace gpuplace {
+
+/// Renders the env's cluster as text. Each GPU shows the id of the job holding it, `.` when free,
+/// and `*` when picked for the current job.
+template <class E>
+[[nodiscard]] std::string render_ansi(const E& e) {
+    const auto& t = e.topology();
+    const auto& cl = e.cluster();
+    const auto inf = e.info();
+    std::string out;
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "t=%.1fs  step %zu  jobs: %zu running, %zu waiting, %zu/%zu done  GPUs busy %zu/%zu\n",
+                  inf.time, inf.steps, inf.running, inf.queued, inf.jobs_done, inf.jobs_total, cl.busy_gpus(),
+                  cl.num_gpus());
+    out += buf;
+    if (e.has_current()) {
+        const auto& j = e.current_job();
+        std::snprintf(buf, sizeof buf, "placing job %u: %u GPUs of %s, %zu picked\n", unsigned(j.id), unsigned(j.num_gpus),
+                      e.zoo()[j.model].name.c_str(), e.picked().size());
+        out += buf;
+    } else {
+        out += e.done() ? "episode over\n" : "no job to place\n";
+    }
+    // width of a cell: enough for the largest job id
+    const auto n = e.simulator().jobs().size();
+    int w = 1;
+    for (std::size_t x = n; x >= 10; x /= 10) ++w;
+    for (std::size_t r = 0; r < t.num_racks(); ++r) {
+        std::snprintf(buf, sizeof buf, "rack %zu\n", r);
+        out += buf;
+        for (std::size_t nd = 0; nd < t.nodes_per_rack(); ++nd) {
+            const std::size_t node = r * t.nodes_per_rack() + nd;
+            std::snprintf(buf, sizeof buf, "  node %-3zu [", node);
+            out += buf;
+            for (std::size_t s = 0; s < t.gpus_per_node(); ++s) {
+                const auto g = static_cast<gpu_id>(node * t.gpus_per_node() + s);
+                if (e.is_picked(g)) std::snprintf(buf, sizeof buf, " %*s", w, "*");
+                else if (cl.is_free(g)) std::snprintf(buf, sizeof buf, " %*s", w, ".");
+                else std::snprintf(buf, sizeof buf, " %*u", w, unsigned(e.simulator().job(cl.holder(g)).id));
+                out += buf;
+            }
+            out += " ]\n";
+        }
+    }
+    return out;
+}
+
+}  // namespace gpuplace
