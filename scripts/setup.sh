@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Sets up everything gpuplace needs on a fresh Debian machine: system packages (C++ dependencies),
+# a Python virtual environment in .venv with the gpuplace package, and a Release build in build/.
+#   scripts/setup.sh            C++ build + Python package with its test and RL extras
+#   GPUPLACE_NO_PYTHON=1 ...    C++ only
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+JOBS=${GPUPLACE_JOBS:-2}
+
+step() { printf '\n==> %s\n' "$*"; }
+
+# 1. System packages (Debian). Only what is missing is installed.
+pkgs=(g++ libeigen3-dev nlohmann-json3-dev doctest-dev libbenchmark-dev python3-venv)
+command -v cmake >/dev/null 2>&1 || pkgs+=(cmake)
+command -v ninja >/dev/null 2>&1 || pkgs+=(ninja-build)
+missing=()
+for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+if ((${#missing[@]})); then
+  step "installing Debian packages: ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+# 2. C++: configure and build tests, examples, programs and benchmarks.
+step "building C++ (build/, Release)"
+GEN=(); command -v ninja >/dev/null 2>&1 && GEN=(-G Ninja)
+cmake -S . -B build "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release ${GPUPLACE_CMAKE_ARGS:-} >/dev/null
+cmake --build build -j "$JOBS"
+
+# 3. Python: a virtual environment with the bindings and their extras.
+if [ -z "${GPUPLACE_NO_PYTHON:-}" ] && [ -f python/pyproject.toml ]; then
+  step "installing the Python package into .venv"
+  [ -x .venv/bin/python ] || python3 -m venv .venv
+  .venv/bin/python -m pip install -q --upgrade pip >/dev/null
+  # torch first and pinned: this exact CPU build is available locally; never an unpinned torch.
+  .venv/bin/python -m pip install -q "torch==2.13.0"
+  .venv/bin/python -m pip install -q "${ROOT}/python[sb3,plot,test]"
+fi
+step "setup done"

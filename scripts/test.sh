@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Sets up everything (scripts/setup.sh) and runs every test: the C++ doctest suite and the examples
+# through ctest, then the Python tests through pytest. Exits non-zero when any test fails.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+start=$(date +%s)
+bash scripts/setup.sh
+printf '\n==> C++ tests (ctest)\n'
+ctest --test-dir build --output-on-failure -j "${GPUPLACE_JOBS:-2}"
+if [ -z "${GPUPLACE_NO_PYTHON:-}" ] && [ -d tests/python ] && [ -x .venv/bin/python ]; then
+  printf '\n==> Python tests (pytest)\n'
+  GPUPLACE_DATA="${GPUPLACE_DATA:-$(pwd)/../shared/data}" .venv/bin/python -m pytest -q tests/python
+fi
+printf '\n==> all tests passed in %ss\n' "$(( $(date +%s) - start ))"
