@@ -153,14 +153,12 @@ inline constexpr std::string_view default_scenario_json = R"({
   "reward": {"jct": 1.0, "time_scale": 3600}
 })";
 
-/// The Proximity-DRL cluster (2 racks x 4 nodes x 4 GPUs) with its route cost.
+/// The Proximity-DRL cluster (2 racks x 4 nodes x 4 GPUs) with its route cost and workload.
 inline constexpr std::string_view proximity_drl_scenario_json = R"({
   "name": "proximity_drl",
   "topology": {"preset": "proximity_drl"},
   "comm": {"model": "tree_route"},
-  "workload": {"kind": "synthetic", "num_jobs": 30, "load": 1.0,
-               "gpu_counts": {"1": 0.3, "2": 0.25, "3": 0.1, "4": 0.15, "6": 0.1, "8": 0.1},
-               "duration_min": 600, "duration_max": 7200},
+  "workload": {"kind": "proximity_drl", "num_jobs": 30, "max_length": 20, "max_request": 8, "time_step": 60},
   "env": {"queue_policy": "fifo", "backfill": true, "allow_defer": false, "queue_window": 8},
   "reward": {"jct": 1.0, "time_scale": 3600}
 })";

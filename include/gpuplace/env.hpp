@@ -125,6 +125,7 @@ public:
         : topo_(std::move(topo)), comm_(std::move(comm)), zoo_(std::move(zoo)), cfg_(std::move(s)) {
         G_ = topo_.num_gpus();
         K_ = cfg_.env.queue_window;
+        workload_ = workload_source(cfg_.workload, zoo_, G_);  // reads a trace once
         sim_.resize(topo_);
         picked_.reserve(G_);
         is_picked_.assign(G_, 0);
@@ -143,14 +144,8 @@ public:
     /// Starts an episode: draws the workload for this seed and advances to the first decision.
     void reset(std::uint64_t seed = 0) {
         seed_ = seed;
-        if (cfg_.workload.kind == "synthetic") {
-            generate_synthetic(cfg_.workload.synthetic, zoo_, G_, seed, gen_);
-            jobs_.assign(gen_.begin(), gen_.end());
-        } else {
-            jobs_.assign(cfg_.workload.jobs.begin(), cfg_.workload.jobs.end());
-            std::stable_sort(jobs_.begin(), jobs_.end(),
-                             [](const J& a, const J& b) { return a.submit_time < b.submit_time; });
-        }
+        workload_.generate(zoo_, G_, seed, gen_);
+        jobs_.assign(gen_.begin(), gen_.end());
         prepare_jobs();
         sim_.reset(jobs_, ideal_);
         queue_.clear();
@@ -503,6 +498,7 @@ private:
     scenario cfg_;
     std::size_t G_ = 0, K_ = 0, obs_size_ = 0;
     basic_simulator<J> sim_;
+    workload_source workload_;
     std::vector<TrainingJob> gen_;
     std::vector<J> jobs_;
     std::vector<double> ideal_;

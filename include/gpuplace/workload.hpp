@@ -1,11 +1,14 @@
 #pragma once
 /// \file workload.hpp
 /// Workloads: the jobs an episode submits. A seeded synthetic generator (Poisson arrivals at a
-/// target load, GPU-count and duration distributions, a model mix) and fixed job lists.
+/// target load, GPU-count and duration distributions, a model mix), Proximity-DRL's workload,
+/// trace replay (trace.hpp) and fixed job lists. Same seed, same workload.
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,6 +17,7 @@
 #include "detail/rng.hpp"
 #include "job.hpp"
 #include "model_zoo.hpp"
+#include "trace.hpp"
 
 namespace gpuplace {
 
@@ -27,11 +31,31 @@ struct synthetic_workload {
     std::vector<std::pair<std::string, double>> models;  ///< names and weights; empty = every zoo model
 };
 
+/// Proximity-DRL's workload (djjbxxz/Proximity-DRL, DataGenerating.data_gen_with_p): num_jobs
+/// jobs in four categories (short, medium, long, extreme) with shares 0.5/0.1/0.2/0.2 (fixed
+/// counts floor(n x share), the rest extreme). Lengths are drawn uniformly in bands cut at
+/// 0.3/0.4/0.8/1.0 of (max_length + 1), GPU requests in bands cut at 0.2/0.3/0.6/1.0 of
+/// (max_request + 1); lengths and requests are shuffled independently, as in the reference.
+struct proximity_drl_workload {
+    std::size_t num_jobs = 30;
+    std::uint32_t max_length = 20;   ///< in time steps
+    std::uint32_t max_request = 8;   ///< GPUs
+    double time_step = 60.0;         ///< seconds per time step (a job's consolidated duration = length x time_step)
+    double arrival_rate = 0.0;       ///< jobs per second (Poisson); 0 = every job arrives at time 0
+    std::vector<std::pair<std::string, double>> models;  ///< names and weights; empty = every zoo model
+};
+
 /// How an episode's jobs are made.
 struct workload_config {
-    std::string kind = "synthetic";  ///< "synthetic" or "jobs" (a fixed list, the same every episode)
+    /// "synthetic", "proximity_drl", "trace" (replayed every episode) or "jobs" (a fixed list).
+    std::string kind = "synthetic";
     synthetic_workload synthetic;
+    proximity_drl_workload proximity_drl;
     std::vector<TrainingJob> jobs;  ///< kind "jobs": submit order is by submit_time, then list order
+    trace_format format = trace_format::philly;  ///< kind "trace"
+    std::string path;                            ///< kind "trace": the file ("$GPUPLACE_DATA/..." allowed)
+    trace_options trace_opts;                    ///< kind "trace": window, scaling, cap, bad rows
+    std::size_t episode_jobs = 0;  ///< kind "trace": > 0 replays a seed-chosen run of this many consecutive jobs
 
     [[nodiscard]] static workload_config from_json(const detail::json& j, std::string_view path = "/workload");
     [[nodiscard]] detail::json to_json() const;
@@ -95,13 +119,166 @@ inline void generate_synthetic(const synthetic_workload& w, const ModelZoo& zoo,
     }
 }
 
+namespace detail {
+/// Draws a model: weighted by name, or uniform over zoo models measured at >= k GPUs (all if none).
+[[nodiscard]] inline model_id draw_model(rng& r, const ModelZoo& zoo, std::uint32_t k,
+                                         const std::vector<std::pair<std::string, double>>& weights) {
+    if (!weights.empty()) {
+        double total = 0;
+        for (auto& [name, p] : weights) total += p;
+        double v = r.uniform() * total;
+        for (auto& [name, p] : weights) {
+            if (v < p) return zoo.find(name);
+            v -= p;
+        }
+        return zoo.find(weights.back().first);
+    }
+    std::size_t eligible = 0;
+    for (std::size_t z = 0; z < zoo.size(); ++z) eligible += zoo[model_id(z)].max_measured_gpus() >= k;
+    if (eligible == 0) return static_cast<model_id>(r.below(zoo.size()));
+    auto pick = r.below(eligible);
+    for (std::size_t z = 0; z < zoo.size(); ++z)
+        if (zoo[model_id(z)].max_measured_gpus() >= k && pick-- == 0) return model_id(z);
+    return 0;
+}
+/// Uniform integer in [lo, hi) with the reference's guards (lo >= 1; hi = lo + 1 when empty).
+[[nodiscard]] inline std::uint32_t band_draw(rng& r, long lo, long hi) {
+    if (lo >= hi) hi = lo + 1;
+    lo = std::max(1L, lo);
+    if (hi <= lo) hi = lo + 1;
+    return static_cast<std::uint32_t>(lo + long(r.below(std::uint64_t(hi - lo))));
+}
+}  // namespace detail
+
+/// Samples Proximity-DRL's workload into `out` (cleared first). Jobs are numbered in submit order;
+/// a job's work is length x time_step seconds at its model's consolidated throughput. Same seed,
+/// same jobs.
+inline void generate_proximity_drl(const proximity_drl_workload& w, const ModelZoo& zoo, std::uint64_t seed,
+                                   std::vector<TrainingJob>& out) {
+    detail::rng r(detail::mix_seed(seed, 0x70726f78696d6974ULL));
+    out.clear();
+    const std::size_t n = w.num_jobs;
+    const std::size_t counts[4] = {n * 5 / 10, n * 1 / 10, n * 2 / 10, n - n * 5 / 10 - n * 1 / 10 - n * 2 / 10};
+    const double len_cut[4] = {0.3, 0.4, 0.8, 1.0}, gpu_cut[4] = {0.2, 0.3, 0.6, 1.0};
+    const long L = long(w.max_length) + 1, Gm = long(w.max_request) + 1;  // exclusive upper bounds
+    auto bands = [](const double* cut, long up) {
+        std::array<std::pair<long, long>, 4> b{};
+        b[0] = {1, std::max(2L, long(std::ceil(cut[0] * double(up))))};
+        b[1] = {std::max(2L, long(cut[0] * double(up))), long(cut[1] * double(up))};
+        b[2] = {long(cut[1] * double(up)), long(cut[2] * double(up))};
+        b[3] = {long(cut[2] * double(up)), up};
+        return b;
+    };
+    const auto lb = bands(len_cut, L), gb = bands(gpu_cut, Gm);
+    std::vector<std::uint32_t> len, gpus;
+    for (int c = 0; c < 4; ++c)
+        for (std::size_t i = 0; i < counts[c]; ++i) len.push_back(detail::band_draw(r, lb[c].first, lb[c].second));
+    for (int c = 0; c < 4; ++c)
+        for (std::size_t i = 0; i < counts[c]; ++i) gpus.push_back(detail::band_draw(r, gb[c].first, gb[c].second));
+    auto shuffle = [&r](std::vector<std::uint32_t>& v) {
+        for (std::size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[r.below(i)]);
+    };
+    shuffle(len);
+    shuffle(gpus);
+    double t = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        TrainingJob j;
+        j.id = static_cast<job_id>(i);
+        j.num_gpus = std::min(gpus[i], w.max_request);
+        j.model = detail::draw_model(r, zoo, j.num_gpus, w.models);
+        j.work = double(len[i]) * w.time_step * zoo[j.model].at(j.num_gpus).consolidated;
+        if (w.arrival_rate > 0 && i > 0) t += r.exponential(w.arrival_rate);
+        j.submit_time = t;
+        out.push_back(j);
+    }
+}
+
+/// Makes each episode's jobs from a workload_config. Traces are read once, at construction, and
+/// shared by copies; reset-time generation is deterministic in the seed.
+class workload_source {
+public:
+    workload_source() = default;
+    /// Loads the trace of a "trace" workload (TraceError / ConfigError on bad input).
+    workload_source(const workload_config& c, const ModelZoo& zoo, std::size_t cluster_gpus) : cfg_(c) {
+        if (c.kind == "trace") trace_ = std::make_shared<const trace>(load_trace(c.format, c.path, zoo, c.trace_opts, cluster_gpus));
+    }
+
+    /// The loaded trace (kind "trace"), else nullptr.
+    [[nodiscard]] const trace* loaded() const noexcept { return trace_.get(); }
+
+    /// Fills `out` with the jobs of the episode of `seed`, sorted by submit time.
+    void generate(const ModelZoo& zoo, std::size_t cluster_gpus, std::uint64_t seed, std::vector<TrainingJob>& out) const {
+        if (cfg_.kind == "synthetic") {
+            generate_synthetic(cfg_.synthetic, zoo, cluster_gpus, seed, out);
+        } else if (cfg_.kind == "proximity_drl") {
+            generate_proximity_drl(cfg_.proximity_drl, zoo, seed, out);
+        } else if (cfg_.kind == "trace") {
+            const auto& v = trace_->jobs;
+            std::size_t first = 0, n = v.size();
+            if (cfg_.episode_jobs > 0 && cfg_.episode_jobs < v.size()) {
+                detail::rng r(detail::mix_seed(seed, 0x657069736f6465ULL));
+                n = cfg_.episode_jobs;
+                first = r.below(v.size() - n + 1);
+            }
+            out.assign(v.begin() + std::ptrdiff_t(first), v.begin() + std::ptrdiff_t(first + n));
+            const double t0 = out.empty() ? 0.0 : out.front().submit_time;
+            for (std::size_t i = 0; i < out.size(); ++i) {
+                out[i].id = static_cast<job_id>(i);
+                out[i].submit_time -= t0;
+            }
+        } else {
+            out.assign(cfg_.jobs.begin(), cfg_.jobs.end());
+            std::stable_sort(out.begin(), out.end(),
+                             [](const TrainingJob& a, const TrainingJob& b) { return a.submit_time < b.submit_time; });
+        }
+    }
+
+private:
+    workload_config cfg_;
+    std::shared_ptr<const trace> trace_;
+};
+
 inline workload_config workload_config::from_json(const detail::json& j, std::string_view path) {
     using namespace detail;
-    check_keys(j, path, {"kind", "num_jobs", "load", "gpu_counts", "duration_min", "duration_max", "models", "jobs"});
     workload_config c;
+    if (!j.is_object()) config_fail(path, "expected an object, got " + short_dump(j));
     read_string(j, path, "kind", c.kind);
+    if (c.kind == "trace") {
+        check_keys(j, path, {"kind", "format", "path", "window", "max_jobs", "time_scale", "target_load", "max_gpus",
+                             "drop_oversized", "skip_bad_rows", "model", "episode_jobs"});
+        std::string fmt;
+        read_string(j, path, "format", fmt);
+        if (!j.contains("format")) config_fail(path, "kind \"trace\" needs \"format\" (philly, openb or csv)");
+        c.format = parse_trace_format(fmt, join_path(path, "format"));
+        read_string(j, path, "path", c.path);
+        if (c.path.empty()) config_fail(join_path(path, "path"), "kind \"trace\" needs the trace file's path");
+        c.trace_opts = trace_options_from_json(j, path);
+        read_int(j, path, "episode_jobs", c.episode_jobs, 0, 1LL << 40);
+        return c;
+    }
+    if (c.kind == "proximity_drl") {
+        check_keys(j, path, {"kind", "num_jobs", "max_length", "max_request", "time_step", "arrival_rate", "models"});
+        auto& w = c.proximity_drl;
+        read_int(j, path, "num_jobs", w.num_jobs, 1, 10'000'000);
+        read_int(j, path, "max_length", w.max_length, 1, 1'000'000);
+        read_int(j, path, "max_request", w.max_request, 1, 1 << 24);
+        read_number(j, path, "time_step", w.time_step, 1e-9, 1e12);
+        read_number(j, path, "arrival_rate", w.arrival_rate, 0.0, 1e12);
+        if (auto it = j.find("models"); it != j.end()) {
+            const auto p = join_path(path, "models");
+            if (!it->is_object()) config_fail(p, "expected an object {\"<model name>\": weight}, got " + short_dump(*it));
+            for (auto e = it->begin(); e != it->end(); ++e) {
+                if (!e->is_number() || e->get<double>() < 0)
+                    config_fail(join_path(p, e.key()), "expected a weight >= 0, got " + short_dump(*e));
+                w.models.emplace_back(e.key(), e->get<double>());
+            }
+        }
+        return c;
+    }
+    check_keys(j, path, {"kind", "num_jobs", "load", "gpu_counts", "duration_min", "duration_max", "models", "jobs"});
     if (c.kind != "synthetic" && c.kind != "jobs")
-        config_fail(join_path(path, "kind"), "unknown workload kind \"" + c.kind + "\" (allowed: synthetic, jobs)");
+        config_fail(join_path(path, "kind"),
+                    "unknown workload kind \"" + c.kind + "\" (allowed: synthetic, proximity_drl, trace, jobs)");
     auto& s = c.synthetic;
     read_int(j, path, "num_jobs", s.num_jobs, 1, 10'000'000);
     read_number(j, path, "load", s.load, 1e-6, 1e6);
@@ -166,7 +343,24 @@ inline workload_config workload_config::from_json(const detail::json& j, std::st
 inline detail::json workload_config::to_json() const {
     detail::json j;
     j["kind"] = kind;
-    if (kind == "synthetic") {
+    if (kind == "trace") {
+        j["format"] = to_string(format);
+        j["path"] = path;
+        trace_options_to_json(trace_opts, j);
+        j["episode_jobs"] = episode_jobs;
+    } else if (kind == "proximity_drl") {
+        const auto& w = proximity_drl;
+        j["num_jobs"] = w.num_jobs;
+        j["max_length"] = w.max_length;
+        j["max_request"] = w.max_request;
+        j["time_step"] = w.time_step;
+        j["arrival_rate"] = w.arrival_rate;
+        if (!w.models.empty()) {
+            detail::json m = detail::json::object();
+            for (auto& [n, p] : w.models) m[n] = p;
+            j["models"] = m;
+        }
+    } else if (kind == "synthetic") {
         j["num_jobs"] = synthetic.num_jobs;
         j["load"] = synthetic.load;
         j["duration_min"] = synthetic.duration_min;
