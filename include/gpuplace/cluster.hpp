@@ -4,14 +4,17 @@
 /// per change.
 
 #include <cstdint>
+#include <algorithm>
 #include <limits>
+#include <span>
 #include <vector>
 
 #include "topology.hpp"
 
 namespace gpuplace {
 
-/// Which job holds each GPU, and how many GPUs are free per node, per rack and in total.
+/// Which jobs hold each GPU (up to `max_jobs_per_gpu()`, 1 unless co-location is on), their memory
+/// and GPU shares, and how many GPUs are free (hold no job) per node, per rack and in total.
 class cluster_state {
 public:
     static constexpr std::uint32_t no_job = std::numeric_limits<std::uint32_t>::max();
@@ -29,6 +32,10 @@ public:
         gpus_per_rack_ = t.gpus_per_node() * t.nodes_per_rack();
         holder_.assign(t.num_gpus(), no_job);
         end_.assign(t.num_gpus(), 0.0);
+        count_.assign(t.num_gpus(), 0);
+        mem_.assign(t.num_gpus(), 0.0);
+        share_.assign(t.num_gpus(), 0.0);
+        slots_.assign(t.num_gpus() * max_jobs_, no_job);
         node_free_.assign(t.num_nodes(), static_cast<std::uint32_t>(gpus_per_node_));
         rack_free_.assign(t.num_racks(), static_cast<std::uint32_t>(gpus_per_rack_));
         free_ = t.num_gpus();
@@ -38,12 +45,32 @@ public:
     void clear() noexcept {
         std::fill(holder_.begin(), holder_.end(), no_job);
         std::fill(end_.begin(), end_.end(), 0.0);
+        std::fill(count_.begin(), count_.end(), 0);
+        std::fill(mem_.begin(), mem_.end(), 0.0);
+        std::fill(share_.begin(), share_.end(), 0.0);
+        std::fill(slots_.begin(), slots_.end(), no_job);
+        mem_total_ = 0;
         std::fill(node_free_.begin(), node_free_.end(), static_cast<std::uint32_t>(gpus_per_node_));
         std::fill(rack_free_.begin(), rack_free_.end(), static_cast<std::uint32_t>(gpus_per_rack_));
         free_ = holder_.size();
     }
 
+    /// Allows up to `max_jobs` jobs per GPU (call before resize()).
+    void set_max_jobs_per_gpu(std::size_t max_jobs) noexcept { max_jobs_ = max_jobs < 1 ? 1 : max_jobs; }
+    [[nodiscard]] std::size_t max_jobs_per_gpu() const noexcept { return max_jobs_; }
+
     [[nodiscard]] std::size_t num_gpus() const noexcept { return holder_.size(); }
+    /// Number of jobs on GPU g.
+    [[nodiscard]] std::uint32_t jobs_on_count(gpu_id g) const noexcept { return count_[g]; }
+    /// The jobs on GPU g.
+    [[nodiscard]] std::span<const std::uint32_t> jobs_on(gpu_id g) const noexcept {
+        return std::span<const std::uint32_t>(slots_).subspan(std::size_t(g) * max_jobs_, count_[g]);
+    }
+    /// GPU memory (GB) and GPU share used on g by its jobs.
+    [[nodiscard]] double memory_used(gpu_id g) const noexcept { return mem_[g]; }
+    [[nodiscard]] double share_used(gpu_id g) const noexcept { return share_[g]; }
+    /// Memory used on all GPUs.
+    [[nodiscard]] double memory_used_total() const noexcept { return mem_total_; }
     [[nodiscard]] bool is_free(gpu_id g) const noexcept { return holder_[g] == no_job; }
     /// The job on GPU g, or no_job.
     [[nodiscard]] std::uint32_t holder(gpu_id g) const noexcept { return holder_[g]; }
@@ -56,25 +83,55 @@ public:
     [[nodiscard]] std::size_t gpus_per_node() const noexcept { return gpus_per_node_; }
     [[nodiscard]] std::size_t gpus_per_rack() const noexcept { return gpus_per_rack_; }
 
-    /// Gives GPU g to job j until `end`. Precondition: g is free.
-    void allocate(gpu_id g, std::uint32_t j, double end) noexcept {
-        holder_[g] = j;
-        end_[g] = end;
-        --node_free_[g / gpus_per_node_];
-        --rack_free_[g / gpus_per_rack_];
-        --free_;
+    /// Gives GPU g to job j until `end` (with its memory and GPU share). Precondition: g has a
+    /// free slot (it is free when co-location is off).
+    void allocate(gpu_id g, std::uint32_t j, double end, double memory = 0.0, double share = 1.0) noexcept {
+        if (count_[g] == 0) {
+            holder_[g] = j;
+            end_[g] = end;
+            --node_free_[g / gpus_per_node_];
+            --rack_free_[g / gpus_per_rack_];
+            --free_;
+        }
+        slots_[std::size_t(g) * max_jobs_ + count_[g]] = j;
+        ++count_[g];
+        mem_[g] += memory;
+        share_[g] += share;
+        mem_total_ += memory;
     }
-    /// Frees GPU g. Precondition: g is held.
-    void release(gpu_id g) noexcept {
-        holder_[g] = no_job;
-        ++node_free_[g / gpus_per_node_];
-        ++rack_free_[g / gpus_per_rack_];
-        ++free_;
+    /// Removes job j (with the memory and share it was allocated) from GPU g; with co-location off
+    /// the GPU's only job. Precondition: j is on g.
+    void release(gpu_id g, std::uint32_t j = no_job, double memory = 0.0, double share = 1.0) noexcept {
+        mem_[g] -= memory;
+        share_[g] -= share;
+        mem_total_ -= memory;
+        std::uint32_t* s = slots_.data() + std::size_t(g) * max_jobs_;
+        std::uint32_t i = 0;
+        while (i + 1 < count_[g] && s[i] != j) ++i;
+        s[i] = s[count_[g] - 1];
+        s[count_[g] - 1] = no_job;
+        --count_[g];
+        if (count_[g] == 0) {
+            holder_[g] = no_job;
+            mem_total_ -= mem_[g];
+            mem_[g] = 0.0;
+            share_[g] = 0.0;
+            ++node_free_[g / gpus_per_node_];
+            ++rack_free_[g / gpus_per_rack_];
+            ++free_;
+        } else {
+            holder_[g] = s[0];
+        }
     }
 
 private:
     std::vector<std::uint32_t> holder_;
     std::vector<double> end_;
+    std::vector<std::uint32_t> count_;
+    std::vector<double> mem_, share_;
+    std::vector<std::uint32_t> slots_;
+    std::size_t max_jobs_ = 1;
+    double mem_total_ = 0;
     std::vector<std::uint32_t> node_free_, rack_free_;
     std::size_t free_ = 0, gpus_per_node_ = 1, gpus_per_rack_ = 1;
 };

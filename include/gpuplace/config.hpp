@@ -9,8 +9,10 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "detail/json_util.hpp"
+#include "colocation.hpp"
 #include "workload.hpp"
 
 namespace gpuplace {
@@ -60,11 +62,12 @@ struct scenario {
     workload_config workload;
     env_options env;
     reward_config reward;
+    colocation_config colocation;  ///< off by default
 
     /// Reads a scenario; every key is optional (defaults above), unknown keys are errors.
     [[nodiscard]] static scenario from_json(const detail::json& j) {
         using namespace detail;
-        check_keys(j, "", {"name", "topology", "comm", "zoo", "workload", "env", "reward"});
+        check_keys(j, "", {"name", "topology", "comm", "zoo", "workload", "env", "reward", "colocation"});
         scenario s;
         read_string(j, "", "name", s.name);
         if (auto it = j.find("topology"); it != j.end()) {
@@ -81,6 +84,7 @@ struct scenario {
                 config_fail("/zoo", "expected a file name or an object, got " + short_dump(*it));
             s.zoo = *it;
         }
+        if (auto it = j.find("colocation"); it != j.end()) s.colocation = colocation_config::from_json(*it, "/colocation");
         if (auto it = j.find("workload"); it != j.end()) s.workload = workload_config::from_json(*it, "/workload");
         if (auto it = j.find("env"); it != j.end()) {
             const std::string p = "/env";
@@ -132,6 +136,7 @@ struct scenario {
         j["workload"] = workload.to_json();
         j["env"] = {{"queue_policy", to_string(env.order)}, {"backfill", env.backfill}, {"allow_defer", env.allow_defer},
                     {"queue_window", env.queue_window},     {"max_steps", env.max_steps}, {"max_time", env.max_time}};
+        if (colocation.enabled) j["colocation"] = colocation.to_json();
         j["reward"] = {{"jct", reward.jct},           {"makespan", reward.makespan},
                        {"comm", reward.comm},         {"placement", reward.placement},
                        {"time_scale", reward.time_scale}};
@@ -142,7 +147,7 @@ struct scenario {
 /// The embedded default scenario: 64 GPUs in DGX-A100 nodes (2 racks x 4 nodes x 8 GPUs) under a
 /// 2:1 oversubscribed spine, 160 jobs of the built-in zoo (40% 1 GPU, 20% each 2/4/8 GPUs) at
 /// offered load 1.0, so that queues form and a spread multi-GPU job runs up to several times slower.
-inline constexpr std::string_view default_scenario_json = R"({
+inline constexpr std::string_view default_scenario_json = R"json({
   "name": "default",
   "topology": {"preset": "dgx_a100", "racks": 2, "nodes_per_rack": 4},
   "comm": {"model": "ring_allreduce"},
@@ -151,23 +156,42 @@ inline constexpr std::string_view default_scenario_json = R"({
                "duration_min": 600, "duration_max": 14400},
   "env": {"queue_policy": "fifo", "backfill": true, "allow_defer": false, "queue_window": 8},
   "reward": {"jct": 1.0, "time_scale": 3600}
-})";
+})json";
 
 /// The Proximity-DRL cluster (2 racks x 4 nodes x 4 GPUs) with its route cost and workload.
-inline constexpr std::string_view proximity_drl_scenario_json = R"({
+inline constexpr std::string_view proximity_drl_scenario_json = R"json({
   "name": "proximity_drl",
   "topology": {"preset": "proximity_drl"},
   "comm": {"model": "tree_route"},
   "workload": {"kind": "proximity_drl", "num_jobs": 30, "max_length": 20, "max_request": 8, "time_step": 60},
   "env": {"queue_policy": "fifo", "backfill": true, "allow_defer": false, "queue_window": 8},
   "reward": {"jct": 1.0, "time_scale": 3600}
-})";
+})json";
 
-/// A named preset scenario: "default" or "proximity_drl".
+/// Co-location: 16 GPUs (2 DGX-A100 nodes), a burst of 200 single-GPU jobs of four models that
+/// share a GPU well (Gavel's measured pairs), up to 2 jobs per 32 GB GPU, DEFER enabled.
+inline constexpr std::string_view colocation_scenario_json = R"json({
+  "name": "colocation",
+  "topology": {"preset": "dgx_a100", "racks": 1, "nodes_per_rack": 2},
+  "comm": {"model": "ring_allreduce"},
+  "workload": {"kind": "synthetic", "num_jobs": 200, "load": 50.0, "gpu_counts": {"1": 1.0},
+               "duration_min": 1800, "duration_max": 3600,
+               "models": {"ResNet-18 (batch size 64)": 1, "LM (batch size 20)": 1,
+                          "Transformer (batch size 64)": 1, "A3C": 1}},
+  "env": {"queue_policy": "fifo", "backfill": true, "allow_defer": true, "queue_window": 8},
+  "colocation": {"enabled": true, "max_jobs_per_gpu": 2, "gpu_memory_gb": 32},
+  "reward": {"jct": 1.0, "time_scale": 3600}
+})json";
+
+/// Names of the preset scenarios.
+[[nodiscard]] inline std::vector<std::string> preset_names() { return {"default", "proximity_drl", "colocation"}; }
+
+/// A named preset scenario: "default", "proximity_drl" or "colocation".
 [[nodiscard]] inline scenario preset_scenario(std::string_view name) {
     if (name == "default") return scenario::parse(default_scenario_json, "default scenario");
     if (name == "proximity_drl") return scenario::parse(proximity_drl_scenario_json, "proximity_drl scenario");
-    throw ConfigError("unknown scenario preset \"" + std::string(name) + "\" (allowed: default, proximity_drl)");
+    if (name == "colocation") return scenario::parse(colocation_scenario_json, "colocation scenario");
+    throw ConfigError("unknown scenario preset \"" + std::string(name) + "\" (allowed: default, proximity_drl, colocation)");
 }
 
 [[nodiscard]] inline scenario default_scenario() { return preset_scenario("default"); }

@@ -11,10 +11,15 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <sstream>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "colocation.hpp"
 #include "comm.hpp"
 #include "config.hpp"
 #include "detail/rng.hpp"
@@ -103,6 +108,10 @@ inline constexpr std::string_view job_feature_names[] = {"request", "remaining_p
                                                          "comm_intensity", "wait"};
 inline constexpr std::string_view queue_feature_names[] = {"present", "request", "ideal_duration", "wait"};
 inline constexpr std::string_view global_feature_names[] = {"load", "queue_length", "time", "progress"};
+/// Extra per-GPU features when co-location is on (segments "gpu_<name>", after the six above).
+inline constexpr std::size_t colocation_gpu_features = 3;
+inline constexpr std::string_view colocation_feature_names[colocation_gpu_features] = {"occupancy", "memory_headroom",
+                                                                                         "interference"};
 
 /// The environment for topology T, job type J (constructible from TrainingJob, which workloads
 /// produce) and communication model C.
@@ -126,6 +135,10 @@ public:
         G_ = topo_.num_gpus();
         K_ = cfg_.env.queue_window;
         workload_ = workload_source(cfg_.workload, zoo_, G_);  // reads a trace once
+        if (cfg_.colocation.enabled) {
+            auto table = std::make_shared<interference_table>(make_interference(cfg_, zoo_));
+            sim_.set_colocation(std::move(table), cfg_.colocation.max_jobs_per_gpu);
+        }
         sim_.resize(topo_);
         picked_.reserve(G_);
         is_picked_.assign(G_, 0);
@@ -147,7 +160,7 @@ public:
         workload_.generate(zoo_, G_, seed, gen_);
         jobs_.assign(gen_.begin(), gen_.end());
         prepare_jobs();
-        sim_.reset(jobs_, ideal_);
+        sim_.reset(jobs_, ideal_, memory_);
         queue_.clear();
         queue_.reserve(jobs_.size());
         defer_epoch_.assign(jobs_.size(), 0);
@@ -244,10 +257,49 @@ public:
     [[nodiscard]] std::span<const job_record> finished() const noexcept { return sim_.finished(); }
 
     /// Metrics of the jobs finished so far.
-    [[nodiscard]] metrics episode_metrics() const { return sim_.compute(scratch_); }
+    [[nodiscard]] metrics episode_metrics() const {
+        auto m = sim_.compute(scratch_);
+        if (sim_.colocation() && m.makespan > 0)
+            m.memory_utilization = sim_.memory_time() / (double(G_) * cfg_.colocation.gpu_memory_gb * m.makespan);
+        return m;
+    }
     [[nodiscard]] env_info info() const noexcept {
         return {sim_.now(), steps_, sim_.finished().size(), sim_.jobs().size(),
                 queue_.size(), sim_.running(), episode_return_};
+    }
+
+    /// Whether GPU g can take job j (index into simulator().jobs()) now: free, or, with co-location,
+    /// a free slot, enough memory, GPU shares that fit, and only compatible jobs there.
+    [[nodiscard]] bool has_room(gpu_id g, std::uint32_t j) const noexcept {
+        const auto& cl = cluster();
+        if (cl.is_free(g)) return true;
+        if (!sim_.colocation()) return false;
+        if (cl.jobs_on_count(g) >= cl.max_jobs_per_gpu()) return false;
+        if (cl.memory_used(g) + memory_[j] > cfg_.colocation.gpu_memory_gb + 1e-9) return false;
+        const auto& job = sim_.job(j);
+        const double share = sim_.share_of(job);
+        bool fractional = share < 1.0;
+        const auto* t = sim_.interference();
+        for (auto o : cl.jobs_on(g)) {
+            const auto& oj = sim_.job(o);
+            const double so = sim_.share_of(oj);
+            fractional = fractional || so < 1.0;
+            if (!t->compatible(job.model, share, oj.model, so)) return false;
+        }
+        return !fractional || cl.share_used(g) + share <= 1.0 + 1e-9;
+    }
+
+    /// Expected rate factor of job j on GPU g next to the jobs already there (1 on a free GPU,
+    /// 0 where it cannot go).
+    [[nodiscard]] double expected_interference(gpu_id g, std::uint32_t j) const noexcept {
+        if (!has_room(g, j)) return 0.0;
+        const auto* t = sim_.interference();
+        if (!t) return 1.0;
+        const auto& job = sim_.job(j);
+        double f = 1.0;
+        for (auto o : cluster().jobs_on(g))
+            f *= t->factor(job.model, sim_.share_of(job), sim_.job(o).model, sim_.share_of(sim_.job(o)));
+        return f;
     }
 
     /// Communication cost and slowdown the current job would get on `gpus` (sorted ascending).
@@ -274,6 +326,12 @@ public:
         }
         const auto g = static_cast<gpu_id>(action);
         if (is_picked_[g]) return "GPU " + std::to_string(g) + " is already picked (" + cur + ")";
+        if (sim_.colocation()) {
+            char buf[128];
+            std::snprintf(buf, sizeof buf, " (%u/%zu jobs, %.1f/%.1f GB used; ", unsigned(cluster().jobs_on_count(g)),
+                          cluster().max_jobs_per_gpu(), cluster().memory_used(g), cfg_.colocation.gpu_memory_gb);
+            return "GPU " + std::to_string(g) + " has no room for job " + std::to_string(job.id) + buf + cur + ")";
+        }
         return "GPU " + std::to_string(g) + " is busy with job " + std::to_string(sim_.job(cluster().holder(g)).id) +
                " (" + cur + ")";
     }
@@ -307,6 +365,16 @@ private:
                                   " is not in the zoo (" + std::to_string(zoo_.size()) + " models)");
             ideal_[i] = double(j.work) * comm_.ideal_step_time(topo_, zoo_, j.model, j.num_gpus);
         }
+        if (sim_.colocation()) {
+            memory_.resize(jobs_.size());
+            for (std::size_t i = 0; i < jobs_.size(); ++i) {
+                memory_[i] = zoo_[jobs_[i].model].memory_gb;
+                if (memory_[i] > cfg_.colocation.gpu_memory_gb)
+                    throw ConfigError("workload job " + std::to_string(i) + ": model \"" + zoo_[jobs_[i].model].name +
+                                      "\" needs " + std::to_string(memory_[i]) + " GB per GPU, more than " +
+                                      "/colocation/gpu_memory_gb = " + std::to_string(cfg_.colocation.gpu_memory_gb));
+            }
+        }
     }
 
     void build_layout() {
@@ -316,6 +384,11 @@ private:
             layout_.push_back({"gpu_" + std::string(n), off, G_, {}});
             off += G_;
         }
+        if (cfg_.colocation.enabled)
+            for (auto n : colocation_feature_names) {
+                layout_.push_back({"gpu_" + std::string(n), off, G_, {}});
+                off += G_;
+            }
         auto add = [&](std::string name, std::span<const std::string_view> names, std::size_t repeat) {
             obs_segment s{std::move(name), off, names.size() * repeat, {}};
             for (std::size_t r = 0; r < repeat; ++r)
@@ -350,7 +423,20 @@ private:
         return a < b;
     }
 
-    [[nodiscard]] bool fits(std::uint32_t j) const noexcept { return sim_.job(j).num_gpus <= cluster().free_gpus(); }
+    [[nodiscard]] bool fits(std::uint32_t j) const noexcept {
+        const auto k = sim_.job(j).num_gpus;
+        if (!sim_.colocation()) return k <= cluster().free_gpus();
+        if (k <= cluster().free_gpus()) return true;
+        std::size_t n = 0;
+        for (std::size_t g = 0; g < G_ && n < k; ++g) n += has_room(static_cast<gpu_id>(g), j);
+        return n >= k;
+    }
+
+    static interference_table make_interference(const scenario& s, const ModelZoo& zoo) {
+        auto t = interference_table::from_zoo(zoo);
+        if (!s.colocation.profile.empty()) t = interference_table::load_profile(s.colocation.profile, zoo, std::move(t));
+        return t;
+    }
 
     /// The next job to place (skipping `skip`), or none: strict head-of-line looks at the first
     /// non-deferred waiting job only; backfill at the first one that fits.
@@ -447,20 +533,37 @@ private:
         float* rfree = nfree + G_;
         std::uint8_t* mask = buf_.mask.data();
         const bool any_pick = !picked_.empty();
+        const bool coloc = sim_.colocation();
         for (std::size_t g = 0; g < G_; ++g) {
             const bool free = cl.is_free(static_cast<gpu_id>(g));
             const auto node = topo_.node_of(static_cast<gpu_id>(g));
             const auto rack = topo_.rack_of(static_cast<gpu_id>(g));
             busy[g] = free ? 0.0f : 1.0f;
             pick[g] = is_picked_[g] ? 1.0f : 0.0f;
-            rem[g] = free ? 0.0f : squash(cl.end_time(static_cast<gpu_id>(g)) - now);
+            rem[g] = free ? 0.0f
+                          : squash((coloc ? sim_.projected_end(cl.holder(static_cast<gpu_id>(g)))
+                                          : cl.end_time(static_cast<gpu_id>(g))) - now);
             prox[g] = !any_pick ? 0.0f : node_picked_[node] ? 1.0f : rack_picked_[rack] ? 0.5f : 0.0f;
             nfree[g] = float(cl.node_free(node)) * inv_node;
             rfree[g] = float(cl.rack_free(rack)) * inv_rack;
-            mask[g] = static_cast<std::uint8_t>(active && free && !is_picked_[g]);
+            const bool room = coloc ? (active && has_room(static_cast<gpu_id>(g), current_)) : free;
+            mask[g] = static_cast<std::uint8_t>(active && room && !is_picked_[g]);
         }
         mask[G_] = static_cast<std::uint8_t>(defer_allowed());
         float* o = buf_.obs.data() + gpu_features * G_;
+        if (coloc) {
+            float* occ = o;
+            float* head = o + G_;
+            float* itf = o + 2 * G_;
+            const double M = double(cl.max_jobs_per_gpu()), cap = cfg_.colocation.gpu_memory_gb;
+            for (std::size_t g = 0; g < G_; ++g) {
+                const auto gg = static_cast<gpu_id>(g);
+                occ[g] = static_cast<float>(double(cl.jobs_on_count(gg)) / M);
+                head[g] = static_cast<float>(std::clamp((cap - cl.memory_used(gg)) / cap, 0.0, 1.0));
+                itf[g] = active ? static_cast<float>(std::clamp(expected_interference(gg, current_), 0.0, 1.0)) : 0.0f;
+            }
+            o += colocation_gpu_features * G_;
+        }
         if (active) {
             const auto& job = sim_.job(current_);
             const auto p = zoo_[job.model].at(job.num_gpus);
@@ -501,7 +604,7 @@ private:
     workload_source workload_;
     std::vector<TrainingJob> gen_;
     std::vector<J> jobs_;
-    std::vector<double> ideal_;
+    std::vector<double> ideal_, memory_;
     std::vector<std::uint32_t> queue_;
     std::vector<std::uint64_t> defer_epoch_;
     std::uint64_t epoch_ = 1;

@@ -20,6 +20,7 @@ struct job_record {
     std::uint32_t num_gpus = 0;
     double submit = 0, start = 0, end = 0;
     double ideal_duration = 0;  ///< run time on the best placement of an empty cluster
+    double share = 1;           ///< GPU share it asked for on each GPU (co-location)
     double comm_cost = 0;
     double slowdown = 1;
     std::uint32_t gpu_offset = 0;  ///< where its GPUs start in the env's placement list
@@ -36,6 +37,9 @@ struct metrics {
     double avg_comm_cost = 0, total_comm_cost = 0;
     double avg_slowdown = 0;
     double utilization = 0;        ///< GPU-time busy / (GPUs x makespan)
+    double sm_utilization = 0;     ///< GPU-time of useful work at isolated speed (GPUs x ideal x share) / (GPUs x makespan)
+    double memory_utilization = 0; ///< GPU memory x time used / (capacity x makespan); 0 without co-location
+    double avg_interference = 1;   ///< mean of run time / (ideal duration x placement slowdown), >= 1
     std::size_t jobs_done = 0, jobs_total = 0;
 
     [[nodiscard]] detail::json to_json() const {
@@ -44,6 +48,8 @@ struct metrics {
                 {"avg_queueing_delay", avg_queueing_delay}, {"makespan", makespan},
                 {"avg_comm_cost", avg_comm_cost}, {"total_comm_cost", total_comm_cost},
                 {"avg_slowdown", avg_slowdown}, {"utilization", utilization},
+                {"sm_utilization", sm_utilization}, {"memory_utilization", memory_utilization},
+                {"avg_interference", avg_interference},
                 {"jobs_done", jobs_done},     {"jobs_total", jobs_total}};
     }
 };
@@ -68,7 +74,7 @@ struct metrics {
     m.jobs_total = jobs_total;
     if (done.empty()) return m;
     scratch.clear();
-    double sum_jct = 0, sum_q = 0, sum_cost = 0, sum_sd = 0, busy = 0, last = first_submit;
+    double sum_jct = 0, sum_q = 0, sum_cost = 0, sum_sd = 0, busy = 0, useful = 0, interf = 0, last = first_submit;
     for (const auto& r : done) {
         scratch.push_back(r.jct());
         sum_jct += r.jct();
@@ -76,6 +82,9 @@ struct metrics {
         sum_cost += r.comm_cost;
         sum_sd += r.slowdown;
         busy += double(r.num_gpus) * (r.end - r.start);
+        useful += double(r.num_gpus) * r.ideal_duration * r.share;
+        const double planned = r.ideal_duration * r.slowdown;
+        interf += planned > 0 ? std::max(1.0, (r.end - r.start) / planned) : 1.0;
         last = std::max(last, r.end);
     }
     std::sort(scratch.begin(), scratch.end());
@@ -90,6 +99,8 @@ struct metrics {
     m.avg_comm_cost = sum_cost / n;
     m.avg_slowdown = sum_sd / n;
     m.utilization = m.makespan > 0 ? busy / (double(num_gpus) * m.makespan) : 0;
+    m.sm_utilization = m.makespan > 0 ? useful / (double(num_gpus) * m.makespan) : 0;
+    m.avg_interference = interf / n;
     return m;
 }
 

@@ -8,10 +8,12 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <span>
 #include <vector>
 
 #include "cluster.hpp"
+#include "colocation.hpp"
 #include "job.hpp"
 #include "metrics.hpp"
 #include "topology.hpp"
@@ -32,16 +34,41 @@ public:
         cluster_.resize(t);
     }
 
+    /// Turns co-location on: up to `max_jobs_per_gpu` jobs per GPU, each job progressing at the rate
+    /// its interference factors give (a multi-GPU job at its slowest GPU's rate). Call before
+    /// resize(). A null table keeps GPUs exclusive.
+    void set_colocation(std::shared_ptr<const interference_table> table, std::size_t max_jobs_per_gpu) {
+        table_ = std::move(table);
+        cluster_.set_max_jobs_per_gpu(table_ ? max_jobs_per_gpu : 1);
+    }
+    [[nodiscard]] bool colocation() const noexcept { return table_ != nullptr; }
+    [[nodiscard]] const interference_table* interference() const noexcept { return table_.get(); }
+
     /// Starts an episode with `jobs` sorted by submit time (ties by position) and the ideal
     /// duration of each. Allocates only when the workload is larger than any seen before.
-    void reset(std::span<const J> jobs, std::span<const double> ideal) {
+    /// `memory` (GB per GPU of each job) matters only with co-location; empty means 0.
+    void reset(std::span<const J> jobs, std::span<const double> ideal, std::span<const double> memory = {}) {
         jobs_.assign(jobs.begin(), jobs.end());
         ideal_.assign(ideal.begin(), ideal.end());
         rec_.resize(jobs_.size());
+        if (table_) {
+            memory_.assign(jobs_.size(), 0.0);
+            std::copy_n(memory.begin(), std::min(memory.size(), jobs_.size()), memory_.begin());
+            remaining_.assign(jobs_.size(), 0.0);
+            rate_.assign(jobs_.size(), 1.0);
+            last_.assign(jobs_.size(), 0.0);
+            version_.assign(jobs_.size(), 0);
+            mark_.assign(jobs_.size(), 0);
+            affected_.clear();
+            affected_.reserve(jobs_.size());
+            stamp_ = 0;
+        }
+        memory_time_ = 0;
         finished_.clear();
         finished_.reserve(jobs_.size());
         heap_.clear();
-        heap_.reserve(jobs_.size());
+        heap_.reserve(table_ ? 8 * jobs_.size() + 64 : jobs_.size());
+        running_ = 0;
         std::size_t total = 0;
         for (const auto& j : jobs_) total += j.num_gpus;
         placements_.clear();
@@ -60,7 +87,7 @@ public:
     [[nodiscard]] double ideal_duration(std::uint32_t j) const noexcept { return ideal_[j]; }
     /// Jobs that have arrived and not finished.
     [[nodiscard]] std::size_t in_system() const noexcept { return in_system_; }
-    [[nodiscard]] std::size_t running() const noexcept { return heap_.size(); }
+    [[nodiscard]] std::size_t running() const noexcept { return running_; }
     [[nodiscard]] std::size_t arrived() const noexcept { return next_arrival_; }
     [[nodiscard]] std::span<const job_record> finished() const noexcept { return finished_; }
     /// GPUs of every started job, concatenated (a job_record's gpu_offset indexes it).
@@ -69,7 +96,7 @@ public:
         return std::span<const gpu_id>(placements_).subspan(r.gpu_offset, r.num_gpus);
     }
     [[nodiscard]] bool all_done() const noexcept { return finished_.size() == jobs_.size(); }
-    [[nodiscard]] bool has_events() const noexcept { return !heap_.empty() || next_arrival_ < jobs_.size(); }
+    [[nodiscard]] bool has_events() const noexcept { return running_ > 0 || next_arrival_ < jobs_.size(); }
     /// Time of the next arrival or completion (infinity when none).
     [[nodiscard]] double next_event_time() const noexcept {
         double t = never;
@@ -79,6 +106,21 @@ public:
     }
     /// Busy GPU-seconds so far.
     [[nodiscard]] double busy_gpu_time() const noexcept { return busy_gpu_time_; }
+    /// GPU memory (GB) x seconds used so far.
+    [[nodiscard]] double memory_time() const noexcept { return memory_time_; }
+    /// When running job j is due to end at its current rate.
+    [[nodiscard]] double projected_end(std::uint32_t j) const noexcept {
+        return table_ ? last_[j] + remaining_[j] / rate_[j] : rec_[j].end;
+    }
+    /// Current progress rate of running job j (1 without co-location).
+    [[nodiscard]] double rate(std::uint32_t j) const noexcept { return table_ ? rate_[j] : 1.0; }
+    /// GPU share a job asks for (TrainingJob::gpu_fraction; 1 for job types without it).
+    [[nodiscard]] static double share_of(const J& job) noexcept {
+        if constexpr (requires { job.gpu_fraction; }) return double(job.gpu_fraction);
+        else return 1.0;
+    }
+    /// Memory per GPU of job j (0 unless set at reset with co-location on).
+    [[nodiscard]] double memory_of(std::uint32_t j) const noexcept { return table_ ? memory_[j] : 0.0; }
 
     /// Moves time to the next event and processes every completion, then every arrival, due then;
     /// `on_arrival(job index)` is called for each arrival. Returns the integral of jobs in system
@@ -89,17 +131,32 @@ public:
         const double dt = t - now_;
         const double area = double(in_system_) * dt;
         busy_gpu_time_ += double(cluster_.busy_gpus()) * dt;
+        memory_time_ += cluster_.memory_used_total() * dt;
         now_ = t;
         while (!heap_.empty() && heap_.front().time <= t) {
             std::pop_heap(heap_.begin(), heap_.end(), std::greater<>{});
             const auto e = heap_.back();
             heap_.pop_back();
+            if (table_ && e.version != version_[e.job]) continue;  // superseded by a rate change
             auto& r = rec_[e.job];
-            for (auto g : gpus_of(r)) cluster_.release(g);
+            if (table_) {
+                ++stamp_;
+                affected_.clear();
+                const double share = share_of(jobs_[e.job]);
+                for (auto g : gpus_of(r)) {
+                    cluster_.release(g, e.job, memory_[e.job], share);
+                    for (auto o : cluster_.jobs_on(g)) touch(o);
+                }
+            } else {
+                for (auto g : gpus_of(r)) cluster_.release(g);
+            }
             r.end = e.time;
             finished_.push_back(r);
             --in_system_;
+            --running_;
+            if (table_) update_rates();
         }
+        drop_stale();
         while (next_arrival_ < jobs_.size() && double(jobs_[next_arrival_].submit_time) <= t) {
             ++in_system_;
             on_arrival(static_cast<std::uint32_t>(next_arrival_++));
@@ -119,15 +176,32 @@ public:
         r.start = now_;
         r.end = end;
         r.ideal_duration = ideal_[j];
+        r.share = share_of(jobs_[j]);
         r.comm_cost = comm_cost;
         r.slowdown = slowdown;
         r.gpu_offset = static_cast<std::uint32_t>(placements_.size());
+        ++running_;
+        if (!table_) {
+            for (auto g : gpus) {
+                placements_.push_back(g);
+                cluster_.allocate(g, j, end);
+            }
+            push_event(end, j, 0);
+            return;
+        }
+        remaining_[j] = ideal_[j] * slowdown;
+        rate_[j] = 1.0;
+        last_[j] = now_;
+        ++stamp_;
+        affected_.clear();
+        touch(j);
+        const double share = share_of(jobs_[j]);
         for (auto g : gpus) {
             placements_.push_back(g);
-            cluster_.allocate(g, j, end);
+            for (auto o : cluster_.jobs_on(g)) touch(o);
+            cluster_.allocate(g, j, end, memory_[j], share);
         }
-        heap_.push_back({end, j});
-        std::push_heap(heap_.begin(), heap_.end(), std::greater<>{});
+        update_rates();
     }
 
     /// Metrics of the jobs finished so far (scratch is reused).
@@ -140,10 +214,56 @@ private:
     struct event {
         double time;
         std::uint32_t job;
+        std::uint32_t version;
         friend bool operator>(const event& a, const event& b) noexcept {
-            return a.time > b.time || (a.time == b.time && a.job > b.job);
+            return a.time > b.time || (a.time == b.time && (a.job > b.job || (a.job == b.job && a.version > b.version)));
         }
     };
+
+    void push_event(double time, std::uint32_t j, std::uint32_t version) {
+        heap_.push_back({time, j, version});
+        std::push_heap(heap_.begin(), heap_.end(), std::greater<>{});
+    }
+
+    /// Adds job o to the set whose rates must be recomputed (once per stamp).
+    void touch(std::uint32_t o) {
+        if (mark_[o] == stamp_) return;
+        mark_[o] = stamp_;
+        affected_.push_back(o);
+    }
+
+    /// Co-location: brings every affected job's remaining work up to now, recomputes its rate from
+    /// the jobs it shares GPUs with (its slowest GPU), and reschedules its completion.
+    void update_rates() {
+        for (auto a : affected_) {
+            remaining_[a] -= rate_[a] * (now_ - last_[a]);
+            if (remaining_[a] < 0) remaining_[a] = 0;
+            last_[a] = now_;
+            const auto& ja = jobs_[a];
+            const double sa = share_of(ja);
+            double r = 1.0;
+            for (auto g : gpus_of(rec_[a])) {
+                double f = 1.0;
+                for (auto o : cluster_.jobs_on(g))
+                    if (o != a) f *= table_->factor(ja.model, sa, jobs_[o].model, share_of(jobs_[o]));
+                r = std::min(r, f);
+            }
+            rate_[a] = r > 1e-9 ? r : 1e-9;
+            const double end = now_ + remaining_[a] / rate_[a];
+            rec_[a].end = end;
+            push_event(end, a, ++version_[a]);
+        }
+        drop_stale();
+    }
+
+    /// Keeps a valid event at the top of the heap (superseded ones are dropped lazily).
+    void drop_stale() {
+        if (!table_) return;
+        while (!heap_.empty() && heap_.front().version != version_[heap_.front().job]) {
+            std::pop_heap(heap_.begin(), heap_.end(), std::greater<>{});
+            heap_.pop_back();
+        }
+    }
     std::vector<J> jobs_;
     std::vector<double> ideal_;
     std::vector<job_record> rec_;
@@ -151,8 +271,15 @@ private:
     std::vector<event> heap_;
     std::vector<gpu_id> placements_;
     cluster_state cluster_;
-    std::size_t next_arrival_ = 0, in_system_ = 0;
-    double now_ = 0, busy_gpu_time_ = 0;
+    std::size_t next_arrival_ = 0, in_system_ = 0, running_ = 0;
+    double now_ = 0, busy_gpu_time_ = 0, memory_time_ = 0;
+    // co-location
+    std::shared_ptr<const interference_table> table_;
+    std::vector<double> memory_, remaining_, rate_, last_;
+    std::vector<std::uint32_t> version_;
+    std::vector<std::uint64_t> mark_;
+    std::vector<std::uint32_t> affected_;
+    std::uint64_t stamp_ = 0;
 };
 
 using simulator = basic_simulator<>;

@@ -1,0 +1,160 @@
+#pragma once
+/// \file colocation.hpp
+/// Co-location: several jobs on one GPU. Options, and the interference table that says how fast a
+/// job runs when it shares a GPU with another (its throughput there / its throughput alone).
+
+#include <algorithm>
+#include <cstdint>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "detail/json_util.hpp"
+#include "error.hpp"
+#include "model_zoo.hpp"
+
+namespace gpuplace {
+
+/// Co-location options (scenario key "colocation"). Off by default.
+struct colocation_config {
+    bool enabled = false;
+    std::uint32_t max_jobs_per_gpu = 2;  ///< jobs one GPU may host
+    double gpu_memory_gb = 32.0;         ///< memory of each GPU (V100 32 GB)
+    std::string profile;                 ///< optional interference profile file (.csv or .json)
+
+    [[nodiscard]] static colocation_config from_json(const detail::json& j, std::string_view path = "/colocation") {
+        using namespace detail;
+        check_keys(j, path, {"enabled", "max_jobs_per_gpu", "gpu_memory_gb", "profile"});
+        colocation_config c;
+        read_bool(j, path, "enabled", c.enabled);
+        read_int(j, path, "max_jobs_per_gpu", c.max_jobs_per_gpu, 1, 64);
+        read_number(j, path, "gpu_memory_gb", c.gpu_memory_gb, 1e-9, 1e6);
+        read_string(j, path, "profile", c.profile);
+        return c;
+    }
+    [[nodiscard]] detail::json to_json() const {
+        detail::json j = {{"enabled", enabled}, {"max_jobs_per_gpu", max_jobs_per_gpu}, {"gpu_memory_gb", gpu_memory_gb}};
+        if (!profile.empty()) j["profile"] = profile;
+        return j;
+    }
+};
+
+/// Pairwise interference factors between the zoo's models: factor(a, b) is a's throughput when it
+/// shares a GPU with b divided by a's throughput alone; 0 means the pair cannot share. Pairs
+/// without data use the time-slicing fallback min(1, 1 / (share_a + share_b)), where a share is
+/// the fraction of a GPU the job asks for (1 for whole-GPU jobs, so two such jobs split the GPU).
+class interference_table {
+public:
+    static constexpr double unknown = -1.0;
+
+    interference_table() = default;
+    explicit interference_table(std::size_t num_models) : n_(num_models), f_(num_models * num_models, unknown) {}
+
+    [[nodiscard]] std::size_t num_models() const noexcept { return n_; }
+    /// Sets a's factor next to b (>= 0; 0 = cannot share).
+    void set(model_id a, model_id b, double factor) { f_.at(std::size_t(a) * n_ + b) = factor; }
+    /// The measured factor, or `unknown`.
+    [[nodiscard]] double measured(model_id a, model_id b) const noexcept {
+        return (a < n_ && b < n_) ? f_[std::size_t(a) * n_ + b] : unknown;
+    }
+    /// a's rate factor next to b, given the GPU shares both jobs ask for.
+    [[nodiscard]] double factor(model_id a, double share_a, model_id b, double share_b) const noexcept {
+        const double m = measured(a, b);
+        if (m >= 0) return m;
+        return std::min(1.0, 1.0 / (share_a + share_b));
+    }
+    /// Whether a and b may share a GPU (both factors > 0).
+    [[nodiscard]] bool compatible(model_id a, double sa, model_id b, double sb) const noexcept {
+        return factor(a, sa, b, sb) > 0 && factor(b, sb, a, sa) > 0;
+    }
+
+    /// The zoo's measured pairs (ModelZoo::colocation: [self, other] steps/s when sharing one GPU)
+    /// as factors self / (a's isolated throughput at 1 GPU), capped at 1; [0, 0] means the pair
+    /// cannot share. Pairs the zoo does not know stay unknown (time-slicing fallback).
+    [[nodiscard]] static interference_table from_zoo(const ModelZoo& zoo) {
+        interference_table t(zoo.size());
+        if (!zoo.has_colocation()) return t;
+        for (std::size_t a = 0; a < zoo.size(); ++a) {
+            const double iso = zoo[model_id(a)].at(1).consolidated;
+            for (std::size_t b = 0; b < zoo.size(); ++b) {
+                const auto p = zoo.colocation(model_id(a), model_id(b));
+                if (p[0] < 0) continue;
+                t.set(model_id(a), model_id(b), (p[0] == 0 && p[1] == 0) ? 0.0 : std::min(1.0, p[0] / iso));
+            }
+        }
+        return t;
+    }
+
+    /// Loads a user's profile of factors: CSV with header `model,other,factor` (factor of `model`
+    /// next to `other`, 0 = cannot share), or JSON {"<model>": {"<other>": factor}}. Entries
+    /// override `base`. Errors name file:line (CSV) or the JSON path.
+    [[nodiscard]] static interference_table load_profile(const std::string& file, const ModelZoo& zoo,
+                                                         interference_table base) {
+        std::ifstream in(file);
+        if (!in) throw ConfigError("co-location profile: cannot open \"" + file + "\"");
+        if (base.num_models() != zoo.size()) base = interference_table(zoo.size());
+        const bool is_json = file.size() >= 5 && file.substr(file.size() - 5) == ".json";
+        if (is_json) {
+            std::stringstream ss;
+            ss << in.rdbuf();
+            const auto j = detail::parse_json(ss.str(), file);
+            if (!j.is_object()) throw ConfigError(file + ": expected an object {\"<model>\": {\"<other>\": factor}}");
+            for (auto a = j.begin(); a != j.end(); ++a) {
+                const auto pa = file + ":/" + a.key();
+                const model_id ia = zoo.find(a.key());
+                if (!a->is_object()) throw ConfigError(pa + ": expected an object {\"<other>\": factor}");
+                for (auto b = a->begin(); b != a->end(); ++b) {
+                    if (!b->is_number() || b->get<double>() < 0)
+                        throw ConfigError(pa + "/" + b.key() + ": expected a factor >= 0, got " + detail::short_dump(*b));
+                    base.set(ia, zoo.find(b.key()), b->get<double>());
+                }
+            }
+            return base;
+        }
+        std::string line;
+        std::size_t lineno = 0;
+        while (std::getline(in, line)) {
+            ++lineno;
+            if (!line.empty() && line.back() == '\r') line.pop_back();
+            if (line.empty() || line[0] == '#') continue;
+            if (lineno == 1 && line.rfind("model,", 0) == 0) continue;  // header
+            const auto c1 = line.find(','), c2 = line.rfind(',');
+            const auto where = file + ":" + std::to_string(lineno);
+            if (c1 == std::string::npos || c1 == c2)
+                throw TraceError(where + ": expected 3 columns model,other,factor, got \"" + line + "\"");
+            const auto a = line.substr(0, c1), b = line.substr(c1 + 1, c2 - c1 - 1), v = line.substr(c2 + 1);
+            double f = 0;
+            try {
+                std::size_t pos = 0;
+                f = std::stod(v, &pos);
+                if (pos != v.size()) throw std::invalid_argument("");
+            } catch (const std::exception&) {
+                throw TraceError(where + ": column 3 (factor): \"" + v + "\" is not a number");
+            }
+            if (f < 0) throw TraceError(where + ": column 3 (factor): " + v + " is negative");
+            model_id ia = 0, ib = 0;
+            try {
+                ia = zoo.find(a);
+                ib = zoo.find(b);
+            } catch (const ConfigError& e) {
+                throw TraceError(where + ": " + e.what());
+            }
+            base.set(ia, ib, f);
+        }
+        return base;
+    }
+
+private:
+    static int find(const ModelZoo& zoo, std::string_view n) {
+        for (std::size_t i = 0; i < zoo.size(); ++i)
+            if (zoo[model_id(i)].name == n) return int(i);
+        return -1;
+    }
+    std::size_t n_ = 0;
+    std::vector<double> f_;
+};
+
+}  // namespace gpuplace

@@ -1,0 +1,88 @@
+#pragma once
+/// \file colocation_policy.hpp
+/// A co-location aware packer: uses free GPUs first (consolidated, best-fit by node), shares a GPU
+/// only with jobs it runs well next to, and defers a job rather than place it badly.
+
+#include <cstdint>
+#include <string_view>
+
+#include "env.hpp"
+
+namespace gpuplace {
+
+/// Scores a shared GPU by the combined throughput of its jobs after adding the current job
+/// (sum of everyone's rate factor; a free GPU scores 1 + 1 = 2, an exclusive job alone counts 1).
+/// Shares a GPU only when that combined throughput is at least `min_gain` (default 1.2, i.e. 20%
+/// more work per second than leaving the job waiting), and defers (when DEFER is enabled and the
+/// job has no picks yet) when its GPUs cannot all be free or good shares.
+class colocation_packer_policy {
+public:
+    static constexpr std::string_view name = "coloc_packer";
+    explicit colocation_packer_policy(double min_gain = 1.2) : min_gain_(min_gain) {}
+    void reset(std::uint64_t) {}
+
+    /// Combined throughput on GPU g if the current job joins it (0 when it cannot).
+    template <class E>
+    [[nodiscard]] static double combined(const E& e, gpu_id g) {
+        const auto j = e.current_index();
+        if (!e.has_room(g, j)) return 0.0;
+        const auto& cl = e.cluster();
+        if (cl.is_free(g)) return 2.0;
+        const auto& sim = e.simulator();
+        const auto* t = sim.interference();
+        const auto& job = sim.job(j);
+        const double sj = sim.share_of(job);
+        double total = e.expected_interference(g, j);
+        for (auto o : cl.jobs_on(g)) {
+            const auto& oj = sim.job(o);
+            double f = t ? t->factor(oj.model, sim.share_of(oj), job.model, sj) : 0.0;
+            for (auto p : cl.jobs_on(g))
+                if (p != o && t) f *= t->factor(oj.model, sim.share_of(oj), sim.job(p).model, sim.share_of(sim.job(p)));
+            total += f;
+        }
+        return total;
+    }
+
+    template <class E>
+    std::int64_t act(const E& e) const {
+        const auto mask = e.action_mask();
+        const std::size_t G = e.num_gpus();
+        const auto& cl = e.cluster();
+        const auto& t = e.topology();
+        const auto k = e.current_job().num_gpus;
+        const std::size_t remaining = k - e.picked().size();
+        // Would this job's GPUs all be free or good shares?
+        if (e.picked().empty() && mask[G]) {
+            std::size_t good = 0;
+            for (std::size_t g = 0; g < G && good < remaining; ++g)
+                if (mask[g] && combined(e, gpu_id(g)) >= min_gain_) ++good;
+            if (good < remaining) return e.defer_action();
+        }
+        // Free GPUs: best fit (fewest free GPUs in the node that still hold the remaining picks,
+        // preferring nodes already used by this job).
+        std::int64_t best = -1;
+        double best_score = -1e300;
+        for (std::size_t g = 0; g < G; ++g) {
+            if (!mask[g]) continue;
+            const auto gg = gpu_id(g);
+            double score;
+            if (cl.is_free(gg)) {
+                const double nf = double(cl.node_free(t.node_of(gg)));
+                const bool same_node = e.picked().empty() ? false : t.node_of(e.picked()[0]) == t.node_of(gg);
+                score = 1000.0 + (same_node ? 500.0 : 0.0) + (nf >= double(remaining) ? 100.0 - nf : -nf);
+            } else {
+                score = combined(e, gg);
+            }
+            if (score > best_score) {
+                best_score = score;
+                best = static_cast<std::int64_t>(g);
+            }
+        }
+        return best >= 0 ? best : e.defer_action();
+    }
+
+private:
+    double min_gain_;
+};
+
+}  // namespace gpuplace
