@@ -1,0 +1,87 @@
+"""gpuplace: reinforcement-learning environments for topology-aware GPU job scheduling.
+
+A multi-GPU job's GPUs are picked one at a time under an action mask (Proximity-DRL style). The
+simulation runs in C++ (``gpuplace._core``); this package adds the Gymnasium environment, the
+Stable-Baselines3 and Gymnasium vector environments backed by the C++ VectorEnv, the evaluation
+harness, plots and the ``python -m gpuplace`` command line.
+
+    import gymnasium as gym
+    import gpuplace  # registers gpuplace/Default-v0 and gpuplace/ProximityDRL-v0
+    env = gym.make("gpuplace/Default-v0")
+"""
+
+from . import _core
+from ._core import (
+    CheckpointError,
+    ConfigError,
+    Env,
+    Error,
+    EvalReport,
+    Heuristic,
+    InvalidAction,
+    StateError,
+    TraceError,
+    TreeRouteEnv,
+    TreeRouteVectorEnv,
+    VectorEnv,
+    comm_cost,
+    episode_seed,
+    eval_metric_names,
+    held_out_seeds,
+    heuristic_names,
+    run_episode,
+)
+from .config import PRESETS, load_scenario, make_core_env, make_core_vector_env
+from .env import GpuPlaceEnv
+from .evaluation import evaluate, evaluate_agent
+from .registration import ENV_IDS, register_envs
+
+__version__ = _core.__version__
+
+register_envs()
+
+
+def __getattr__(name):
+    # The vector environments import their frameworks lazily (stable-baselines3 is optional).
+    if name == "GpuPlaceVecEnv":
+        from .vec_env import GpuPlaceVecEnv
+
+        return GpuPlaceVecEnv
+    if name == "GpuPlaceVectorEnv":
+        from .vector import GpuPlaceVectorEnv
+
+        return GpuPlaceVectorEnv
+    raise AttributeError(f"module 'gpuplace' has no attribute {name!r}")
+
+
+__all__ = [
+    "CheckpointError",
+    "ConfigError",
+    "ENV_IDS",
+    "Env",
+    "Error",
+    "EvalReport",
+    "GpuPlaceEnv",
+    "GpuPlaceVecEnv",
+    "GpuPlaceVectorEnv",
+    "Heuristic",
+    "InvalidAction",
+    "PRESETS",
+    "StateError",
+    "TraceError",
+    "TreeRouteEnv",
+    "TreeRouteVectorEnv",
+    "VectorEnv",
+    "comm_cost",
+    "episode_seed",
+    "eval_metric_names",
+    "evaluate",
+    "evaluate_agent",
+    "held_out_seeds",
+    "heuristic_names",
+    "load_scenario",
+    "make_core_env",
+    "make_core_vector_env",
+    "register_envs",
+    "run_episode",
+]

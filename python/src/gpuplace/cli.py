@@ -1,0 +1,257 @@
+"""``python -m gpuplace``: evaluate, train-sb3, train (C++ PPO, when built), plot, info."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+import numpy as np
+
+from . import _core
+from .config import PRESETS, load_scenario
+from .progress import progress_bar
+
+
+def _add_scenario(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--scenario", default="default", help=f"preset ({', '.join(PRESETS)}), JSON file or JSON text")
+
+
+def _seed_list(args) -> list[int]:
+    if args.seed_list:
+        return [int(s) for s in args.seed_list.split(",") if s.strip()]
+    return list(_core.held_out_seeds(args.seeds))
+
+
+def _policies(s: str | None) -> list[str]:
+    if not s:
+        return list(_core.heuristic_names())
+    return [p.strip() for p in s.split(",") if p.strip()]
+
+
+def _write_report(rep, args) -> None:
+    print(f"scenario {rep.scenario}")
+    print(rep.table(), end="")
+    if getattr(args, "csv", None):
+        with open(args.csv, "w") as f:
+            f.write(rep.csv())
+        print(f"wrote {args.csv}")
+    if getattr(args, "json", None):
+        with open(args.json, "w") as f:
+            json.dump(rep.to_json(), f, indent=1)
+        print(f"wrote {args.json}")
+
+
+def cmd_evaluate(args) -> int:
+    sc = load_scenario(args.scenario)
+    seeds = _seed_list(args)
+    names = _policies(args.policies)
+    rep = _core.EvalReport(sc["name"], seeds)
+    # one policy at a time so that the bar moves; results are identical to a single call
+    with progress_bar(total=len(names), desc="policies", disable=args.quiet) as bar:
+        for n in names:
+            r = _core.evaluate(sc, [n], seeds, args.threads)
+            rep.add(n, r.per_seed(n), r.returns(n))
+            bar.update(1)
+    if args.model:
+        from sb3_contrib import MaskablePPO
+
+        from .evaluation import evaluate_agent, maskable_policy
+
+        model = MaskablePPO.load(args.model, device="cpu")
+        evaluate_agent(maskable_policy(model), sc, seeds, name="maskable_ppo", report=rep, show_progress=not args.quiet)
+    _write_report(rep, args)
+    return 0
+
+
+def cmd_train_sb3(args) -> int:
+    from .evaluation import evaluate_agent, maskable_policy
+    from .sb3 import train_maskable_ppo
+
+    os.makedirs(args.out, exist_ok=True)
+    log = os.path.join(args.out, "episodes.csv")
+    model, cb = train_maskable_ppo(
+        args.scenario,
+        total_timesteps=args.timesteps,
+        num_envs=args.num_envs,
+        seed=args.seed,
+        num_threads=args.threads,
+        n_steps=args.n_steps,
+        log_csv=log,
+        show_progress=not args.quiet,
+    )
+    path = os.path.join(args.out, "maskable_ppo.zip")
+    model.save(path)
+    print(f"trained {args.timesteps} steps ({len(cb.rows)} episodes); model {path}, learning curve {log}")
+    if args.eval_seeds > 0:
+        sc = load_scenario(args.scenario)
+        seeds = list(_core.held_out_seeds(args.eval_seeds))
+        rep = _core.evaluate(sc, _policies(args.policies), seeds, 1)
+        evaluate_agent(maskable_policy(model), sc, seeds, name="maskable_ppo", report=rep, show_progress=not args.quiet)
+        _write_report(rep, args)
+    return 0
+
+
+def cmd_train(args) -> int:
+    if not getattr(_core, "has_ppo", False):
+        print(
+            "error: this build of gpuplace._core has no C++ PPO (include/gpuplace/rl/ was not available when it "
+            "was built); use train-sb3, or rebuild with pip install ./python",
+            file=sys.stderr,
+        )
+        return 2
+    from .ppo import train_cli
+
+    return train_cli(args)
+
+
+def _heuristic_jobs(sc, policy: str, seeds: list[int]) -> dict:
+    out = []
+    for s in seeds:
+        out.append(_core.run_episode(sc, policy, s, record=False)["jobs"])
+    return out
+
+
+def _model_jobs(sc, model_path: str, seeds: list[int]) -> list[dict]:
+    from sb3_contrib import MaskablePPO
+
+    from .config import make_core_env
+
+    model = MaskablePPO.load(model_path, device="cpu")
+    out = []
+    for s in seeds:
+        e = make_core_env(sc)
+        e.reset(s)
+        while not e.done:
+            a, _ = model.predict(e.observation, action_masks=e.action_mask.view(np.bool_), deterministic=True)
+            e.step(int(a))
+        out.append(e.finished_jobs())
+    return out
+
+
+def cmd_plot(args) -> int:
+    from . import plot
+
+    if args.kind == "jct-cdf":
+        sc = load_scenario(args.scenario)
+        seeds = _seed_list(args)
+        jcts = {}
+        for p in _policies(args.policies):
+            runs = _heuristic_jobs(sc, p, seeds)
+            jcts[p] = np.concatenate([r["end"] - r["submit"] for r in runs])
+        if args.model:
+            runs = _model_jobs(sc, args.model, seeds)
+            jcts["maskable_ppo"] = np.concatenate([r["end"] - r["submit"] for r in runs])
+        out = plot.jct_cdf(jcts, args.out or "jct_cdf.png", title=f"JCT CDF, {sc['name']}, {len(seeds)} seeds")
+    elif args.kind == "learning-curve":
+        if not args.csv_files:
+            print("error: plot learning-curve needs one or more CSV files (train-sb3 writes OUT/episodes.csv)",
+                  file=sys.stderr)
+            return 2
+        curves = {os.path.basename(os.path.dirname(os.path.abspath(p))) or p: plot.read_learning_curve(p, y=args.y)
+                  for p in args.csv_files}
+        out = plot.learning_curves(curves, args.out or "learning_curve.png", ylabel=args.y)
+    else:  # timeline
+        sc = load_scenario(args.scenario)
+        seed = _seed_list(args)[0]
+        if args.model:
+            jobs = _model_jobs(sc, args.model, [seed])[0]
+            who = "maskable_ppo"
+        else:
+            who = _policies(args.policies)[0]
+            jobs = _heuristic_jobs(sc, who, [seed])[0]
+        from .config import make_core_env
+
+        topo = make_core_env(sc).topology()
+        out = plot.occupancy_timeline(jobs, int(topo["num_gpus"]), args.out or "timeline.png",
+                                      title=f"{sc['name']}: {who}, seed {seed}",
+                                      gpus_per_node=int(topo["gpus_per_node"]))
+    print(f"wrote {out}")
+    return 0
+
+
+def cmd_info(args) -> int:
+    print(f"gpuplace {_core.__version__} (core {_core.core_version})")
+    print(f"presets: {', '.join(PRESETS)}")
+    print(f"heuristics: {', '.join(_core.heuristic_names())}")
+    print(f"C++ PPO: {'yes' if getattr(_core, 'has_ppo', False) else 'not built'}")
+    if args.scenario:
+        print(json.dumps(load_scenario(args.scenario), indent=1))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="python -m gpuplace", description=__doc__)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+
+    p = sub.add_parser("evaluate", help="heuristics (and optionally a MaskablePPO model) on held-out seeds")
+    _add_scenario(p)
+    p.add_argument("--policies", help="comma-separated heuristic names (default: all)")
+    p.add_argument("--seeds", type=int, default=20, help="number of held-out seeds (1000000 + i)")
+    p.add_argument("--seed-list", help="explicit comma-separated seeds instead")
+    p.add_argument("--model", help="a MaskablePPO .zip to evaluate on the same seeds")
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--csv")
+    p.add_argument("--json")
+    p.add_argument("-q", "--quiet", action="store_true")
+    p.set_defaults(fn=cmd_evaluate)
+
+    p = sub.add_parser("train-sb3", help="train sb3-contrib MaskablePPO on the batched VecEnv")
+    _add_scenario(p)
+    p.add_argument("--timesteps", type=int, default=50_000)
+    p.add_argument("--num-envs", type=int, default=16)
+    p.add_argument("--n-steps", type=int, default=128)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--threads", type=int, default=1, help="C++ threads stepping the envs")
+    p.add_argument("--out", default="runs/maskable_ppo")
+    p.add_argument("--eval-seeds", type=int, default=10, help="held-out seeds for the final table (0: skip)")
+    p.add_argument("--policies", help="heuristics in the final table (default: all)")
+    p.add_argument("--csv")
+    p.add_argument("--json")
+    p.add_argument("-q", "--quiet", action="store_true")
+    p.set_defaults(fn=cmd_train_sb3)
+
+    p = sub.add_parser("train", help="train the C++ PPO (when the module was built with it)")
+    _add_scenario(p)
+    p.add_argument("--timesteps", type=int, default=200_000)
+    p.add_argument("--num-envs", type=int, default=16)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--out", default="runs/cpp_ppo")
+    p.add_argument("--eval-seeds", type=int, default=10)
+    p.add_argument("--policies")
+    p.add_argument("--csv")
+    p.add_argument("--json")
+    p.add_argument("-q", "--quiet", action="store_true")
+    p.set_defaults(fn=cmd_train)
+
+    p = sub.add_parser("plot", help="jct-cdf, learning-curve or timeline (needs matplotlib)")
+    p.add_argument("kind", choices=["jct-cdf", "learning-curve", "timeline"])
+    p.add_argument("csv_files", nargs="*", help="learning-curve: CSV files (e.g. runs/maskable_ppo/episodes.csv)")
+    _add_scenario(p)
+    p.add_argument("--policies", help="heuristics (jct-cdf: all by default; timeline: the first)")
+    p.add_argument("--model", help="a MaskablePPO .zip to include")
+    p.add_argument("--seeds", type=int, default=5)
+    p.add_argument("--seed-list")
+    p.add_argument("--y", default="episode_return", help="learning-curve: column to plot")
+    p.add_argument("--out")
+    p.set_defaults(fn=cmd_plot)
+
+    p = sub.add_parser("info", help="version, presets, heuristics; --scenario prints it in full")
+    p.add_argument("--scenario")
+    p.set_defaults(fn=cmd_info)
+    return ap
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.fn(args) or 0)
+    except (_core.Error, ValueError, OSError, ImportError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,91 @@
+"""The evaluation harness from Python: heuristics in C++, any Python policy (e.g. MaskablePPO)
+on the same held-out seeds, one table in the C++ harness's format."""
+
+from __future__ import annotations
+
+import json
+from typing import Callable, Iterable, Sequence
+
+import numpy as np
+
+from . import _core
+from .config import ScenarioLike, _core_classes, load_scenario
+from .progress import progress_bar
+
+BatchPolicy = Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+
+def _seeds(seeds) -> list[int]:
+    if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool):
+        return list(_core.held_out_seeds(int(seeds)))
+    return [int(s) for s in seeds]
+
+
+def evaluate(
+    scenario: ScenarioLike = "default",
+    policies: Sequence[str] | None = None,
+    seeds: int | Iterable[int] = 20,
+    threads: int = 1,
+) -> _core.EvalReport:
+    """Runs heuristics (by name; default: every one in ``heuristic_names()``) on held-out seeds
+    (a count, or a list) in C++ and returns an :class:`EvalReport` (``.table()``, ``.csv()``,
+    ``.to_json()``, ``.summary(policy, metric)``)."""
+    sc = load_scenario(scenario)
+    return _core.evaluate(sc, list(policies) if policies is not None else None, _seeds(seeds), threads)
+
+
+def evaluate_agent(
+    policy: BatchPolicy,
+    scenario: ScenarioLike = "default",
+    seeds: int | Iterable[int] = 20,
+    name: str = "agent",
+    report: _core.EvalReport | None = None,
+    show_progress: bool = False,
+) -> _core.EvalReport:
+    """Evaluates a Python policy on the held-out seeds, every episode at once: ``policy(obs, masks)``
+    gets a (B, obs) float32 batch and the (B, A) bool masks of the B running episodes and returns
+    B actions. Episode j uses ``reset(seeds[j])``, exactly like the C++ harness, so the rows are
+    comparable. The results are added to ``report`` (or a new one) under ``name``."""
+    sc = load_scenario(scenario)
+    sd = _seeds(seeds)
+    if report is None:
+        report = _core.EvalReport(sc.get("name", "custom"), sd)
+    elif list(report.seeds) != sd:
+        raise ValueError(f"evaluate_agent: the report's seeds {list(report.seeds)[:3]}... differ from {sd[:3]}...")
+    cls = _core_classes(sc)[0]
+    text = json.dumps(sc)
+    envs = [cls(text) for _ in sd]
+    for e, s in zip(envs, sd):
+        e.reset(s)
+    obs = [e.observation for e in envs]
+    masks = [e.action_mask.view(np.bool_) for e in envs]
+    active = [j for j, e in enumerate(envs) if not e.done]
+    with progress_bar(total=len(sd), desc=f"evaluating {name}", disable=not show_progress) as bar:
+        bar.update(len(sd) - len(active))
+        while active:
+            o = np.stack([obs[j] for j in active])
+            m = np.stack([masks[j] for j in active])
+            acts = np.asarray(policy(o, m)).reshape(-1)
+            if acts.shape[0] != len(active):
+                raise ValueError(f"policy returned {acts.shape[0]} actions for {len(active)} observations")
+            still = []
+            for j, a in zip(active, acts):
+                envs[j].step(int(a))
+                if envs[j].done:
+                    bar.update(1)
+                else:
+                    still.append(j)
+            active = still
+    report.add(name, [e.metrics() for e in envs], [e.episode_return for e in envs])
+    return report
+
+
+def maskable_policy(model, deterministic: bool = True) -> BatchPolicy:
+    """A batch policy from an sb3-contrib MaskablePPO model."""
+
+    def act(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        a, _ = model.predict(obs, action_masks=masks, deterministic=deterministic)
+        return a
+
+    return act
+

@@ -1,0 +1,120 @@
+"""A Gymnasium VectorEnv backed by the C++ VectorEnv (autoreset mode SAME_STEP)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from . import _core
+from ._vec_common import as_actions, check_seed
+from .config import ScenarioLike, _core_classes, load_scenario
+from .render import occupancy_image
+
+
+class GpuPlaceVectorEnv(VectorEnv):
+    """``num_envs`` environments stepped by one C++ call with the GIL released.
+
+    Autoreset mode is SAME_STEP (``metadata["autoreset_mode"]``): when env i's episode ends, the
+    returned observation is already the first of its next episode, and ``infos["final_obs"][i]`` /
+    ``infos["final_info"]`` (with the masks ``infos["_final_obs"]``, ``infos["_final_info"]``) hold
+    the last observation and the episode's metrics, return, length and seed.
+
+    ``reset(seed=s)`` gives env i's k-th episode the seed ``episode_seed(s, i, k)``.
+    :meth:`action_masks` returns the (num_envs, num_actions) bool mask of valid actions.
+
+    Args:
+        num_envs: number of environments.
+        scenario: preset name, JSON file, JSON text or dict.
+        num_threads: C++ worker threads (results do not depend on it).
+        render_mode: None, "ansi" or "rgb_array" (renders every env).
+        overrides: nested dict merged into the scenario.
+        copy: return copies (default). False returns read-only views that the next step overwrites.
+    """
+
+    metadata = {"render_modes": ["ansi", "rgb_array"], "autoreset_mode": AutoresetMode.SAME_STEP}
+
+    def __init__(
+        self,
+        num_envs: int = 8,
+        scenario: ScenarioLike = "default",
+        num_threads: int = 1,
+        render_mode: str | None = None,
+        overrides: dict | None = None,
+        copy: bool = True,
+    ):
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be 'ansi', 'rgb_array' or None, got {render_mode!r}")
+        self.scenario = load_scenario(scenario, overrides)
+        self.core = _core_classes(self.scenario)[1](json.dumps(self.scenario), int(num_envs), int(num_threads))
+        self.num_envs = int(self.core.num_envs)
+        self.render_mode = render_mode
+        self.copy = bool(copy)
+        self.single_observation_space = spaces.Box(0.0, 1.0, shape=(int(self.core.observation_size),), dtype=np.float32)
+        self.single_action_space = spaces.Discrete(int(self.core.num_actions))
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._obs = self.core.observations
+        self._masks = self.core.action_masks
+        self._rewards = self.core.rewards
+        self._term = self.core.terminated
+        self._trunc = self.core.truncated
+        self._final_obs = self.core.final_observations
+        self._topology = self.core.topology()
+        self._started = False
+
+    def reset(self, *, seed: int | list | None = None, options: dict[str, Any] | None = None):
+        if isinstance(seed, (list, tuple)):
+            raise ValueError(
+                "GpuPlaceVectorEnv.reset: pass one int seed (env i's episodes get episode_seed(seed, i, k)), "
+                f"not a list of {len(seed)} seeds"
+            )
+        if options:
+            raise ValueError(f"reset(): unknown option(s) {sorted(options)} (GpuPlaceVectorEnv takes none)")
+        seed = check_seed(seed)
+        if seed is not None:
+            self._np_random, self._np_random_seed = gym.utils.seeding.np_random(seed)
+        if seed is None:
+            seed = int(self.np_random.integers(0, 2**63))
+        self.core.reset(seed)
+        self._started = True
+        return self._out(self._obs), {}
+
+    def step(self, actions):
+        a = as_actions(actions, self.num_envs, int(self.core.num_actions))
+        self.core.step(a)
+        term, trunc = self._term.copy(), self._trunc.copy()
+        infos: dict[str, Any] = {}
+        done = np.flatnonzero(term | trunc)
+        for i in done:
+            i = int(i)
+            infos = self._add_info(
+                infos, {"final_obs": self._final_obs[i].copy(), "final_info": self.core.final_info(i)}, i
+            )
+        return self._out(self._obs), self._rewards.copy(), term, trunc, infos
+
+    def action_masks(self) -> np.ndarray:
+        """(num_envs, num_actions) bool array of valid actions."""
+        return self._masks.view(np.bool_).copy()
+
+    def render(self):
+        if self.render_mode is None:
+            return None
+        if self.render_mode == "ansi":
+            return tuple(self.core.render_ansi(i) for i in range(self.num_envs))
+        imgs = []
+        for i in range(self.num_envs):
+            st = self.core.cluster_state(i)
+            imgs.append(occupancy_image(self._topology, st["holders"], st["picked"]))
+        return tuple(imgs)
+
+    def close_extras(self, **kwargs):
+        pass
+
+    def _out(self, arr: np.ndarray) -> np.ndarray:
+        return arr.copy() if self.copy else arr
