@@ -12,6 +12,7 @@ from gymnasium import spaces
 from . import _core
 from .config import ScenarioLike, _core_classes, load_scenario
 from .render import occupancy_image
+from .spaces import MaskedDiscrete
 
 _SEED_BOUND = 2**63
 
@@ -23,6 +24,8 @@ class GpuPlaceEnv(gym.Env):
     DEFER (valid only when the scenario enables it). Use :meth:`action_masks` (sb3-contrib's
     MaskablePPO does) to know which actions are valid; an invalid action raises
     :class:`gpuplace.InvalidAction` (a ``ValueError``) naming it, and the env is left unchanged.
+
+    ``action_space.sample()`` draws among the valid actions of the current state.
 
     Observations: ``Box(0, 1, (n,), float32)``; :attr:`observation_layout` names its segments.
 
@@ -60,7 +63,8 @@ class GpuPlaceEnv(gym.Env):
         self._mask_bool = self._mask.view(np.bool_)
         self.num_gpus = int(self.core.num_gpus)
         self.observation_space = spaces.Box(0.0, 1.0, shape=(int(self.core.observation_size),), dtype=np.float32)
-        self.action_space = spaces.Discrete(int(self.core.num_actions))
+        # sample() draws among the valid actions of the current state (see gpuplace.spaces)
+        self.action_space = MaskedDiscrete(int(self.core.num_actions), self._live_mask)
         self.observation_layout = self.core.observation_layout
         self._node_of = self.core.node_of()
         self._rack_of = self.core.rack_of()
@@ -135,6 +139,9 @@ class GpuPlaceEnv(gym.Env):
     def comm_cost(self, gpus, model=None) -> dict:
         """Cost and slowdown of placing the current job (or a job of ``model``) on ``gpus``."""
         return self.core.comm_cost(gpus, model)
+
+    def _live_mask(self):
+        return self._mask if self._started and not self.core.done else None
 
     def _observation(self) -> np.ndarray:
         return self._obs.copy() if self.copy_obs else self._obs

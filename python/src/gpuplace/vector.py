@@ -15,6 +15,7 @@ from . import _core
 from ._vec_common import as_actions, check_seed
 from .config import ScenarioLike, _core_classes, load_scenario
 from .render import occupancy_image
+from .spaces import MaskedMultiDiscrete
 
 
 class GpuPlaceVectorEnv(VectorEnv):
@@ -58,7 +59,10 @@ class GpuPlaceVectorEnv(VectorEnv):
         self.single_observation_space = spaces.Box(0.0, 1.0, shape=(int(self.core.observation_size),), dtype=np.float32)
         self.single_action_space = spaces.Discrete(int(self.core.num_actions))
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        # sample() draws a valid action for every env (see gpuplace.spaces)
+        self.action_space = MaskedMultiDiscrete(
+            np.full(self.num_envs, int(self.core.num_actions)), lambda: self._masks if self._started else None
+        )
         self._obs = self.core.observations
         self._masks = self.core.action_masks
         self._rewards = self.core.rewards
