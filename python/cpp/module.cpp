@@ -30,7 +30,8 @@
 #include <gpuplace/gpuplace.hpp>
 
 #if defined(GPUPLACE_PY_HAVE_RL)
-#include <gpuplace/rl/ppo.hpp>
+#include <gpuplace/rl/rl.hpp>
+#include <variant>
 #endif
 
 #ifndef GPUPLACE_PY_VERSION
@@ -203,6 +204,14 @@ py::array_t<T> copy_array(const std::vector<T>& v) {
 
 py::dict metrics_dict(const gp::metrics& m) { return to_py(m.to_json()).cast<py::dict>(); }
 
+/// Fields that only some versions of the core's metrics have (co-location adds them).
+template <class M, class F>
+void read_optional_metrics(M& m, F&& opt) {
+    if constexpr (requires { m.sm_utilization; }) opt("sm_utilization", m.sm_utilization);
+    if constexpr (requires { m.memory_utilization; }) opt("memory_utilization", m.memory_utilization);
+    if constexpr (requires { m.avg_interference; }) opt("avg_interference", m.avg_interference);
+}
+
 gp::metrics metrics_from_dict(py::handle o) {
     if (!py::isinstance<py::dict>(o)) throw py::type_error("metrics must be a dict, got " + type_name(o));
     auto d = py::reinterpret_borrow<py::dict>(o);
@@ -224,6 +233,7 @@ gp::metrics metrics_from_dict(py::handle o) {
     opt("p50_jct", m.p50_jct);
     opt("p99_jct", m.p99_jct);
     opt("total_comm_cost", m.total_comm_cost);
+    read_optional_metrics(m, opt);
     if (d.contains("jobs_done")) m.jobs_done = d["jobs_done"].cast<std::size_t>();
     if (d.contains("jobs_total")) m.jobs_total = d["jobs_total"].cast<std::size_t>();
     return m;
@@ -883,6 +893,127 @@ py::dict comm_cost(py::object gpus, py::object topology, py::object comm, py::ob
     throw gp::ConfigError("config /comm/model: unknown model \"" + cm + "\" (allowed: ring_allreduce, tree_route)");
 }
 
+#if defined(GPUPLACE_PY_HAVE_RL)
+// ---- the C++ PPO ------------------------------------------------------------------------------
+
+namespace rl = gp::rl;
+
+py::dict stats_dict(const rl::ppo_stats& st) {
+    py::dict d;
+    d["iteration"] = st.iteration;
+    d["env_steps"] = st.env_steps;
+    d["episodes"] = st.episodes;
+    d["window"] = st.window;
+    d["mean_return"] = st.mean_return;
+    d["mean_jct"] = st.mean_jct;
+    d["mean_comm_cost"] = st.mean_comm_cost;
+    d["policy_loss"] = st.policy_loss;
+    d["value_loss"] = st.value_loss;
+    d["entropy"] = st.entropy;
+    d["approx_kl"] = st.approx_kl;
+    d["clip_frac"] = st.clip_frac;
+    d["explained_variance"] = st.explained_variance;
+    d["grad_norm"] = st.grad_norm;
+    d["learning_rate"] = st.learning_rate;
+    d["rollout_seconds"] = st.rollout_seconds;
+    d["update_seconds"] = st.update_seconds;
+    return d;
+}
+
+json to_json_obj(py::handle o, const char* what) {
+    if (o.is_none()) return json::object();
+    if (py::isinstance<py::str>(o)) return gp::detail::parse_json(o.cast<std::string>(), what);
+    if (py::isinstance<py::dict>(o))
+        return gp::detail::parse_json(py::module_::import("json").attr("dumps")(o).cast<std::string>(), what);
+    throw py::type_error(std::string(what) + " must be a dict or JSON text, got " + type_name(o));
+}
+
+/// The PPO trainer on either env type.
+struct PyPPO {
+    std::variant<std::unique_ptr<rl::basic_ppo<gp::env>>, std::unique_ptr<rl::basic_ppo<gp::tree_route_env>>> t;
+    std::atomic<bool> busy{false};
+    template <class F>
+    decltype(auto) visit(F&& f) {
+        return std::visit([&](auto& p) -> decltype(auto) { return f(*p); }, t);
+    }
+};
+
+/// A trained network (from a checkpoint), acting greedily on either env type.
+struct PyNetwork {
+    std::shared_ptr<const rl::basic_actor_critic<float>> net;
+    json scenario, ppo;
+};
+
+template <class E>
+std::int64_t network_act(PyNetwork& n, const PyEnv<E>& p) {
+    const auto& e = idle(p);
+    if (e.done()) throw gp::StateError("Network.act: the episode is over; reset the env");
+    rl::basic_network_policy<float> pol(n.net);
+    return pol.act(e);
+}
+
+void bind_ppo(py::module_& m) {
+    py::class_<PyPPO>(m, "PPO", "The reference C++ PPO (Eigen) on a vector env of the scenario.")
+        .def(py::init([](py::object scenario, py::object config) {
+                 const auto sc = to_scenario(scenario);
+                 const auto cfg = rl::ppo_config::from_json(to_json_obj(config, "ppo config"), "/ppo");
+                 auto p = std::make_unique<PyPPO>();
+                 py::gil_scoped_release nogil;
+                 if (comm_model_of(sc) == gp::TreeRouteCost::name)
+                     p->t = std::make_unique<rl::basic_ppo<gp::tree_route_env>>(sc, cfg);
+                 else
+                     p->t = std::make_unique<rl::basic_ppo<gp::env>>(sc, cfg);
+                 return p;
+             }),
+             py::arg("scenario"), py::arg("config") = py::none(),
+             "config: PPO hyperparameters (dict or JSON; unknown keys are ConfigErrors naming the path).")
+        .def("iterate", [](PyPPO& self) {
+                 rl::ppo_stats st;
+                 {
+                     py::gil_scoped_release nogil;
+                     busy_guard g(self.busy, "this PPO");
+                     st = self.visit([](auto& p) { return p.iterate(); });
+                 }
+                 return stats_dict(st);
+             }, "One iteration (rollout + update) with the GIL released; returns its statistics.")
+        .def_property_readonly("done", [](PyPPO& s) { return s.visit([](auto& p) { return p.done(); }); })
+        .def_property_readonly("iterations", [](PyPPO& s) { return s.visit([](auto& p) { return p.iterations(); }); })
+        .def_property_readonly("total_iterations", [](PyPPO& s) { return s.visit([](auto& p) { return p.total_iterations(); }); })
+        .def_property_readonly("env_steps", [](PyPPO& s) { return s.visit([](auto& p) { return p.env_steps(); }); })
+        .def("config", [](PyPPO& s) { return to_py(s.visit([](auto& p) { return p.config().to_json(); })); })
+        .def("save", [](PyPPO& s, const std::string& file) {
+                 check_idle(s.busy, "this PPO");
+                 s.visit([&](auto& p) { rl::save_checkpoint(file, p.network(), p.config(), p.scenario_config()); });
+             }, py::arg("path"), "Writes a JSON checkpoint.");
+
+    py::class_<PyNetwork>(m, "Network", "A trained actor-critic loaded from a checkpoint; acts greedily under the mask.")
+        .def_property_readonly("scenario", [](const PyNetwork& n) { return to_py(n.scenario); })
+        .def_property_readonly("ppo_config", [](const PyNetwork& n) { return to_py(n.ppo); })
+        .def("act", &network_act<gp::env>, py::arg("env"))
+        .def("act", &network_act<gp::tree_route_env>, py::arg("env"));
+
+    m.def("load_checkpoint", [](const std::string& file) {
+              auto ck = rl::load_checkpoint<float>(file);
+              PyNetwork n;
+              n.scenario = ck.scenario;
+              n.ppo = ck.ppo.to_json();
+              n.net = std::make_shared<const rl::basic_actor_critic<float>>(std::move(ck.network));
+              return n;
+          }, py::arg("path"), "Loads a PPO checkpoint (CheckpointError when truncated, corrupted or of another version).");
+
+    m.def("evaluate_network", [](py::object scenario, const PyNetwork& n, py::object seeds, const std::string& name,
+                                 std::size_t threads) {
+              const auto sc = to_scenario(scenario);
+              const auto sd = to_seeds(seeds);
+              py::gil_scoped_release nogil;
+              if (comm_model_of(sc) == gp::TreeRouteCost::name)
+                  return gp::evaluate<gp::tree_route_env>(sc, {rl::as_policy<gp::tree_route_env>(name, n.net)}, sd, threads);
+              return gp::evaluate<gp::env>(sc, {rl::as_policy<gp::env>(name, n.net)}, sd, threads);
+          }, py::arg("scenario"), py::arg("network"), py::arg("seeds") = 20, py::arg("name") = "ppo", py::arg("threads") = 1,
+          "Runs a loaded network through the C++ harness; returns an EvalReport.");
+}
+#endif
+
 }  // namespace
 
 PYBIND11_MODULE(_core, m) {
@@ -990,6 +1121,7 @@ PYBIND11_MODULE(_core, m) {
 
 #if defined(GPUPLACE_PY_HAVE_RL)
     m.attr("has_ppo") = true;
+    bind_ppo(m);
 #else
     m.attr("has_ppo") = false;
 #endif

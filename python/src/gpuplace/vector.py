@@ -97,9 +97,9 @@ class GpuPlaceVectorEnv(VectorEnv):
         done = np.flatnonzero(term | trunc)
         for i in done:
             i = int(i)
-            infos = self._add_info(
-                infos, {"final_obs": self._final_obs[i].copy(), "final_info": self.core.final_info(i)}, i
-            )
+            fin = self.core.final_info(i)
+            fin["seed"] = np.uint64(fin["seed"])  # seeds span the full 64 bits
+            infos = self._add_info(infos, {"final_obs": self._final_obs[i].copy(), "final_info": fin}, i)
         return self._out(self._obs), self._rewards.copy(), term, trunc, infos
 
     def action_masks(self) -> np.ndarray:

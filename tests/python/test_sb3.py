@@ -1,0 +1,77 @@
+"""sb3-contrib MaskablePPO on the batched VecEnv and on a plain env (short runs)."""
+
+import copy
+
+import numpy as np
+import pytest
+
+import gpuplace
+from conftest import SMALL
+
+pytest.importorskip("sb3_contrib")
+torch = pytest.importorskip("torch")
+
+from sb3_contrib import MaskablePPO  # noqa: E402
+from sb3_contrib.common.maskable.evaluation import evaluate_policy  # noqa: E402
+from stable_baselines3.common.monitor import Monitor  # noqa: E402
+
+from gpuplace.evaluation import evaluate_agent, maskable_policy  # noqa: E402
+from gpuplace.sb3 import train_maskable_ppo  # noqa: E402
+from gpuplace.vec_env import GpuPlaceVecEnv  # noqa: E402
+
+# SMALL plus Proximity-DRL's per-placement reward: a dense signal for compact placements, so a
+# 4k-step run reliably learns to place far better than random (measured: avg JCT 1.3-1.4 h vs
+# 1.9 h for random over 10 held-out seeds, for every training seed tried).
+LEARN = copy.deepcopy(SMALL)
+LEARN["name"] = "small_placement"
+LEARN["reward"] = {"jct": 1.0, "placement": 1.0}
+
+
+@pytest.fixture(autouse=True)
+def _one_torch_thread():
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(n)
+
+
+def test_maskable_ppo_on_vecenv_beats_random(tmp_path):
+    log = tmp_path / "episodes.csv"
+    model, cb = train_maskable_ppo(
+        LEARN, total_timesteps=4096, num_envs=8, n_steps=64, batch_size=128, learning_rate=1e-3, seed=0,
+        log_csv=str(log), show_progress=False,
+    )
+    assert model.num_timesteps >= 4096
+    assert len(cb.rows) > 10 and log.read_text().startswith("timesteps,episode_return")
+    seeds = gpuplace.held_out_seeds(10)
+    rep = gpuplace.evaluate(LEARN, ["random", "first_fit"], seeds)
+    evaluate_agent(maskable_policy(model), LEARN, seeds, name="maskable_ppo", report=rep)
+    ppo, _ = rep.summary("maskable_ppo", "avg_jct")
+    rnd, rnd_sem = rep.summary("random", "avg_jct")
+    assert ppo < rnd - 2 * rnd_sem, rep.table()
+    assert "maskable_ppo" in rep.table()
+    # save / load keeps the spaces (plain Gymnasium spaces in the archive)
+    path = tmp_path / "m.zip"
+    model.save(path)
+    venv = GpuPlaceVecEnv(LEARN, num_envs=2)
+    loaded = MaskablePPO.load(path, env=venv, device="cpu")
+    obs = venv.reset()
+    a, _ = loaded.predict(obs, action_masks=venv.action_masks(), deterministic=True)
+    assert venv.action_masks()[np.arange(2), a].all()
+
+
+def test_maskable_ppo_on_plain_env_and_evaluate_policy():
+    env = Monitor(gpuplace.GpuPlaceEnv(SMALL))
+    model = MaskablePPO("MlpPolicy", env, n_steps=256, batch_size=64, seed=1, device="cpu")
+    model.learn(1024)
+    assert model.num_timesteps >= 1024
+    mean, std = evaluate_policy(model, Monitor(gpuplace.GpuPlaceEnv(SMALL)), n_eval_episodes=2, warn=False)
+    assert np.isfinite(mean) and mean < 0
+
+
+def test_maskable_evaluate_policy_on_the_vecenv():
+    venv = GpuPlaceVecEnv(SMALL, num_envs=4)
+    model = MaskablePPO("MlpPolicy", venv, n_steps=32, batch_size=64, seed=2, device="cpu")
+    model.learn(256)
+    rewards, lengths = evaluate_policy(model, venv, n_eval_episodes=4, return_episode_rewards=True, warn=False)
+    assert len(rewards) == 4 and all(r < 0 for r in rewards) and all(n > 0 for n in lengths)
