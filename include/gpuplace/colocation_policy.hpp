@@ -12,13 +12,13 @@ namespace gpuplace {
 
 /// Scores a shared GPU by the combined throughput of its jobs after adding the current job
 /// (sum of everyone's rate factor; a free GPU scores 1 + 1 = 2, an exclusive job alone counts 1).
-/// Shares a GPU only when that combined throughput is at least `min_gain` (default 1.2, i.e. 20%
+/// Shares a GPU only when that combined throughput is at least `min_gain` (default 1.4, i.e. 40%
 /// more work per second than leaving the job waiting), and defers (when DEFER is enabled and the
 /// job has no picks yet) when its GPUs cannot all be free or good shares.
 class colocation_packer_policy {
 public:
     static constexpr std::string_view name = "coloc_packer";
-    explicit colocation_packer_policy(double min_gain = 1.2) : min_gain_(min_gain) {}
+    explicit colocation_packer_policy(double min_gain = 1.4) : min_gain_(min_gain) {}
     void reset(std::uint64_t) {}
 
     /// Combined throughput on GPU g if the current job joins it (0 when it cannot).
