@@ -11,4 +11,10 @@ if [ -z "${GPUPLACE_NO_PYTHON:-}" ] && [ -d tests/python ] && [ -x .venv/bin/pyt
   printf '\n==> Python tests (pytest)\n'
   GPUPLACE_DATA="${GPUPLACE_DATA:-$(pwd)/../shared/data}" .venv/bin/python -m pytest -q tests/python
 fi
+# Reliability stages: C++ tests under AddressSanitizer + UndefinedBehaviorSanitizer, and a short
+# fuzzing run over every fuzzer's corpus (skip with GPUPLACE_QUICK=1).
+if [ -z "${GPUPLACE_QUICK:-}" ]; then
+  [ -f scripts/sanitize.sh ] && bash scripts/sanitize.sh
+  [ -f scripts/fuzz.sh ] && bash scripts/fuzz.sh --ci
+fi
 printf '\n==> all tests passed in %ss\n' "$(( $(date +%s) - start ))"
