@@ -1,0 +1,336 @@
+#pragma once
+/// \file rl/actor_critic.hpp
+/// The actor-critic network of the PPO reference: logits over the G + 1 actions (a GPU or DEFER)
+/// and a state value, from the env's flat observation. Two architectures:
+///  - per_gpu (default): one small MLP scores every GPU from its own features plus the job / queue /
+///    global context (shared weights, so it does not depend on the number of GPUs); a context MLP
+///    gives the DEFER logit; the value MLP reads the context and the per-GPU feature means.
+///  - flat: MLPs over the whole observation (policy and value with separate or shared trunk).
+
+#include <algorithm>
+#include <concepts>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "../env.hpp"
+#include "../error.hpp"
+#include "categorical.hpp"
+#include "mlp.hpp"
+#include "normalizer.hpp"
+
+namespace gpuplace::rl {
+
+/// Network architecture.
+enum class architecture : unsigned char { per_gpu, flat };
+
+[[nodiscard]] inline std::string_view to_string(architecture a) noexcept { return a == architecture::flat ? "flat" : "per_gpu"; }
+
+/// Shape and options of the network.
+struct network_config {
+    architecture arch = architecture::per_gpu;
+    std::vector<std::size_t> hidden = {64, 64};        ///< policy layers (per_gpu: the GPU scorer)
+    std::vector<std::size_t> value_hidden = {64, 64};  ///< value layers (ignored with a shared trunk)
+    activation act = activation::tanh;
+    bool shared_trunk = false;  ///< flat only: policy and value share the hidden layers
+    bool normalize_obs = false; ///< running observation normalisation
+
+    [[nodiscard]] gpuplace::detail::json to_json() const {
+        return {{"architecture", to_string(arch)}, {"hidden", hidden}, {"value_hidden", value_hidden},
+                {"activation", to_string(act)},    {"shared_trunk", shared_trunk}, {"normalize_obs", normalize_obs}};
+    }
+    /// Reads the options present in j; errors name the JSON path.
+    static network_config from_json(const gpuplace::detail::json& j, std::string_view path) {
+        using namespace gpuplace::detail;
+        check_keys(j, path, {"architecture", "hidden", "value_hidden", "activation", "shared_trunk", "normalize_obs"});
+        network_config c;
+        std::string a = std::string(to_string(c.arch));
+        read_string(j, path, "architecture", a);
+        if (a == "flat") c.arch = architecture::flat;
+        else if (a == "per_gpu") c.arch = architecture::per_gpu;
+        else config_fail(join_path(path, "architecture"), "unknown architecture \"" + a + "\" (allowed: per_gpu, flat)");
+        auto sizes = [&](const char* key, std::vector<std::size_t>& out) {
+            auto it = j.find(key);
+            if (it == j.end()) return;
+            const auto p = join_path(path, key);
+            if (!it->is_array() || it->empty()) config_fail(p, "expected a non-empty array of layer sizes, got " + short_dump(*it));
+            out.clear();
+            for (const auto& v : *it) {
+                if (!v.is_number_integer() || v.get<long long>() < 1 || v.get<long long>() > 65536)
+                    config_fail(p, "layer size " + short_dump(v) + " is not an integer in [1, 65536]");
+                out.push_back(v.get<std::size_t>());
+            }
+        };
+        sizes("hidden", c.hidden);
+        sizes("value_hidden", c.value_hidden);
+        std::string act = std::string(to_string(c.act));
+        read_string(j, path, "activation", act);
+        c.act = parse_activation(act, "config " + join_path(path, "activation"));
+        read_bool(j, path, "shared_trunk", c.shared_trunk);
+        read_bool(j, path, "normalize_obs", c.normalize_obs);
+        return c;
+    }
+};
+
+/// Where the per-GPU features and the context sit in the flat observation.
+struct obs_spec {
+    std::size_t num_gpus = 0;      ///< G; there are G + 1 actions
+    std::size_t gpu_features = 0;  ///< per-GPU segments of G values each, first in the observation
+    std::size_t context = 0;       ///< the remaining values (job, queue window, global)
+    [[nodiscard]] std::size_t obs_size() const noexcept { return num_gpus * gpu_features + context; }
+    [[nodiscard]] std::size_t num_actions() const noexcept { return num_gpus + 1; }
+    bool operator==(const obs_spec&) const = default;
+
+    /// Reads the layout of an env: leading segments "gpu_*" of G values, then the context.
+    template <class Env>
+    [[nodiscard]] static obs_spec of(const Env& e) {
+        obs_spec s;
+        s.num_gpus = e.num_gpus();
+        std::size_t off = 0;
+        for (const auto& seg : e.observation_layout()) {
+            if (seg.name.rfind("gpu_", 0) != 0 || seg.size != s.num_gpus || seg.offset != off) break;
+            ++s.gpu_features;
+            off += seg.size;
+        }
+        s.context = e.observation_size() - off;
+        return s;
+    }
+};
+
+/// The network, templated on the scalar type.
+template <std::floating_point S>
+class basic_actor_critic {
+public:
+    using scalar = S;
+    using net = basic_mlp<S>;
+    using matrix = matrix_t<S>;
+    using vector = vector_t<S>;
+
+    /// Intermediate values of a forward pass (one per thread when acting concurrently).
+    struct workspace {
+        typename net::cache c_gpu, c_ctx, c_tail, c_defer, c_value, c_pi, c_trunk, c_vhead;
+        matrix x, xg, ctx, vin, a1, logits;
+        vector values;
+        std::vector<Eigen::Index> col_b, col_g;  ///< per_gpu: sample and GPU of each scored column
+        std::size_t batch = 0;
+    };
+
+    basic_actor_critic() = default;
+
+    /// An untrained network for observations of shape `spec`, initialised from `seed`.
+    basic_actor_critic(obs_spec spec, network_config cfg, std::uint64_t seed) : spec_(spec), cfg_(std::move(cfg)) {
+        build();
+        gpuplace::detail::rng r(seed);
+        const double h = std::sqrt(2.0);
+        for (auto& [name, n] : named()) {
+            // hidden-like parts keep gain sqrt(2); small policy outputs start near uniform
+            const double out = name == "value" ? 1.0 : (name == "tail" || name == "defer" || name == "policy") ? 0.01 : h;
+            n->init(r, h, out);
+        }
+    }
+
+    [[nodiscard]] const obs_spec& spec() const noexcept { return spec_; }
+    [[nodiscard]] const network_config& config() const noexcept { return cfg_; }
+
+    /// Every sub-network (for the optimiser, gradient clipping and checkpoints), in a fixed order.
+    [[nodiscard]] std::vector<net*> parts() {
+        std::vector<net*> v;
+        for (auto& [name, n] : named()) v.push_back(n);
+        return v;
+    }
+    /// Sub-networks with their checkpoint names.
+    [[nodiscard]] std::vector<std::pair<std::string, net*>> named() {
+        if (cfg_.arch == architecture::per_gpu)
+            return {{"gpu_in", &gpu_in_}, {"ctx_in", &ctx_in_}, {"tail", &tail_}, {"defer", &defer_}, {"value", &value_}};
+        if (cfg_.shared_trunk) return {{"trunk", &trunk_}, {"policy", &pi_}, {"value", &vhead_}};
+        return {{"policy", &pi_}, {"value", &value_}};
+    }
+    [[nodiscard]] std::vector<std::pair<std::string, const net*>> named() const {
+        std::vector<std::pair<std::string, const net*>> v;
+        for (auto& [name, n] : const_cast<basic_actor_critic*>(this)->named()) v.emplace_back(name, n);
+        return v;
+    }
+    [[nodiscard]] std::size_t num_params() {
+        std::size_t n = 0;
+        for (auto* p : parts()) n += p->num_params();
+        return n;
+    }
+    void zero_grad() {
+        for (auto* p : parts()) p->zero_grad();
+    }
+
+    /// Observation normalisers: per_gpu has {per-GPU features, context}; flat has {observation}.
+    [[nodiscard]] std::vector<running_norm>& normalizers() noexcept { return norms_; }
+    [[nodiscard]] const std::vector<running_norm>& normalizers() const noexcept { return norms_; }
+
+    /// Adds a batch of raw observations (obs_size x B, float) to the normalisers' statistics.
+    void update_normalizers(const Eigen::Ref<const Eigen::MatrixXf>& obs) {
+        if (!cfg_.normalize_obs) return;
+        if (cfg_.arch == architecture::flat) {
+            norms_[0].update(obs);
+            return;
+        }
+        norms_[0].update(gather_gpu(obs.template cast<S>()));
+        norms_[1].update(obs.bottomRows(Eigen::Index(spec_.context)));
+    }
+
+    /// Forward pass on raw observations (obs_size x B): fills w.logits ((G+1) x B) and w.values
+    /// (B). With `masks` ((G+1) x B, column-major), per_gpu scores only the valid GPUs (masked
+    /// logits are left at 0: a masked categorical ignores them), which saves most of the work on
+    /// a busy cluster.
+    template <class M>
+    void forward(const M& obs, workspace& w, const std::uint8_t* masks = nullptr) const {
+        const auto B = obs.cols();
+        w.batch = std::size_t(B);
+        const auto G = Eigen::Index(spec_.num_gpus), F = Eigen::Index(spec_.gpu_features), C = Eigen::Index(spec_.context);
+        const auto A = G + 1;
+        if (cfg_.arch == architecture::flat) {
+            w.x = obs.template cast<S>();
+            if (cfg_.normalize_obs) norms_[0].apply(w.x);
+            if (cfg_.shared_trunk) {
+                const auto& h = trunk_.forward(w.x, w.c_trunk);
+                w.logits = pi_.forward(h, w.c_pi);
+                w.values = vhead_.forward(h, w.c_vhead).row(0).transpose();
+            } else {
+                w.logits = pi_.forward(w.x, w.c_pi);
+                w.values = value_.forward(w.x, w.c_value).row(0).transpose();
+            }
+            return;
+        }
+        // the GPU columns to score
+        w.col_b.clear();
+        w.col_g.clear();
+        for (Eigen::Index b = 0; b < B; ++b)
+            for (Eigen::Index g = 0; g < G; ++g)
+                if (!masks || masks[std::size_t(b * A + g)]) {
+                    w.col_b.push_back(b);
+                    w.col_g.push_back(g);
+                }
+        const auto n = Eigen::Index(w.col_b.size());
+        w.xg.resize(F, n);
+        for (Eigen::Index k = 0; k < n; ++k)
+            for (Eigen::Index f = 0; f < F; ++f) w.xg(f, k) = S(obs(f * G + w.col_g[std::size_t(k)], w.col_b[std::size_t(k)]));
+        w.ctx = obs.bottomRows(C).template cast<S>();
+        w.vin.resize(C + F, B);
+        for (Eigen::Index b = 0; b < B; ++b)
+            for (Eigen::Index f = 0; f < F; ++f) w.vin(C + f, b) = S(obs.col(b).segment(f * G, G).template cast<double>().mean());
+        if (cfg_.normalize_obs) {
+            norms_[0].apply(w.xg);
+            norms_[1].apply(w.ctx);
+            // the value reads normalised feature means: normalise the means like the features
+            auto tail = w.vin.bottomRows(F);
+            matrix t = tail;
+            norms_[0].apply(t);
+            tail = t;
+        }
+        w.vin.topRows(C) = w.ctx;
+        const auto& pc = ctx_in_.forward(w.ctx, w.c_ctx);  // H x B
+        w.a1 = gpu_in_.forward(w.xg, w.c_gpu);             // H x n
+        for (Eigen::Index k = 0; k < n; ++k) w.a1.col(k) += pc.col(w.col_b[std::size_t(k)]);
+        detail::activate(w.a1, cfg_.act);
+        const auto& sc = tail_.forward(w.a1, w.c_tail);  // 1 x n
+        w.logits.setZero(A, B);
+        for (Eigen::Index k = 0; k < n; ++k) w.logits(w.col_g[std::size_t(k)], w.col_b[std::size_t(k)]) = sc(0, k);
+        w.logits.row(G) = defer_.forward(w.ctx, w.c_defer).row(0);
+        w.values = value_.forward(w.vin, w.c_value).row(0).transpose();
+    }
+
+    /// Backward pass after forward(obs, w): adds the parameter gradients for dLoss/dlogits
+    /// ((G+1) x B) and dLoss/dvalues (B).
+    void backward(workspace& w, const matrix& dlogits, const vector& dvalues) {
+        const auto B = Eigen::Index(w.batch);
+        const auto G = Eigen::Index(spec_.num_gpus);
+        if (cfg_.arch == architecture::flat) {
+            if (cfg_.shared_trunk) {
+                matrix dh1, dh2;
+                pi_.backward(w.c_pi, dlogits, &dh1);
+                vhead_.backward(w.c_vhead, dvalues.transpose(), &dh2);
+                trunk_.backward(w.c_trunk, dh1 + dh2);
+            } else {
+                pi_.backward(w.c_pi, dlogits);
+                value_.backward(w.c_value, dvalues.transpose());
+            }
+            return;
+        }
+        const auto n = Eigen::Index(w.col_b.size());
+        matrix dsc(1, n);
+        for (Eigen::Index k = 0; k < n; ++k) dsc(0, k) = dlogits(w.col_g[std::size_t(k)], w.col_b[std::size_t(k)]);
+        matrix da1;
+        tail_.backward(w.c_tail, std::move(dsc), &da1);
+        detail::activation_backward(da1, w.a1, cfg_.act);
+        matrix dpc = matrix::Zero(da1.rows(), B);
+        for (Eigen::Index k = 0; k < n; ++k) dpc.col(w.col_b[std::size_t(k)]) += da1.col(k);
+        gpu_in_.backward(w.c_gpu, std::move(da1));
+        ctx_in_.backward(w.c_ctx, std::move(dpc));
+        defer_.backward(w.c_defer, dlogits.row(G));
+        value_.backward(w.c_value, dvalues.transpose());
+    }
+
+    /// The action for one observation: argmax over valid actions (greedy) or a sample.
+    [[nodiscard]] std::size_t act(std::span<const float> obs, std::span<const std::uint8_t> mask, workspace& w,
+                                  gpuplace::detail::rng* sample = nullptr) const {
+        if (obs.size() != spec_.obs_size())
+            throw Error("actor_critic: observation of size " + std::to_string(obs.size()) + ", network expects " +
+                        std::to_string(spec_.obs_size()));
+        if (mask.size() != spec_.num_actions())
+            throw Error("actor_critic: mask of size " + std::to_string(mask.size()) + ", network expects " +
+                        std::to_string(spec_.num_actions()));
+        const Eigen::Map<const Eigen::MatrixXf> o(obs.data(), Eigen::Index(obs.size()), 1);
+        forward(o, w, mask.data());
+        const basic_masked_categorical<S> d(w.logits.col(0), mask);
+        return sample ? d.sample(*sample) : d.argmax();
+    }
+
+private:
+    void build() {
+        const auto& h = cfg_.hidden;
+        const auto& vh = cfg_.value_hidden;
+        if (h.empty()) throw ConfigError("network: hidden must have at least one layer");
+        auto sizes = [](std::size_t in, const std::vector<std::size_t>& mid, std::size_t out) {
+            std::vector<std::size_t> s{in};
+            s.insert(s.end(), mid.begin(), mid.end());
+            if (out) s.push_back(out);
+            return s;
+        };
+        if (cfg_.arch == architecture::per_gpu) {
+            if (spec_.gpu_features == 0) throw ConfigError("network: per_gpu architecture needs per-GPU observation segments");
+            gpu_in_ = net({spec_.gpu_features, h[0]}, cfg_.act);
+            ctx_in_ = net({spec_.context, h[0]}, cfg_.act);
+            tail_ = net(sizes(h[0], {h.begin() + 1, h.end()}, 1), cfg_.act);
+            defer_ = net(sizes(spec_.context, {h.back()}, 1), cfg_.act);
+            value_ = net(sizes(spec_.context + spec_.gpu_features, vh, 1), cfg_.act);
+            norms_ = {running_norm(spec_.gpu_features), running_norm(spec_.context)};
+        } else {
+            if (cfg_.shared_trunk) {
+                trunk_ = net(sizes(spec_.obs_size(), h, 0), cfg_.act, true);
+                pi_ = net({h.back(), spec_.num_actions()}, cfg_.act);
+                vhead_ = net({h.back(), 1}, cfg_.act);
+            } else {
+                pi_ = net(sizes(spec_.obs_size(), h, spec_.num_actions()), cfg_.act);
+                value_ = net(sizes(spec_.obs_size(), vh, 1), cfg_.act);
+            }
+            norms_ = {running_norm(spec_.obs_size())};
+        }
+    }
+
+    /// Per-GPU features as columns: (F x B*G), column b*G + g holds GPU g of sample b.
+    template <class M>
+    [[nodiscard]] matrix gather_gpu(const M& obs) const {
+        const auto B = obs.cols();
+        const auto G = Eigen::Index(spec_.num_gpus), F = Eigen::Index(spec_.gpu_features);
+        matrix xg(F, B * G);
+        for (Eigen::Index b = 0; b < B; ++b)
+            for (Eigen::Index f = 0; f < F; ++f) xg.row(f).segment(b * G, G) = obs.col(b).segment(f * G, G).transpose();
+        return xg;
+    }
+
+    obs_spec spec_;
+    network_config cfg_;
+    net gpu_in_, ctx_in_, tail_, defer_, value_, pi_, trunk_, vhead_;
+    std::vector<running_norm> norms_;
+};
+
+using actor_critic = basic_actor_critic<float>;
+
+}  // namespace gpuplace::rl

@@ -1,0 +1,69 @@
+#pragma once
+/// \file rl/adam.hpp
+/// Adam over a set of parameter vectors, and global gradient-norm clipping.
+
+#include <cmath>
+#include <concepts>
+#include <vector>
+
+#include <Eigen/Dense>
+
+namespace gpuplace::rl {
+
+/// Global L2 norm of several gradient vectors.
+template <class V>
+[[nodiscard]] double global_norm(const std::vector<V*>& grads) {
+    double s = 0;
+    for (const auto* g : grads) s += double(g->squaredNorm());
+    return std::sqrt(s);
+}
+
+/// Scales every gradient so that their global norm is at most max_norm; returns the norm before.
+template <class V>
+double clip_grad_norm(const std::vector<V*>& grads, double max_norm) {
+    const double n = global_norm(grads);
+    if (max_norm > 0 && n > max_norm) {
+        const auto f = static_cast<typename V::Scalar>(max_norm / (n + 1e-6));
+        for (auto* g : grads) *g *= f;
+    }
+    return n;
+}
+
+/// Adam (Kingma & Ba) with bias correction; one moment pair per parameter vector.
+template <std::floating_point S>
+class basic_adam {
+public:
+    using vector = Eigen::Matrix<S, Eigen::Dynamic, 1>;
+    double beta1 = 0.9, beta2 = 0.999, eps = 1e-5;
+
+    basic_adam() = default;
+    /// Sizes the moments for vectors of these sizes.
+    explicit basic_adam(const std::vector<std::size_t>& sizes) {
+        for (auto n : sizes) {
+            m_.push_back(vector::Zero(Eigen::Index(n)));
+            v_.push_back(vector::Zero(Eigen::Index(n)));
+        }
+    }
+
+    /// One step: params[i] -= lr * mhat / (sqrt(vhat) + eps).
+    void step(const std::vector<vector*>& params, const std::vector<vector*>& grads, double lr) {
+        ++t_;
+        const double c1 = 1.0 - std::pow(beta1, double(t_)), c2 = 1.0 - std::pow(beta2, double(t_));
+        const auto b1 = S(beta1), b2 = S(beta2);
+        const auto step = S(lr / c1), e = S(eps), sc2 = S(1.0 / std::sqrt(c2));
+        for (std::size_t i = 0; i < params.size(); ++i) {
+            m_[i] = b1 * m_[i] + (S(1) - b1) * *grads[i];
+            v_[i] = b2 * v_[i] + (S(1) - b2) * grads[i]->cwiseProduct(*grads[i]);
+            params[i]->array() -= step * m_[i].array() / (v_[i].array().sqrt() * sc2 + e);
+        }
+    }
+    [[nodiscard]] long long steps() const noexcept { return t_; }
+
+private:
+    std::vector<vector> m_, v_;
+    long long t_ = 0;
+};
+
+using adam = basic_adam<float>;
+
+}  // namespace gpuplace::rl

@@ -1,0 +1,218 @@
+#pragma once
+/// \file rl/checkpoint.hpp
+/// Versioned JSON checkpoints of a trained network (weights, observation normalisers, network and
+/// PPO config, scenario), and an adapter that makes a network act as a policy in the evaluation
+/// harness (greedy: the most probable valid action).
+///
+/// Format (version 1):
+///   {"format": "gpuplace-ppo", "version": 1, "obs_spec": {"num_gpus", "gpu_features", "context"},
+///    "network": {...network_config}, "ppo": {...ppo_config}, "scenario": {...},
+///    "parts": {"<name>": {"sizes": [...], "params": [...]}},
+///    "normalizers": [{"mean": [...], "var": [...], "count": n}, ...]}
+
+#include <concepts>
+#include <cstdint>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include "../config.hpp"
+#include "../detail/json_util.hpp"
+#include "../error.hpp"
+#include "../evaluate.hpp"
+#include "actor_critic.hpp"
+#include "ppo.hpp"
+
+namespace gpuplace::rl {
+
+/// The checkpoint format version written by save_checkpoint().
+inline constexpr int checkpoint_version = 1;
+
+/// A loaded checkpoint.
+template <std::floating_point S>
+struct basic_checkpoint {
+    basic_actor_critic<S> network;
+    ppo_config ppo;
+    gpuplace::detail::json scenario;  ///< the scenario the network was trained on
+};
+using checkpoint = basic_checkpoint<float>;
+
+/// The checkpoint JSON of a network.
+template <std::floating_point S>
+[[nodiscard]] gpuplace::detail::json checkpoint_json(const basic_actor_critic<S>& net, const ppo_config& cfg, const scenario& s) {
+    gpuplace::detail::json j;
+    j["format"] = "gpuplace-ppo";
+    j["version"] = checkpoint_version;
+    const auto& sp = net.spec();
+    j["obs_spec"] = {{"num_gpus", sp.num_gpus}, {"gpu_features", sp.gpu_features}, {"context", sp.context}};
+    j["network"] = net.config().to_json();
+    j["ppo"] = cfg.to_json();
+    j["scenario"] = s.to_json();
+    for (const auto& [name, n] : net.named()) {
+        gpuplace::detail::json p = gpuplace::detail::json::array();
+        for (Eigen::Index i = 0; i < n->params().size(); ++i) p.push_back(double(n->params()(i)));
+        j["parts"][name] = {{"sizes", n->sizes()}, {"params", std::move(p)}};
+    }
+    j["normalizers"] = gpuplace::detail::json::array();
+    for (const auto& r : net.normalizers()) {
+        std::vector<double> m(r.mean().data(), r.mean().data() + r.mean().size());
+        std::vector<double> v(r.var().data(), r.var().data() + r.var().size());
+        j["normalizers"].push_back({{"mean", m}, {"var", v}, {"count", r.count()}});
+    }
+    return j;
+}
+
+namespace detail {
+
+[[noreturn]] inline void ckpt_fail(std::string_view src, std::string_view path, std::string_view what) {
+    throw CheckpointError("checkpoint " + std::string(src) + ": " + std::string(path.empty() ? "/" : path) + ": " +
+                          std::string(what));
+}
+
+inline const gpuplace::detail::json& ckpt_get(const gpuplace::detail::json& j, std::string_view src, const std::string& path,
+                                              const char* key) {
+    if (!j.is_object()) ckpt_fail(src, path, "expected an object");
+    auto it = j.find(key);
+    if (it == j.end()) ckpt_fail(src, path + "/" + key, "missing");
+    return *it;
+}
+
+inline std::vector<double> ckpt_numbers(const gpuplace::detail::json& j, std::string_view src, const std::string& path,
+                                        std::size_t expect) {
+    if (!j.is_array()) ckpt_fail(src, path, "expected an array of numbers");
+    if (j.size() != expect)
+        ckpt_fail(src, path, "has " + std::to_string(j.size()) + " values, expected " + std::to_string(expect));
+    std::vector<double> v;
+    v.reserve(j.size());
+    for (std::size_t i = 0; i < j.size(); ++i) {
+        if (!j[i].is_number()) ckpt_fail(src, path + "/" + std::to_string(i), "not a number: " + gpuplace::detail::short_dump(j[i]));
+        v.push_back(j[i].get<double>());
+        if (!std::isfinite(v.back())) ckpt_fail(src, path + "/" + std::to_string(i), "not finite");
+    }
+    return v;
+}
+
+}  // namespace detail
+
+/// Reads a checkpoint from JSON; every problem is a CheckpointError naming `source` and the JSON path.
+template <std::floating_point S = float>
+[[nodiscard]] basic_checkpoint<S> checkpoint_from_json(const gpuplace::detail::json& j, std::string_view source = "<json>") {
+    using detail::ckpt_fail;
+    using detail::ckpt_get;
+    const auto& fmt = ckpt_get(j, source, "", "format");
+    if (fmt != "gpuplace-ppo") ckpt_fail(source, "/format", "expected \"gpuplace-ppo\", got " + gpuplace::detail::short_dump(fmt));
+    const auto& ver = ckpt_get(j, source, "", "version");
+    if (!ver.is_number_integer() || ver.template get<long long>() != checkpoint_version)
+        ckpt_fail(source, "/version", "unsupported version " + gpuplace::detail::short_dump(ver) + " (this build reads version " +
+                                          std::to_string(checkpoint_version) + ")");
+    const auto& sj = ckpt_get(j, source, "", "obs_spec");
+    obs_spec sp;
+    for (auto [key, out] : {std::pair{"num_gpus", &sp.num_gpus}, {"gpu_features", &sp.gpu_features}, {"context", &sp.context}}) {
+        const auto& v = ckpt_get(sj, source, "/obs_spec", key);
+        if (!v.is_number_unsigned()) ckpt_fail(source, std::string("/obs_spec/") + key, "expected a non-negative integer");
+        *out = v.template get<std::size_t>();
+    }
+    basic_checkpoint<S> c;
+    try {
+        const auto cfg = network_config::from_json(ckpt_get(j, source, "", "network"), "/network");
+        c.ppo = ppo_config::from_json(ckpt_get(j, source, "", "ppo"), "/ppo");
+        c.network = basic_actor_critic<S>(sp, cfg, 0);
+    } catch (const CheckpointError&) {
+        throw;
+    } catch (const Error& e) {
+        ckpt_fail(source, "", e.what());
+    }
+    c.scenario = ckpt_get(j, source, "", "scenario");
+    const auto& parts = ckpt_get(j, source, "", "parts");
+    for (auto& [name, n] : c.network.named()) {
+        const std::string p = "/parts/" + name;
+        const auto& pj = ckpt_get(parts, source, "/parts", name.c_str());
+        const auto& sz = ckpt_get(pj, source, p, "sizes");
+        if (!sz.is_array() || sz.size() != n->sizes().size() ||
+            !std::equal(n->sizes().begin(), n->sizes().end(), sz.begin(),
+                        [](std::size_t a, const gpuplace::detail::json& b) { return b.is_number_unsigned() && b.template get<std::size_t>() == a; }))
+            ckpt_fail(source, p + "/sizes", "layer sizes " + gpuplace::detail::short_dump(sz) + " do not match the network config " +
+                                                gpuplace::detail::json(n->sizes()).dump());
+        const auto v = detail::ckpt_numbers(ckpt_get(pj, source, p, "params"), source, p + "/params", n->num_params());
+        for (std::size_t i = 0; i < v.size(); ++i) n->params()(Eigen::Index(i)) = S(v[i]);
+    }
+    const auto& nj = ckpt_get(j, source, "", "normalizers");
+    auto& norms = c.network.normalizers();
+    if (!nj.is_array() || nj.size() != norms.size())
+        ckpt_fail(source, "/normalizers", "expected an array of " + std::to_string(norms.size()) + " normalizers");
+    for (std::size_t i = 0; i < norms.size(); ++i) {
+        const std::string p = "/normalizers/" + std::to_string(i);
+        const auto m = detail::ckpt_numbers(ckpt_get(nj[i], source, p, "mean"), source, p + "/mean", norms[i].dims());
+        const auto v = detail::ckpt_numbers(ckpt_get(nj[i], source, p, "var"), source, p + "/var", norms[i].dims());
+        const auto& cnt = ckpt_get(nj[i], source, p, "count");
+        if (!cnt.is_number()) ckpt_fail(source, p + "/count", "expected a number");
+        norms[i].set(Eigen::Map<const Eigen::VectorXd>(m.data(), Eigen::Index(m.size())),
+                     Eigen::Map<const Eigen::VectorXd>(v.data(), Eigen::Index(v.size())), cnt.template get<double>());
+    }
+    return c;
+}
+
+/// Parses checkpoint text; a truncated or malformed document is a CheckpointError with the byte offset.
+template <std::floating_point S = float>
+[[nodiscard]] basic_checkpoint<S> parse_checkpoint(std::string_view text, std::string_view source = "<string>") {
+    gpuplace::detail::json j;
+    try {
+        j = gpuplace::detail::json::parse(text.begin(), text.end());
+    } catch (const gpuplace::detail::json::parse_error& e) {
+        throw CheckpointError("checkpoint " + std::string(source) + ": invalid or truncated JSON at byte " +
+                              std::to_string(e.byte) + " of " + std::to_string(text.size()) + ": " + e.what());
+    }
+    return checkpoint_from_json<S>(j, source);
+}
+
+/// Writes a checkpoint file.
+template <std::floating_point S>
+void save_checkpoint(const std::string& file, const basic_actor_critic<S>& net, const ppo_config& cfg, const scenario& s) {
+    std::ofstream out(file);
+    if (!out) throw CheckpointError("checkpoint " + file + ": cannot open for writing");
+    out << checkpoint_json(net, cfg, s).dump() << "\n";
+    if (!out) throw CheckpointError("checkpoint " + file + ": write failed");
+}
+
+/// Reads a checkpoint file.
+template <std::floating_point S = float>
+[[nodiscard]] basic_checkpoint<S> load_checkpoint(const std::string& file) {
+    std::ifstream in(file);
+    if (!in) throw CheckpointError("checkpoint " + file + ": cannot open");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return parse_checkpoint<S>(ss.str(), file);
+}
+
+/// A network acting greedily (argmax over valid actions); satisfies the Policy concept.
+template <std::floating_point S = float>
+class basic_network_policy {
+public:
+    explicit basic_network_policy(std::shared_ptr<const basic_actor_critic<S>> net) : net_(std::move(net)) {}
+    void reset(std::uint64_t) {}
+    template <class E>
+    std::int64_t act(const E& e) {
+        if (e.observation_size() != net_->spec().obs_size() || e.num_actions() != net_->spec().num_actions())
+            throw Error("network policy: env has observation size " + std::to_string(e.observation_size()) + " and " +
+                        std::to_string(e.num_actions()) + " actions; the network expects " +
+                        std::to_string(net_->spec().obs_size()) + " and " + std::to_string(net_->spec().num_actions()));
+        return std::int64_t(net_->act(e.observation(), e.action_mask(), ws_));
+    }
+
+private:
+    std::shared_ptr<const basic_actor_critic<S>> net_;
+    typename basic_actor_critic<S>::workspace ws_;
+};
+using network_policy = basic_network_policy<float>;
+
+/// The network as an evaluation-harness policy (one workspace per episode, so episodes can run in parallel).
+template <class E, std::floating_point S>
+[[nodiscard]] any_policy<E> as_policy(std::string name, std::shared_ptr<const basic_actor_critic<S>> net) {
+    return {std::move(name), [net](std::uint64_t) {
+                auto p = std::make_shared<basic_network_policy<S>>(net);
+                return std::function<std::int64_t(const E&)>([p](const E& e) { return p->act(e); });
+            }};
+}
+
+}  // namespace gpuplace::rl

@@ -1,0 +1,397 @@
+#pragma once
+/// \file rl/ppo.hpp
+/// Proximal Policy Optimization (clipped surrogate) over a basic_vector_env: GAE(gamma, lambda)
+/// with truncation bootstrapped from the final observation, value loss (optionally clipped),
+/// entropy bonus, advantage normalisation, minibatch epochs, linear learning-rate annealing,
+/// optional observation normalisation and reward scaling. Deterministic by seed: the same config
+/// gives the same parameters whatever the number of env threads.
+
+#include <algorithm>
+#include <cmath>
+#include <concepts>
+#include <cstdint>
+#include <chrono>
+#include <deque>
+#include <span>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "../config.hpp"
+#include "../detail/json_util.hpp"
+#include "../detail/rng.hpp"
+#include "../vector_env.hpp"
+#include "actor_critic.hpp"
+#include "adam.hpp"
+#include "categorical.hpp"
+
+namespace gpuplace::rl {
+
+/// Hyperparameters of PPO. Every field is readable from JSON (errors name the path).
+struct ppo_config {
+    std::size_t total_steps = 300'000;  ///< env steps (summed over envs)
+    std::size_t num_envs = 16;
+    std::size_t num_steps = 128;        ///< rollout length per env and iteration
+    std::size_t epochs = 4;
+    std::size_t minibatches = 4;
+    double learning_rate = 3e-4;
+    bool anneal_lr = true;              ///< linear decay to 0 over total_steps
+    double gamma = 0.99;
+    double gae_lambda = 0.95;
+    double clip = 0.2;
+    bool clip_value = false;
+    double vf_coef = 0.5;
+    double ent_coef = 0.01;
+    double max_grad_norm = 0.5;
+    bool normalize_advantages = true;
+    bool normalize_rewards = true;      ///< divide rewards by the running std of the discounted return
+    std::uint64_t seed = 1;
+    std::size_t threads = 1;            ///< env stepping threads (results do not depend on it)
+    network_config network;
+
+    [[nodiscard]] gpuplace::detail::json to_json() const {
+        return {{"total_steps", total_steps}, {"num_envs", num_envs}, {"num_steps", num_steps}, {"epochs", epochs},
+                {"minibatches", minibatches}, {"learning_rate", learning_rate}, {"anneal_lr", anneal_lr},
+                {"gamma", gamma}, {"gae_lambda", gae_lambda}, {"clip", clip}, {"clip_value", clip_value},
+                {"vf_coef", vf_coef}, {"ent_coef", ent_coef}, {"max_grad_norm", max_grad_norm},
+                {"normalize_advantages", normalize_advantages}, {"normalize_rewards", normalize_rewards},
+                {"seed", seed}, {"threads", threads}, {"network", network.to_json()}};
+    }
+
+    /// Reads the keys present in j over the defaults.
+    [[nodiscard]] static ppo_config from_json(const gpuplace::detail::json& j, std::string_view path = "/ppo") {
+        using namespace gpuplace::detail;
+        check_keys(j, path, {"total_steps", "num_envs", "num_steps", "epochs", "minibatches", "learning_rate", "anneal_lr",
+                             "gamma", "gae_lambda", "clip", "clip_value", "vf_coef", "ent_coef", "max_grad_norm",
+                             "normalize_advantages", "normalize_rewards", "seed", "threads", "network"});
+        ppo_config c;
+        read_int(j, path, "total_steps", c.total_steps, 1, 1LL << 50);
+        read_int(j, path, "num_envs", c.num_envs, 1, 1 << 16);
+        read_int(j, path, "num_steps", c.num_steps, 1, 1 << 20);
+        read_int(j, path, "epochs", c.epochs, 1, 1000);
+        read_int(j, path, "minibatches", c.minibatches, 1, 1 << 20);
+        read_number(j, path, "learning_rate", c.learning_rate, 0.0, 10.0);
+        read_bool(j, path, "anneal_lr", c.anneal_lr);
+        read_number(j, path, "gamma", c.gamma, 0.0, 1.0);
+        read_number(j, path, "gae_lambda", c.gae_lambda, 0.0, 1.0);
+        read_number(j, path, "clip", c.clip, 0.0, 10.0);
+        read_bool(j, path, "clip_value", c.clip_value);
+        read_number(j, path, "vf_coef", c.vf_coef, 0.0, 1e6);
+        read_number(j, path, "ent_coef", c.ent_coef, 0.0, 1e6);
+        read_number(j, path, "max_grad_norm", c.max_grad_norm, 0.0, 1e12);
+        read_bool(j, path, "normalize_advantages", c.normalize_advantages);
+        read_bool(j, path, "normalize_rewards", c.normalize_rewards);
+        read_int(j, path, "seed", c.seed, 0, (1LL << 62));
+        read_int(j, path, "threads", c.threads, 1, 1024);
+        if (auto it = j.find("network"); it != j.end()) c.network = network_config::from_json(*it, join_path(path, "network"));
+        if (c.num_envs * c.num_steps < c.minibatches)
+            config_fail(join_path(path, "minibatches"), "more minibatches (" + std::to_string(c.minibatches) +
+                                                            ") than samples per iteration (" +
+                                                            std::to_string(c.num_envs * c.num_steps) + ")");
+        return c;
+    }
+};
+
+/// Losses of a minibatch and their gradients w.r.t. logits and values (the PPO objective,
+/// averaged over the minibatch). Exposed for the gradient check.
+template <std::floating_point S>
+struct ppo_loss {
+    double policy = 0, value = 0, entropy = 0, total = 0, approx_kl = 0, clip_frac = 0;
+    matrix_t<S> dlogits;
+    vector_t<S> dvalues;
+};
+
+/// Computes the PPO loss of a minibatch given the network outputs (logits (A x M), values (M)),
+/// masks (A x M, column-major), actions, old log-probs, advantages, returns and old values.
+template <std::floating_point S>
+[[nodiscard]] ppo_loss<S> compute_ppo_loss(const matrix_t<S>& logits, const vector_t<S>& values,
+                                           std::span<const std::uint8_t> masks, std::span<const std::int64_t> actions,
+                                           std::span<const S> old_logp, std::span<const S> adv,
+                                           std::span<const S> returns, std::span<const S> old_values,
+                                           const ppo_config& c) {
+    const auto A = std::size_t(logits.rows()), M = std::size_t(logits.cols());
+    ppo_loss<S> L;
+    L.dlogits = matrix_t<S>::Zero(logits.rows(), logits.cols());
+    L.dvalues = vector_t<S>::Zero(values.size());
+    const S inv = S(1) / S(M);
+    const S eps = S(c.clip);
+    for (std::size_t i = 0; i < M; ++i) {
+        const auto k = Eigen::Index(i);
+        const basic_masked_categorical<S> d(logits.col(k), masks.subspan(i * A, A));
+        const auto a = std::size_t(actions[i]);
+        const S lp = d.log_prob(a);
+        const S ratio = std::exp(lp - old_logp[i]);
+        const S s1 = ratio * adv[i], s2 = std::clamp(ratio, S(1) - eps, S(1) + eps) * adv[i];
+        L.policy -= double(std::min(s1, s2)) / double(M);
+        const S dsurr = s1 <= s2 ? adv[i] * ratio : S(0);  // d min(.)/d logp
+        L.entropy += double(d.entropy()) / double(M);
+        L.approx_kl += double((ratio - S(1)) - (lp - old_logp[i])) / double(M);
+        L.clip_frac += (std::abs(ratio - S(1)) > eps ? 1.0 : 0.0) / double(M);
+        // total = policy + vf * value - ent * entropy
+        d.backward(L.dlogits.col(k), a, -dsurr * inv, -S(c.ent_coef) * inv);
+        const S v = values(k), R = returns[i];
+        S dv = v - R;
+        double vl = 0.5 * double(dv * dv);
+        if (c.clip_value) {
+            const S vc = old_values[i] + std::clamp(v - old_values[i], -eps, eps);
+            const S dvc = vc - R;
+            const double vlc = 0.5 * double(dvc * dvc);
+            if (vlc > vl) {
+                vl = vlc;
+                dv = std::abs(v - old_values[i]) < eps ? dvc : S(0);
+            }
+        }
+        L.value += vl / double(M);
+        L.dvalues(k) = S(c.vf_coef) * dv * inv;
+    }
+    L.total = L.policy + c.vf_coef * L.value - c.ent_coef * L.entropy;
+    return L;
+}
+
+/// What one PPO iteration reports.
+struct ppo_stats {
+    std::size_t iteration = 0, env_steps = 0, episodes = 0;  ///< episodes finished so far
+    double mean_return = 0, mean_jct = 0, mean_comm_cost = 0;  ///< over the last finished episodes (window)
+    std::size_t window = 0;                                    ///< episodes in that window (0 = none yet)
+    double policy_loss = 0, value_loss = 0, entropy = 0, approx_kl = 0, clip_frac = 0, explained_variance = 0;
+    double grad_norm = 0, learning_rate = 0;
+    double rollout_seconds = 0, update_seconds = 0;
+};
+
+/// The trainer: owns the vector env, the network, the optimiser and the rollout buffers.
+template <class Env, std::floating_point S = float>
+class basic_ppo {
+public:
+    using network_type = basic_actor_critic<S>;
+
+    basic_ppo(const scenario& s, ppo_config c)
+        : cfg_(std::move(c)), scen_(s), venv_(s, cfg_.num_envs, cfg_.threads), rng_(gpuplace::detail::mix_seed(cfg_.seed, 0x70706fULL)) {
+        spec_ = obs_spec::of(venv_.env(0));
+        net_ = network_type(spec_, cfg_.network, gpuplace::detail::mix_seed(cfg_.seed, 0x6e6574ULL));
+        std::vector<std::size_t> sizes;
+        for (auto* p : net_.parts()) sizes.push_back(p->num_params());
+        opt_ = basic_adam<S>(sizes);
+        const auto T = cfg_.num_steps, N = cfg_.num_envs;
+        obs_.resize(Eigen::Index(spec_.obs_size()), Eigen::Index(T * N));
+        masks_.assign(T * N * spec_.num_actions(), 0);
+        actions_.assign(T * N, 0);
+        logp_.assign(T * N, 0);
+        values_.assign(T * N, 0);
+        rewards_.assign(T * N, 0);
+        dones_.assign(T * N, 0);
+        adv_.assign(T * N, 0);
+        ret_.assign(T * N, 0);
+        ep_ret_.assign(N, 0.0);
+        venv_.reset(gpuplace::detail::mix_seed(cfg_.seed, 0x656e76ULL));
+    }
+
+    [[nodiscard]] const ppo_config& config() const noexcept { return cfg_; }
+    [[nodiscard]] const scenario& scenario_config() const noexcept { return scen_; }
+    [[nodiscard]] network_type& network() noexcept { return net_; }
+    [[nodiscard]] const network_type& network() const noexcept { return net_; }
+    [[nodiscard]] basic_vector_env<Env>& vector_env() noexcept { return venv_; }
+    [[nodiscard]] std::size_t env_steps() const noexcept { return steps_; }
+    [[nodiscard]] std::size_t iterations() const noexcept { return iter_; }
+    [[nodiscard]] std::size_t total_iterations() const noexcept {
+        const auto per = cfg_.num_envs * cfg_.num_steps;
+        return (cfg_.total_steps + per - 1) / per;
+    }
+    [[nodiscard]] bool done() const noexcept { return iter_ >= total_iterations(); }
+
+    /// One iteration: a rollout of num_steps x num_envs steps, then epochs of minibatch updates.
+    ppo_stats iterate() {
+        ppo_stats st;
+        const auto t0 = clock::now();
+        rollout();
+        const auto t1 = clock::now();
+        const double frac = cfg_.anneal_lr ? 1.0 - double(iter_) / double(total_iterations()) : 1.0;
+        st.learning_rate = cfg_.learning_rate * frac;
+        update(st);
+        ++iter_;
+        st.iteration = iter_;
+        st.env_steps = steps_;
+        st.episodes = episodes_;
+        st.window = recent_.size();
+        for (const auto& e : recent_) {
+            st.mean_return += e.ret / double(recent_.size());
+            st.mean_jct += e.jct / double(recent_.size());
+            st.mean_comm_cost += e.comm / double(recent_.size());
+        }
+        st.rollout_seconds = std::chrono::duration<double>(t1 - t0).count();
+        st.update_seconds = std::chrono::duration<double>(clock::now() - t1).count();
+        return st;
+    }
+
+private:
+    using clock = std::chrono::steady_clock;
+    struct episode_summary {
+        double ret = 0, jct = 0, comm = 0;
+    };
+
+    double scale_reward(std::size_t i, double r, bool done) {
+        if (!cfg_.normalize_rewards) return r;
+        ep_ret_[i] = ep_ret_[i] * cfg_.gamma + r;
+        Eigen::MatrixXd one(1, 1);
+        one(0, 0) = ep_ret_[i];
+        ret_norm_.update(one);
+        if (done) ep_ret_[i] = 0;
+        return r / std::sqrt(ret_norm_.var()(0) + 1e-8);
+    }
+
+    void rollout() {
+        const auto N = cfg_.num_envs, T = cfg_.num_steps, A = spec_.num_actions(), O = spec_.obs_size();
+        std::vector<std::int64_t> act(N);
+        typename network_type::workspace w, wf;
+        for (std::size_t t = 0; t < T; ++t) {
+            const Eigen::Map<const Eigen::MatrixXf> o(venv_.observations().data(), Eigen::Index(O), Eigen::Index(N));
+            net_.update_normalizers(o);
+            net_.forward(o, w, venv_.action_masks().data());
+            const auto base = t * N;
+            obs_.middleCols(Eigen::Index(base), Eigen::Index(N)) = o;
+            std::copy(venv_.action_masks().begin(), venv_.action_masks().end(), masks_.begin() + std::ptrdiff_t(base * A));
+            for (std::size_t i = 0; i < N; ++i) {
+                const basic_masked_categorical<S> d(w.logits.col(Eigen::Index(i)), venv_.action_masks().subspan(i * A, A));
+                const auto a = d.sample(rng_);
+                act[i] = std::int64_t(a);
+                actions_[base + i] = act[i];
+                logp_[base + i] = d.log_prob(a);
+                values_[base + i] = w.values(Eigen::Index(i));
+            }
+            venv_.step(act);
+            steps_ += N;
+            // bootstrap truncated episodes from their final observation
+            std::vector<std::size_t> trunc;
+            for (std::size_t i = 0; i < N; ++i)
+                if (venv_.truncated()[i] && !venv_.terminated()[i]) trunc.push_back(i);
+            std::vector<S> boot(N, S(0));
+            if (!trunc.empty()) {
+                Eigen::MatrixXf fo(Eigen::Index(O), Eigen::Index(trunc.size()));
+                for (std::size_t k = 0; k < trunc.size(); ++k)
+                    fo.col(Eigen::Index(k)) = Eigen::Map<const Eigen::VectorXf>(venv_.final_observations().data() + trunc[k] * O, Eigen::Index(O));
+                net_.forward(fo, wf);
+                for (std::size_t k = 0; k < trunc.size(); ++k) boot[trunc[k]] = wf.values(Eigen::Index(k));
+            }
+            for (std::size_t i = 0; i < N; ++i) {
+                const bool done = venv_.terminated()[i] || venv_.truncated()[i];
+                rewards_[base + i] = S(scale_reward(i, venv_.rewards()[i], done)) + S(cfg_.gamma) * boot[i];
+                dones_[base + i] = done;
+                if (done) {
+                    const auto& f = venv_.final(i);
+                    recent_.push_back({f.episode_return, f.m.avg_jct, f.m.avg_comm_cost});
+                    if (recent_.size() > window_) recent_.pop_front();
+                    ++episodes_;
+                }
+            }
+        }
+        // value of the state after the rollout
+        const Eigen::Map<const Eigen::MatrixXf> o(venv_.observations().data(), Eigen::Index(O), Eigen::Index(N));
+        net_.forward(o, w, venv_.action_masks().data());
+        std::vector<S> last(N);
+        for (std::size_t i = 0; i < N; ++i) last[i] = w.values(Eigen::Index(i));
+        // GAE
+        std::vector<S> gae(N, S(0));
+        const S g = S(cfg_.gamma), lam = S(cfg_.gae_lambda);
+        for (std::size_t t = T; t-- > 0;) {
+            for (std::size_t i = 0; i < N; ++i) {
+                const auto k = t * N + i;
+                const S nonterm = dones_[k] ? S(0) : S(1);
+                const S next_v = t + 1 == T ? last[i] : values_[k + N];
+                const S delta = rewards_[k] + g * next_v * nonterm - values_[k];
+                gae[i] = delta + g * lam * nonterm * gae[i];
+                adv_[k] = gae[i];
+                ret_[k] = gae[i] + values_[k];
+            }
+        }
+    }
+
+    void update(ppo_stats& st) {
+        const auto TN = cfg_.num_steps * cfg_.num_envs, A = spec_.num_actions();
+        const auto MB = TN / cfg_.minibatches;
+        std::vector<std::size_t> idx(TN);
+        std::iota(idx.begin(), idx.end(), std::size_t{0});
+        typename network_type::workspace w;
+        Eigen::MatrixXf mo(Eigen::Index(spec_.obs_size()), Eigen::Index(MB));
+        std::vector<std::uint8_t> mm(MB * A);
+        std::vector<std::int64_t> ma(MB);
+        std::vector<S> mlp_(MB), madv(MB), mret(MB), mval(MB);
+        std::vector<vector_t<S>*> params, grads;
+        for (auto* p : net_.parts()) {
+            params.push_back(&p->params());
+            grads.push_back(&p->grads());
+        }
+        double n_mb = 0;
+        for (std::size_t ep = 0; ep < cfg_.epochs; ++ep) {
+            for (std::size_t i = TN; i > 1; --i) std::swap(idx[i - 1], idx[rng_.below(i)]);
+            for (std::size_t b = 0; b + MB <= TN; b += MB) {
+                double mean = 0, sq = 0;
+                for (std::size_t j = 0; j < MB; ++j) {
+                    const auto k = idx[b + j];
+                    mo.col(Eigen::Index(j)) = obs_.col(Eigen::Index(k));
+                    std::copy_n(masks_.begin() + std::ptrdiff_t(k * A), A, mm.begin() + std::ptrdiff_t(j * A));
+                    ma[j] = actions_[k];
+                    mlp_[j] = logp_[k];
+                    madv[j] = adv_[k];
+                    mret[j] = ret_[k];
+                    mval[j] = values_[k];
+                    mean += double(madv[j]);
+                }
+                if (cfg_.normalize_advantages && MB > 1) {
+                    mean /= double(MB);
+                    for (auto a : madv) sq += (double(a) - mean) * (double(a) - mean);
+                    const double sd = std::sqrt(sq / double(MB - 1));
+                    for (auto& a : madv) a = S((double(a) - mean) / (sd + 1e-8));
+                }
+                net_.forward(mo, w, mm.data());
+                const auto L = compute_ppo_loss<S>(w.logits, w.values, mm, ma, mlp_, madv, mret, mval, cfg_);
+                net_.zero_grad();
+                net_.backward(w, L.dlogits, L.dvalues);
+                st.grad_norm += clip_grad_norm(grads, cfg_.max_grad_norm);
+                opt_.step(params, grads, st.learning_rate);
+                st.policy_loss += L.policy;
+                st.value_loss += L.value;
+                st.entropy += L.entropy;
+                st.approx_kl += L.approx_kl;
+                st.clip_frac += L.clip_frac;
+                n_mb += 1;
+            }
+        }
+        if (n_mb > 0)
+            for (double* x : {&st.policy_loss, &st.value_loss, &st.entropy, &st.approx_kl, &st.clip_frac, &st.grad_norm}) *x /= n_mb;
+        // explained variance of the rollout values
+        double mr = 0, mv = 0;
+        for (std::size_t k = 0; k < TN; ++k) mr += double(ret_[k]) / double(TN);
+        double vr = 0, ve = 0;
+        for (std::size_t k = 0; k < TN; ++k) {
+            vr += (double(ret_[k]) - mr) * (double(ret_[k]) - mr);
+            const double e = double(ret_[k]) - double(values_[k]);
+            mv += e / double(TN);
+        }
+        for (std::size_t k = 0; k < TN; ++k) {
+            const double e = double(ret_[k]) - double(values_[k]) - mv;
+            ve += e * e;
+        }
+        st.explained_variance = vr > 0 ? 1.0 - ve / vr : 0.0;
+    }
+
+    ppo_config cfg_;
+    scenario scen_;
+    basic_vector_env<Env> venv_;
+    gpuplace::detail::rng rng_;
+    obs_spec spec_;
+    network_type net_;
+    basic_adam<S> opt_;
+    Eigen::MatrixXf obs_;
+    std::vector<std::uint8_t> masks_, dones_;
+    std::vector<std::int64_t> actions_;
+    std::vector<S> logp_, values_, rewards_, adv_, ret_;
+    std::vector<double> ep_ret_;
+    running_norm ret_norm_{1};
+    std::deque<episode_summary> recent_;
+    std::size_t window_ = 20;
+    std::size_t steps_ = 0, iter_ = 0, episodes_ = 0;
+};
+
+/// PPO with float networks on the default env.
+using ppo = basic_ppo<env, float>;
+
+}  // namespace gpuplace::rl

@@ -1,0 +1,12 @@
+#pragma once
+/// \file rl/rl.hpp
+/// The reference PPO on Eigen: MLP, Adam, masked categorical, actor-critic, PPO trainer,
+/// checkpoints. Include this one header.
+
+#include "actor_critic.hpp"
+#include "adam.hpp"
+#include "categorical.hpp"
+#include "checkpoint.hpp"
+#include "mlp.hpp"
+#include "normalizer.hpp"
+#include "ppo.hpp"
