@@ -123,9 +123,15 @@ py::object to_py(const json& j) {
 
 std::string type_name(py::handle o) { return py::str(py::type::handle_of(o).attr("__name__")).cast<std::string>(); }
 
-/// A scenario from JSON text or a dict (the Python package also resolves preset names and files).
+/// A scenario from JSON text, a dict, a preset name or a .json file.
 gp::scenario to_scenario(py::handle o) {
-    if (py::isinstance<py::str>(o)) return gp::scenario::parse(o.cast<std::string>(), "scenario JSON");
+    if (py::isinstance<py::str>(o)) {
+        const auto text = o.cast<std::string>();
+        const auto first = text.find_first_not_of(" \t\r\n");
+        if (first != std::string::npos && text[first] == '{') return gp::scenario::parse(text, "scenario JSON");
+        if (text.size() > 5 && text.compare(text.size() - 5, 5, ".json") == 0) return gp::scenario::load(text);
+        return gp::preset_scenario(text);  // unknown names: ConfigError listing the presets
+    }
     if (py::isinstance<py::dict>(o)) {
         const auto text = py::module_::import("json").attr("dumps")(o).cast<std::string>();
         return gp::scenario::parse(text, "scenario dict");

@@ -1,0 +1,60 @@
+"""The C++ PPO from Python (when the extension was built with include/gpuplace/rl/)."""
+
+import json
+
+import pytest
+
+import gpuplace
+from gpuplace import _core
+from gpuplace.cli import main
+
+pytestmark = pytest.mark.skipif(not getattr(_core, "has_ppo", False), reason="built without the C++ PPO")
+
+TINY = {"total_steps": 1024, "num_envs": 4, "num_steps": 64, "seed": 3}
+
+
+def test_train_save_load_evaluate(tmp_path, small):
+    from gpuplace.ppo import train
+
+    ckpt, log = tmp_path / "ppo.json", tmp_path / "it.csv"
+    trainer, stats = train(small, TINY, checkpoint=str(ckpt), log_csv=str(log), show_progress=False)
+    assert trainer.done and trainer.env_steps >= 1024 and len(stats) == trainer.total_iterations
+    assert {"mean_return", "policy_loss", "entropy", "approx_kl"} <= set(stats[-1])
+    assert log.read_text().startswith("timesteps,episode_return")
+    net = _core.load_checkpoint(str(ckpt))
+    assert net.scenario["name"] == "small" and net.ppo_config["num_envs"] == 4
+    e = gpuplace.make_core_env(small)
+    e.reset(1)
+    assert e.action_mask[net.act(e)] == 1
+    rep = _core.evaluate_network(small, net, 2, "ppo")
+    assert rep.policies == ["ppo"] and rep.per_seed("ppo")[0]["jobs_done"] == 20
+
+
+def test_training_is_deterministic(small):
+    from gpuplace.ppo import train
+
+    _, a = train(small, TINY, show_progress=False)
+    _, b = train(small, dict(TINY, threads=2), show_progress=False)
+    keys = ("mean_return", "policy_loss", "value_loss", "entropy")
+    assert [tuple(s[k] for k in keys) for s in a] == [tuple(s[k] for k in keys) for s in b]
+
+
+def test_bad_config_and_checkpoint(tmp_path, small):
+    with pytest.raises(gpuplace.ConfigError, match="/ppo/bogus"):
+        _core.PPO(small, {"bogus": 1})
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "gpuplace-ppo"')
+    with pytest.raises(gpuplace.CheckpointError, match="bad.json"):
+        _core.load_checkpoint(str(bad))
+    with pytest.raises(gpuplace.CheckpointError, match="cannot open"):
+        _core.load_checkpoint(str(tmp_path / "missing.json"))
+
+
+def test_cli_train(tmp_path, capsys, small):
+    sc = tmp_path / "small.json"
+    sc.write_text(json.dumps(small))
+    rc = main(["train", "--scenario", str(sc), "--timesteps", "512", "--num-envs", "4", "--out", str(tmp_path / "run"),
+               "--eval-seeds", "2", "--policies", "random", "-q"])
+    assert rc == 0
+    out = capsys.readouterr().out
+    assert "ppo" in out and "random" in out and (tmp_path / "run" / "ppo.json").exists()
