@@ -753,6 +753,7 @@ template <class E>
 std::int64_t heuristic_act(PyHeuristic& h, const PyEnv<E>& p) {
     const auto& e = idle(p);
     if (e.done()) throw gp::StateError("Heuristic.act: the episode is over; reset the env");
+    if (!e.has_current()) throw gp::StateError("Heuristic.act: no job is being placed; call reset() first");
     if constexpr (std::is_same_v<E, gp::env>) return h.f1(e);
     else return h.f2(e);
 }
@@ -954,6 +955,7 @@ template <class E>
 std::int64_t network_act(PyNetwork& n, const PyEnv<E>& p) {
     const auto& e = idle(p);
     if (e.done()) throw gp::StateError("Network.act: the episode is over; reset the env");
+    if (!e.has_current()) throw gp::StateError("Network.act: no job is being placed; call reset() first");
     rl::basic_network_policy<float> pol(n.net);
     return pol.act(e);
 }

@@ -150,6 +150,28 @@ def test_invalid_action_names_it_and_leaves_state_intact(small):
     assert e.steps == 1
 
 
+def test_queries_before_reset_do_not_crash(small):
+    e = gpuplace.make_core_env(small)
+    assert e.current_job() is None and e.picked() == [] and e.queue() == []
+    assert e.metrics()["jobs_done"] == 0 and "rack 0" in e.render_ansi()
+    assert e.why_invalid(0) == "reset() has not been called"
+    with pytest.raises(gpuplace.StateError, match="model="):
+        e.comm_cost([0, 1])
+    assert e.comm_cost([0, 1], model=0)["cost"] > 0
+    assert len(e.finished_jobs()["id"]) == 0
+
+
+def test_scenarios_by_name_and_file_in_the_core(tmp_path, small):
+    import json as _json
+
+    assert _core.Env("default").num_gpus == 64
+    p = tmp_path / "s.json"
+    p.write_text(_json.dumps(small))
+    assert _core.TreeRouteEnv(str(p)).num_gpus == 16
+    with pytest.raises(gpuplace.ConfigError, match="unknown scenario preset"):
+        _core.Env("nope")
+
+
 def test_state_errors_and_seeds(small):
     e = gpuplace.make_core_env(small)
     with pytest.raises(gpuplace.StateError, match="reset"):
@@ -185,6 +207,12 @@ def test_heuristics_by_name_run_through_the_env(small):
         assert e.terminated and e.metrics()["jobs_done"] == 20
     with pytest.raises(gpuplace.ConfigError, match="unknown policy"):
         gpuplace.Heuristic("nope")
+    # acting before reset() or after the end is an error, never a crash
+    for n in names:
+        with pytest.raises(gpuplace.StateError, match="reset"):
+            gpuplace.Heuristic(n).act(gpuplace.make_core_env(small))
+    with pytest.raises(gpuplace.StateError, match="over"):
+        gpuplace.Heuristic("first_fit").act(e)
 
 
 def test_step_releases_the_gil_and_threads_do_not_interfere(small):
