@@ -4,6 +4,7 @@ evaluates it on held-out seeds next to every heuristic, in the C++ harness's tab
 
     python examples/python/train_maskable_ppo.py                      # 100k steps, 10 seeds
     python examples/python/train_maskable_ppo.py --timesteps 20000 --seeds 5
+    python examples/python/train_maskable_ppo.py --placement-reward 1   # denser reward for training
     python examples/python/train_maskable_ppo.py --quick              # a smoke run (CI)
 
 Needs the sb3 extra: pip install 'torch==2.13.0' && pip install './python[sb3]'.
@@ -32,6 +33,9 @@ def main() -> None:
     ap.add_argument("--seeds", type=int, default=10, help="held-out evaluation seeds (1000000 + i)")
     ap.add_argument("--threads", type=int, default=1, help="C++ threads stepping the envs")
     ap.add_argument("--out", default="runs/example_maskable_ppo")
+    ap.add_argument("--placement-reward", type=float, default=0.0,
+                    help="train with Proximity-DRL's per-placement reward added at this weight (evaluation "
+                         "always reports the scenario's metrics)")
     ap.add_argument("--quick", action="store_true", help="2048 steps, 2 seeds: checks that everything runs")
     args = ap.parse_args()
     if args.quick:
@@ -39,9 +43,12 @@ def main() -> None:
 
     torch.set_num_threads(1)
     os.makedirs(args.out, exist_ok=True)
+    train_scenario = gpuplace.load_scenario(args.scenario)
+    if args.placement_reward:
+        train_scenario = gpuplace.load_scenario(train_scenario, {"reward": {"placement": args.placement_reward}})
     t0 = time.perf_counter()
     model, cb = train_maskable_ppo(
-        args.scenario,
+        train_scenario,
         total_timesteps=args.timesteps,
         num_envs=args.num_envs,
         n_steps=args.n_steps,
