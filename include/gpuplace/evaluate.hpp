@@ -1,12 +1,14 @@
 #pragma once
 /// \file evaluate.hpp
-/// The evaluation harness: runs policies on held-out seeds of a scenario and summarises each
-/// metric as mean +- standard error; prints a table and writes CSV / JSON.
+/// The evaluation harness: runs policies (each under an optional queue policy) on held-out seeds
+/// of a scenario - synthetic or a trace - and summarises each metric as mean +- standard error;
+/// prints a table and writes CSV / JSON.
 
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
@@ -26,7 +28,24 @@ template <class E>
 struct any_policy {
     std::string name;
     std::function<std::function<std::int64_t(const E&)>(std::uint64_t seed)> make;  ///< seed -> act function
+    std::string queue;  ///< queue policy to run under (see apply_queue); empty = the scenario's
 };
+
+/// Names of the queue policies: "fifo" (strict head-of-line FIFO), "backfill" (FIFO order, any
+/// waiting job that fits may start), "sjf" (shortest ideal duration first, with backfill),
+/// "fewest_gpus" (smallest request first, with backfill).
+[[nodiscard]] inline std::vector<std::string> queue_names() { return {"fifo", "backfill", "sjf", "fewest_gpus"}; }
+
+/// Sets the scenario's queue order and backfill from a queue policy name (ConfigError otherwise).
+inline void apply_queue(scenario& s, std::string_view queue) {
+    if (queue.empty()) return;
+    if (queue == "fifo") s.env.order = queue_order::fifo, s.env.backfill = false;
+    else if (queue == "backfill") s.env.order = queue_order::fifo, s.env.backfill = true;
+    else if (queue == "sjf") s.env.order = queue_order::sjf, s.env.backfill = true;
+    else if (queue == "fewest_gpus") s.env.order = queue_order::fewest_gpus, s.env.backfill = true;
+    else
+        throw ConfigError("unknown queue policy \"" + std::string(queue) + "\" (known: fifo, backfill, sjf, fewest_gpus)");
+}
 
 /// Wraps a Policy type (default-constructible, reset(seed) per episode) as an any_policy.
 template <class E, class P>
@@ -35,7 +54,8 @@ template <class E, class P>
                 auto p = std::make_shared<P>();
                 p->reset(seed);
                 return std::function<std::int64_t(const E&)>([p](const E& e) { return p->act(e); });
-            }};
+            },
+            {}};
 }
 
 /// Mean and standard error of a sample.
@@ -139,6 +159,24 @@ struct eval_report {
         return out;
     }
 
+    /// CSV: policy, then mean and standard error of each metric (seconds), one row per policy.
+    [[nodiscard]] std::string summary_csv() const {
+        std::string out = "policy,seeds";
+        for (const auto& n : eval_metric_names()) out += "," + n + "_mean," + n + "_sem";
+        out += "\n";
+        char buf[64];
+        for (const auto& p : policies) {
+            out += p.policy + "," + std::to_string(p.per_seed.size());
+            for (const auto& n : eval_metric_names()) {
+                const auto st = p.get(n);
+                std::snprintf(buf, sizeof buf, ",%.10g,%.10g", st.mean, st.sem);
+                out += buf;
+            }
+            out += "\n";
+        }
+        return out;
+    }
+
     /// JSON: per policy, mean and standard error of each metric plus the per-seed metrics.
     [[nodiscard]] detail::json to_json() const {
         detail::json j;
@@ -157,13 +195,26 @@ struct eval_report {
     }
 };
 
-/// Runs every policy on every seed of the scenario, in parallel over `threads` threads (0 = all
-/// cores). Results do not depend on the thread count.
+/// Runs every policy on every seed of the scenario (each policy under its queue policy, if any),
+/// in parallel over `threads` threads (0 = all cores). Results do not depend on the thread count.
 template <class E = env>
 [[nodiscard]] eval_report evaluate(const scenario& s, const std::vector<any_policy<E>>& policies,
                                    const std::vector<std::uint64_t>& seeds, std::size_t threads = 0) {
     if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
-    const E proto(s);
+    // one prototype env per distinct queue policy (each reads a trace workload once)
+    std::vector<E> protos;
+    protos.reserve(policies.size());
+    std::map<std::string, std::size_t> proto_of;
+    std::vector<std::size_t> which(policies.size());
+    for (std::size_t i = 0; i < policies.size(); ++i) {
+        auto [it, fresh] = proto_of.try_emplace(policies[i].queue, protos.size());
+        if (fresh) {
+            scenario q = s;
+            apply_queue(q, policies[i].queue);
+            protos.emplace_back(q);
+        }
+        which[i] = it->second;
+    }
     eval_report rep;
     rep.scenario = s.name;
     rep.seeds = seeds;
@@ -173,9 +224,12 @@ template <class E = env>
     detail::block_pool pool(threads);
     std::atomic<std::size_t> next{0};
     auto task = [&](std::size_t) {
-        E e = proto;
+        std::vector<std::unique_ptr<E>> envs(protos.size());
         for (std::size_t k; (k = next.fetch_add(1)) < jobs;) {
             const auto pi = k / seeds.size(), si = k % seeds.size();
+            auto& slot = envs[which[pi]];
+            if (!slot) slot = std::make_unique<E>(protos[which[pi]]);
+            E& e = *slot;
             auto act = policies[pi].make(seeds[si]);
             e.reset(seeds[si]);
             while (!e.done()) e.step(act(e));
@@ -187,16 +241,38 @@ template <class E = env>
     return rep;
 }
 
-/// The heuristic policies known by name.
-template <class E = env>
-[[nodiscard]] any_policy<E> heuristic(const std::string& name) {
-    if (name == "random") return wrap_policy<E, random_policy>(name);
-    if (name == "first_fit") return wrap_policy<E, first_fit_policy>(name);
-    throw ConfigError("unknown policy \"" + name + "\" (known: random, first_fit)");
+/// Names of every heuristic policy.
+[[nodiscard]] inline std::vector<std::string> heuristic_names() {
+    return {"random", "first_fit", "pack", "load_balance", "topology_greedy"};
 }
 
-/// Names of every heuristic policy.
-[[nodiscard]] inline std::vector<std::string> heuristic_names() { return {"random", "first_fit"}; }
+/// A heuristic policy by name: one of heuristic_names(), optionally with a queue policy,
+/// "<policy>+<queue>" (e.g. "pack+sjf"; see queue_names()). ConfigError names the known ones.
+template <class E = env>
+[[nodiscard]] any_policy<E> heuristic(const std::string& name) {
+    const auto plus = name.find('+');
+    const std::string base = name.substr(0, plus);
+    const std::string queue = plus == std::string::npos ? std::string() : name.substr(plus + 1);
+    if (!queue.empty()) {
+        scenario probe;
+        apply_queue(probe, queue);  // validates the name
+    } else if (plus != std::string::npos) {
+        throw ConfigError("policy \"" + name + "\": missing queue policy after '+' (known: fifo, backfill, sjf, fewest_gpus)");
+    }
+    any_policy<E> p;
+    if (base == "random") p = wrap_policy<E, random_policy>(name);
+    else if (base == "first_fit") p = wrap_policy<E, first_fit_policy>(name);
+    else if (base == "pack") p = wrap_policy<E, pack_policy>(name);
+    else if (base == "load_balance") p = wrap_policy<E, load_balance_policy>(name);
+    else if (base == "topology_greedy") p = wrap_policy<E, topology_greedy_policy>(name);
+    else {
+        std::string known;
+        for (const auto& n : heuristic_names()) known += (known.empty() ? "" : ", ") + n;
+        throw ConfigError("unknown policy \"" + base + "\" (known: " + known + ")");
+    }
+    p.queue = queue;
+    return p;
+}
 
 /// Seeds held out from training: 1000000 + i.
 [[nodiscard]] inline std::vector<std::uint64_t> held_out_seeds(std::size_t n) {

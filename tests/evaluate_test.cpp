@@ -1,0 +1,58 @@
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <string>
+
+#include <gpuplace/gpuplace.hpp>
+
+using namespace gpuplace;
+
+TEST_CASE("evaluate: heuristics by name, with a queue policy") {
+    CHECK(heuristic_names() == std::vector<std::string>{"random", "first_fit", "pack", "load_balance", "topology_greedy"});
+    const auto p = heuristic("pack+sjf");
+    CHECK(p.name == "pack+sjf");
+    CHECK(p.queue == "sjf");
+    CHECK(heuristic("first_fit").queue.empty());
+    CHECK_THROWS_WITH_AS(heuristic("best"), "unknown policy \"best\" (known: random, first_fit, pack, load_balance, topology_greedy)",
+                         ConfigError);
+    CHECK_THROWS_WITH_AS(heuristic("pack+lifo"), "unknown queue policy \"lifo\" (known: fifo, backfill, sjf, fewest_gpus)",
+                         ConfigError);
+    auto s = default_scenario();
+    apply_queue(s, "fifo");
+    CHECK(s.env.order == queue_order::fifo);
+    CHECK_FALSE(s.env.backfill);
+    apply_queue(s, "fewest_gpus");
+    CHECK(s.env.order == queue_order::fewest_gpus);
+    CHECK(s.env.backfill);
+}
+
+TEST_CASE("evaluate: results do not depend on the thread count; the queue policy changes them") {
+    const auto s = default_scenario();
+    std::vector<any_policy<env>> ps = {heuristic("pack"), heuristic("pack+fifo"), heuristic("random+sjf")};
+    const auto seeds = held_out_seeds(3);
+    const auto a = evaluate(s, ps, seeds, 1);
+    const auto b = evaluate(s, ps, seeds, 2);
+    CHECK(a.csv() == b.csv());
+    CHECK(a.policies[0].get("avg_jct").mean != a.policies[1].get("avg_jct").mean);  // backfill vs strict FIFO
+    const auto csv = a.summary_csv();
+    CHECK(csv.rfind("policy,seeds,avg_jct_mean,avg_jct_sem,p95_jct_mean,", 0) == 0);
+    CHECK(a.to_json()["policies"]["pack+fifo"]["summary"]["avg_jct"]["mean"].get<double>() ==
+          a.policies[1].get("avg_jct").mean);
+    CHECK(a.table().find("pack+fifo") != std::string::npos);
+}
+
+TEST_CASE("evaluate: a Philly-derived trace scenario") {
+    const std::string file = std::string(GPUPLACE_SHARED_DATA) + "/gavel/philly_seed0/2869ce.trace";
+    if (!std::filesystem::exists(file)) {
+        MESSAGE("skipped: " << file << " not found (the shared data folder is absent)");
+        return;
+    }
+    auto s = default_scenario();
+    s.workload = workload_config::from_json(
+        detail::json{{"kind", "trace"}, {"format", "philly"}, {"path", file}, {"max_jobs", 30}, {"target_load", 1.0}});
+    const auto r = evaluate(s, {heuristic("first_fit"), heuristic("pack")}, held_out_seeds(3), 2);
+    for (const auto& p : r.policies) {
+        CHECK(p.per_seed[0].jobs_done == 30);
+        CHECK(p.get("avg_jct").sem == 0);  // a replayed trace and a deterministic policy: same every seed
+    }
+}
