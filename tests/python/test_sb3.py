@@ -75,3 +75,22 @@ def test_maskable_evaluate_policy_on_the_vecenv():
     model.learn(256)
     rewards, lengths = evaluate_policy(model, venv, n_eval_episodes=4, return_episode_rewards=True, warn=False)
     assert len(rewards) == 4 and all(r < 0 for r in rewards) and all(n > 0 for n in lengths)
+
+
+def test_cli_train_sb3(tmp_path, capsys):
+    import json
+
+    from gpuplace.cli import main
+
+    sc = tmp_path / "small.json"
+    sc.write_text(json.dumps(SMALL))
+    out = tmp_path / "run"
+    rc = main(["train-sb3", "--scenario", str(sc), "--timesteps", "512", "--num-envs", "4", "--n-steps", "64",
+               "--out", str(out), "--eval-seeds", "2", "--policies", "random", "-q"])
+    assert rc == 0
+    text = capsys.readouterr().out
+    assert "maskable_ppo" in text and "random" in text
+    assert (out / "maskable_ppo.zip").exists() and (out / "episodes.csv").exists()
+    rc = main(["evaluate", "--scenario", str(sc), "--seeds", "2", "--policies", "first_fit",
+               "--model", str(out / "maskable_ppo.zip"), "-q"])
+    assert rc == 0 and "maskable_ppo" in capsys.readouterr().out
