@@ -259,8 +259,11 @@ public:
     /// Metrics of the jobs finished so far.
     [[nodiscard]] metrics episode_metrics() const {
         auto m = sim_.compute(scratch_);
-        if (sim_.colocation() && m.makespan > 0)
+        if (sim_.colocation() && m.makespan > 0) {
             m.memory_utilization = sim_.memory_time() / (double(G_) * cfg_.colocation.gpu_memory_gb * m.makespan);
+            // jobs sharing a GPU must not count it twice: busy GPU-time as the simulator measured it
+            m.utilization = sim_.busy_gpu_time() / (double(G_) * m.makespan);
+        }
         return m;
     }
     [[nodiscard]] env_info info() const noexcept {

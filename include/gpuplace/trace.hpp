@@ -267,6 +267,11 @@ inline void finish_trace(trace& t, const ModelZoo& zoo, const trace_options& o, 
             for (auto& j : v) j.submit_time *= t.arrival_scale;
         }
     }
+    for (const auto& j : v)
+        if (!std::isfinite(j.submit_time) || !std::isfinite(j.work))
+            throw ConfigError("trace options: time_scale " + json(o.time_scale).dump() + " and target_load " +
+                              json(o.target_load).dump() + " overflow the submit time or work of job " +
+                              std::to_string(j.id) + " of " + t.source);
 }
 
 }  // namespace detail
@@ -278,7 +283,7 @@ inline void finish_trace(trace& t, const ModelZoo& zoo, const trace_options& o, 
                                       const trace_options& o = {}, std::size_t cluster_gpus = 0) {
     using namespace detail;
     if (!(o.time_scale > 0)) throw ConfigError("trace options: time_scale must be > 0 (got " + std::to_string(o.time_scale) + ")");
-    if (o.target_load < 0) throw ConfigError("trace options: target_load must be >= 0 (got " + std::to_string(o.target_load) + ")");
+    if (!(o.target_load >= 0)) throw ConfigError("trace options: target_load must be >= 0 (got " + std::to_string(o.target_load) + ")");
     if (!(o.window_end > o.window_start))
         throw ConfigError("trace options: the window [" + std::to_string(o.window_start) + ", " + std::to_string(o.window_end) +
                           ") is empty");
@@ -374,6 +379,8 @@ inline void finish_trace(trace& t, const ModelZoo& zoo, const trace_options& o, 
                 j.gpu_fraction = milli > 0 ? milli / 1000.0 : 1.0;
                 j.model = fixed_model ? fixed : mixed_model(zoo, k, line);
                 j.work = (deleted - sched) * zoo[j.model].at(k).consolidated;
+                if (!std::isfinite(j.work))
+                    p.fail(line, del_f.column, "deletion_time: run time " + json(deleted - sched).dump() + " s is too long");
                 t.jobs.push_back(j);
             });
         } else {
@@ -403,6 +410,7 @@ inline void finish_trace(trace& t, const ModelZoo& zoo, const trace_options& o, 
                         p.fail(line, ff.column, "gpu_fraction: expected a value in (0, 1], got " + std::string(trim(ff.text)));
                 }
                 j.work = by_steps ? w : w * zoo[j.model].at(j.num_gpus).consolidated;
+                if (!std::isfinite(j.work)) p.fail(line, wf.column, std::string(name) + ": value " + std::string(trim(wf.text)) + " is too large");
                 t.jobs.push_back(j);
             });
         }

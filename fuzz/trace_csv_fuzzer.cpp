@@ -1,0 +1,6 @@
+// Fuzzes the csv trace reader (gpuplace::read_trace); see trace_fuzzer.hpp.
+#include "trace_fuzzer.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    return gpuplace::fuzz::fuzz_trace(gpuplace::trace_format::csv, data, size);
+}

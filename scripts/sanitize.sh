@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Builds the C++ test suite (only the doctest executable: no examples, programs, benchmarks or
+# Python module) with AddressSanitizer + UndefinedBehaviorSanitizer in build-asan/ and runs it.
+# Fails (non-zero exit) when the build fails, a test fails, or a sanitizer reports anything, even a
+# report that did not stop the test. See docs/reliability.md.
+#
+#   bash scripts/sanitize.sh                 default compiler (CXX, else c++)
+#   CXX=clang++ bash scripts/sanitize.sh     clang
+#   GPUPLACE_PROPERTY_CASES=2000 ...         more property-test cases (default: the small test default)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+BUILD=${GPUPLACE_ASAN_DIR:-build-asan}
+JOBS=${GPUPLACE_JOBS:-2}
+start=$(date +%s)
+
+printf '\n==> C++ tests under AddressSanitizer + UndefinedBehaviorSanitizer (%s/)\n' "$BUILD"
+GEN=(); command -v ninja >/dev/null 2>&1 && GEN=(-G Ninja)
+# -O1: sanitized code that is still fast enough; _GLIBCXX_ASSERTIONS adds bounds checks to
+# std::vector / std::span operator[] (libstdc++), which ASan alone misses inside a vector's capacity.
+cmake -S . -B "$BUILD" "${GEN[@]}" \
+  -DCMAKE_BUILD_TYPE=Debug \
+  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g -D_GLIBCXX_ASSERTIONS" \
+  -DGPUPLACE_SANITIZE=address,undefined \
+  -DGPUPLACE_BUILD_TESTS=ON -DGPUPLACE_BUILD_EXAMPLES=OFF -DGPUPLACE_BUILD_APPS=OFF \
+  -DGPUPLACE_BUILD_BENCHMARKS=OFF -DGPUPLACE_BUILD_PYTHON=OFF >/dev/null
+cmake --build "$BUILD" -j "$JOBS" --target gpuplace_tests
+
+# Every report goes to a log file as well as failing the process: a report swallowed by a test
+# harness (or printed by a child process) still fails this stage.
+LOGS="$ROOT/$BUILD/sanitizer-logs"
+rm -rf "$LOGS"
+mkdir -p "$LOGS"
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:halt_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1:log_path=$LOGS/asan"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$LOGS/ubsan"
+export LSAN_OPTIONS="log_path=$LOGS/lsan"
+
+status=0
+"$BUILD/tests/gpuplace_tests" --no-version=true --minimal=true || status=$?
+
+if compgen -G "$LOGS/*" >/dev/null; then
+  printf '\n==> sanitizer reports:\n'
+  for f in "$LOGS"/*; do
+    printf -- '--- %s\n' "$f"
+    cat "$f"
+  done
+  status=1
+fi
+if [ "$status" -ne 0 ]; then
+  printf '\n==> sanitizer stage FAILED (exit %s) after %ss\n' "$status" "$(( $(date +%s) - start ))"
+  exit 1
+fi
+printf '==> sanitizer stage passed: no reports, %ss\n' "$(( $(date +%s) - start ))"
