@@ -119,7 +119,9 @@ struct eval_report {
     [[nodiscard]] std::string table() const {
         std::string out;
         char buf[128];
-        std::snprintf(buf, sizeof buf, "%-16s", "policy");
+        int w = 16;
+        for (const auto& p : policies) w = std::max(w, int(p.policy.size()) + 1);
+        std::snprintf(buf, sizeof buf, "%-*s", w, "policy");
         out += buf;
         for (const auto& n : eval_metric_names()) {
             std::snprintf(buf, sizeof buf, " %20s", n.c_str());
@@ -127,7 +129,7 @@ struct eval_report {
         }
         out += "\n";
         for (const auto& p : policies) {
-            std::snprintf(buf, sizeof buf, "%-16s", p.policy.c_str());
+            std::snprintf(buf, sizeof buf, "%-*s", w, p.policy.c_str());
             out += buf;
             for (const auto& n : eval_metric_names()) {
                 const auto s = p.get(n);
