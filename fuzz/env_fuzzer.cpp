@@ -11,6 +11,7 @@
 //  - during an episode the mask is never all zero, DEFER is set only when enabled and nothing is
 //    picked, a picked GPU is never valid again, without co-location the mask is exactly the free
 //    unpicked GPUs; observation features are finite and in [0, 1]; rewards are finite;
+//  - the observation step() leaves equals a full rewrite (refresh_observation(), when the env has it);
 //  - time never goes back; episodes end: once the input is used up, first-fit finishes the
 //    episode within (sum of GPU requests) steps;
 //  - at termination: every job finished, start >= submit, end >= start; with only the JCT weight
@@ -161,6 +162,12 @@ void check_state(const E& e, bool coloc, bool defer) {
     const std::size_t G = e.num_gpus();
     const auto mask = e.action_mask();
     for (float x : e.observation()) FUZZ_CHECK(std::isfinite(x) && x >= 0.0f && x <= 1.0f, "feature %g", double(x));
+    if constexpr (requires(E& x) { x.refresh_observation(); }) {
+        // step() may update the observation incrementally: it must equal a full rewrite
+        E full = e;
+        full.refresh_observation();
+        FUZZ_CHECK(snapshot(full) == snapshot(e), "incremental observation differs from a full rewrite at step %zu", e.steps());
+    }
     if (e.done()) return;
     FUZZ_CHECK(e.has_current(), "no current job during an episode");
     std::size_t valid = 0;

@@ -1,0 +1,147 @@
+// gpuplace-soak: a long-run soak test. Steps a vector env with random valid actions (DEFER
+// included when the scenario allows it) for many steps, through thousands of autoresets, and
+// reports the resident memory (/proc/self/statm) at the start, after warm-up and at the end.
+// Memory must not grow once every env has seen its largest episode: the exit status is 1 when the
+// growth from warm-up to the end exceeds --max-growth-kb.
+//
+//   gpuplace-soak [--steps N] [--envs N] [--threads N] [--scenario NAME|FILE] [--seed S]
+//                 [--report N] [--max-growth-kb K]
+//
+// Defaults: 10,000,000 steps (summed over envs), 16 envs, 1 thread, the default scenario, a
+// report every 1,000,000 steps, 1024 kB allowed growth.
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include <gpuplace/config.hpp>
+#include <gpuplace/detail/rng.hpp>
+#include <gpuplace/vector_env.hpp>
+
+namespace gp = gpuplace;
+
+namespace {
+
+/// Resident set size in kB (from /proc/self/statm), 0 where unavailable.
+long rss_kb() {
+    std::FILE* f = std::fopen("/proc/self/statm", "r");
+    if (!f) return 0;
+    long size = 0, resident = 0;
+    const int n = std::fscanf(f, "%ld %ld", &size, &resident);
+    std::fclose(f);
+    return n == 2 ? resident * (sysconf(_SC_PAGESIZE) / 1024) : 0;
+}
+
+[[noreturn]] void usage(const char* msg) {
+    std::fprintf(stderr,
+                 "gpuplace-soak: %s\nusage: gpuplace-soak [--steps N] [--envs N] [--threads N] [--scenario NAME|FILE] "
+                 "[--seed S] [--report N] [--max-growth-kb K]\n",
+                 msg);
+    std::exit(2);
+}
+
+std::uint64_t number(const char* flag, const char* v) {
+    char* end = nullptr;
+    const auto x = std::strtoull(v, &end, 10);
+    if (!*v || *end) usage((std::string(flag) + ": expected a whole number, got \"" + v + "\"").c_str());
+    return x;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+    std::uint64_t steps = 10'000'000, envs = 16, threads = 1, seed = 0, report = 1'000'000, max_growth = 1024;
+    std::string scenario_name = "default";
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "-h" || a == "--help") usage("a long-run soak test of the vector env");
+        if (i + 1 >= argc) usage(("missing value after " + a).c_str());
+        const char* v = argv[++i];
+        if (a == "--steps") steps = number("--steps", v);
+        else if (a == "--envs") envs = number("--envs", v);
+        else if (a == "--threads") threads = number("--threads", v);
+        else if (a == "--seed") seed = number("--seed", v);
+        else if (a == "--report") report = number("--report", v);
+        else if (a == "--max-growth-kb") max_growth = number("--max-growth-kb", v);
+        else if (a == "--scenario") scenario_name = v;
+        else usage(("unknown option " + a).c_str());
+    }
+    if (envs == 0 || report == 0) usage("--envs and --report must be >= 1");
+    const long rss_begin = rss_kb();
+    const auto s = scenario_name.find(".json") != std::string::npos ? gp::scenario::load(scenario_name)
+                                                                      : gp::preset_scenario(scenario_name);
+    gp::vector_env v(s, envs, threads);
+    v.reset(seed);
+    const long rss_start = rss_kb();
+    const std::size_t N = v.num_envs(), A = v.num_actions();
+    std::printf("soak: scenario %s, %zu envs, %zu threads, %zu actions, %llu steps\n", s.name.c_str(), N, v.num_threads(), A,
+                static_cast<unsigned long long>(steps));
+    std::printf("rss: %ld kB at program start, %ld kB after construction and reset\n", rss_begin, rss_start);
+
+    gp::detail::rng r(seed);
+    std::vector<std::int64_t> actions(N);
+    std::uint64_t done = 0, episodes = 0, next_report = report, jobs_done = 0;
+    long rss_warm = -1, rss_peak = rss_start;
+    double return_sum = 0;
+    const std::uint64_t warmup = std::max<std::uint64_t>(steps / 10, N);
+    const auto t0 = std::chrono::steady_clock::now();
+    while (done < steps) {
+        const auto masks = v.action_masks();
+        for (std::size_t i = 0; i < N; ++i) {
+            const std::uint8_t* m = masks.data() + i * A;
+            std::size_t n = 0;
+            for (std::size_t a = 0; a < A; ++a) n += m[a];
+            auto k = r.below(n);  // the mask is never all zero
+            std::int64_t pick = 0;
+            for (std::size_t a = 0; a < A; ++a)
+                if (m[a] && k-- == 0) {
+                    pick = std::int64_t(a);
+                    break;
+                }
+            actions[i] = pick;
+        }
+        v.step(actions);
+        done += N;
+        for (std::size_t i = 0; i < N; ++i)
+            if (v.terminated()[i] || v.truncated()[i]) {
+                ++episodes;
+                return_sum += v.final(i).episode_return;
+                jobs_done += v.final(i).m.jobs_done;
+            }
+        if (rss_warm < 0 && done >= warmup) rss_warm = rss_kb();
+        if (done >= next_report || done >= steps) {
+            const long now = rss_kb();
+            rss_peak = std::max(rss_peak, now);
+            const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            std::printf("  %12llu steps  %8llu episodes  rss %7ld kB  %.0f steps/s\n", static_cast<unsigned long long>(done),
+                        static_cast<unsigned long long>(episodes), now, double(done) / sec);
+            std::fflush(stdout);
+            next_report += report;
+        }
+    }
+    const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const long rss_end = rss_kb();
+    if (rss_warm < 0) rss_warm = rss_end;
+    std::printf("done: %llu steps in %.1f s (%.0f steps/s), %llu episodes, %llu jobs finished, mean return %.4f\n",
+                static_cast<unsigned long long>(done), sec, double(done) / sec, static_cast<unsigned long long>(episodes),
+                static_cast<unsigned long long>(jobs_done), episodes ? return_sum / double(episodes) : 0.0);
+    std::printf("rss: start %ld kB, after warm-up (%llu steps) %ld kB, end %ld kB, peak %ld kB; growth after warm-up %ld kB\n",
+                rss_start, static_cast<unsigned long long>(warmup), rss_warm, rss_end, rss_peak, rss_end - rss_warm);
+    if (rss_end - rss_warm > long(max_growth)) {
+        std::printf("FAIL: memory grew by %ld kB after warm-up (allowed %llu kB)\n", rss_end - rss_warm,
+                    static_cast<unsigned long long>(max_growth));
+        return 1;
+    }
+    return 0;
+} catch (const std::exception& e) {
+    std::fprintf(stderr, "gpuplace-soak: %s\n", e.what());
+    return 1;
+}
