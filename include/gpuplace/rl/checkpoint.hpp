@@ -212,7 +212,8 @@ template <class E, std::floating_point S>
     return {std::move(name), [net](std::uint64_t) {
                 auto p = std::make_shared<basic_network_policy<S>>(net);
                 return std::function<std::int64_t(const E&)>([p](const E& e) { return p->act(e); });
-            }};
+            },
+            {}};
 }
 
 }  // namespace gpuplace::rl

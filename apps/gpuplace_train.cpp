@@ -1,0 +1,220 @@
+// gpuplace-train: trains the reference PPO on a scenario, then (with --compare) evaluates it
+// against every heuristic on held-out seeds, prints the table and writes plots.
+//   gpuplace-train [--config FILE] [--scenario default|proximity_drl|FILE] [--steps N] [--seed N]
+//                  [--threads N] [--out DIR] [--compare] [--seeds N] [--load CHECKPOINT]
+//                  [--no-plot] [--print-config]
+// Writes DIR/learning.csv (one row per iteration), DIR/ppo.json (checkpoint), and with --compare
+// DIR/compare.csv, DIR/compare.json, DIR/learning_curve.png and DIR/jct_comparison.png.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gpuplace/gpuplace.hpp>
+#include <gpuplace/rl/rl.hpp>
+
+namespace {
+using namespace gpuplace;
+using json = nlohmann::json;
+
+/// The embedded default training config. "scenario" is evaluated as given; "train_reward"
+/// overrides the reward weights used for training only (a comm-cost penalty at each placement
+/// gives an immediate signal for what the JCT reward only shows hours of simulated time later).
+constexpr const char* default_config = R"({
+  "scenario": "default",
+  "train_reward": {"comm": 2.0},
+  "validation_seeds": 8,
+  "validate_every": 10,
+  "ppo": {
+    "total_steps": 2000000, "num_envs": 16, "num_steps": 128, "epochs": 4, "minibatches": 4,
+    "learning_rate": 0.001, "anneal_lr": true, "gamma": 0.99, "gae_lambda": 0.95,
+    "clip": 0.2, "clip_value": false, "vf_coef": 0.5, "ent_coef": 0.0, "max_grad_norm": 0.5,
+    "normalize_advantages": true, "normalize_rewards": true, "seed": 1, "threads": 1,
+    "network": {"architecture": "per_gpu", "hidden": [64, 64], "value_hidden": [64, 64],
+                "activation": "tanh", "normalize_obs": false}
+  }
+})";
+
+int usage() {
+    std::fprintf(stderr,
+                 "usage: gpuplace-train [--config FILE] [--scenario default|proximity_drl|FILE] [--steps N] [--seed N]\n"
+                 "                      [--threads N] [--out DIR] [--compare] [--seeds N] [--load CHECKPOINT]\n"
+                 "                      [--no-plot] [--print-config]\n");
+    return 2;
+}
+
+std::string read_file(const std::string& f) {
+    std::ifstream in(f);
+    if (!in) throw ConfigError("cannot open config file \"" + f + "\"");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+scenario load_scenario(const json& j) {
+    if (j.is_string()) {
+        const auto n = j.get<std::string>();
+        if (n == "default" || n == "proximity_drl") return preset_scenario(n);
+        return scenario::load(n);
+    }
+    return scenario::from_json(j);
+}
+
+std::string hms(double s) {
+    char b[32];
+    const long t = long(std::max(0.0, s));
+    std::snprintf(b, sizeof b, "%ld:%02ld:%02ld", t / 3600, (t / 60) % 60, t % 60);
+    return b;
+}
+
+struct options {
+    json cfg;
+    std::string out = "out/train";
+    bool compare = false, plot = true;
+    std::size_t seeds = 20;
+    std::string load;
+};
+
+/// Greedy evaluation of a network on the given seeds: mean JCT (s) and mean comm cost.
+template <class E>
+std::pair<double, double> validate(const scenario& s, const std::shared_ptr<const rl::actor_critic>& net,
+                                   const std::vector<std::uint64_t>& seeds) {
+    const auto rep = evaluate<E>(s, {rl::as_policy<E>("ppo", net)}, seeds, 1);
+    return {rep.policies[0].get("avg_jct").mean, rep.policies[0].get("avg_comm_cost").mean};
+}
+
+template <class E>
+int run(const options& o, const scenario& eval_s) {
+    namespace fs = std::filesystem;
+    fs::create_directories(o.out);
+    const auto pc = rl::ppo_config::from_json(o.cfg.value("ppo", json::object()), "/ppo");
+    std::shared_ptr<const rl::actor_critic> net;
+    double train_secs = 0;
+    if (!o.load.empty()) {
+        auto ck = rl::load_checkpoint(o.load);
+        net = std::make_shared<const rl::actor_critic>(std::move(ck.network));
+        std::printf("loaded %s\n", o.load.c_str());
+    } else {
+        auto train_s = eval_s;
+        if (o.cfg.contains("train_reward")) {
+            auto j = train_s.to_json();
+            j["reward"].merge_patch(o.cfg["train_reward"]);
+            train_s = scenario::from_json(j);
+        }
+        const std::size_t nval = o.cfg.value("validation_seeds", 8);
+        const std::size_t every = std::max<std::size_t>(1, o.cfg.value("validate_every", 10));
+        std::vector<std::uint64_t> vseeds;
+        for (std::size_t i = 0; i < nval; ++i) vseeds.push_back(2'000'000 + i);  // disjoint from held_out_seeds
+        rl::basic_ppo<E> ppo(train_s, pc);
+        std::printf("training PPO on scenario %s: %zu parameters, %zu env steps (%zu iterations of %zu x %zu)\n",
+                    eval_s.name.c_str(), ppo.network().num_params(), pc.total_steps, ppo.total_iterations(), pc.num_envs,
+                    pc.num_steps);
+        std::ofstream log(o.out + "/learning.csv");
+        log << "iteration,env_steps,seconds,steps_per_sec,episodes,mean_return,mean_jct,mean_comm_cost,val_jct,val_comm_cost,"
+               "policy_loss,value_loss,entropy,approx_kl,clip_frac,explained_variance,learning_rate\n";
+        const auto t0 = std::chrono::steady_clock::now();
+        double best = 1e300;
+        rl::actor_critic best_net = ppo.network();
+        while (!ppo.done()) {
+            const auto st = ppo.iterate();
+            const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            const double sps = double(st.env_steps) / el;
+            double vj = NAN, vc = NAN;
+            if (nval > 0 && (st.iteration % every == 0 || ppo.done())) {
+                auto cur = std::make_shared<const rl::actor_critic>(ppo.network());
+                std::tie(vj, vc) = validate<E>(eval_s, cur, vseeds);
+                if (vj < best) {
+                    best = vj;
+                    best_net = ppo.network();
+                }
+            }
+            char line[512];
+            std::snprintf(line, sizeof line, "%zu,%zu,%.3f,%.1f,%zu,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n",
+                          st.iteration, st.env_steps, el, sps, st.episodes, st.mean_return, st.mean_jct, st.mean_comm_cost,
+                          vj, vc, st.policy_loss, st.value_loss, st.entropy, st.approx_kl, st.clip_frac,
+                          st.explained_variance, st.learning_rate);
+            log << line << std::flush;
+            if (!std::isnan(vj) || ppo.done()) {
+                const double eta = el / double(st.iteration) * double(ppo.total_iterations() - st.iteration);
+                std::printf("[%s] it %4zu/%zu  steps %8zu  %6.0f steps/s  return %8.2f  JCT %.3f h  val JCT %.3f h  "
+                            "entropy %.3f  ETA %s\n",
+                            hms(el).c_str(), st.iteration, ppo.total_iterations(), st.env_steps, sps, st.mean_return,
+                            st.mean_jct / 3600, vj / 3600, st.entropy, hms(eta).c_str());
+                std::fflush(stdout);
+            }
+        }
+        train_secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        std::printf("trained in %s (%.0f env steps/s); best validation JCT %.3f h\n", hms(train_secs).c_str(),
+                    double(ppo.env_steps()) / train_secs, best / 3600);
+        rl::save_checkpoint(o.out + "/ppo.json", best_net, pc, eval_s);
+        std::printf("checkpoint %s/ppo.json (the network with the best validation JCT)\n", o.out.c_str());
+        net = std::make_shared<const rl::actor_critic>(std::move(best_net));
+    }
+    if (!o.compare) return 0;
+    std::vector<any_policy<E>> ps{rl::as_policy<E>("ppo", net)};
+    for (const auto& n : heuristic_names()) ps.push_back(heuristic<E>(n));
+    const auto rep = evaluate<E>(eval_s, ps, held_out_seeds(o.seeds), 0);
+    std::printf("\nscenario %s, %zu held-out seeds:\n%s", eval_s.name.c_str(), o.seeds, rep.table().c_str());
+    std::ofstream(o.out + "/compare.csv") << rep.csv();
+    std::ofstream(o.out + "/compare.json") << rep.to_json().dump(2) << "\n";
+    if (o.plot) {
+        const std::string script = "scripts/plot_training.py";
+        if (!fs::exists(script)) {
+            std::printf("plots skipped: %s not found (run from the repository root)\n", script.c_str());
+        } else {
+            const std::string cmd = "python3 " + script + " --dir '" + o.out + "'";
+            if (std::system(cmd.c_str()) != 0) std::printf("plots skipped: '%s' failed (is matplotlib installed?)\n", cmd.c_str());
+        }
+    }
+    return 0;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+    options o;
+    try {
+        o.cfg = json::parse(default_config);
+        json over = json::object();
+        for (int i = 1; i < argc; ++i) {
+            const std::string a = argv[i];
+            auto next = [&]() -> std::string {
+                if (i + 1 >= argc) throw ConfigError("missing value after " + a);
+                return argv[++i];
+            };
+            if (a == "--config") o.cfg.merge_patch(detail::parse_json(read_file(next()), "config file"));
+            else if (a == "--scenario") over["scenario"] = next();
+            else if (a == "--steps") over["ppo"]["total_steps"] = std::stoull(next());
+            else if (a == "--seed") over["ppo"]["seed"] = std::stoull(next());
+            else if (a == "--threads") over["ppo"]["threads"] = std::stoull(next());
+            else if (a == "--out") o.out = next();
+            else if (a == "--compare") o.compare = true;
+            else if (a == "--seeds") o.seeds = std::stoul(next());
+            else if (a == "--load") o.load = next();
+            else if (a == "--no-plot") o.plot = false;
+            else if (a == "--print-config") {
+                std::printf("%s\n", default_config);
+                return 0;
+            } else if (a == "-h" || a == "--help") return usage(), 0;
+            else {
+                std::fprintf(stderr, "unknown argument %s\n", a.c_str());
+                return usage();
+            }
+        }
+        o.cfg.merge_patch(over);
+        detail::check_keys(o.cfg, "", {"scenario", "train_reward", "validation_seeds", "validate_every", "ppo"});
+        if (!o.load.empty()) o.compare = true;
+        const auto s = load_scenario(o.cfg["scenario"]);
+        const std::string comm = s.comm.value("model", "ring_allreduce");
+        if (comm == "tree_route") return run<tree_route_env>(o, s);
+        return run<env>(o, s);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "error: %s\n", e.what());
+        return 1;
+    }
+}
