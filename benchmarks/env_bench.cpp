@@ -1,0 +1,98 @@
+/// \file benchmarks/env_bench.cpp
+/// Single-env throughput: step() with random valid and first-fit actions over cluster sizes and
+/// queue lengths, reset(), the proximity_drl preset, and the observation/mask rewrite on its own.
+/// Run: build/benchmarks/bench_env --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+
+#include <gpuplace/env.hpp>
+#include <gpuplace/policy.hpp>
+
+#include "bench_scenarios.hpp"
+
+namespace {
+
+using gpuplace::bench::run_steps;
+using gpuplace::bench::scaled_default;
+
+void cluster_sizes(benchmark::internal::Benchmark* b) {
+    for (std::int64_t g : {32, 64, 512, 4096}) b->Arg(g);
+    b->ArgName("gpus");
+}
+
+/// Random valid actions (uniform over the mask, O(1) expected sampler), the target workload.
+void BM_step_random(benchmark::State& state) {
+    gpuplace::env e(scaled_default(state.range(0)));
+    gpuplace::bench::fast_random_policy p;
+    run_steps(state, e, p);
+}
+BENCHMARK(BM_step_random)->Apply(cluster_sizes);
+
+/// Random valid actions from gpuplace::random_policy (two O(G) scans of the mask per action).
+void BM_step_random_policy(benchmark::State& state) {
+    gpuplace::env e(scaled_default(state.range(0)));
+    gpuplace::random_policy p;
+    run_steps(state, e, p);
+}
+BENCHMARK(BM_step_random_policy)->Apply(cluster_sizes);
+
+/// First-fit actions (the lowest valid GPU): a cheaper policy, fuller nodes.
+void BM_step_first_fit(benchmark::State& state) {
+    gpuplace::env e(scaled_default(state.range(0)));
+    gpuplace::first_fit_policy p;
+    run_steps(state, e, p);
+}
+BENCHMARK(BM_step_first_fit)->Apply(cluster_sizes);
+
+/// Queue length: offered load (x10) drives how many jobs wait, the window K how many the
+/// observation describes. 64 GPUs, random valid actions.
+void BM_step_random_queue(benchmark::State& state) {
+    gpuplace::env e(scaled_default(64, double(state.range(0)) / 10.0, state.range(1)));
+    gpuplace::bench::fast_random_policy p;
+    run_steps(state, e, p);
+}
+BENCHMARK(BM_step_random_queue)->ArgNames({"load_x10", "window"})->ArgsProduct({{5, 10, 20, 40}, {8, 32}});
+
+/// The Proximity-DRL preset (32 GPUs, tree route cost, 30 jobs), random valid actions.
+void BM_step_random_proximity_drl(benchmark::State& state) {
+    gpuplace::tree_route_env e(gpuplace::preset_scenario("proximity_drl"));
+    gpuplace::bench::fast_random_policy p;
+    run_steps(state, e, p);
+}
+BENCHMARK(BM_step_random_proximity_drl);
+
+/// reset(): drawing the workload and advancing to the first decision.
+void BM_reset(benchmark::State& state) {
+    gpuplace::env e(scaled_default(state.range(0)));
+    std::uint64_t seed = 0;
+    for (auto _ : state) {
+        e.reset(++seed);
+        benchmark::DoNotOptimize(e.observation().data());
+    }
+    state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_reset)->Apply(cluster_sizes);
+
+/// The whole observation and mask written from the state (what reset() does; step() rewrites
+/// only what changed), mid-episode with about half the GPUs busy.
+void BM_observation_full(benchmark::State& state) {
+    gpuplace::env e(scaled_default(state.range(0)));
+    gpuplace::first_fit_policy p;
+    e.reset(1);
+    while (!e.done() && e.cluster().busy_gpus() < e.num_gpus() / 2) e.step(p.act(e));
+    for (auto _ : state) {
+        e.refresh_observation();
+        benchmark::DoNotOptimize(e.observation().data());
+        benchmark::ClobberMemory();
+    }
+    state.SetItemsProcessed(state.iterations());
+    state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(e.observation_size() * sizeof(float) +
+                                                                          e.num_actions()));
+}
+BENCHMARK(BM_observation_full)->Apply(cluster_sizes);
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,79 @@
+/// \file benchmarks/vector_env_bench.cpp
+/// Batched stepping: basic_vector_env::step over 1 and 2 threads, cluster sizes and env counts,
+/// with random valid actions chosen from the mask before each call (the chooser is timed too, as
+/// a training loop would pay for its policy). Autoresets are included in the time.
+/// Run: build/benchmarks/bench_vector_env --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <vector>
+
+#include <gpuplace/detail/rng.hpp>
+#include <gpuplace/vector_env.hpp>
+
+#include "bench_scenarios.hpp"
+
+namespace {
+
+/// Fills actions[i] with a uniformly random valid GPU of env i (bench::fast_random_policy).
+struct batch_chooser {
+    std::vector<gpuplace::bench::fast_random_policy> p;
+    template <class V>
+    void choose(const V& v, std::vector<std::int64_t>& actions) {
+        for (std::size_t i = 0; i < v.num_envs(); ++i) actions[i] = p[i].act(v.env(i));
+    }
+};
+
+/// args: GPUs, envs, threads
+void BM_vector_step(benchmark::State& state) {
+    const auto gpus = state.range(0);
+    const auto n = static_cast<std::size_t>(state.range(1));
+    const auto threads = static_cast<std::size_t>(state.range(2));
+    gpuplace::vector_env v(gpuplace::bench::scaled_default(gpus), n, threads);
+    v.reset(1);
+    batch_chooser c{std::vector<gpuplace::bench::fast_random_policy>(n)};
+    for (std::size_t i = 0; i < n; ++i) c.p[i].reset(i);
+    std::vector<std::int64_t> actions(n);
+    for (auto _ : state) {
+        c.choose(v, actions);
+        v.step(actions);
+        benchmark::DoNotOptimize(v.rewards().data());
+    }
+    state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(n));
+    state.counters["envs"] = static_cast<double>(n);
+    state.counters["threads"] = static_cast<double>(v.num_threads());
+}
+BENCHMARK(BM_vector_step)
+    ->ArgNames({"gpus", "envs", "threads"})
+    ->ArgsProduct({{64}, {16, 256}, {1, 2}})
+    ->ArgsProduct({{32, 512}, {256}, {1, 2}})
+    ->ArgsProduct({{4096}, {16}, {1, 2}})
+    ->UseRealTime();
+
+/// The step alone: actions precomputed by first-fit on a copy would change the trajectory, so
+/// this variant steps with the first valid GPU of each env (one pass over the mask row).
+void BM_vector_step_first_fit(benchmark::State& state) {
+    const auto n = static_cast<std::size_t>(state.range(0));
+    const auto threads = static_cast<std::size_t>(state.range(1));
+    gpuplace::vector_env v(gpuplace::bench::scaled_default(64), n, threads);
+    v.reset(1);
+    std::vector<std::int64_t> actions(n);
+    const std::size_t A = v.num_actions();
+    for (auto _ : state) {
+        const auto m = v.action_masks();
+        for (std::size_t i = 0; i < n; ++i) {
+            std::size_t g = 0;
+            while (g + 1 < A && !m[i * A + g]) ++g;
+            actions[i] = static_cast<std::int64_t>(g);
+        }
+        v.step(actions);
+        benchmark::DoNotOptimize(v.rewards().data());
+    }
+    state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(n));
+}
+BENCHMARK(BM_vector_step_first_fit)->ArgNames({"envs", "threads"})->ArgsProduct({{256}, {1, 2}})->UseRealTime();
+
+}  // namespace
+
+BENCHMARK_MAIN();
