@@ -14,8 +14,33 @@
 
 namespace gp = gpuplace;
 
+namespace {
+
+/// A checkpoint whose obs_spec or layer sizes ask for a network of gigabytes. The loader builds the
+/// network from them before it reads the parameters, so such a file makes it allocate that much
+/// (std::bad_alloc, or the OOM killer): a known limitation (docs/reliability.md), skipped here so
+/// that the fuzzer looks for other problems.
+bool huge(std::string_view text) {
+    const auto j = gp::detail::json::parse(text.begin(), text.end(), nullptr, false);
+    if (!j.is_object()) return false;
+    if (auto s = j.find("obs_spec"); s != j.end() && s->is_object())
+        for (const auto& [k, v] : s->items())
+            if (v.is_number() && v.get<double>() > 4096) return true;
+    if (auto n = j.find("network"); n != j.end() && n->is_object())
+        for (const char* key : {"hidden", "value_hidden"})
+            if (auto h = n->find(key); h != n->end() && h->is_array()) {
+                if (h->size() > 8) return true;
+                for (const auto& v : *h)
+                    if (v.is_number() && v.get<double>() > 1024) return true;
+            }
+    return false;
+}
+
+}  // namespace
+
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string_view text(reinterpret_cast<const char*>(data), size);
+    if (huge(text)) return 0;
     gp::rl::checkpoint c;
     try {
         c = gp::rl::parse_checkpoint<float>(text, "fuzz");

@@ -78,6 +78,8 @@ struct scenario {
             if (!it->is_object()) config_fail("/comm", "expected an object, got " + short_dump(*it));
             s.comm = *it;
             if (!s.comm.contains("model")) s.comm["model"] = "ring_allreduce";
+            else if (!s.comm["model"].is_string())  // never a silent default for a non-string model
+                config_fail("/comm/model", "expected a string, got " + short_dump(s.comm["model"]));
         }
         if (auto it = j.find("zoo"); it != j.end()) {
             if (!it->is_null() && !it->is_string() && !it->is_object())
