@@ -76,6 +76,9 @@ public:
     [[nodiscard]] std::uint32_t holder(gpu_id g) const noexcept { return holder_[g]; }
     /// When the job on GPU g is due to end (meaningless when free).
     [[nodiscard]] double end_time(gpu_id g) const noexcept { return end_[g]; }
+    /// Every GPU's holder (no_job when free) and due end time, for loops over all GPUs.
+    [[nodiscard]] std::span<const std::uint32_t> holders() const noexcept { return holder_; }
+    [[nodiscard]] std::span<const double> end_times() const noexcept { return end_; }
     [[nodiscard]] std::size_t free_gpus() const noexcept { return free_; }
     [[nodiscard]] std::size_t busy_gpus() const noexcept { return holder_.size() - free_; }
     [[nodiscard]] std::uint32_t node_free(std::size_t node) const noexcept { return node_free_[node]; }

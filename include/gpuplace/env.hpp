@@ -9,6 +9,7 @@
 /// rewards sum to -(sum of JCTs) / time_scale.
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -146,6 +147,10 @@ public:
         rack_picked_.assign(topo_.num_racks(), 0);
         build_layout();
         buf_.allocate(obs_size_, G_ + 1);
+        rack_dirty_.assign(topo_.num_racks(), 0);
+        dirty_racks_.reserve(topo_.num_racks());
+        request_feat_.resize(G_ + 1);
+        for (std::size_t k = 0; k <= G_; ++k) request_feat_[k] = request_feature(static_cast<std::uint32_t>(k));
         for (const auto& [k, p] : cfg_.workload.synthetic.gpu_counts)
             if (p > 0 && k > G_ && cfg_.workload.kind == "synthetic")
                 throw ConfigError("config /workload/gpu_counts/" + std::to_string(k) + ": jobs of " + std::to_string(k) +
@@ -166,6 +171,8 @@ public:
         defer_epoch_.assign(jobs_.size(), 0);
         epoch_ = 1;
         clear_picks();
+        picked_.reserve(G_);  // again here: a copied env's vectors have no spare capacity
+        dirty_racks_.reserve(topo_.num_racks());
         current_ = none;
         steps_ = 0;
         episode_return_ = 0;
@@ -183,6 +190,10 @@ public:
         check_action(action);
         double reward = pending_reward_;
         pending_reward_ = 0;
+        const auto moves = time_moves_;
+        const auto finished_before = sim_.finished().size();
+        std::span<const gpu_id> started;  // GPUs of the job this step started
+        bool decided = true;              // the current job changed (placed or deferred)
         if (action == static_cast<std::int64_t>(G_)) {
             defer_epoch_[current_] = epoch_;
             current_ = none;
@@ -194,8 +205,12 @@ public:
             ++node_picked_[topo_.node_of(g)];
             ++rack_picked_[topo_.rack_of(g)];
             if (picked_.size() == sim_.job(current_).num_gpus) {
+                const std::size_t k = picked_.size();
                 reward += start_current();
+                started = sim_.placements().last(k);  // start() appended the job's GPUs
                 reward += advance();
+            } else {
+                decided = false;
             }
         }
         ++steps_;
@@ -204,7 +219,11 @@ public:
                  (cfg_.env.max_time > 0 && sim_.now() >= cfg_.env.max_time))
             truncated_ = true;
         episode_return_ += reward;
-        write_observation();
+        // Only what the action changed is rewritten (all of it with co-location, where room
+        // depends on the current job, and once no job is current).
+        if (sim_.colocation() || current_ == none) write_observation();
+        else if (decided) update_after_decision(started, finished_before, time_moves_ != moves);
+        else update_after_pick(static_cast<gpu_id>(action));
         return {reward, terminated_, truncated_};
     }
 
@@ -217,6 +236,13 @@ public:
     /// The DEFER action's index (= number of GPUs).
     [[nodiscard]] std::int64_t defer_action() const noexcept { return static_cast<std::int64_t>(G_); }
     [[nodiscard]] const std::vector<obs_segment>& observation_layout() const noexcept { return layout_; }
+
+    /// Rewrites the whole observation and mask from the state (what reset() does). step() rewrites
+    /// only what the action changed, which gives the same values: the buffers belong to the env
+    /// between steps and must not be written by anyone else.
+    void refresh_observation() noexcept {
+        if (started_) write_observation();
+    }
 
     /// Makes the env write its observation and mask into external buffers (e.g. a slice of a
     /// vector env's contiguous arrays). The current contents are copied over.
@@ -368,6 +394,14 @@ private:
                                   " is not in the zoo (" + std::to_string(zoo_.size()) + " models)");
             ideal_[i] = double(j.work) * comm_.ideal_step_time(topo_, zoo_, j.model, j.num_gpus);
         }
+        // per-job observation features that never change
+        ideal_feat_.resize(jobs_.size());
+        comm_feat_.resize(jobs_.size());
+        for (std::size_t i = 0; i < jobs_.size(); ++i) {
+            const auto p = zoo_[jobs_[i].model].at(jobs_[i].num_gpus);
+            ideal_feat_[i] = squash(ideal_[i]);
+            comm_feat_[i] = static_cast<float>(std::clamp(1.0 - p.spread / p.consolidated, 0.0, 1.0));
+        }
         if (sim_.colocation()) {
             memory_.resize(jobs_.size());
             for (std::size_t i = 0; i < jobs_.size(); ++i) {
@@ -444,6 +478,9 @@ private:
     /// The next job to place (skipping `skip`), or none: strict head-of-line looks at the first
     /// non-deferred waiting job only; backfill at the first one that fits.
     [[nodiscard]] std::uint32_t find_candidate(std::uint32_t skip = none) const noexcept {
+        // Every job requests >= 1 GPU: on a full cluster without co-location nothing fits, and
+        // the (possibly long) queue need not be scanned.
+        if (!sim_.colocation() && cluster().free_gpus() == 0) return none;
         for (auto j : queue_) {
             if (j == skip || defer_epoch_[j] == epoch_) continue;
             if (fits(j)) return j;
@@ -469,6 +506,7 @@ private:
             const double t0 = sim_.now();
             const bool counting = sim_.arrived() > 0;  // the makespan runs from the first submit
             area += sim_.advance([this](std::uint32_t j) { enqueue(j); });
+            ++time_moves_;
             if (counting) elapsed += sim_.now() - t0;
             ++epoch_;
         }
@@ -522,7 +560,126 @@ private:
         return static_cast<float>(std::log2(double(k) + 1.0) / std::log2(double(G_) + 1.0));
     }
 
+    /// The whole observation and mask.
     void write_observation() noexcept {
+        if (sim_.colocation()) write_gpu_rows_colocation();
+        else write_gpu_rows();
+        buf_.mask[G_] = static_cast<std::uint8_t>(defer_allowed());
+        write_tail();
+    }
+
+    /// Per-GPU rows without co-location: flat loops for what depends on the GPU, then node by node
+    /// (GPUs are numbered node by node, nodes rack by rack) for what depends on its node and rack.
+    void write_gpu_rows() noexcept {
+        const auto& cl = cluster();
+        const bool active = current_ != none;
+        float* busy = buf_.obs.data();
+        float* pick = busy + G_;
+        std::uint8_t* mask = buf_.mask.data();
+        for (std::size_t g = 0; g < G_; ++g) {
+            const bool free = cl.is_free(static_cast<gpu_id>(g));
+            busy[g] = free ? 0.0f : 1.0f;
+            pick[g] = is_picked_[g] ? 1.0f : 0.0f;
+            mask[g] = static_cast<std::uint8_t>(active && free && !is_picked_[g]);
+        }
+        write_remaining();
+        for (std::size_t r = 0; r < topo_.num_racks(); ++r) write_rack_rows(r);
+    }
+
+    /// Proximity, node-free and rack-free features of the GPUs of rack r.
+    void write_rack_rows(std::size_t r) noexcept {
+        const auto& cl = cluster();
+        const std::size_t gpn = topo_.gpus_per_node(), npr = topo_.nodes_per_rack();
+        const float inv_node = 1.0f / float(gpn);
+        const float inv_rack = 1.0f / float(cl.gpus_per_rack());
+        float* prox = buf_.obs.data() + 3 * G_;
+        float* nfree = prox + G_;
+        float* rfree = nfree + G_;
+        const bool any_pick = !picked_.empty();
+        const float rf = float(cl.rack_free(r)) * inv_rack;
+        const bool rack_pick = rack_picked_[r] != 0;
+        for (std::size_t n = r * npr; n < (r + 1) * npr; ++n) {
+            const float nf = float(cl.node_free(n)) * inv_node;
+            const float pv = !any_pick ? 0.0f : node_picked_[n] ? 1.0f : rack_pick ? 0.5f : 0.0f;
+            for (std::size_t g = n * gpn; g < (n + 1) * gpn; ++g) {
+                prox[g] = pv;
+                nfree[g] = nf;
+                rfree[g] = rf;
+            }
+        }
+    }
+
+    /// After a pick that does not complete the job: its GPU, its rack's proximity (when the pick
+    /// is the first in its node) and the job's remaining picks.
+    void update_after_pick(gpu_id g) noexcept {
+        buf_.obs[G_ + g] = 1.0f;
+        buf_.mask[g] = 0;
+        if (node_picked_[topo_.node_of(g)] == 1) write_rack_rows(topo_.rack_of(g));
+        buf_.mask[G_] = static_cast<std::uint8_t>(defer_allowed());
+        const auto& job = sim_.job(current_);
+        buf_.obs[job_offset() + 1] = float(job.num_gpus - picked_.size()) / float(job.num_gpus);
+    }
+
+    /// After a job started (on `started`) or was deferred: the GPUs whose occupancy may have
+    /// changed (the started job's and those of jobs that finished since `finished_before`), the
+    /// racks they are in (free counts; proximity back to 0 as no GPU is picked), every remaining
+    /// time when time moved, and the job, queue and global features. The mask of every other GPU
+    /// is unchanged: it is 1 for a free GPU while a job is current.
+    void update_after_decision(std::span<const gpu_id> started, std::size_t finished_before, bool time_moved) noexcept {
+        if (time_moved) write_remaining();
+        for (auto g : started) write_gpu(g);
+        const auto fin = sim_.finished();
+        for (std::size_t i = finished_before; i < fin.size(); ++i)
+            for (auto g : sim_.gpus_of(fin[i])) write_gpu(g);
+        for (auto r : dirty_racks_) {
+            write_rack_rows(r);
+            rack_dirty_[r] = 0;
+        }
+        dirty_racks_.clear();
+        buf_.mask[G_] = static_cast<std::uint8_t>(defer_allowed());
+        write_tail();
+    }
+
+    /// The busy, picked, remaining and mask values of GPU g; marks its rack for write_rack_rows().
+    void write_gpu(gpu_id g) noexcept {
+        const auto& cl = cluster();
+        const bool free = cl.is_free(g);
+        float* busy = buf_.obs.data();
+        busy[g] = free ? 0.0f : 1.0f;
+        busy[G_ + g] = is_picked_[g] ? 1.0f : 0.0f;
+        busy[2 * G_ + g] = free ? 0.0f : squash(cl.end_time(g) - sim_.now());
+        buf_.mask[g] = static_cast<std::uint8_t>(current_ != none && free && !is_picked_[g]);
+        const auto r = topo_.rack_of(g);
+        if (!rack_dirty_[r]) {
+            rack_dirty_[r] = 1;
+            dirty_racks_.push_back(static_cast<std::uint32_t>(r));  // capacity: number of racks
+        }
+    }
+
+    /// The remaining time of every GPU: squash() computed for every GPU, free or not, with
+    /// everything in locals, so that the loop vectorises.
+    void write_remaining() noexcept {
+        const double now = sim_.now(), scale = cfg_.reward.time_scale;
+        const double* end = cluster().end_times().data();
+        const std::uint32_t* holder = cluster().holders().data();
+        float* rem = buf_.obs.data() + 2 * G_;
+        const std::size_t G = G_;
+        for (std::size_t g = 0; g < G; ++g) {
+            double x = end[g] - now;
+            x = x > 0.0 ? x : 0.0;  // std::max(0.0, x), as in squash()
+            const float v = static_cast<float>(x / (x + scale));
+            // v if busy, +0.0f if free, by masking the bits (no branch for the vectoriser)
+            const std::uint32_t keep = holder[g] == cluster_state::no_job ? 0u : ~0u;
+            rem[g] = std::bit_cast<float>(std::bit_cast<std::uint32_t>(v) & keep);
+        }
+    }
+
+    [[nodiscard]] std::size_t job_offset() const noexcept {
+        return (gpu_features + (sim_.colocation() ? colocation_gpu_features : 0)) * G_;
+    }
+
+    /// Per-GPU rows with co-location (room and interference depend on the current job).
+    void write_gpu_rows_colocation() noexcept {
         const auto& cl = cluster();
         const double now = sim_.now();
         const bool active = current_ != none;
@@ -536,44 +693,42 @@ private:
         float* rfree = nfree + G_;
         std::uint8_t* mask = buf_.mask.data();
         const bool any_pick = !picked_.empty();
-        const bool coloc = sim_.colocation();
         for (std::size_t g = 0; g < G_; ++g) {
             const bool free = cl.is_free(static_cast<gpu_id>(g));
             const auto node = topo_.node_of(static_cast<gpu_id>(g));
             const auto rack = topo_.rack_of(static_cast<gpu_id>(g));
             busy[g] = free ? 0.0f : 1.0f;
             pick[g] = is_picked_[g] ? 1.0f : 0.0f;
-            rem[g] = free ? 0.0f
-                          : squash((coloc ? sim_.projected_end(cl.holder(static_cast<gpu_id>(g)))
-                                          : cl.end_time(static_cast<gpu_id>(g))) - now);
+            rem[g] = free ? 0.0f : squash(sim_.projected_end(cl.holder(static_cast<gpu_id>(g))) - now);
             prox[g] = !any_pick ? 0.0f : node_picked_[node] ? 1.0f : rack_picked_[rack] ? 0.5f : 0.0f;
             nfree[g] = float(cl.node_free(node)) * inv_node;
             rfree[g] = float(cl.rack_free(rack)) * inv_rack;
-            const bool room = coloc ? (active && has_room(static_cast<gpu_id>(g), current_)) : free;
+            const bool room = active && has_room(static_cast<gpu_id>(g), current_);
             mask[g] = static_cast<std::uint8_t>(active && room && !is_picked_[g]);
         }
-        mask[G_] = static_cast<std::uint8_t>(defer_allowed());
-        float* o = buf_.obs.data() + gpu_features * G_;
-        if (coloc) {
-            float* occ = o;
-            float* head = o + G_;
-            float* itf = o + 2 * G_;
-            const double M = double(cl.max_jobs_per_gpu()), cap = cfg_.colocation.gpu_memory_gb;
-            for (std::size_t g = 0; g < G_; ++g) {
-                const auto gg = static_cast<gpu_id>(g);
-                occ[g] = static_cast<float>(double(cl.jobs_on_count(gg)) / M);
-                head[g] = static_cast<float>(std::clamp((cap - cl.memory_used(gg)) / cap, 0.0, 1.0));
-                itf[g] = active ? static_cast<float>(std::clamp(expected_interference(gg, current_), 0.0, 1.0)) : 0.0f;
-            }
-            o += colocation_gpu_features * G_;
+        float* occ = buf_.obs.data() + gpu_features * G_;
+        float* head = occ + G_;
+        float* itf = occ + 2 * G_;
+        const double M = double(cl.max_jobs_per_gpu()), cap = cfg_.colocation.gpu_memory_gb;
+        for (std::size_t g = 0; g < G_; ++g) {
+            const auto gg = static_cast<gpu_id>(g);
+            occ[g] = static_cast<float>(double(cl.jobs_on_count(gg)) / M);
+            head[g] = static_cast<float>(std::clamp((cap - cl.memory_used(gg)) / cap, 0.0, 1.0));
+            itf[g] = active ? static_cast<float>(std::clamp(expected_interference(gg, current_), 0.0, 1.0)) : 0.0f;
         }
-        if (active) {
+    }
+
+    /// The job, queue window and global features.
+    void write_tail() noexcept {
+        const auto& cl = cluster();
+        const double now = sim_.now();
+        float* o = buf_.obs.data() + job_offset();
+        if (current_ != none) {
             const auto& job = sim_.job(current_);
-            const auto p = zoo_[job.model].at(job.num_gpus);
-            *o++ = request_feature(job.num_gpus);
+            *o++ = request_feat_[job.num_gpus];
             *o++ = float(job.num_gpus - picked_.size()) / float(job.num_gpus);
-            *o++ = squash(ideal_[current_]);
-            *o++ = static_cast<float>(std::clamp(1.0 - p.spread / p.consolidated, 0.0, 1.0));
+            *o++ = ideal_feat_[current_];
+            *o++ = comm_feat_[current_];
             *o++ = squash(now - double(job.submit_time));
         } else {
             for (int i = 0; i < 5; ++i) *o++ = 0.0f;
@@ -584,8 +739,8 @@ private:
             if (j == current_) continue;
             const auto& job = sim_.job(j);
             *o++ = 1.0f;
-            *o++ = request_feature(job.num_gpus);
-            *o++ = squash(ideal_[j]);
+            *o++ = request_feat_[job.num_gpus];
+            *o++ = ideal_feat_[j];
             *o++ = squash(now - double(job.submit_time));
             ++written;
         }
@@ -615,6 +770,11 @@ private:
     std::vector<std::uint8_t> is_picked_;
     std::vector<std::uint32_t> node_picked_, rack_picked_;
     std::uint32_t current_ = none;
+    std::uint64_t time_moves_ = 0;  ///< calls of the simulator's advance(): when it changes, time moved
+    std::vector<float> request_feat_;  ///< request_feature(k) for k = 0..G
+    std::vector<float> ideal_feat_, comm_feat_;  ///< per job: squashed ideal duration, comm intensity
+    std::vector<std::uint8_t> rack_dirty_;       ///< racks whose rows update_after_decision() rewrites
+    std::vector<std::uint32_t> dirty_racks_;
     std::size_t steps_ = 0;
     std::uint64_t seed_ = 0;
     double episode_return_ = 0, pending_reward_ = 0;
