@@ -78,6 +78,17 @@ namespace detail {
     return table;
 }
 
+/// Whether some k of the 8 slots of a DGX-1 node admit no NVLink-only ring.
+[[nodiscard]] inline bool cube_mesh_pcie_subset_exists(std::size_t k) {
+    static const std::array<bool, 9> table = [] {
+        std::array<bool, 9> out{};
+        for (unsigned mask = 1; mask < 256; ++mask)
+            if (!cube_mesh_nvlink_ring()[mask]) out[static_cast<std::size_t>(std::popcount(mask))] = true;
+        return out;
+    }();
+    return k < table.size() && table[k];
+}
+
 /// The highest level a set of GPUs spans (and, inside one node, the slot mask when it fits 64 bits).
 template <Topology T>
 [[nodiscard]] link_level span_level(const T& t, std::span<const gpu_id> gpus) noexcept {
@@ -189,12 +200,16 @@ struct RingAllReduce {
         const auto s = calibrate(z, m, k);
         const double best = ideal_step_time(t, z, m, k);
         const auto lc = detail::compact_level(t, k), lw = detail::spread_level(t, k);
-        double worst_bw = level_bw(t, lw);
-        if constexpr (std::same_as<T, TreeTopology>)
-            if (lw == link_level::node && t.params().fabric == node_fabric::cube_mesh && k > 1)
-                worst_bw = t.params().pcie_bandwidth;
-        return {(s.volume / level_bw(t, lc) + s.hops * double(t.level_latency(lc))) / best,
-                (s.volume / worst_bw + s.hops * double(t.level_latency(lw))) / best};
+        double worst = s.volume / level_bw(t, lw) + s.hops * double(t.level_latency(lw));
+        if constexpr (std::same_as<T, TreeTopology>) {
+            // inside a cube-mesh node, k GPUs without an NVLink ring go over PCIe, which can be
+            // slower than the network (DGX-1: 12 GB/s PCIe against 12.5 GB/s InfiniBand)
+            if (t.params().fabric == node_fabric::cube_mesh && k > 1 && k <= t.gpus_per_node() &&
+                detail::cube_mesh_pcie_subset_exists(k))
+                worst = std::max(worst, s.volume / t.params().pcie_bandwidth +
+                                            s.hops * double(t.level_latency(link_level::node)));
+        }
+        return {(s.volume / level_bw(t, lc) + s.hops * double(t.level_latency(lc))) / best, worst / best};
     }
 
     [[nodiscard]] static RingAllReduce from_json(const detail::json& j, std::string_view path = "/comm") {
@@ -251,22 +266,30 @@ struct TreeRouteCost {
         return cost_of(double(gpus.size()), pairs, nodes, racks);
     }
 
+    /// Best and worst cost of k GPUs on an empty cluster, over every number n of nodes used: the
+    /// best spreads the GPUs evenly over n nodes in as few racks as possible, the worst fills
+    /// nodes one after another (one GPU on each other node) across as many racks as possible.
+    /// O(number of nodes).
     template <Topology T>
     [[nodiscard]] cost_bounds bounds(const T& t, const ModelZoo&, model_id, std::uint32_t k) const noexcept {
         const double S = double(t.gpus_per_node()), N = double(t.nodes_per_rack()), R = double(t.num_racks());
         const double kk = double(k);
-        // best: fill nodes one after another inside as few racks as possible
-        const double nodes_b = std::ceil(kk / S);
-        const double full = std::floor(kk / S), rem = kk - full * S;
-        const double pairs_b = full * S * (S - 1) / 2 + rem * (rem - 1) / 2;
-        const double racks_b = std::ceil(nodes_b / N);
-        // worst: spread over as many nodes and racks as possible, evenly
-        const double total_nodes = N * R;
-        const double nodes_w = std::min(kk, total_nodes);
-        const double per = std::floor(kk / nodes_w), extra = kk - per * nodes_w;
-        const double pairs_w = (nodes_w - extra) * per * (per - 1) / 2 + extra * (per + 1) * per / 2;
-        const double racks_w = std::min(R, nodes_w);
-        return {cost_of(kk, pairs_b, nodes_b, racks_b), cost_of(kk, pairs_w, nodes_w, racks_w)};
+        const double n_lo = std::ceil(kk / S), n_hi = std::min(kk, N * R);
+        double best = 1e300, worst = -1e300;
+        for (double n = n_lo; n <= n_hi; n += 1) {
+            // fewest pairs: as even as possible
+            const double per = std::floor(kk / n), extra = kk - per * n;
+            const double pairs_even = (n - extra) * per * (per - 1) / 2 + extra * (per + 1) * per / 2;
+            best = std::min(best, cost_of(kk, pairs_even, n, std::ceil(n / N)));
+            // most pairs: one GPU per node, the rest filling nodes to S one after another
+            double pairs_full = 0;
+            if (S > 1) {
+                const double rest = kk - n, full = std::floor(rest / (S - 1)), rem = rest - full * (S - 1);
+                pairs_full = full * S * (S - 1) / 2 + (rem + 1) * rem / 2;
+            }
+            worst = std::max(worst, cost_of(kk, pairs_full, n, std::min(R, n)));
+        }
+        return {best, worst};
     }
 
     template <Topology T>

@@ -155,6 +155,7 @@ public:
             if (p > 0 && k > G_ && cfg_.workload.kind == "synthetic")
                 throw ConfigError("config /workload/gpu_counts/" + std::to_string(k) + ": jobs of " + std::to_string(k) +
                                   " GPUs can never fit in a cluster of " + std::to_string(G_) + " GPUs");
+        validate_workload();
     }
 
     // ---- episode ------------------------------------------------------------------------------
@@ -163,8 +164,10 @@ public:
     void reset(std::uint64_t seed = 0) {
         seed_ = seed;
         workload_.generate(zoo_, G_, seed, gen_);
-        jobs_.assign(gen_.begin(), gen_.end());
+        jobs_.clear();  // element-wise construction: J need only be constructible from TrainingJob
+        for (const auto& g : gen_) jobs_.emplace_back(g);
         prepare_jobs();
+        sim_.reserve_placements(max_episode_gpus());  // once: later resets (autoresets) allocate nothing
         sim_.reset(jobs_, ideal_, memory_);
         queue_.clear();
         queue_.reserve(jobs_.size());
@@ -379,6 +382,49 @@ private:
         if (z.is_null()) return ModelZoo::builtin();
         if (z.is_string()) return ModelZoo::load(z.template get<std::string>());
         return ModelZoo::from_json(z, "/zoo");
+    }
+
+    /// An upper bound on the GPUs all jobs of one episode request (0 for a fixed job list, whose
+    /// first episode sizes the buffers for all).
+    [[nodiscard]] std::size_t max_episode_gpus() const noexcept {
+        const auto& w = cfg_.workload;
+        if (w.kind == "synthetic") {
+            std::size_t k = 0;
+            for (const auto& [kk, p] : w.synthetic.gpu_counts)
+                if (p > 0) k = std::max<std::size_t>(k, kk);
+            return w.synthetic.num_jobs * std::min(k, G_);
+        }
+        if (w.kind == "proximity_drl")
+            return w.proximity_drl.num_jobs * std::min<std::size_t>(w.proximity_drl.max_request, G_);
+        std::size_t total = 0;
+        if (const auto* tr = workload_.loaded())
+            for (const auto& j : tr->jobs) total += std::min<std::size_t>(j.num_gpus, G_);
+        return total;
+    }
+
+    /// A fixed job that can never run, or a model the zoo does not have, is a ConfigError naming
+    /// its JSON path at construction (not at the first reset()).
+    void validate_workload() const {
+        const auto& w = cfg_.workload;
+        if (w.kind == "jobs")
+            for (std::size_t i = 0; i < w.jobs.size(); ++i) {
+                const auto p = "config /workload/jobs/" + std::to_string(i);
+                if (w.jobs[i].num_gpus > G_)
+                    throw ConfigError(p + "/num_gpus: job " + std::to_string(i) + " requests " +
+                                      std::to_string(w.jobs[i].num_gpus) + " GPUs, which can never fit in a cluster of " +
+                                      std::to_string(G_) + " GPUs");
+                if (w.jobs[i].model >= zoo_.size())
+                    throw ConfigError(p + "/model: model id " + std::to_string(w.jobs[i].model) + " is not in the zoo (" +
+                                      std::to_string(zoo_.size()) + " models)");
+            }
+        if (w.kind == "synthetic")
+            for (const auto& m : w.synthetic.models) {
+                try {
+                    (void)zoo_.find(m.first);
+                } catch (const ConfigError& e) {
+                    throw ConfigError("config /workload/models/" + m.first + ": " + e.what());
+                }
+            }
     }
 
     void prepare_jobs() {

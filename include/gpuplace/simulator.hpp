@@ -80,6 +80,10 @@ public:
         busy_gpu_time_ = 0;
     }
 
+    /// Reserves room for `n` GPUs of job placements in an episode, so that reset() allocates
+    /// nothing for workloads that request up to n GPUs in all.
+    void reserve_placements(std::size_t n) { placements_.reserve(n); }
+
     [[nodiscard]] double now() const noexcept { return now_; }
     [[nodiscard]] const cluster_state& cluster() const noexcept { return cluster_; }
     [[nodiscard]] std::span<const J> jobs() const noexcept { return jobs_; }

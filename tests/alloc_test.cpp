@@ -1,0 +1,168 @@
+// Proves that env.step() and vector_env.step() allocate nothing once the buffers exist: this test
+// file replaces the global operator new / delete with counting versions (they apply to the whole
+// test program but count only while a test switches counting on).
+
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstdlib>
+#include <new>
+#include <vector>
+
+#include <gpuplace/policy.hpp>
+#include <gpuplace/vector_env.hpp>
+
+#include "test_util.hpp"
+
+// The replacements below pair malloc with free by design; GCC cannot see that across inlining.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
+
+namespace {
+std::atomic<bool> counting{false};
+std::atomic<std::int64_t> allocations{0};
+
+void* counted_alloc(std::size_t n) {
+    if (counting.load(std::memory_order_relaxed)) allocations.fetch_add(1, std::memory_order_relaxed);
+    return std::malloc(n ? n : 1);
+}
+void* counted_aligned_alloc(std::size_t n, std::align_val_t a) {
+    if (counting.load(std::memory_order_relaxed)) allocations.fetch_add(1, std::memory_order_relaxed);
+    const auto al = static_cast<std::size_t>(a);
+    const std::size_t size = (n + al - 1) / al * al;
+    return std::aligned_alloc(al, size ? size : al);
+}
+
+/// Counts allocations made while alive (from every thread).
+class alloc_counter {
+public:
+    alloc_counter() {
+        allocations.store(0);
+        counting.store(true);
+    }
+    ~alloc_counter() { counting.store(false); }
+    alloc_counter(const alloc_counter&) = delete;
+    alloc_counter& operator=(const alloc_counter&) = delete;
+    std::int64_t stop() {
+        counting.store(false);
+        return allocations.load();
+    }
+};
+}  // namespace
+
+void* operator new(std::size_t n) {
+    if (void* p = counted_alloc(n)) return p;
+    throw std::bad_alloc();
+}
+void* operator new[](std::size_t n) {
+    if (void* p = counted_alloc(n)) return p;
+    throw std::bad_alloc();
+}
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept { return counted_alloc(n); }
+void* operator new[](std::size_t n, const std::nothrow_t&) noexcept { return counted_alloc(n); }
+void* operator new(std::size_t n, std::align_val_t a) {
+    if (void* p = counted_aligned_alloc(n, a)) return p;
+    throw std::bad_alloc();
+}
+void* operator new[](std::size_t n, std::align_val_t a) {
+    if (void* p = counted_aligned_alloc(n, a)) return p;
+    throw std::bad_alloc();
+}
+void* operator new(std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept { return counted_aligned_alloc(n, a); }
+void* operator new[](std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
+    return counted_aligned_alloc(n, a);
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept { std::free(p); }
+
+namespace gp = gpuplace;
+using namespace gpuplace::test;
+
+TEST_CASE("alloc: the counter sees allocations") {
+    alloc_counter c;
+    auto* v = new std::vector<int>(100);
+    const auto n = c.stop();
+    delete v;
+    CHECK(n == 2);
+}
+
+TEST_CASE_TEMPLATE("alloc: env.step() allocates nothing after reset()", E, gp::env, gp::tree_route_env) {
+    auto s = std::is_same_v<E, gp::env> ? gp::default_scenario()
+                                        : with(gp::default_scenario(), {{"comm", {{"model", "tree_route"}}}});
+    s = with(s, {{"workload", {{"num_jobs", 60}}}});
+    for (const bool defer : {false, true}) {
+        E e(with(s, {{"env", {{"allow_defer", defer}}}, {"reward", {{"comm", 0.1}, {"placement", 0.5}, {"makespan", 1.0}}}}));
+        gp::first_fit_policy ff;
+        gp::random_policy rp(1);
+        gp::detail::rng r(2);
+        for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+            INFO("defer ", defer, " seed ", seed);
+            // first-fit
+            e.reset(seed);
+            {
+                alloc_counter c;
+                while (!e.done()) (void)e.step(ff.act(e));
+                CHECK(c.stop() == 0);
+            }
+            CHECK(e.terminated());
+            // the random policy
+            e.reset(seed);
+            rp.reset(seed);
+            {
+                alloc_counter c;
+                while (!e.done()) (void)e.step(rp.act(e));
+                CHECK(c.stop() == 0);
+            }
+            // random valid actions with DEFER
+            e.reset(seed + 10);
+            {
+                alloc_counter c;
+                while (!e.done()) (void)e.step(random_action(e, r, 0.3));
+                CHECK(c.stop() == 0);
+            }
+            CHECK(e.finished().size() == 60);
+        }
+    }
+}
+
+TEST_CASE("alloc: vector_env.step() allocates nothing once every env has finished an episode") {
+    const auto s = with(small_scenario(dgx_a100_2x4::config(), {{"1", .4}, {"2", .2}, {"4", .2}, {"8", .2}}, 20),
+                        {{"env", {{"allow_defer", true}}}});
+    for (const std::size_t threads : {1, 2}) {
+        INFO("threads ", threads);
+        gp::vector_env v(s, 4, threads);
+        v.reset(3);
+        std::vector<gp::detail::rng> rngs;
+        for (std::size_t i = 0; i < 4; ++i) rngs.emplace_back(i);
+        std::vector<std::int64_t> a(4);
+        auto step = [&] {
+            for (std::size_t i = 0; i < 4; ++i) a[i] = random_action(v.env(i), rngs[i], 0.2);
+            v.step(a);
+        };
+        auto min_episode = [&] {
+            std::uint64_t m = ~std::uint64_t{0};
+            for (std::size_t i = 0; i < 4; ++i) m = std::min(m, v.episode(i));
+            return m;
+        };
+        while (min_episode() < 1) step();
+        std::int64_t n = 0;
+        {
+            alloc_counter c;
+            while (min_episode() < 4) step();  // three more episodes each, autoresets included
+            n = c.stop();
+        }
+        CHECK(n == 0);
+    }
+}

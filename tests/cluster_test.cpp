@@ -1,0 +1,87 @@
+// Tests of include/gpuplace/cluster.hpp: GPU holders and free counts per node, rack and cluster.
+
+#include <doctest/doctest.h>
+
+#include <vector>
+
+#include <gpuplace/cluster.hpp>
+
+#include "test_util.hpp"
+
+namespace gp = gpuplace;
+using namespace gpuplace::test;
+
+TEST_CASE("cluster_state: allocate and release keep every count") {
+    const auto t = gp::TreeTopology::proximity_drl();
+    gp::cluster_state c(t);
+    CHECK(c.num_gpus() == 32);
+    CHECK(c.free_gpus() == 32);
+    CHECK(c.busy_gpus() == 0);
+    CHECK(c.gpus_per_node() == 4);
+    CHECK(c.gpus_per_rack() == 16);
+    for (std::size_t n = 0; n < 8; ++n) CHECK(c.node_free(n) == 4);
+    for (std::size_t r = 0; r < 2; ++r) CHECK(c.rack_free(r) == 16);
+
+    c.allocate(5, 7, 100.0);
+    CHECK(!c.is_free(5));
+    CHECK(c.holder(5) == 7);
+    CHECK(c.end_time(5) == 100.0);
+    CHECK(c.holder(4) == gp::cluster_state::no_job);
+    CHECK(c.free_gpus() == 31);
+    CHECK(c.busy_gpus() == 1);
+    CHECK(c.node_free(1) == 3);
+    CHECK(c.rack_free(0) == 15);
+    CHECK(c.rack_free(1) == 16);
+    c.allocate(20, 8, 50.0);
+    CHECK(c.node_free(5) == 3);
+    CHECK(c.rack_free(1) == 15);
+    c.release(5);
+    CHECK(c.is_free(5));
+    CHECK(c.holder(5) == gp::cluster_state::no_job);
+    CHECK(c.node_free(1) == 4);
+    CHECK(c.rack_free(0) == 16);
+    CHECK(c.free_gpus() == 31);
+    c.clear();
+    CHECK(c.free_gpus() == 32);
+    CHECK(c.is_free(20));
+    CHECK(c.node_free(5) == 4);
+    CHECK(c.rack_free(1) == 16);
+}
+
+TEST_CASE_TEMPLATE("cluster_state agrees with a recount under random changes", P, dgx_a100_2x4, odd_topo, tiny_topo) {
+    const auto t = P::make();
+    gp::cluster_state c;
+    c.resize(t);
+    std::vector<std::uint32_t> holder(t.num_gpus(), gp::cluster_state::no_job);
+    gp::detail::rng r(11);
+    for (int i = 0; i < 2000; ++i) {
+        const auto g = static_cast<gp::gpu_id>(r.below(t.num_gpus()));
+        if (holder[g] == gp::cluster_state::no_job) {
+            holder[g] = static_cast<std::uint32_t>(i);
+            c.allocate(g, holder[g], double(i));
+        } else {
+            holder[g] = gp::cluster_state::no_job;
+            c.release(g);
+        }
+        if (i % 97 == 0 || i == 1999) {
+            std::size_t free = 0;
+            for (std::size_t x = 0; x < t.num_gpus(); ++x) {
+                REQUIRE(c.holder(gp::gpu_id(x)) == holder[x]);
+                free += holder[x] == gp::cluster_state::no_job;
+            }
+            REQUIRE(c.free_gpus() == free);
+            REQUIRE(c.busy_gpus() == t.num_gpus() - free);
+            for (std::size_t n = 0; n < t.num_nodes(); ++n) {
+                std::uint32_t f = 0;
+                for (std::size_t s = 0; s < t.gpus_per_node(); ++s)
+                    f += holder[n * t.gpus_per_node() + s] == gp::cluster_state::no_job;
+                REQUIRE(c.node_free(n) == f);
+            }
+            for (std::size_t rk = 0; rk < t.num_racks(); ++rk) {
+                std::uint32_t f = 0;
+                for (std::size_t n = 0; n < t.nodes_per_rack(); ++n) f += c.node_free(rk * t.nodes_per_rack() + n);
+                REQUIRE(c.rack_free(rk) == f);
+            }
+        }
+    }
+}

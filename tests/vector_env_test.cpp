@@ -1,0 +1,163 @@
+// Tests of include/gpuplace/vector_env.hpp: a vector env gives exactly the results of N separate
+// envs, with any number of threads, including the final observation and info at autoreset.
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include <gpuplace/vector_env.hpp>
+
+#include "test_util.hpp"
+
+namespace gp = gpuplace;
+using namespace gpuplace::test;
+
+namespace {
+
+bool same_metrics(const gp::metrics& a, const gp::metrics& b) {
+    return a.avg_jct == b.avg_jct && a.p50_jct == b.p50_jct && a.p95_jct == b.p95_jct && a.p99_jct == b.p99_jct &&
+           a.avg_queueing_delay == b.avg_queueing_delay && a.makespan == b.makespan &&
+           a.avg_comm_cost == b.avg_comm_cost && a.total_comm_cost == b.total_comm_cost &&
+           a.avg_slowdown == b.avg_slowdown && a.utilization == b.utilization && a.jobs_done == b.jobs_done &&
+           a.jobs_total == b.jobs_total;
+}
+
+/// Steps a vector env and N reference envs side by side until every env has finished
+/// `min_episodes` episodes; checks they agree bit for bit. Returns every observation seen.
+std::vector<float> run_side_by_side(const gp::scenario& s, std::size_t N, std::size_t threads, std::uint64_t seed,
+                                    std::uint64_t min_episodes) {
+    gp::vector_env v(s, N, threads);
+    REQUIRE(v.num_envs() == N);
+    REQUIRE(v.num_threads() == std::min(threads, N));
+    std::vector<gp::env> ref(N, gp::env(s));
+    std::vector<gp::detail::rng> rngs;
+    std::vector<std::uint64_t> episode(N, 0);
+    for (std::size_t i = 0; i < N; ++i) {
+        ref[i].reset(gp::episode_seed(seed, i, 0));
+        rngs.emplace_back(1000 + i);
+    }
+    v.reset(seed);
+    const std::size_t O = v.observation_size(), A = v.num_actions();
+    auto rows_match = [&] {
+        for (std::size_t i = 0; i < N; ++i) {
+            REQUIRE(same_bytes(v.observations().subspan(i * O, O), ref[i].observation()));
+            REQUIRE(same_bytes(v.action_masks().subspan(i * A, A), ref[i].action_mask()));
+        }
+    };
+    rows_match();
+    std::vector<float> trace(v.observations().begin(), v.observations().end());
+    std::vector<std::int64_t> actions(N);
+    std::size_t autoresets = 0;
+    for (std::size_t step = 0; step < 100000; ++step) {
+        bool enough = true;
+        for (auto e : episode) enough = enough && e >= min_episodes;
+        if (enough) break;
+        for (std::size_t i = 0; i < N; ++i) actions[i] = random_action(ref[i], rngs[i], 0.2);
+        v.step(actions);
+        for (std::size_t i = 0; i < N; ++i) {
+            const auto r = ref[i].step(actions[i]);
+            REQUIRE(v.rewards()[i] == r.reward);
+            REQUIRE(bool(v.terminated()[i]) == r.terminated);
+            REQUIRE(bool(v.truncated()[i]) == r.truncated);
+            if (r.terminated || r.truncated) {
+                ++autoresets;
+                // the final observation and info of the finished episode are kept
+                REQUIRE(same_bytes(v.final_observations().subspan(i * O, O), ref[i].observation()));
+                const auto& f = v.final(i);
+                REQUIRE(f.episode_return == ref[i].episode_return());
+                REQUIRE(f.length == ref[i].steps());
+                REQUIRE(f.seed == ref[i].seed());
+                REQUIRE(f.seed == gp::episode_seed(seed, i, episode[i]));
+                REQUIRE(same_metrics(f.m, ref[i].episode_metrics()));
+                ref[i].reset(gp::episode_seed(seed, i, ++episode[i]));
+            }
+            REQUIRE(v.episode(i) == episode[i]);
+        }
+        rows_match();
+        trace.insert(trace.end(), v.observations().begin(), v.observations().end());
+    }
+    CHECK(autoresets >= N * min_episodes);
+    return trace;
+}
+
+}  // namespace
+
+TEST_CASE("vector env: exactly N separate envs, with 1 and 2 threads, across autoresets") {
+    const auto s = with(small_scenario(proximity_drl_topo::config(), {{"1", .4}, {"2", .3}, {"4", .2}, {"8", .1}}, 6),
+                        {{"env", {{"allow_defer", true}}}});
+    const auto one = run_side_by_side(s, 3, 1, 77, 3);
+    const auto two = run_side_by_side(s, 3, 2, 77, 3);
+    CHECK(same_bytes<float>(one, two));
+    // more threads than envs are clamped; the results do not change
+    const auto many = run_side_by_side(s, 3, 8, 77, 3);
+    CHECK(same_bytes<float>(one, many));
+    // another seed gives other episodes
+    const auto other = run_side_by_side(s, 3, 2, 78, 1);
+    CHECK(!same_bytes<float>(std::span<const float>(one).first(other.size() < one.size() ? other.size() : one.size()),
+                             std::span<const float>(other).first(other.size() < one.size() ? other.size() : one.size())));
+}
+
+TEST_CASE("vector env: truncation autoresets too") {
+    const auto s = with(small_scenario(tiny_topo::config(), {{"1", .5}, {"2", .5}}, 10), {{"env", {{"max_steps", 4}}}});
+    (void)run_side_by_side(s, 2, 2, 5, 3);
+    gp::vector_env v(s, 2, 1);
+    v.reset(5);
+    std::vector<std::int64_t> a(2);
+    for (int k = 0; k < 4; ++k) {
+        for (std::size_t i = 0; i < 2; ++i) {
+            const auto m = v.action_masks().subspan(i * v.num_actions(), v.num_actions());
+            a[i] = std::find(m.begin(), m.end(), std::uint8_t{1}) - m.begin();
+        }
+        v.step(a);
+    }
+    CHECK(v.truncated()[0] == 1);
+    CHECK(v.terminated()[0] == 0);
+    CHECK(v.final(0).length == 4);
+    CHECK(v.episode(0) == 1);
+    CHECK(v.env(0).steps() == 0);  // already reset for the next episode
+}
+
+TEST_CASE("vector env: bad input") {
+    const auto s = small_scenario(proximity_drl_topo::config(), {{"1", .5}, {"2", .5}}, 6);
+    CHECK_THROWS_WITH_AS(gp::vector_env(s, 0), "vector env: num_envs must be >= 1", gp::ConfigError);
+    gp::vector_env v(s, 3, 2);
+    std::vector<std::int64_t> a = {0, 0, 0};
+    CHECK_THROWS_WITH_AS(v.step(a), "vector env: step() called before reset()", gp::StateError);
+    v.reset(1);
+    CHECK_THROWS_WITH_AS(v.step(std::span<const std::int64_t>(a).first(2)), "vector env: got 2 actions for 3 envs",
+                         gp::InvalidAction);
+    // an invalid action in one env changes no env
+    gp::detail::rng r(3);
+    for (std::size_t i = 0; i < 3; ++i) a[i] = random_action(v.env(i), r);
+    (void)v.step(a);
+    const std::vector<float> obs(v.observations().begin(), v.observations().end());
+    const std::vector<std::uint8_t> mask(v.action_masks().begin(), v.action_masks().end());
+    const std::vector<double> rew(v.rewards().begin(), v.rewards().end());
+    std::vector<std::size_t> steps;
+    for (std::size_t i = 0; i < 3; ++i) steps.push_back(v.env(i).steps());
+    for (std::size_t i = 0; i < 3; ++i) {
+        const auto m = v.action_masks().subspan(i * v.num_actions(), v.num_actions());
+        a[i] = std::find(m.begin(), m.end(), std::uint8_t{1}) - m.begin();
+    }
+    a[1] = 99;
+    CHECK_THROWS_WITH_AS(v.step(a), "vector env: env 1: invalid action 99: out of range [0, 32] (32 GPUs, DEFER = 32)",
+                         gp::InvalidAction);
+    a[1] = 32;
+    CHECK_THROWS_WITH_AS(v.step(a), "vector env: env 1: invalid action 32: DEFER is disabled (env.allow_defer = false)",
+                         gp::InvalidAction);
+    CHECK(same_bytes<float>(obs, v.observations()));
+    CHECK(mask == std::vector<std::uint8_t>(v.action_masks().begin(), v.action_masks().end()));
+    CHECK(same_bytes<double>(rew, v.rewards()));
+    for (std::size_t i = 0; i < 3; ++i) CHECK(v.env(i).steps() == steps[i]);
+}
+
+TEST_CASE("vector env: episode seeds") {
+    // distinct per env and per episode, and a pure function of (seed, index, episode)
+    CHECK(gp::episode_seed(1, 0, 0) == gp::episode_seed(1, 0, 0));
+    CHECK(gp::episode_seed(1, 0, 0) != gp::episode_seed(1, 1, 0));
+    CHECK(gp::episode_seed(1, 0, 0) != gp::episode_seed(1, 0, 1));
+    CHECK(gp::episode_seed(1, 0, 0) != gp::episode_seed(2, 0, 0));
+    CHECK(gp::episode_seed(1, 1, 0) != gp::episode_seed(1, 0, 1));
+    static_assert(gp::episode_seed(3, 4, 5) == gp::episode_seed(3, 4, 5));
+}
