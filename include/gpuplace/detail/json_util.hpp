@@ -95,6 +95,8 @@ inline void read_string(const json& obj, std::string_view path, const char* key,
         return json::parse(text.begin(), text.end());
     } catch (const json::parse_error& e) {
         throw ConfigError(std::string(source) + ": invalid JSON at byte " + std::to_string(e.byte) + ": " + e.what());
+    } catch (const json::out_of_range& e) {  // a number too large for a double, e.g. 1e400
+        throw ConfigError(std::string(source) + ": invalid JSON: " + e.what());
     }
 }
 

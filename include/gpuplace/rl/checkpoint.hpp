@@ -162,6 +162,8 @@ template <std::floating_point S = float>
     } catch (const gpuplace::detail::json::parse_error& e) {
         throw CheckpointError("checkpoint " + std::string(source) + ": invalid or truncated JSON at byte " +
                               std::to_string(e.byte) + " of " + std::to_string(text.size()) + ": " + e.what());
+    } catch (const gpuplace::detail::json::out_of_range& e) {  // a number too large for a double, e.g. 1e400
+        throw CheckpointError("checkpoint " + std::string(source) + ": invalid JSON: " + e.what());
     }
     return checkpoint_from_json<S>(j, source);
 }
