@@ -13,6 +13,9 @@
 #include <gpuplace/env.hpp>
 #include <gpuplace/policy.hpp>
 #include <gpuplace/trace.hpp>
+#if __has_include(<gpuplace/rl/checkpoint.hpp>)
+#include <gpuplace/rl/checkpoint.hpp>
+#endif
 
 namespace gp = gpuplace;
 using json = gp::detail::json;
@@ -101,4 +104,20 @@ TEST_CASE("regression: co-location utilization counts a shared GPU once") {
     CHECK(r.m.utilization > 0);
     CHECK(r.m.utilization <= 1.0);
     CHECK(r.m.utilization == doctest::Approx(e.simulator().busy_gpu_time() / (12.0 * r.m.makespan)).epsilon(1e-12));
+}
+
+// checkpoint_fuzzer (CI run): a parameter written 0.701e30879 made nlohmann::json throw
+// out_of_range 406 ("number overflow"), which is not a parse_error: it escaped parse_checkpoint as
+// an nlohmann exception and terminated the fuzzer. The scenario reader had the same hole. Fix
+// (include/gpuplace/detail/json_util.hpp, include/gpuplace/rl/checkpoint.hpp): such a number is
+// a ConfigError / CheckpointError naming the source.
+TEST_CASE("regression: a JSON number too large for a double is a ConfigError or CheckpointError") {
+    CHECK_THROWS_WITH_AS((void)gp::scenario::parse(R"({"env": {"max_time": 1e400}})", "s.json"),
+                         "s.json: invalid JSON: [json.exception.out_of_range.406] number overflow parsing '1e400'",
+                         gp::ConfigError);
+#if __has_include(<gpuplace/rl/checkpoint.hpp>)
+    CHECK_THROWS_WITH_AS((void)gp::rl::parse_checkpoint(R"({"format": "gpuplace-ppo", "params": [0.701e30879]})", "c.json"),
+                         "checkpoint c.json: invalid JSON: [json.exception.out_of_range.406] number overflow parsing '0.701e30879'",
+                         gp::CheckpointError);
+#endif
 }
