@@ -4,7 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
-bash scripts/setup.sh
+# The benchmarks are built and run by their own commands (benchmarks/README.md), not by the tests.
+GPUPLACE_CMAKE_ARGS="${GPUPLACE_CMAKE_ARGS:--DGPUPLACE_BUILD_BENCHMARKS=OFF}" bash scripts/setup.sh
 printf '\n==> C++ tests (ctest)\n'
 ctest --test-dir build --output-on-failure -j "${GPUPLACE_JOBS:-2}"
 if [ -z "${GPUPLACE_NO_PYTHON:-}" ] && [ -d tests/python ] && [ -x .venv/bin/python ]; then
