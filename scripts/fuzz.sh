@@ -65,6 +65,7 @@ for n in "${names[@]}"; do
   # -rss_limit_mb / -malloc_limit_mb: an input that asks for gigabytes is a finding too
   opts=(-max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 -print_final_stats=1
         -artifact_prefix="$ART/$n-" "${dict[@]}")
+  [ "$CI" = 1 ] && opts+=(-seed=1)   # CI: the same mutation sequence every run (reproducible failures)
   printf -- '--- %s: ' "$n"
   status=0
   # 1. every corpus input once (the regression run), 2. fuzzing, new inputs into the scratch dir
