@@ -3,6 +3,7 @@
 # a Python virtual environment in .venv with the gpuplace package, and a Release build in build/.
 #   scripts/setup.sh            C++ build + Python package with its test and RL extras
 #   GPUPLACE_NO_PYTHON=1 ...    C++ only
+#   GPUPLACE_EXTRA_PKGS="clang" more Debian packages (scripts/test.sh: clang for the fuzzers)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -11,7 +12,7 @@ JOBS=${GPUPLACE_JOBS:-2}
 step() { printf '\n==> %s\n' "$*"; }
 
 # 1. System packages (Debian). Only what is missing is installed.
-pkgs=(g++ libeigen3-dev nlohmann-json3-dev doctest-dev libbenchmark-dev python3-venv)
+pkgs=(g++ libeigen3-dev nlohmann-json3-dev doctest-dev libbenchmark-dev python3-venv ${GPUPLACE_EXTRA_PKGS:-})
 command -v cmake >/dev/null 2>&1 || pkgs+=(cmake)
 command -v ninja >/dev/null 2>&1 || pkgs+=(ninja-build)
 missing=()

@@ -83,6 +83,10 @@ const std::vector<example>& catalogue() {
             "my.json: invalid JSON at byte 9: [json.exception.parse_error.101] parse error at line 1, column 9: syntax "
             "error while parsing value - unexpected '}'; expected '[', '{', or a literal",
             [] { (void)gp::scenario::parse(R"({"env": })", "my.json"); });
+        add("ConfigError",
+            "my.json: invalid JSON at byte 26: [json.exception.out_of_range.406] number overflow parsing '1e400' (a number "
+            "too large for a double)",
+            [] { (void)gp::scenario::parse(R"({"env": {"max_time": 1e400}})", "my.json"); });
         add("ConfigError", "config /workload: kind \"trace\" needs \"format\" (philly, openb or csv)",
             [] { (void)gp::scenario::parse(R"({"workload": {"kind": "trace"}})"); });
         add("ConfigError", "config /workload/gpu_counts/8: jobs of 8 GPUs can never fit in a cluster of 4 GPUs", [] {

@@ -110,14 +110,17 @@ TEST_CASE("regression: co-location utilization counts a shared GPU once") {
 // out_of_range 406 ("number overflow"), which is not a parse_error: it escaped parse_checkpoint as
 // an nlohmann exception and terminated the fuzzer. The scenario reader had the same hole. Fix
 // (include/gpuplace/detail/json_util.hpp, include/gpuplace/rl/checkpoint.hpp): such a number is
-// a ConfigError / CheckpointError naming the source.
+// a ConfigError / CheckpointError naming the source and the byte just past the number (the
+// scenario fuzzer then caught that the message had no byte offset, unlike every other JSON error).
 TEST_CASE("regression: a JSON number too large for a double is a ConfigError or CheckpointError") {
     CHECK_THROWS_WITH_AS((void)gp::scenario::parse(R"({"env": {"max_time": 1e400}})", "s.json"),
-                         "s.json: invalid JSON: [json.exception.out_of_range.406] number overflow parsing '1e400'",
+                         "s.json: invalid JSON at byte 26: [json.exception.out_of_range.406] number overflow parsing '1e400' "
+                         "(a number too large for a double)",
                          gp::ConfigError);
 #if __has_include(<gpuplace/rl/checkpoint.hpp>)
     CHECK_THROWS_WITH_AS((void)gp::rl::parse_checkpoint(R"({"format": "gpuplace-ppo", "params": [0.701e30879]})", "c.json"),
-                         "checkpoint c.json: invalid JSON: [json.exception.out_of_range.406] number overflow parsing '0.701e30879'",
+                         "checkpoint c.json: invalid JSON at byte 49: [json.exception.out_of_range.406] number overflow "
+                         "parsing '0.701e30879' (a number too large for a double)",
                          gp::CheckpointError);
 #endif
 }

@@ -128,6 +128,23 @@ TEST_CASE("rl checkpoint: truncated, corrupted or foreign checkpoints are clear 
     CHECK(error_of([] { (void)rl::load_checkpoint("/nonexistent/ppo.json"); }).find("cannot open") != std::string::npos);
 }
 
+// A corrupted network config or observation shape is checked against the document before the
+// network is allocated: four layers of 65536 units would need 17 GB of float parameters.
+TEST_CASE("rl checkpoint: huge sizes in a corrupted checkpoint fail before anything is allocated") {
+    const auto s = tiny();
+    rl::actor_critic net(rl::obs_spec::of(env(s)), rl::network_config{}, 1);
+    const auto j = rl::checkpoint_json(net, rl::ppo_config{}, s);
+    auto big = j;
+    big["network"]["hidden"] = {65536, 65536, 65536, 65536};
+    const auto e = error_of([&] { (void)rl::checkpoint_from_json(big, "big.json"); });
+    CHECK(e.rfind("checkpoint big.json: /parts/gpu_in/sizes: layer sizes [", 0) == 0);
+    CHECK(e.find("do not match the network config [") != std::string::npos);
+    auto wide = j;
+    wide["obs_spec"]["num_gpus"] = 1000000000000ULL;
+    CHECK(error_of([&] { (void)rl::checkpoint_from_json(wide, "w.json"); }) ==
+          "checkpoint w.json: /obs_spec/num_gpus: value 1000000000000 out of range [0, 1048576]");
+}
+
 TEST_CASE("rl policy adapter: a network acts next to the heuristics in the evaluation harness") {
     const auto s = tiny();
     auto net = std::make_shared<const rl::actor_critic>(rl::obs_spec::of(env(s)), rl::network_config{}, 2);

@@ -2,6 +2,7 @@
 /// \file detail/json_util.hpp
 /// Path-aware JSON reading: every error names the JSON path and the offending value.
 
+#include <cstddef>
 #include <initializer_list>
 #include <string>
 #include <string_view>
@@ -89,14 +90,45 @@ inline void read_string(const json& obj, std::string_view path, const char* key,
     out = it->get<std::string>();
 }
 
-/// Parses JSON text; a syntax error becomes a ConfigError naming the source and byte offset.
+/// Byte offset (1-based, as nlohmann's parse_error::byte) just past the first number token equal to
+/// `token` outside a string in `text`, or 0 when not found. Used to place a number-overflow error.
+[[nodiscard]] inline std::size_t number_token_end(std::string_view text, std::string_view token) noexcept {
+    bool in_string = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (in_string) {
+            if (c == '\\') ++i;
+            else if (c == '"') in_string = false;
+        } else if (c == '"') {
+            in_string = true;
+        } else if (text.substr(i, token.size()) == token) {
+            return i + token.size();
+        }
+    }
+    return 0;
+}
+
+/// The message of a JSON syntax error or of a number too large for a double (nlohmann's
+/// out_of_range 406, e.g. 1e400), as "invalid JSON at byte N: <what>".
+[[nodiscard]] inline std::string json_error_text(std::string_view text, const json::exception& e) {
+    if (const auto* pe = dynamic_cast<const json::parse_error*>(&e))
+        return "invalid JSON at byte " + std::to_string(pe->byte) + ": " + e.what();
+    const std::string what = e.what();
+    std::size_t byte = 0;
+    if (const auto open = what.find('\''), close = what.rfind('\''); open != std::string::npos && close > open)
+        byte = number_token_end(text, std::string_view(what).substr(open + 1, close - open - 1));
+    return "invalid JSON at byte " + std::to_string(byte) + ": " + what + " (a number too large for a double)";
+}
+
+/// Parses JSON text; a syntax error or a number too large for a double becomes a ConfigError
+/// naming the source and the byte offset.
 [[nodiscard]] inline json parse_json(std::string_view text, std::string_view source) {
     try {
         return json::parse(text.begin(), text.end());
     } catch (const json::parse_error& e) {
-        throw ConfigError(std::string(source) + ": invalid JSON at byte " + std::to_string(e.byte) + ": " + e.what());
-    } catch (const json::out_of_range& e) {  // a number too large for a double, e.g. 1e400
-        throw ConfigError(std::string(source) + ": invalid JSON: " + e.what());
+        throw ConfigError(std::string(source) + ": " + json_error_text(text, e));
+    } catch (const json::out_of_range& e) {
+        throw ConfigError(std::string(source) + ": " + json_error_text(text, e));
     }
 }
 

@@ -130,6 +130,48 @@ public:
         }
     }
 
+    /// One sub-network of the layout: checkpoint name, layer sizes, whether the output layer is activated.
+    struct part_layout {
+        std::string name;
+        std::vector<std::size_t> sizes;
+        bool output_activation = false;
+    };
+
+    /// The sub-networks a network of shape `spec` and config `cfg` has, in named() order, computed
+    /// without allocating them (a checkpoint is checked against it before any parameter is allocated).
+    [[nodiscard]] static std::vector<part_layout> layout(const obs_spec& spec, const network_config& cfg) {
+        const auto& h = cfg.hidden;
+        const auto& vh = cfg.value_hidden;
+        if (h.empty()) throw ConfigError("network: hidden must have at least one layer");
+        auto sizes = [](std::size_t in, const std::vector<std::size_t>& mid, std::size_t out) {
+            std::vector<std::size_t> s{in};
+            s.insert(s.end(), mid.begin(), mid.end());
+            if (out) s.push_back(out);
+            return s;
+        };
+        if (cfg.arch == architecture::per_gpu) {
+            if (spec.gpu_features == 0) throw ConfigError("network: per_gpu architecture needs per-GPU observation segments");
+            return {{"gpu_in", {spec.gpu_features, h[0]}, false},
+                    {"ctx_in", {spec.context, h[0]}, false},
+                    {"tail", sizes(h[0], {h.begin() + 1, h.end()}, 1), false},
+                    {"defer", sizes(spec.context, {h.back()}, 1), false},
+                    {"value", sizes(spec.context + spec.gpu_features, vh, 1), false}};
+        }
+        if (cfg.shared_trunk)
+            return {{"trunk", sizes(spec.obs_size(), h, 0), true},
+                    {"policy", {h.back(), spec.num_actions()}, false},
+                    {"value", {h.back(), 1}, false}};
+        return {{"policy", sizes(spec.obs_size(), h, spec.num_actions()), false},
+                {"value", sizes(spec.obs_size(), vh, 1), false}};
+    }
+
+    /// Parameters of an MLP with these layer sizes (weights and biases).
+    [[nodiscard]] static std::size_t count_params(const std::vector<std::size_t>& sizes) noexcept {
+        std::size_t n = 0;
+        for (std::size_t l = 0; l + 1 < sizes.size(); ++l) n += sizes[l] * sizes[l + 1] + sizes[l + 1];
+        return n;
+    }
+
     [[nodiscard]] const obs_spec& spec() const noexcept { return spec_; }
     [[nodiscard]] const network_config& config() const noexcept { return cfg_; }
 
@@ -284,34 +326,15 @@ public:
 
 private:
     void build() {
-        const auto& h = cfg_.hidden;
-        const auto& vh = cfg_.value_hidden;
-        if (h.empty()) throw ConfigError("network: hidden must have at least one layer");
-        auto sizes = [](std::size_t in, const std::vector<std::size_t>& mid, std::size_t out) {
-            std::vector<std::size_t> s{in};
-            s.insert(s.end(), mid.begin(), mid.end());
-            if (out) s.push_back(out);
-            return s;
-        };
-        if (cfg_.arch == architecture::per_gpu) {
-            if (spec_.gpu_features == 0) throw ConfigError("network: per_gpu architecture needs per-GPU observation segments");
-            gpu_in_ = net({spec_.gpu_features, h[0]}, cfg_.act);
-            ctx_in_ = net({spec_.context, h[0]}, cfg_.act);
-            tail_ = net(sizes(h[0], {h.begin() + 1, h.end()}, 1), cfg_.act);
-            defer_ = net(sizes(spec_.context, {h.back()}, 1), cfg_.act);
-            value_ = net(sizes(spec_.context + spec_.gpu_features, vh, 1), cfg_.act);
-            norms_ = {running_norm(spec_.gpu_features), running_norm(spec_.context)};
-        } else {
-            if (cfg_.shared_trunk) {
-                trunk_ = net(sizes(spec_.obs_size(), h, 0), cfg_.act, true);
-                pi_ = net({h.back(), spec_.num_actions()}, cfg_.act);
-                vhead_ = net({h.back(), 1}, cfg_.act);
-            } else {
-                pi_ = net(sizes(spec_.obs_size(), h, spec_.num_actions()), cfg_.act);
-                value_ = net(sizes(spec_.obs_size(), vh, 1), cfg_.act);
-            }
-            norms_ = {running_norm(spec_.obs_size())};
-        }
+        for (auto& [name, sz, out_act] : layout(spec_, cfg_)) *part(name) = net(std::move(sz), cfg_.act, out_act);
+        if (cfg_.arch == architecture::per_gpu) norms_ = {running_norm(spec_.gpu_features), running_norm(spec_.context)};
+        else norms_ = {running_norm(spec_.obs_size())};
+    }
+
+    net* part(std::string_view name) {
+        for (auto& [n, p] : named())
+            if (n == name) return p;
+        return nullptr;
     }
 
     /// Per-GPU features as columns: (F x B*G), column b*G + g holds GPU g of sample b.

@@ -16,6 +16,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <tuple>
 
 #include "../config.hpp"
 #include "../detail/json_util.hpp"
@@ -113,28 +114,49 @@ template <std::floating_point S = float>
         if (!v.is_number_unsigned()) ckpt_fail(source, std::string("/obs_spec/") + key, "expected a non-negative integer");
         *out = v.template get<std::size_t>();
     }
+    // sane bounds before anything is sized from the document
+    for (auto [key, v, hi] : {std::tuple{"num_gpus", sp.num_gpus, std::size_t{1} << 20},
+                              {"gpu_features", sp.gpu_features, std::size_t{1} << 10},
+                              {"context", sp.context, std::size_t{1} << 20}})
+        if (v > hi)
+            ckpt_fail(source, std::string("/obs_spec/") + key, "value " + std::to_string(v) + " out of range [0, " + std::to_string(hi) + "]");
     basic_checkpoint<S> c;
+    network_config cfg;
+    std::vector<typename basic_actor_critic<S>::part_layout> layout;
     try {
-        const auto cfg = network_config::from_json(ckpt_get(j, source, "", "network"), "/network");
+        cfg = network_config::from_json(ckpt_get(j, source, "", "network"), "/network");
         c.ppo = ppo_config::from_json(ckpt_get(j, source, "", "ppo"), "/ppo");
-        c.network = basic_actor_critic<S>(sp, cfg, 0);
+        layout = basic_actor_critic<S>::layout(sp, cfg);
     } catch (const CheckpointError&) {
         throw;
     } catch (const Error& e) {
         ckpt_fail(source, "", e.what());
     }
     c.scenario = ckpt_get(j, source, "", "scenario");
+    // every part's sizes and parameter count are checked against the document before the network
+    // is allocated: a corrupted config cannot make the loader allocate more than the file holds
     const auto& parts = ckpt_get(j, source, "", "parts");
-    for (auto& [name, n] : c.network.named()) {
-        const std::string p = "/parts/" + name;
-        const auto& pj = ckpt_get(parts, source, "/parts", name.c_str());
+    std::vector<std::vector<double>> values;
+    for (const auto& part : layout) {
+        const std::string p = "/parts/" + part.name;
+        const auto& pj = ckpt_get(parts, source, "/parts", part.name.c_str());
         const auto& sz = ckpt_get(pj, source, p, "sizes");
-        if (!sz.is_array() || sz.size() != n->sizes().size() ||
-            !std::equal(n->sizes().begin(), n->sizes().end(), sz.begin(),
+        if (!sz.is_array() || sz.size() != part.sizes.size() ||
+            !std::equal(part.sizes.begin(), part.sizes.end(), sz.begin(),
                         [](std::size_t a, const gpuplace::detail::json& b) { return b.is_number_unsigned() && b.template get<std::size_t>() == a; }))
             ckpt_fail(source, p + "/sizes", "layer sizes " + gpuplace::detail::short_dump(sz) + " do not match the network config " +
-                                                gpuplace::detail::json(n->sizes()).dump());
-        const auto v = detail::ckpt_numbers(ckpt_get(pj, source, p, "params"), source, p + "/params", n->num_params());
+                                                gpuplace::detail::json(part.sizes).dump());
+        values.push_back(detail::ckpt_numbers(ckpt_get(pj, source, p, "params"), source, p + "/params",
+                                              basic_actor_critic<S>::count_params(part.sizes)));
+    }
+    try {
+        c.network = basic_actor_critic<S>(sp, cfg, 0);
+    } catch (const Error& e) {
+        ckpt_fail(source, "", e.what());
+    }
+    std::size_t k = 0;
+    for (auto& [name, n] : c.network.named()) {
+        const auto& v = values[k++];
         for (std::size_t i = 0; i < v.size(); ++i) n->params()(Eigen::Index(i)) = S(v[i]);
     }
     const auto& nj = ckpt_get(j, source, "", "normalizers");
@@ -163,7 +185,7 @@ template <std::floating_point S = float>
         throw CheckpointError("checkpoint " + std::string(source) + ": invalid or truncated JSON at byte " +
                               std::to_string(e.byte) + " of " + std::to_string(text.size()) + ": " + e.what());
     } catch (const gpuplace::detail::json::out_of_range& e) {  // a number too large for a double, e.g. 1e400
-        throw CheckpointError("checkpoint " + std::string(source) + ": invalid JSON: " + e.what());
+        throw CheckpointError("checkpoint " + std::string(source) + ": " + gpuplace::detail::json_error_text(text, e));
     }
     return checkpoint_from_json<S>(j, source);
 }
