@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -22,11 +23,13 @@ json tiny_zoo() {
         {"name": "c", "memory_gb": 20, "throughput": {"1": [1, 1]}}]})");
 }
 
+/// Writes a profile table to the temp directory; the name is derived from the content, so tests
+/// run in parallel processes never write different tables to one file.
 std::string write_profile(const std::string& text) {
-    static int n = 0;
-    const std::string path = "gpuplace_coloc_profile_" + std::to_string(n++) + ".csv";
+    const auto path = std::filesystem::temp_directory_path() /
+                      ("gpuplace_coloc_profile_" + std::to_string(std::hash<std::string>{}(text)) + ".csv");
     std::ofstream(path) << text;
-    return path;
+    return path.string();
 }
 
 /// A scenario on `gpus` GPUs in one node, with the given jobs and co-location on.
