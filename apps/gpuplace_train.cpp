@@ -1,6 +1,6 @@
 // gpuplace-train: trains the reference PPO on a scenario, then (with --compare) evaluates it
 // against every heuristic on held-out seeds, prints the table and writes plots.
-//   gpuplace-train [--config FILE] [--scenario default|proximity_drl|FILE] [--steps N] [--seed N]
+//   gpuplace-train [--config FILE] [--scenario default|proximity_drl|colocation|FILE] [--steps N] [--seed N]
 //                  [--threads N] [--out DIR] [--compare] [--seeds N] [--load CHECKPOINT]
 //                  [--no-plot] [--print-config]
 // Writes DIR/learning.csv (one row per iteration), DIR/ppo.json (checkpoint), and with --compare
@@ -43,7 +43,7 @@ constexpr const char* default_config = R"({
 
 int usage() {
     std::fprintf(stderr,
-                 "usage: gpuplace-train [--config FILE] [--scenario default|proximity_drl|FILE] [--steps N] [--seed N]\n"
+                 "usage: gpuplace-train [--config FILE] [--scenario default|proximity_drl|colocation|FILE] [--steps N] [--seed N]\n"
                  "                      [--threads N] [--out DIR] [--compare] [--seeds N] [--load CHECKPOINT]\n"
                  "                      [--no-plot] [--print-config]\n");
     return 2;
@@ -60,7 +60,8 @@ std::string read_file(const std::string& f) {
 scenario load_scenario(const json& j) {
     if (j.is_string()) {
         const auto n = j.get<std::string>();
-        if (n == "default" || n == "proximity_drl") return preset_scenario(n);
+        for (const auto& p : preset_names())
+            if (n == p) return preset_scenario(n);
         return scenario::load(n);
     }
     return scenario::from_json(j);
