@@ -1,7 +1,9 @@
 /// \file benchmarks/vector_env_bench.cpp
 /// Batched stepping: basic_vector_env::step over 1 and 2 threads, cluster sizes and env counts,
 /// with random valid actions chosen from the mask before each call (the chooser is timed too, as
-/// a training loop would pay for its policy). Autoresets are included in the time.
+/// a training loop would pay for its policy), and step_random() (the vector env's own sampler,
+/// fused with the step in the worker threads). Autoresets are included in the time. Time is wall
+/// clock (UseRealTime); the CPU column is the process's CPU time (all threads).
 /// Run: build/benchmarks/bench_vector_env --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 
 #include <benchmark/benchmark.h>
@@ -49,7 +51,30 @@ BENCHMARK(BM_vector_step)
     ->ArgsProduct({{64}, {16, 256}, {1, 2}})
     ->ArgsProduct({{32, 512}, {256}, {1, 2}})
     ->ArgsProduct({{4096}, {16}, {1, 2}})
-    ->UseRealTime();
+    ->UseRealTime()
+    ->MeasureProcessCPUTime();
+
+/// step_random(): each env draws a uniformly random valid action from its own stream and steps,
+/// env by env inside the worker threads (what Python's VectorEnv.step_random() runs).
+void BM_vector_step_random(benchmark::State& state) {
+    const auto gpus = state.range(0);
+    const auto n = static_cast<std::size_t>(state.range(1));
+    const auto threads = static_cast<std::size_t>(state.range(2));
+    gpuplace::vector_env v(gpuplace::bench::scaled_default(gpus), n, threads);
+    v.reset(1);
+    std::vector<std::int64_t> actions(n);
+    for (auto _ : state) {
+        v.step_random(actions);
+        benchmark::DoNotOptimize(v.rewards().data());
+    }
+    state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(n));
+    state.counters["threads"] = static_cast<double>(v.num_threads());
+}
+BENCHMARK(BM_vector_step_random)
+    ->ArgNames({"gpus", "envs", "threads"})
+    ->ArgsProduct({{64}, {1, 16, 256}, {1, 2}})
+    ->UseRealTime()
+    ->MeasureProcessCPUTime();
 
 /// The step alone: actions precomputed by first-fit on a copy would change the trajectory, so
 /// this variant steps with the first valid GPU of each env (one pass over the mask row).
@@ -72,7 +97,11 @@ void BM_vector_step_first_fit(benchmark::State& state) {
     }
     state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(n));
 }
-BENCHMARK(BM_vector_step_first_fit)->ArgNames({"envs", "threads"})->ArgsProduct({{256}, {1, 2}})->UseRealTime();
+BENCHMARK(BM_vector_step_first_fit)
+    ->ArgNames({"envs", "threads"})
+    ->ArgsProduct({{256}, {1, 2}})
+    ->UseRealTime()
+    ->MeasureProcessCPUTime();
 
 }  // namespace
 

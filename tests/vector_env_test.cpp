@@ -3,7 +3,10 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include <gpuplace/vector_env.hpp>
@@ -160,4 +163,106 @@ TEST_CASE("vector env: episode seeds") {
     CHECK(gp::episode_seed(1, 0, 0) != gp::episode_seed(2, 0, 0));
     CHECK(gp::episode_seed(1, 1, 0) != gp::episode_seed(1, 0, 1));
     static_assert(gp::episode_seed(3, 4, 5) == gp::episode_seed(3, 4, 5));
+}
+
+TEST_CASE("vector env: step_random() is sample_valid_actions() then step(), whatever the thread count") {
+    const auto s = with(small_scenario(proximity_drl_topo::config(), {{"1", .4}, {"2", .3}, {"4", .2}, {"8", .1}}, 6),
+                        {{"env", {{"allow_defer", true}}}});
+    const std::size_t N = 5;
+    // reference: sampled actions, then step(); obs_out receives the observations after the step
+    auto run = [&](std::size_t threads, bool fused) {
+        gp::vector_env v(s, N, threads);
+        v.reset(11);
+        const std::size_t O = v.observation_size(), A = v.num_actions();
+        std::vector<std::int64_t> a(N);
+        std::vector<float> obs_out(N * O, -1.0f);
+        std::vector<float> trace;
+        std::size_t ended_total = 0;
+        for (int t = 0; t < 400; ++t) {
+            std::size_t ended = 0;
+            if (fused) {
+                ended = v.step_random(a, obs_out);
+            } else {
+                v.sample_valid_actions(a);
+                ended = v.step(a, obs_out);
+            }
+            REQUIRE(same_bytes<float>(obs_out, v.observations()));
+            std::size_t dones = 0;
+            for (std::size_t i = 0; i < N; ++i) {
+                REQUIRE(a[i] >= 0);
+                REQUIRE(a[i] < static_cast<std::int64_t>(A));
+                REQUIRE(v.dones()[i] == (v.terminated()[i] | v.truncated()[i]));
+                dones += v.dones()[i];
+                trace.push_back(static_cast<float>(a[i]));
+                trace.push_back(static_cast<float>(v.rewards()[i]));
+            }
+            REQUIRE(ended == dones);
+            ended_total += ended;
+            trace.insert(trace.end(), v.observations().begin(), v.observations().end());
+        }
+        CHECK(ended_total > 0);  // autoresets were exercised
+        return trace;
+    };
+    const auto ref = run(1, false);
+    CHECK(same_bytes<float>(ref, run(1, true)));
+    CHECK(same_bytes<float>(ref, run(2, true)));
+    CHECK(same_bytes<float>(ref, run(3, false)));
+    CHECK(same_bytes<float>(ref, run(8, true)));  // clamped to N
+    // the actions are those of the sampler seeds: env i's stream is a function of (seed, i)
+    CHECK(gp::sampler_seed(11, 0) != gp::sampler_seed(11, 1));
+    CHECK(gp::sampler_seed(11, 0) != gp::sampler_seed(12, 0));
+    CHECK(gp::sampler_seed(11, 0) != gp::episode_seed(11, 0, 0));
+}
+
+TEST_CASE("vector env: sample_valid_actions() draws uniformly among the valid actions") {
+    const auto s = with(small_scenario(proximity_drl_topo::config(), {{"1", .5}, {"2", .5}}, 6),
+                        {{"env", {{"allow_defer", true}}}});
+    gp::vector_env v(s, 2, 1);
+    v.reset(4);
+    // make some GPUs busy so that the mask has holes, then draw many times from one state
+    std::vector<std::int64_t> a(2);
+    for (int t = 0; t < 6; ++t) v.step_random(a);
+    const std::size_t A = v.num_actions();
+    std::vector<std::size_t> count(2 * A, 0);
+    const int draws = 40000;
+    for (int t = 0; t < draws; ++t) {
+        v.sample_valid_actions(a);
+        for (std::size_t i = 0; i < 2; ++i) ++count[i * A + static_cast<std::size_t>(a[i])];
+    }
+    for (std::size_t i = 0; i < 2; ++i) {
+        const auto m = v.action_masks().subspan(i * A, A);
+        std::size_t valid = 0;
+        for (auto x : m) valid += x;
+        REQUIRE(valid >= 2);
+        REQUIRE(valid < A);  // the test needs a mask with holes
+        const double expected = double(draws) / double(valid);
+        for (std::size_t k = 0; k < A; ++k) {
+            INFO("env ", i, " action ", k);
+            if (!m[k]) CHECK(count[i * A + k] == 0);
+            else CHECK(std::abs(double(count[i * A + k]) - expected) < 0.1 * expected);  // ~4 standard deviations
+        }
+    }
+}
+
+TEST_CASE("vector env: sampler and obs_out bad input") {
+    const auto s = small_scenario(proximity_drl_topo::config(), {{"1", .5}, {"2", .5}}, 6);
+    gp::vector_env v(s, 3, 2);
+    std::vector<std::int64_t> a(3), two(2);
+    std::vector<float> obs(3 * v.observation_size()), short_obs(5);
+    CHECK_THROWS_WITH_AS(v.sample_valid_actions(a), "vector env: sample_valid_actions() called before reset()",
+                         gp::StateError);
+    CHECK_THROWS_WITH_AS(v.step_random(a), "vector env: step() called before reset()", gp::StateError);
+    v.reset(2);
+    CHECK_THROWS_WITH_AS(v.sample_valid_actions(two), "vector env: sample_valid_actions(): out has 2 entries for 3 envs",
+                         gp::Error);
+    CHECK_THROWS_WITH_AS(v.step_random(two), "vector env: step_random(): actions_out has 2 entries for 3 envs",
+                         gp::Error);
+    const auto msg = "vector env: obs_out has 5 floats, expected 3 x " + std::to_string(v.observation_size());
+    CHECK_THROWS_WITH_AS(v.step_random({}, short_obs), msg.c_str(), gp::Error);
+    v.sample_valid_actions(a);
+    CHECK_THROWS_WITH_AS(v.step(a, short_obs), msg.c_str(), gp::Error);
+    // nothing moved
+    for (std::size_t i = 0; i < 3; ++i) CHECK(v.env(i).steps() == 0);
+    CHECK(v.step(a, obs) == 0);
+    CHECK(same_bytes<float>(obs, v.observations()));
 }

@@ -1,14 +1,17 @@
 """Step throughput from Python, side by side in one run:
 
 - the Gymnasium env (gym.make, wrappers included, and the bare GpuPlaceEnv): step + action_masks;
-- the raw batched API (gpuplace._core VectorEnv / TreeRouteVectorEnv), 1 and 2 threads;
-- the SB3 VecEnv wrapper (gpuplace.vec_env.GpuPlaceVecEnv);
+- the raw batched API (gpuplace._core VectorEnv / TreeRouteVectorEnv), 1 and 2 threads, with the
+  actions from NumPy (first valid GPU, or a uniformly random valid GPU) or from the C++ sampler
+  (VectorEnv.sample_valid_actions(out) then step(out), or the fused VectorEnv.step_random(out));
+- the SB3 VecEnv wrapper (gpuplace.vec_env.GpuPlaceVecEnv), NumPy first-fit or C++-sampled actions;
 - the pure-Python/NumPy reference env (benchmarks/python/reference_env.py) on the same jobs;
 - optionally the C++ single env (bench_env's JSON), for the C++ / pure-Python ratio.
 
-Actions: the first valid GPU of each mask (argmax; a random valid action costs more in numpy than
-the C++ step itself), except for the reference env and the single env's "random" rows, which draw
-uniformly among the valid GPUs. Usage:
+Actions: the first valid GPU of each mask (argmax), a uniformly random valid GPU drawn in NumPy,
+or the C++ sampler (uniform among the valid actions, one random stream per env, deterministic by
+seed); the reference env and the single env's "random" rows draw uniformly among the valid GPUs.
+Usage:
 
     python benchmarks/python/bench.py                       # default scenario + proximity_drl
     python benchmarks/python/bench.py --seconds 2 --json out.json --cxx build-bench/benchmarks/bench_env
@@ -84,21 +87,37 @@ def bench_gym(scenario, seconds, repeats, wrapped, random_actions):
     return timed(run, seconds, repeats)
 
 
-def bench_raw_vector(scenario, num_envs, threads, seconds, repeats):
+def bench_raw_vector(scenario, num_envs, threads, seconds, repeats, actions="first_fit"):
+    """Raw VectorEnv steps/s; actions: first_fit (NumPy argmax of the mask), numpy_random (NumPy,
+    uniform among the valid GPUs), sampler (sample_valid_actions(out) then step(out)) or
+    step_random (the fused C++ sampler). Also returns the rate of the time inside the step call."""
     v = gpuplace.make_core_vector_env(scenario, num_envs, threads)
     G = int(v.num_gpus)
     masks = v.action_masks  # (N, G + 1) view, updated in place
+    buf = np.zeros(num_envs, np.int64)
+    rng = np.random.default_rng(0)
     v.reset(0)
     step_only = []
+
+    def choose():
+        if actions == "first_fit":
+            return masks[:, :G].argmax(axis=1)  # int64, first valid GPU
+        if actions == "numpy_random":
+            return (rng.random((num_envs, G)) * masks[:, :G]).argmax(axis=1)  # uniform among valid GPUs
+        return v.sample_valid_actions(buf)
 
     def run(deadline):
         steps = 0
         spent = 0.0
         while True:
             for _ in range(32):
-                actions = masks[:, :G].argmax(axis=1)  # int64, first valid GPU
-                t = time.perf_counter()
-                v.step(actions)
+                if actions == "step_random":
+                    t = time.perf_counter()
+                    v.step_random(buf)
+                else:
+                    a = choose()
+                    t = time.perf_counter()
+                    v.step(a)
                 spent += time.perf_counter() - t
                 steps += num_envs
             if time.perf_counter() > deadline:
@@ -109,20 +128,24 @@ def bench_raw_vector(scenario, num_envs, threads, seconds, repeats):
     return rate, Rate(float(np.median(step_only)), float("nan"))
 
 
-def bench_sb3(scenario, num_envs, threads, seconds, repeats):
+def bench_sb3(scenario, num_envs, threads, seconds, repeats, actions="first_fit"):
     from gpuplace.vec_env import GpuPlaceVecEnv
 
     venv = GpuPlaceVecEnv(scenario, num_envs=num_envs, num_threads=threads)
     venv.seed(0)
     venv.reset()
     G = int(venv.core.num_gpus)
+    buf = np.zeros(num_envs, np.int64)
 
     def run(deadline):
         steps = 0
         while True:
             for _ in range(16):
-                actions = venv.action_masks()[:, :G].argmax(axis=1)
-                venv.step(actions)
+                if actions == "first_fit":
+                    a = venv.action_masks()[:, :G].argmax(axis=1)
+                else:
+                    a = venv.core.sample_valid_actions(buf)
+                venv.step(a)
                 steps += num_envs
             if time.perf_counter() > deadline:
                 return steps
@@ -173,6 +196,7 @@ def main(argv=None):
     ap.add_argument("--cxx", default="", help="path of bench_env, to add the C++ single-env rate")
     ap.add_argument("--json", default="", help="write the results here")
     ap.add_argument("--skip-sb3", action="store_true")
+    ap.add_argument("--only", default="", help="comma-separated subset of: gym, raw, sb3, reference")
     args = ap.parse_args(argv)
 
     rows = []
@@ -185,24 +209,33 @@ def main(argv=None):
     print(f"python {platform.python_version()}, numpy {np.__version__}, gymnasium {gym.__version__}, "
           f"{platform.machine()}, {args.repeats} x {args.seconds}s, median")
     print(f"{'':<46} {'scenario':<14} {'steps/s':>12} {'steps/CPU-s':>12}")
-    for sc in ("default", "proximity_drl"):
+    only = set(filter(None, args.only.split(","))) or {"gym", "raw", "sb3", "reference"}
+    for sc in ("default", "proximity_drl") if "gym" in only else ():
         add("gym.make env: step + action_masks", sc, bench_gym(sc, args.seconds, args.repeats, True, False), "first fit")
         add("GpuPlaceEnv: step + action_masks", sc, bench_gym(sc, args.seconds, args.repeats, False, False), "first fit")
         add("GpuPlaceEnv: step + action_masks, random", sc, bench_gym(sc, args.seconds, args.repeats, False, True),
             "np.random choice among valid")
-    for threads in (1, 2):
-        rate, step_only = bench_raw_vector("default", args.num_envs, threads, args.seconds, args.repeats)
-        add(f"_core.VectorEnv x{args.num_envs}, {threads} thread(s)", "default", rate, "incl. numpy argmax actions")
-        add(f"_core.VectorEnv x{args.num_envs}, {threads} thread(s), step only", "default", step_only,
-            "time inside VectorEnv.step")
-    if not args.skip_sb3:
+    raw_notes = {"first_fit": "numpy argmax actions (first valid GPU)",
+                 "numpy_random": "numpy random valid actions",
+                 "sampler": "sample_valid_actions(out) + step(out)",
+                 "step_random": "step_random(out): fused C++ sampler"}
+    for threads in (1, 2) if "raw" in only else ():
+        for kind, note in raw_notes.items():
+            rate, step_only = bench_raw_vector("default", args.num_envs, threads, args.seconds, args.repeats, kind)
+            add(f"_core.VectorEnv x{args.num_envs}, {threads} thread(s), {kind}", "default", rate, note)
+            if kind == "first_fit":
+                add(f"_core.VectorEnv x{args.num_envs}, {threads} thread(s), step only", "default", step_only,
+                    "time inside VectorEnv.step")
+    if not args.skip_sb3 and "sb3" in only:
         for threads in (1, 2):
-            add(f"SB3 GpuPlaceVecEnv x{args.num_envs}, {threads} thread(s)", "default",
-                bench_sb3("default", args.num_envs, threads, args.seconds, args.repeats), "step + action_masks")
-    ref = bench_reference(args.seconds, args.repeats)
-    add("pure-Python reference env", "proximity_drl", ref, "random valid actions")
+            for kind, note in (("first_fit", "numpy argmax of action_masks()"), ("sampler", "C++ sampled actions")):
+                add(f"SB3 GpuPlaceVecEnv x{args.num_envs}, {threads} thread(s), {kind}", "default",
+                    bench_sb3("default", args.num_envs, threads, args.seconds, args.repeats, kind), note)
+    ref = bench_reference(args.seconds, args.repeats) if "reference" in only else None
+    if ref:
+        add("pure-Python reference env", "proximity_drl", ref, "random valid actions")
     cxx = cxx_rate(args.cxx, "BM_step_random_proximity_drl")
-    if cxx:
+    if cxx and ref:
         add("C++ env (bench_env), random valid actions", "proximity_drl", Rate(float("nan"), cxx), "CPU time")
         print(f"  C++ / pure-Python reference (CPU time): {cxx / ref.cpu:,.0f}x;  "
               f"C++ / Proximity-DRL env (~2,400 steps/s): {cxx / 2400:,.0f}x")

@@ -1,9 +1,11 @@
 #pragma once
 /// \file vector_env.hpp
 /// N environments stepped in one call, with contiguous (struct of arrays) observation, mask,
-/// reward, terminated and truncated buffers, autoreset, and optional worker threads. Results do
-/// not depend on the number of threads.
+/// reward, terminated, truncated and done buffers, autoreset, optional worker threads, and a
+/// built-in sampler of uniformly random valid actions (one random stream per env). Results do not
+/// depend on the number of threads. Nothing is allocated per step after reset().
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -18,9 +20,35 @@
 
 namespace gpuplace {
 
+namespace detail {
+
+/// A uniformly random valid action of one mask row (1 = valid), or -1 if none is valid: up to 8
+/// uniform draws over the row kept when valid (rejection), then an exact draw among the valid
+/// entries by counting them. Both stages are uniform over the valid actions, so the mixture is.
+[[nodiscard]] inline std::int64_t sample_valid(const std::uint8_t* mask, std::size_t A, rng& r) noexcept {
+    for (int t = 0; t < 8; ++t) {
+        const auto a = r.below(A);
+        if (mask[a]) return static_cast<std::int64_t>(a);
+    }
+    std::uint32_t n = 0;
+    for (std::size_t a = 0; a < A; ++a) n += mask[a] != 0;
+    if (n == 0) return -1;
+    auto k = r.below(n);
+    for (std::size_t a = 0; a < A; ++a)
+        if (mask[a] && k-- == 0) return static_cast<std::int64_t>(a);
+    return -1;  // unreachable
+}
+
+}  // namespace detail
+
 /// The seed of episode `episode` (0, 1, ...) of env `index` in a vector env reset with `seed`.
 [[nodiscard]] constexpr std::uint64_t episode_seed(std::uint64_t seed, std::uint64_t index, std::uint64_t episode) noexcept {
     return detail::mix_seed(detail::mix_seed(seed, index + 1), episode + 1);
+}
+
+/// The seed of env `index`'s action sampler in a vector env reset with `seed`.
+[[nodiscard]] constexpr std::uint64_t sampler_seed(std::uint64_t seed, std::uint64_t index) noexcept {
+    return detail::mix_seed(detail::mix_seed(seed, 0x73616d706c6572ULL), index + 1);  // "sampler"
 }
 
 /// What a finished episode leaves behind at autoreset.
@@ -56,6 +84,9 @@ public:
         reward_.assign(N, 0.0);
         terminated_.assign(N, 0);
         truncated_.assign(N, 0);
+        done_.assign(N, 0);
+        ended_.assign(pool_->size(), 0);
+        sampler_.assign(N, detail::rng{});
         final_.assign(N, {});
         episode_.assign(N, 0);
         for (std::size_t i = 0; i < N; ++i)
@@ -76,13 +107,16 @@ public:
     [[nodiscard]] Env& env(std::size_t i) { return envs_.at(i); }
     [[nodiscard]] const Env& env(std::size_t i) const { return envs_.at(i); }
 
-    /// Resets every env: env i starts episode 0 with episode_seed(seed, i, 0).
+    /// Resets every env: env i starts episode 0 with episode_seed(seed, i, 0), and its action
+    /// sampler (sample_valid_actions, step_random) restarts from sampler_seed(seed, i).
     void reset(std::uint64_t seed = 0) {
         seed_ = seed;
         std::fill(episode_.begin(), episode_.end(), 0);
         std::fill(reward_.begin(), reward_.end(), 0.0);
         std::fill(terminated_.begin(), terminated_.end(), 0);
         std::fill(truncated_.begin(), truncated_.end(), 0);
+        std::fill(done_.begin(), done_.end(), 0);
+        for (std::size_t i = 0; i < sampler_.size(); ++i) sampler_[i].seed(sampler_seed(seed, i));
         auto task = [this](std::size_t w) {
             auto [b, e] = block(w);
             for (std::size_t i = b; i < e; ++i) envs_[i].reset(episode_seed(seed_, i, 0));
@@ -94,8 +128,11 @@ public:
     /// Steps env i with actions[i]. All actions are checked first: an invalid one throws
     /// InvalidAction naming the env and leaves every env as it was. An env whose episode ends
     /// stores its final observation and info, then resets with its next episode seed.
-    void step(std::span<const std::int64_t> actions) {
-        if (!started_) throw StateError("vector env: step() called before reset()");
+    /// If `obs_out` is not empty (num_envs x observation_size floats), env i's observation after
+    /// the step (after its autoreset) is also copied to row i of it, right after env i steps,
+    /// while the row is still in cache. Returns the number of episodes that ended.
+    std::size_t step(std::span<const std::int64_t> actions, std::span<float> obs_out = {}) {
+        check_stepping(obs_out);
         if (actions.size() != envs_.size())
             throw InvalidAction("vector env: got " + std::to_string(actions.size()) + " actions for " +
                                 std::to_string(envs_.size()) + " envs");
@@ -105,9 +142,31 @@ public:
                 throw InvalidAction("vector env: env " + std::to_string(i) + ": invalid action " + std::to_string(a) + ": " +
                                     envs_[i].why_invalid(a));
         }
-        actions_ = actions.data();
-        step_fn task{this};
-        pool_->run(task);
+        return run_step(actions.data(), nullptr, obs_out.data());
+    }
+
+    /// Draws, for every env, a uniformly random valid action (among the entries its mask allows,
+    /// DEFER included when valid) from env i's own random stream, into out (num_envs values).
+    /// Deterministic: the same reset seed and sequence of calls give the same actions, whatever
+    /// the number of threads.
+    void sample_valid_actions(std::span<std::int64_t> out) {
+        if (!started_) throw StateError("vector env: sample_valid_actions() called before reset()");
+        if (out.size() != envs_.size())
+            throw Error("vector env: sample_valid_actions(): out has " + std::to_string(out.size()) + " entries for " +
+                        std::to_string(envs_.size()) + " envs");
+        for (std::size_t i = 0; i < envs_.size(); ++i) out[i] = detail::sample_valid(mask_.data() + i * A_, A_, sampler_[i]);
+    }
+
+    /// Steps every env with a uniformly random valid action drawn as sample_valid_actions() does
+    /// (the same streams: step_random() equals sample_valid_actions(a) then step(a)), sampled and
+    /// stepped env by env in the worker threads. The actions taken go to actions_out when it is
+    /// not empty; obs_out as in step(). Returns the number of episodes that ended.
+    std::size_t step_random(std::span<std::int64_t> actions_out = {}, std::span<float> obs_out = {}) {
+        check_stepping(obs_out);
+        if (!actions_out.empty() && actions_out.size() != envs_.size())
+            throw Error("vector env: step_random(): actions_out has " + std::to_string(actions_out.size()) +
+                        " entries for " + std::to_string(envs_.size()) + " envs");
+        return run_step(nullptr, actions_out.empty() ? nullptr : actions_out.data(), obs_out.data());
     }
 
     // ---- buffers (row i belongs to env i) ------------------------------------------------------
@@ -116,6 +175,8 @@ public:
     [[nodiscard]] std::span<const double> rewards() const noexcept { return reward_; }
     [[nodiscard]] std::span<const std::uint8_t> terminated() const noexcept { return terminated_; }
     [[nodiscard]] std::span<const std::uint8_t> truncated() const noexcept { return truncated_; }
+    /// terminated or truncated, per env (1 where the last step ended an episode).
+    [[nodiscard]] std::span<const std::uint8_t> dones() const noexcept { return done_; }
     /// Final observation of env i's last episode (valid where terminated or truncated is set).
     [[nodiscard]] std::span<const float> final_observations() const noexcept { return final_obs_; }
     [[nodiscard]] const final_info& final(std::size_t i) const { return final_.at(i); }
@@ -139,26 +200,59 @@ private:
         return {n * w / t, n * (w + 1) / t};
     }
 
-    void step_range(std::size_t b, std::size_t e) {
+    void check_stepping(std::span<float> obs_out) const {
+        if (!started_) throw StateError("vector env: step() called before reset()");
+        if (!obs_out.empty() && obs_out.size() != envs_.size() * obs_size_)
+            throw Error("vector env: obs_out has " + std::to_string(obs_out.size()) + " floats, expected " +
+                        std::to_string(envs_.size()) + " x " + std::to_string(obs_size_));
+    }
+
+    std::size_t run_step(const std::int64_t* actions, std::int64_t* actions_out, float* obs_out) {
+        actions_ = actions;
+        actions_out_ = actions_out;
+        obs_out_ = obs_out;
+        step_fn task{this};
+        pool_->run(task);
+        std::size_t ended = 0;
+        for (auto& c : ended_) ended += c;
+        return ended;
+    }
+
+    /// Steps envs [b, e); with no actions given, env i's action is drawn from its mask first.
+    std::size_t step_range(std::size_t b, std::size_t e) {
+        std::size_t ended = 0;
         for (std::size_t i = b; i < e; ++i) {
             auto& en = envs_[i];
-            const auto r = en.step(actions_[i]);
+            std::int64_t a;
+            if (actions_) {
+                a = actions_[i];
+            } else {
+                a = detail::sample_valid(mask_.data() + i * A_, A_, sampler_[i]);
+                if (actions_out_) actions_out_[i] = a;
+            }
+            const auto r = en.step(a);
             reward_[i] = r.reward;
             terminated_[i] = r.terminated;
             truncated_[i] = r.truncated;
-            if (r.terminated || r.truncated) {
+            const bool done = r.terminated || r.truncated;
+            done_[i] = done;
+            if (done) {
+                ++ended;
                 std::copy(obs_.begin() + i * obs_size_, obs_.begin() + (i + 1) * obs_size_, final_obs_.begin() + i * obs_size_);
                 final_[i] = {en.episode_metrics(), en.episode_return(), en.steps(), en.seed()};
                 en.reset(episode_seed(seed_, i, ++episode_[i]));
             }
+            if (obs_out_)
+                std::copy(obs_.begin() + i * obs_size_, obs_.begin() + (i + 1) * obs_size_, obs_out_ + i * obs_size_);
         }
+        return ended;
     }
 
     struct step_fn {
         basic_vector_env* self;
         void operator()(std::size_t w) const {
             auto [b, e] = self->block(w);
-            self->step_range(b, e);
+            self->ended_[w] = self->step_range(b, e);
         }
     };
 
@@ -166,12 +260,16 @@ private:
     std::unique_ptr<detail::block_pool> pool_;
     std::size_t obs_size_ = 0, A_ = 0;
     std::vector<float> obs_, final_obs_;
-    std::vector<std::uint8_t> mask_, terminated_, truncated_;
+    std::vector<std::uint8_t> mask_, terminated_, truncated_, done_;
+    std::vector<std::size_t> ended_;  ///< per worker: episodes that ended in its block
+    std::vector<detail::rng> sampler_;
     std::vector<double> reward_;
     std::vector<final_info> final_;
     std::vector<std::uint64_t> episode_;
     std::uint64_t seed_ = 0;
     const std::int64_t* actions_ = nullptr;
+    std::int64_t* actions_out_ = nullptr;
+    float* obs_out_ = nullptr;
     bool started_ = false;
 };
 

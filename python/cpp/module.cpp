@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -243,6 +244,30 @@ gp::metrics metrics_from_dict(py::handle o) {
     if (d.contains("jobs_done")) m.jobs_done = d["jobs_done"].cast<std::size_t>();
     if (d.contains("jobs_total")) m.jobs_total = d["jobs_total"].cast<std::size_t>();
     return m;
+}
+
+/// Text of a shape tuple, e.g. "(256,)" or "(256, 425)".
+std::string shape_text(const std::vector<py::ssize_t>& shape) {
+    std::string t = "(";
+    for (std::size_t k = 0; k < shape.size(); ++k) t += (k ? ", " : "") + std::to_string(shape[k]);
+    return t + (shape.size() == 1 ? ",)" : ")");
+}
+
+/// A caller's numpy array to be written in place: checks type, dtype, shape, C-contiguity and
+/// writability, each with a message that names the argument and what was expected.
+template <class T>
+T* writable_buffer(py::handle h, const char* what, const std::vector<py::ssize_t>& shape, const char* dtype_name) {
+    const auto want = std::string(what) + " must be a writable C-contiguous numpy " + dtype_name + " array of shape " +
+                      shape_text(shape);
+    if (!py::isinstance<py::array>(h)) throw py::type_error(want + ", got " + type_name(h));
+    auto a = py::reinterpret_borrow<py::array>(h);
+    if (!a.dtype().is(py::dtype::of<T>()))
+        throw py::type_error(want + ", got dtype " + py::str(a.dtype()).cast<std::string>());
+    std::vector<py::ssize_t> got(a.shape(), a.shape() + a.ndim());
+    if (got != shape) throw py::value_error(want + ", got shape " + shape_text(got));
+    if (!(a.flags() & py::array::c_style)) throw py::value_error(want + ", got a non-contiguous array (use np.ascontiguousarray)");
+    if (!a.writeable()) throw py::value_error(want + ", got a read-only array");
+    return static_cast<T*>(a.mutable_data());
 }
 
 /// Marks an object as in use while the GIL is released; a second user gets a StateError.
@@ -605,6 +630,19 @@ py::dict final_dict(const gp::final_info& f) {
 }
 
 template <class E>
+float* obs_out_ptr(PyVec<E>& self, py::handle obs_out) {
+    if (obs_out.is_none()) return nullptr;
+    return writable_buffer<float>(obs_out, "obs_out",
+                                  {static_cast<py::ssize_t>(self.vec.num_envs()), static_cast<py::ssize_t>(self.vec.observation_size())},
+                                  "float32");
+}
+
+template <class E>
+std::span<float> obs_span(PyVec<E>& self, float* obs) {
+    return obs ? std::span<float>(obs, self.vec.num_envs() * self.vec.observation_size()) : std::span<float>{};
+}
+
+template <class E>
 void bind_vector_env(py::module_& m, const char* name, const char* doc) {
     using P = PyVec<E>;
     py::class_<P>(m, name, doc)
@@ -629,7 +667,7 @@ void bind_vector_env(py::module_& m, const char* name, const char* doc) {
             py::arg("seed") = 0, "Resets env i with episode_seed(seed, i, 0). Releases the GIL.")
         .def(
             "step",
-            [](P& self, py::handle actions) {
+            [](P& self, py::handle actions, py::handle obs_out) {
                 if (!py::isinstance<py::array>(actions))
                     throw py::type_error("actions must be a numpy int64 array of shape (" + std::to_string(self.vec.num_envs()) +
                                          ",), got " + type_name(actions));
@@ -640,17 +678,62 @@ void bind_vector_env(py::module_& m, const char* name, const char* doc) {
                 if (a.ndim() != 1 || a.shape(0) != static_cast<py::ssize_t>(self.vec.num_envs()))
                     throw py::value_error("actions must have shape (" + std::to_string(self.vec.num_envs()) + ",), got " +
                                           py::str(a.attr("shape")).cast<std::string>());
+                float* obs = obs_out_ptr(self, obs_out);
                 check_idle(self.busy, "this VectorEnv");
                 auto u = a.unchecked<std::int64_t, 1>();
                 for (py::ssize_t i = 0; i < u.shape(0); ++i) self.actions[static_cast<std::size_t>(i)] = u(i);
                 py::gil_scoped_release nogil;
                 busy_guard g(self.busy, "this VectorEnv");
-                self.vec.step(self.actions);
+                return self.vec.step(self.actions, obs_span(self, obs));
             },
-            py::arg("actions"),
+            py::arg("actions"), py::arg("obs_out") = py::none(),
             "Steps env i with actions[i] (int64 array of shape (num_envs,)). All actions are checked first: an "
             "invalid one raises InvalidAction naming the env and the action, and no env moves. Ended episodes are "
-            "reset at once (their last observation is in final_observations). Releases the GIL.")
+            "reset at once (their last observation is in final_observations). obs_out: optional writable float32 "
+            "array of shape (num_envs, observation_size) that receives the observations after the step (a copy "
+            "made env by env while each row is in cache). Returns the number of episodes that ended. Releases the GIL.")
+        .def(
+            "sample_valid_actions",
+            [](P& self, py::handle out) {
+                const auto n = static_cast<py::ssize_t>(self.vec.num_envs());
+                py::array_t<std::int64_t> fresh;
+                std::int64_t* dst = nullptr;
+                if (out.is_none()) {
+                    fresh = py::array_t<std::int64_t>(n);
+                    dst = fresh.mutable_data();
+                } else {
+                    dst = writable_buffer<std::int64_t>(out, "out", {n}, "int64");
+                }
+                check_idle(self.busy, "this VectorEnv");
+                {
+                    py::gil_scoped_release nogil;
+                    busy_guard g(self.busy, "this VectorEnv");
+                    self.vec.sample_valid_actions(std::span<std::int64_t>(dst, static_cast<std::size_t>(n)));
+                }
+                return out.is_none() ? py::object(fresh) : py::reinterpret_borrow<py::object>(out);
+            },
+            py::arg("out") = py::none(),
+            "For every env, a uniformly random valid action (DEFER included when valid) from env i's own random "
+            "stream (seeded by reset(seed) with sampler_seed(seed, i)): deterministic, independent of num_threads. "
+            "Written into out (int64, shape (num_envs,)) when given, else into a new array; returns it. Releases the GIL.")
+        .def(
+            "step_random",
+            [](P& self, py::handle actions_out, py::handle obs_out) {
+                const auto n = static_cast<py::ssize_t>(self.vec.num_envs());
+                std::int64_t* acts = actions_out.is_none() ? nullptr
+                                                           : writable_buffer<std::int64_t>(actions_out, "actions_out", {n}, "int64");
+                float* obs = obs_out_ptr(self, obs_out);
+                check_idle(self.busy, "this VectorEnv");
+                py::gil_scoped_release nogil;
+                busy_guard g(self.busy, "this VectorEnv");
+                return self.vec.step_random(acts ? std::span<std::int64_t>(acts, static_cast<std::size_t>(n)) : std::span<std::int64_t>{},
+                                            obs_span(self, obs));
+            },
+            py::arg("actions_out") = py::none(), py::arg("obs_out") = py::none(),
+            "Steps every env with a uniformly random valid action, sampled in C++ env by env (the same streams as "
+            "sample_valid_actions: step_random() equals step(sample_valid_actions())). actions_out: optional int64 "
+            "array of shape (num_envs,) that receives the actions taken; obs_out as in step(). Returns the number of "
+            "episodes that ended. Releases the GIL.")
         .def_property_readonly("num_envs", [](const P& p) { return p.vec.num_envs(); })
         .def_property_readonly("num_threads", [](const P& p) { return p.vec.num_threads(); })
         .def_property_readonly("observation_size", [](const P& p) { return p.vec.observation_size(); })
@@ -694,6 +777,13 @@ void bind_vector_env(py::module_& m, const char* name, const char* doc) {
                 return view(v.truncated().data(), {static_cast<py::ssize_t>(v.num_envs())}, self, "?");
             },
             "(num_envs,) bool view.")
+        .def_property_readonly(
+            "dones",
+            [](py::object self) {
+                const auto& v = self.cast<const P&>().vec;
+                return view(v.dones().data(), {static_cast<py::ssize_t>(v.num_envs())}, self, "?");
+            },
+            "(num_envs,) bool view: terminated or truncated in the last step.")
         .def_property_readonly(
             "final_observations",
             [](py::object self) {
@@ -1044,6 +1134,8 @@ PYBIND11_MODULE(_core, m) {
           "A named preset scenario (default, proximity_drl) as a dict.");
     m.def("episode_seed", &gp::episode_seed, py::arg("seed"), py::arg("index"), py::arg("episode"),
           "Seed of episode `episode` of env `index` in a vector env reset with `seed`.");
+    m.def("sampler_seed", &gp::sampler_seed, py::arg("seed"), py::arg("index"),
+          "Seed of env `index`'s action sampler (sample_valid_actions, step_random) in a vector env reset with `seed`.");
     m.def("heuristic_names", &gp::heuristic_names, "Names of the heuristic policies.");
     m.def("eval_metric_names", &gp::eval_metric_names, "Metrics of the harness table, in order.");
     m.def("held_out_seeds", &gp::held_out_seeds, py::arg("n"), "The held-out evaluation seeds 1000000 + i.");

@@ -10,6 +10,9 @@ from . import _core
 def as_actions(actions, num_envs: int, num_actions: int) -> np.ndarray:
     """Batched actions as a contiguous int64 array of shape (num_envs,). Integer arrays of other
     widths are converted (values checked); floats, bools and other shapes are clear errors."""
+    if type(actions) is np.ndarray and actions.dtype == np.int64 and actions.shape == (num_envs,) \
+            and actions.flags.c_contiguous:
+        return actions  # the common case, without further checks (C++ checks the values)
     a = np.asarray(actions)
     if a.dtype.kind not in "iu":
         raise TypeError(

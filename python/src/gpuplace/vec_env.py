@@ -91,7 +91,9 @@ class GpuPlaceVecEnv(VecEnv):
         self._rewards = self.core.rewards
         self._term = self.core.terminated
         self._trunc = self.core.truncated
+        self._dones = self.core.dones
         self._final_obs = self.core.final_observations
+        self._obs_shape = (n, int(self.core.observation_size))
         self._topology = self.core.topology()
         self._views = [_EnvView(self, i) for i in range(n)]
         observation_space = spaces.Box(0.0, 1.0, shape=(int(self.core.observation_size),), dtype=np.float32)
@@ -136,13 +138,19 @@ class GpuPlaceVecEnv(VecEnv):
         if self._pending is None:
             raise _core.StateError("step_wait() called without step_async()")
         actions, self._pending = self._pending, None
-        self.core.step(actions)
-        term, trunc = self._term, self._trunc
-        dones = term | trunc
+        if self.copy:
+            # a fresh array (SB3 keeps past observations) filled by C++ env by env, while each row
+            # is still in cache, instead of a second pass over every row afterwards
+            obs = np.empty(self._obs_shape, dtype=np.float32)
+            ended = self.core.step(actions, obs)
+        else:
+            ended = self.core.step(actions)
+            obs = self._obs
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
-        if dones.any():
+        if ended:
+            term, trunc = self._term, self._trunc
             now = time.perf_counter()
-            for i in np.flatnonzero(dones):
+            for i in np.flatnonzero(self._dones):
                 i = int(i)
                 fin = self.core.final_info(i)
                 info = infos[i]
@@ -151,9 +159,7 @@ class GpuPlaceVecEnv(VecEnv):
                 info["episode"] = {"r": fin["episode_return"], "l": fin["length"], "t": round(now - self._t0, 6)}
                 info["metrics"] = fin
                 self._episode_start[i] = now
-        obs = self._obs.copy() if self.copy else self._obs
-        rewards = self._rewards.astype(np.float32)
-        return obs, rewards, dones.copy(), infos
+        return obs, self._rewards.astype(np.float32), self._dones.copy(), infos
 
     def action_masks(self) -> np.ndarray:
         """(num_envs, num_actions) bool array of valid actions."""

@@ -68,7 +68,9 @@ class GpuPlaceVectorEnv(VectorEnv):
         self._rewards = self.core.rewards
         self._term = self.core.terminated
         self._trunc = self.core.truncated
+        self._dones = self.core.dones
         self._final_obs = self.core.final_observations
+        self._obs_shape = (self.num_envs, int(self.core.observation_size))
         self._topology = self.core.topology()
         self._started = False
 
@@ -91,16 +93,21 @@ class GpuPlaceVectorEnv(VectorEnv):
 
     def step(self, actions):
         a = as_actions(actions, self.num_envs, int(self.core.num_actions))
-        self.core.step(a)
+        if self.copy:
+            obs = np.empty(self._obs_shape, dtype=np.float32)  # filled by C++ env by env
+            ended = self.core.step(a, obs)
+        else:
+            ended = self.core.step(a)
+            obs = self._obs
         term, trunc = self._term.copy(), self._trunc.copy()
         infos: dict[str, Any] = {}
-        done = np.flatnonzero(term | trunc)
-        for i in done:
-            i = int(i)
-            fin = self.core.final_info(i)
-            fin["seed"] = np.uint64(fin["seed"])  # seeds span the full 64 bits
-            infos = self._add_info(infos, {"final_obs": self._final_obs[i].copy(), "final_info": fin}, i)
-        return self._out(self._obs), self._rewards.copy(), term, trunc, infos
+        if ended:
+            for i in np.flatnonzero(self._dones):
+                i = int(i)
+                fin = self.core.final_info(i)
+                fin["seed"] = np.uint64(fin["seed"])  # seeds span the full 64 bits
+                infos = self._add_info(infos, {"final_obs": self._final_obs[i].copy(), "final_info": fin}, i)
+        return obs, self._rewards.copy(), term, trunc, infos
 
     def action_masks(self) -> np.ndarray:
         """(num_envs, num_actions) bool array of valid actions."""
