@@ -1,12 +1,14 @@
 /// \file benchmarks/env_bench.cpp
 /// Single-env throughput: step() with random valid and first-fit actions over cluster sizes and
-/// queue lengths, reset(), the proximity_drl preset, and the observation/mask rewrite on its own.
+/// queue lengths, reset(), the proximity_drl preset, co-location on and off, and the
+/// observation/mask rewrite on its own.
 /// Run: build/benchmarks/bench_env --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
 
+#include <gpuplace/colocation_policy.hpp>
 #include <gpuplace/env.hpp>
 #include <gpuplace/policy.hpp>
 
@@ -62,6 +64,37 @@ void BM_step_random_proximity_drl(benchmark::State& state) {
     run_steps(state, e, p);
 }
 BENCHMARK(BM_step_random_proximity_drl);
+
+/// Co-location on (up to 2 jobs per 32 GB GPU) in the scaled default scenario at offered load
+/// load_x10 / 10, random valid actions. BM_step_random_queue (window 8) is the same workload with
+/// co-location off.
+void BM_step_random_colocation(benchmark::State& state) {
+    auto s = scaled_default(state.range(0), double(state.range(1)) / 10.0);
+    s.colocation.enabled = true;
+    gpuplace::env e(s);
+    gpuplace::bench::fast_random_policy p;
+    run_steps(state, e, p);
+}
+BENCHMARK(BM_step_random_colocation)->ArgNames({"gpus", "load_x10"})->Args({64, 10})->Args({64, 40})->Args({512, 10});
+
+/// The "colocation" preset (16 GPUs, a burst of 200 single-GPU jobs, up to 2 per GPU), with
+/// co-location on (arg 1) or off (arg 0), random valid actions (DEFER only when no GPU is valid).
+void BM_step_random_colocation_preset(benchmark::State& state) {
+    auto s = gpuplace::preset_scenario("colocation");
+    s.colocation.enabled = state.range(0) != 0;
+    gpuplace::env e(s);
+    gpuplace::bench::fast_random_policy p;
+    run_steps(state, e, p);
+}
+BENCHMARK(BM_step_random_colocation_preset)->ArgName("coloc")->Arg(0)->Arg(1);
+
+/// The "colocation" preset driven by the co-location packer (its own O(G) scoring included).
+void BM_step_packer_colocation_preset(benchmark::State& state) {
+    gpuplace::env e(gpuplace::preset_scenario("colocation"));
+    gpuplace::colocation_packer_policy p;
+    run_steps(state, e, p);
+}
+BENCHMARK(BM_step_packer_colocation_preset);
 
 /// reset(): drawing the workload and advancing to the first decision.
 void BM_reset(benchmark::State& state) {

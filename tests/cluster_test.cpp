@@ -85,3 +85,52 @@ TEST_CASE_TEMPLATE("cluster_state agrees with a recount under random changes", P
         }
     }
 }
+
+TEST_CASE("cluster_state: with several jobs per GPU, free-slot counts and the change log agree with a recount") {
+    const auto t = gp::TreeTopology::proximity_drl();
+    gp::cluster_state c;
+    c.set_max_jobs_per_gpu(3);
+    c.track_changes(true);
+    c.resize(t);
+    const std::size_t G = t.num_gpus();
+    std::vector<std::vector<std::uint32_t>> jobs(G);
+    std::vector<std::uint32_t> seen(G, 0);  // job counts as of the reader's last look
+    std::uint64_t gen = c.change_generation();
+    std::size_t pos = c.changes().size();
+    gp::detail::rng r(5);
+    std::size_t rescans = 0;
+    for (int i = 0; i < 5000; ++i) {
+        const auto g = static_cast<gp::gpu_id>(r.below(G));
+        if (!jobs[g].empty() && (jobs[g].size() == 3 || r.below(2) == 0)) {
+            const auto k = r.below(jobs[g].size());
+            c.release(g, jobs[g][k], 1.0, 0.25);
+            jobs[g].erase(jobs[g].begin() + std::ptrdiff_t(k));
+        } else {
+            jobs[g].push_back(static_cast<std::uint32_t>(i));
+            c.allocate(g, jobs[g].back(), double(i), 1.0, 0.25);
+        }
+        if (r.below(7) == 0) {
+            // a reader replaying the log sees every GPU whose jobs changed, or is told to rescan
+            std::vector<std::uint8_t> replayed(G, 0);
+            const bool rescan = c.change_generation() != gen;
+            if (!rescan)
+                for (std::size_t p = pos; p < c.changes().size(); ++p) replayed[c.changes()[p]] = 1;
+            rescans += rescan;
+            std::size_t slot_free = 0;
+            for (std::size_t x = 0; x < G; ++x) {
+                const auto n = c.jobs_on_count(gp::gpu_id(x));
+                REQUIRE(n == jobs[x].size());
+                if (!rescan && n != seen[x]) REQUIRE(replayed[x]);
+                seen[x] = n;
+                slot_free += n < 3;
+            }
+            REQUIRE(c.gpus_with_free_slot() == slot_free);
+            gen = c.change_generation();
+            pos = c.changes().size();
+        }
+    }
+    CHECK(rescans > 0);  // the log (4 G + 64 entries) filled up and was cleared at least once
+    c.clear();
+    CHECK(c.gpus_with_free_slot() == G);
+    CHECK(c.changes().empty());
+}

@@ -9,6 +9,7 @@
 
 #include <gpuplace/colocation_policy.hpp>
 #include <gpuplace/gpuplace.hpp>
+#include <gpuplace/rl/actor_critic.hpp>
 
 namespace {
 
@@ -238,4 +239,68 @@ TEST_CASE("colocation: profile errors name file:line and column") {
                          (path + ":3: column 3 (factor): \"x\" is not a number").c_str(), gpuplace::TraceError);
     const auto p2 = write_profile("a,zz,0.5\n");
     CHECK_THROWS_AS(gpuplace::interference_table::load_profile(p2, z, {}), gpuplace::TraceError);
+}
+
+TEST_CASE("colocation: mask and interference features equal has_room() and expected_interference() at every step") {
+    // The env keeps, per room class (model, GPU share, memory), which GPUs have room, updated from
+    // the cluster's change log; this checks it against the direct computation, through env copies,
+    // a refresh of the whole observation, log wrap-arounds and DEFER.
+    auto s = gpuplace::preset_scenario("colocation");
+    s.workload.synthetic.num_jobs = 120;
+    s.workload.synthetic.models.clear();  // all 26 job types: many classes, incompatible pairs
+    s.workload.synthetic.gpu_counts = {{1, 0.6}, {2, 0.3}, {4, 0.1}};
+    s.colocation.max_jobs_per_gpu = 3;
+    for (std::uint64_t seed = 0; seed < 4; ++seed) {
+        gpuplace::env e(s);
+        e.reset(seed);
+        gpuplace::detail::rng r(seed + 100);
+        const auto& itf = e.observation_layout()[8];
+        std::size_t step = 0;
+        while (!e.done()) {
+            const auto mask = e.action_mask();
+            const auto obs = e.observation();
+            for (std::size_t g = 0; g < e.num_gpus(); ++g) {
+                const auto gg = gpuplace::gpu_id(g);
+                const bool room = e.has_room(gg, e.current_index());
+                REQUIRE(bool(mask[g]) == (room && !e.is_picked(gg)));
+                REQUIRE(obs[itf.offset + g] ==
+                        static_cast<float>(std::clamp(e.expected_interference(gg, e.current_index()), 0.0, 1.0)));
+            }
+            if (step == 37) {  // a copy continues bit-identically
+                gpuplace::env copy = e;
+                gpuplace::detail::rng rc = r;
+                gpuplace::env* both[2] = {&e, &copy};
+                while (!e.done()) {
+                    std::vector<std::int64_t> valid;
+                    for (std::size_t a = 0; a < e.num_actions(); ++a)
+                        if (e.action_mask()[a]) valid.push_back(std::int64_t(a));
+                    const auto a = valid[rc.below(valid.size())];
+                    for (auto* x : both) x->step(a);
+                    REQUIRE(std::equal(e.observation().begin(), e.observation().end(), copy.observation().begin()));
+                    REQUIRE(std::equal(e.action_mask().begin(), e.action_mask().end(), copy.action_mask().begin()));
+                }
+                CHECK(copy.episode_metrics().avg_jct == e.episode_metrics().avg_jct);
+                break;
+            }
+            // the incremental observation equals a full rewrite
+            const std::vector<float> before(obs.begin(), obs.end());
+            const std::vector<std::uint8_t> mbefore(mask.begin(), mask.end());
+            e.refresh_observation();
+            REQUIRE(std::equal(before.begin(), before.end(), e.observation().begin()));
+            REQUIRE(std::equal(mbefore.begin(), mbefore.end(), e.action_mask().begin()));
+            std::vector<std::int64_t> valid;
+            for (std::size_t a = 0; a < e.num_actions(); ++a)
+                if (mask[a]) valid.push_back(std::int64_t(a));
+            e.step(valid[r.below(valid.size())]);
+            ++step;
+        }
+    }
+}
+
+TEST_CASE("colocation: the per-GPU network reads all nine per-GPU features") {
+    gpuplace::env e(gpuplace::preset_scenario("colocation"));
+    const auto spec = gpuplace::rl::obs_spec::of(e);
+    CHECK(spec.num_gpus == 16);
+    CHECK(spec.gpu_features == gpuplace::gpu_features + gpuplace::colocation_gpu_features);
+    CHECK(spec.context == e.observation_size() - 9 * 16);
 }

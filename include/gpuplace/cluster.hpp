@@ -39,10 +39,15 @@ public:
         node_free_.assign(t.num_nodes(), static_cast<std::uint32_t>(gpus_per_node_));
         rack_free_.assign(t.num_racks(), static_cast<std::uint32_t>(gpus_per_rack_));
         free_ = t.num_gpus();
+        slot_free_ = t.num_gpus();
+        log_capacity_ = 4 * t.num_gpus() + 64;
+        changes_.clear();
+        if (track_) changes_.reserve(log_capacity_);
+        ++change_generation_;
     }
 
-    /// Frees every GPU (no allocation).
-    void clear() noexcept {
+    /// Frees every GPU (no allocation, except once after a copy, whose change log has no spare room).
+    void clear() {
         std::fill(holder_.begin(), holder_.end(), no_job);
         std::fill(end_.begin(), end_.end(), 0.0);
         std::fill(count_.begin(), count_.end(), 0);
@@ -53,11 +58,17 @@ public:
         std::fill(node_free_.begin(), node_free_.end(), static_cast<std::uint32_t>(gpus_per_node_));
         std::fill(rack_free_.begin(), rack_free_.end(), static_cast<std::uint32_t>(gpus_per_rack_));
         free_ = holder_.size();
+        slot_free_ = holder_.size();
+        changes_.clear();
+        if (track_) changes_.reserve(log_capacity_);
+        ++change_generation_;
     }
 
     /// Allows up to `max_jobs` jobs per GPU (call before resize()).
     void set_max_jobs_per_gpu(std::size_t max_jobs) noexcept { max_jobs_ = max_jobs < 1 ? 1 : max_jobs; }
     [[nodiscard]] std::size_t max_jobs_per_gpu() const noexcept { return max_jobs_; }
+    /// Keeps the change log (changes()) from now on (call before resize()); off by default.
+    void track_changes(bool on) noexcept { track_ = on; }
 
     [[nodiscard]] std::size_t num_gpus() const noexcept { return holder_.size(); }
     /// Number of jobs on GPU g.
@@ -81,14 +92,25 @@ public:
     [[nodiscard]] std::span<const double> end_times() const noexcept { return end_; }
     [[nodiscard]] std::size_t free_gpus() const noexcept { return free_; }
     [[nodiscard]] std::size_t busy_gpus() const noexcept { return holder_.size() - free_; }
+    /// GPUs holding fewer than max_jobs_per_gpu() jobs (= free_gpus() when GPUs are exclusive).
+    [[nodiscard]] std::size_t gpus_with_free_slot() const noexcept { return slot_free_; }
     [[nodiscard]] std::uint32_t node_free(std::size_t node) const noexcept { return node_free_[node]; }
     [[nodiscard]] std::uint32_t rack_free(std::size_t rack) const noexcept { return rack_free_[rack]; }
     [[nodiscard]] std::size_t gpus_per_node() const noexcept { return gpus_per_node_; }
     [[nodiscard]] std::size_t gpus_per_rack() const noexcept { return gpus_per_rack_; }
 
+    /// Change log, kept only when track_changes(true) was called: the GPUs whose jobs changed (allocate()
+    /// or release()), in order, since the log was last cleared; the generation changes whenever it
+    /// is cleared (clear(), resize(), or when it is full). A reader that remembers (generation,
+    /// position) can replay exactly the GPUs that changed since, or must rescan every GPU when
+    /// the generation moved. Caches of "which GPUs can host X" are kept up to date this way.
+    [[nodiscard]] std::span<const gpu_id> changes() const noexcept { return changes_; }
+    [[nodiscard]] std::uint64_t change_generation() const noexcept { return change_generation_; }
+
     /// Gives GPU g to job j until `end` (with its memory and GPU share). Precondition: g has a
     /// free slot (it is free when co-location is off).
     void allocate(gpu_id g, std::uint32_t j, double end, double memory = 0.0, double share = 1.0) noexcept {
+        if (track_) log_change(g);
         if (count_[g] == 0) {
             holder_[g] = j;
             end_[g] = end;
@@ -97,7 +119,7 @@ public:
             --free_;
         }
         slots_[std::size_t(g) * max_jobs_ + count_[g]] = j;
-        ++count_[g];
+        if (++count_[g] == max_jobs_) --slot_free_;
         mem_[g] += memory;
         share_[g] += share;
         mem_total_ += memory;
@@ -105,6 +127,7 @@ public:
     /// Removes job j (with the memory and share it was allocated) from GPU g; with co-location off
     /// the GPU's only job. Precondition: j is on g.
     void release(gpu_id g, std::uint32_t j = no_job, double memory = 0.0, double share = 1.0) noexcept {
+        if (track_) log_change(g);
         mem_[g] -= memory;
         share_[g] -= share;
         mem_total_ -= memory;
@@ -113,7 +136,7 @@ public:
         while (i + 1 < count_[g] && s[i] != j) ++i;
         s[i] = s[count_[g] - 1];
         s[count_[g] - 1] = no_job;
-        --count_[g];
+        if (count_[g]-- == max_jobs_) ++slot_free_;
         if (count_[g] == 0) {
             holder_[g] = no_job;
             mem_total_ -= mem_[g];
@@ -128,6 +151,16 @@ public:
     }
 
 private:
+    /// Appends g to the change log without allocating: a full log is cleared (new generation).
+    void log_change(gpu_id g) noexcept {
+        if (changes_.size() == changes_.capacity()) {
+            changes_.clear();
+            ++change_generation_;
+            if (changes_.capacity() == 0) return;  // a copy not yet reset: readers rescan
+        }
+        changes_.push_back(g);
+    }
+
     std::vector<std::uint32_t> holder_;
     std::vector<double> end_;
     std::vector<std::uint32_t> count_;
@@ -136,7 +169,11 @@ private:
     std::size_t max_jobs_ = 1;
     double mem_total_ = 0;
     std::vector<std::uint32_t> node_free_, rack_free_;
-    std::size_t free_ = 0, gpus_per_node_ = 1, gpus_per_rack_ = 1;
+    std::size_t free_ = 0, slot_free_ = 0, gpus_per_node_ = 1, gpus_per_rack_ = 1;
+    std::vector<gpu_id> changes_;
+    std::size_t log_capacity_ = 64;
+    bool track_ = false;
+    std::uint64_t change_generation_ = 0;
 };
 
 }  // namespace gpuplace

@@ -156,6 +156,7 @@ public:
                 throw ConfigError("config /workload/gpu_counts/" + std::to_string(k) + ": jobs of " + std::to_string(k) +
                                   " GPUs can never fit in a cluster of " + std::to_string(G_) + " GPUs");
         validate_workload();
+        if (cfg_.colocation.enabled) reserve_room_classes();
     }
 
     // ---- episode ------------------------------------------------------------------------------
@@ -222,11 +223,13 @@ public:
                  (cfg_.env.max_time > 0 && sim_.now() >= cfg_.env.max_time))
             truncated_ = true;
         episode_return_ += reward;
-        // Only what the action changed is rewritten (all of it with co-location, where room
-        // depends on the current job, and once no job is current).
-        if (sim_.colocation() || current_ == none) write_observation();
-        else if (decided) update_after_decision(started, finished_before, time_moves_ != moves);
-        else update_after_pick(static_cast<gpu_id>(action));
+        // Only what the action changed is rewritten: after a pick that does not complete the job,
+        // the picked GPU and its rack; after a decision, the GPUs whose jobs changed (all of them
+        // with co-location, where room and interference depend on the current job; and once no
+        // job is current).
+        if (!decided && current_ != none) update_after_pick(static_cast<gpu_id>(action));
+        else if (sim_.colocation() || current_ == none) write_observation();
+        else update_after_decision(started, finished_before, time_moves_ != moves);
         return {reward, terminated_, truncated_};
     }
 
@@ -325,13 +328,7 @@ public:
     /// 0 where it cannot go).
     [[nodiscard]] double expected_interference(gpu_id g, std::uint32_t j) const noexcept {
         if (!has_room(g, j)) return 0.0;
-        const auto* t = sim_.interference();
-        if (!t) return 1.0;
-        const auto& job = sim_.job(j);
-        double f = 1.0;
-        for (auto o : cluster().jobs_on(g))
-            f *= t->factor(job.model, sim_.share_of(job), sim_.job(o).model, sim_.share_of(sim_.job(o)));
-        return f;
+        return interference_with(g, j);
     }
 
     /// Communication cost and slowdown the current job would get on `gpus` (sorted ascending).
@@ -457,6 +454,7 @@ private:
                                       "\" needs " + std::to_string(memory_[i]) + " GB per GPU, more than " +
                                       "/colocation/gpu_memory_gb = " + std::to_string(cfg_.colocation.gpu_memory_gb));
             }
+            build_room_classes();
         }
     }
 
@@ -506,13 +504,107 @@ private:
         return a < b;
     }
 
-    [[nodiscard]] bool fits(std::uint32_t j) const noexcept {
+    [[nodiscard]] bool fits(std::uint32_t j) noexcept {
         const auto k = sim_.job(j).num_gpus;
         if (!sim_.colocation()) return k <= cluster().free_gpus();
         if (k <= cluster().free_gpus()) return true;
-        std::size_t n = 0;
-        for (std::size_t g = 0; g < G_ && n < k; ++g) n += has_room(static_cast<gpu_id>(g), j);
-        return n >= k;
+        return room_hosts(class_of_[j]) >= k;
+    }
+
+    // ---- co-location: which GPUs have room for a job -------------------------------------------
+    // has_room(g, j) depends on j only through its model, GPU share and memory, so the jobs of an
+    // episode fall into a few room classes. For each class the env keeps which GPUs have room and
+    // how many, brought up to date on demand by replaying the cluster's change log (only the GPUs
+    // whose jobs changed since the class was last used are re-checked; everything when the log was
+    // cleared or is longer than G). The answers are has_room()'s, so results are unchanged.
+
+    /// Sizes the class storage for the largest number of classes an episode can have (the zoo's
+    /// models for generated workloads; the distinct (model, share) pairs of a trace), so that
+    /// reset() does not allocate for it again.
+    void reserve_room_classes() {
+        std::size_t n = zoo_.size();
+        if (const auto* tr = workload_.loaded()) {
+            std::vector<std::pair<model_id, double>> keys;
+            keys.reserve(tr->jobs.size());
+            for (const auto& j : tr->jobs) keys.emplace_back(j.model, double(j.gpu_fraction));
+            std::sort(keys.begin(), keys.end());
+            n = std::max<std::size_t>(n, std::size_t(std::unique(keys.begin(), keys.end()) - keys.begin()));
+        } else if (cfg_.workload.kind == "jobs") {
+            n = std::max(n, cfg_.workload.jobs.size());
+        }
+        class_rep_.reserve(n);
+        class_hosts_.reserve(n);
+        class_gen_.reserve(n);
+        class_pos_.reserve(n);
+        class_room_.reserve(n * G_);
+    }
+
+    /// Groups the episode's jobs into room classes (same model, GPU share and memory per GPU).
+    void build_room_classes() {
+        const std::size_t n = jobs_.size();
+        class_order_.resize(n);
+        for (std::size_t i = 0; i < n; ++i) class_order_[i] = static_cast<std::uint32_t>(i);
+        const auto key_less = [this](std::uint32_t a, std::uint32_t b) {
+            const auto &ja = jobs_[a], &jb = jobs_[b];
+            if (ja.model != jb.model) return ja.model < jb.model;
+            const double sa = basic_simulator<J>::share_of(ja), sb = basic_simulator<J>::share_of(jb);
+            if (sa != sb) return sa < sb;
+            return memory_[a] < memory_[b];
+        };
+        std::sort(class_order_.begin(), class_order_.end(), [&](std::uint32_t a, std::uint32_t b) {
+            return key_less(a, b) || (!key_less(b, a) && a < b);
+        });
+        class_of_.resize(n);
+        class_rep_.clear();
+        for (std::size_t i = 0; i < n; ++i) {
+            const auto j = class_order_[i];
+            if (i == 0 || key_less(class_rep_.back(), j)) class_rep_.push_back(j);
+            class_of_[j] = static_cast<std::uint32_t>(class_rep_.size() - 1);
+        }
+        const std::size_t classes = class_rep_.size();
+        class_hosts_.assign(classes, 0);
+        class_gen_.assign(classes, never_synced);
+        class_pos_.assign(classes, 0);
+        class_room_.resize(classes * G_);  // written at each class's first use
+    }
+
+    /// Brings room class c up to date with the cluster; returns how many GPUs have room for it.
+    std::uint32_t room_hosts(std::uint32_t c) noexcept {
+        const auto& cl = cluster();
+        const auto log = cl.changes();
+        const auto rep = class_rep_[c];
+        std::uint8_t* room = class_room_.data() + std::size_t(c) * G_;
+        std::uint32_t n = class_hosts_[c];
+        if (class_gen_[c] != cl.change_generation() || log.size() - class_pos_[c] >= G_) {
+            n = 0;
+            for (std::size_t g = 0; g < G_; ++g) {
+                const bool r = has_room(static_cast<gpu_id>(g), rep);
+                room[g] = static_cast<std::uint8_t>(r);
+                n += r;
+            }
+        } else {
+            for (std::size_t i = class_pos_[c]; i < log.size(); ++i) {
+                const auto g = log[i];
+                const bool r = has_room(g, rep);
+                n = n - room[g] + static_cast<std::uint32_t>(r);
+                room[g] = static_cast<std::uint8_t>(r);
+            }
+        }
+        class_hosts_[c] = n;
+        class_gen_[c] = cl.change_generation();
+        class_pos_[c] = log.size();
+        return n;
+    }
+
+    /// Job j's rate factor next to the jobs on GPU g (1 without co-location); room not checked.
+    [[nodiscard]] double interference_with(gpu_id g, std::uint32_t j) const noexcept {
+        const auto* t = sim_.interference();
+        if (!t) return 1.0;
+        const auto& job = sim_.job(j);
+        double f = 1.0;
+        for (auto o : cluster().jobs_on(g))
+            f *= t->factor(job.model, sim_.share_of(job), sim_.job(o).model, sim_.share_of(sim_.job(o)));
+        return f;
     }
 
     static interference_table make_interference(const scenario& s, const ModelZoo& zoo) {
@@ -523,10 +615,10 @@ private:
 
     /// The next job to place (skipping `skip`), or none: strict head-of-line looks at the first
     /// non-deferred waiting job only; backfill at the first one that fits.
-    [[nodiscard]] std::uint32_t find_candidate(std::uint32_t skip = none) const noexcept {
-        // Every job requests >= 1 GPU: on a full cluster without co-location nothing fits, and
-        // the (possibly long) queue need not be scanned.
-        if (!sim_.colocation() && cluster().free_gpus() == 0) return none;
+    [[nodiscard]] std::uint32_t find_candidate(std::uint32_t skip = none) noexcept {
+        // Every job requests >= 1 GPU: when no GPU has a free slot (without co-location: no GPU is
+        // free) nothing fits, and the (possibly long) queue need not be scanned.
+        if (cluster().gpus_with_free_slot() == 0) return none;
         for (auto j : queue_) {
             if (j == skip || defer_epoch_[j] == epoch_) continue;
             if (fits(j)) return j;
@@ -592,7 +684,7 @@ private:
         throw InvalidAction(what + ": " + why_invalid(action));
     }
 
-    [[nodiscard]] bool defer_allowed() const noexcept {
+    [[nodiscard]] bool defer_allowed() noexcept {
         if (!cfg_.env.allow_defer || current_ == none || !picked_.empty()) return false;
         if (sim_.has_events()) return true;
         return find_candidate(current_) != none;
@@ -656,7 +748,8 @@ private:
     }
 
     /// After a pick that does not complete the job: its GPU, its rack's proximity (when the pick
-    /// is the first in its node) and the job's remaining picks.
+    /// is the first in its node) and the job's remaining picks. Nothing else changes, with
+    /// co-location too: neither the cluster nor the current job (hence room and interference) did.
     void update_after_pick(gpu_id g) noexcept {
         buf_.obs[G_ + g] = 1.0f;
         buf_.mask[g] = 0;
@@ -724,44 +817,42 @@ private:
         return (gpu_features + (sim_.colocation() ? colocation_gpu_features : 0)) * G_;
     }
 
-    /// Per-GPU rows with co-location (room and interference depend on the current job).
+    /// Per-GPU rows with co-location (room and interference depend on the current job; which GPUs
+    /// have room comes from the current job's room class). Proximity and free counts as without
+    /// co-location, rack by rack.
     void write_gpu_rows_colocation() noexcept {
+        const bool active = current_ != none;
+        const std::uint8_t* room = nullptr;
+        if (active) {
+            const auto c = class_of_[current_];
+            (void)room_hosts(c);
+            room = class_room_.data() + std::size_t(c) * G_;
+        }
         const auto& cl = cluster();
         const double now = sim_.now();
-        const bool active = current_ != none;
-        const float inv_node = 1.0f / float(topo_.gpus_per_node());
-        const float inv_rack = 1.0f / float(cl.gpus_per_rack());
         float* busy = buf_.obs.data();
         float* pick = busy + G_;
         float* rem = pick + G_;
-        float* prox = rem + G_;
-        float* nfree = prox + G_;
-        float* rfree = nfree + G_;
-        std::uint8_t* mask = buf_.mask.data();
-        const bool any_pick = !picked_.empty();
-        for (std::size_t g = 0; g < G_; ++g) {
-            const bool free = cl.is_free(static_cast<gpu_id>(g));
-            const auto node = topo_.node_of(static_cast<gpu_id>(g));
-            const auto rack = topo_.rack_of(static_cast<gpu_id>(g));
-            busy[g] = free ? 0.0f : 1.0f;
-            pick[g] = is_picked_[g] ? 1.0f : 0.0f;
-            rem[g] = free ? 0.0f : squash(sim_.projected_end(cl.holder(static_cast<gpu_id>(g))) - now);
-            prox[g] = !any_pick ? 0.0f : node_picked_[node] ? 1.0f : rack_picked_[rack] ? 0.5f : 0.0f;
-            nfree[g] = float(cl.node_free(node)) * inv_node;
-            rfree[g] = float(cl.rack_free(rack)) * inv_rack;
-            const bool room = active && has_room(static_cast<gpu_id>(g), current_);
-            mask[g] = static_cast<std::uint8_t>(active && room && !is_picked_[g]);
-        }
-        float* occ = buf_.obs.data() + gpu_features * G_;
+        float* occ = busy + gpu_features * G_;
         float* head = occ + G_;
         float* itf = occ + 2 * G_;
+        std::uint8_t* mask = buf_.mask.data();
         const double M = double(cl.max_jobs_per_gpu()), cap = cfg_.colocation.gpu_memory_gb;
         for (std::size_t g = 0; g < G_; ++g) {
             const auto gg = static_cast<gpu_id>(g);
-            occ[g] = static_cast<float>(double(cl.jobs_on_count(gg)) / M);
-            head[g] = static_cast<float>(std::clamp((cap - cl.memory_used(gg)) / cap, 0.0, 1.0));
-            itf[g] = active ? static_cast<float>(std::clamp(expected_interference(gg, current_), 0.0, 1.0)) : 0.0f;
+            const auto jobs = cl.jobs_on_count(gg);
+            const bool free = jobs == 0;
+            busy[g] = free ? 0.0f : 1.0f;
+            pick[g] = is_picked_[g] ? 1.0f : 0.0f;
+            rem[g] = free ? 0.0f : squash(sim_.projected_end(cl.holder(gg)) - now);
+            const bool ok = active && room[g];
+            mask[g] = static_cast<std::uint8_t>(ok && !is_picked_[g]);
+            occ[g] = static_cast<float>(double(jobs) / M);
+            head[g] = free ? 1.0f : static_cast<float>(std::clamp((cap - cl.memory_used(gg)) / cap, 0.0, 1.0));
+            // a free GPU: no one to interfere with, factor 1
+            itf[g] = !ok ? 0.0f : free ? 1.0f : static_cast<float>(std::clamp(interference_with(gg, current_), 0.0, 1.0));
         }
+        for (std::size_t r = 0; r < topo_.num_racks(); ++r) write_rack_rows(r);
     }
 
     /// The job, queue window and global features.
@@ -828,6 +919,15 @@ private:
     std::vector<obs_segment> layout_;
     detail::obs_buffers buf_;
     mutable std::vector<double> scratch_;
+    // co-location room classes (see room_hosts())
+    static constexpr std::uint64_t never_synced = ~std::uint64_t{0};
+    std::vector<std::uint32_t> class_of_;     ///< per job: its room class
+    std::vector<std::uint32_t> class_rep_;    ///< per class: one of its jobs
+    std::vector<std::uint32_t> class_hosts_;  ///< per class: GPUs with room (as of its last sync)
+    std::vector<std::uint64_t> class_gen_;    ///< per class: cluster change generation at its last sync
+    std::vector<std::size_t> class_pos_;      ///< per class: change-log position at its last sync
+    std::vector<std::uint8_t> class_room_;    ///< class x GPU: 1 if the GPU has room for the class
+    std::vector<std::uint32_t> class_order_;  ///< scratch for build_room_classes()
 };
 
 /// The common case: a tree topology, training jobs and ring all-reduce.

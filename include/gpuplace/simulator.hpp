@@ -40,6 +40,7 @@ public:
     void set_colocation(std::shared_ptr<const interference_table> table, std::size_t max_jobs_per_gpu) {
         table_ = std::move(table);
         cluster_.set_max_jobs_per_gpu(table_ ? max_jobs_per_gpu : 1);
+        cluster_.track_changes(table_ != nullptr);  // the env's room caches replay the change log
     }
     [[nodiscard]] bool colocation() const noexcept { return table_ != nullptr; }
     [[nodiscard]] const interference_table* interference() const noexcept { return table_.get(); }
