@@ -23,21 +23,24 @@ namespace {
 using namespace gpuplace;
 using json = nlohmann::json;
 
-/// The embedded default training config. "scenario" is evaluated as given; "train_reward"
-/// overrides the reward weights used for training only (a comm-cost penalty at each placement
-/// gives an immediate signal for what the JCT reward only shows hours of simulated time later).
+/// The embedded default training config. "scenario" is evaluated as given; an optional
+/// "train_reward" overrides the reward weights used for training only (e.g. {"comm": 2.0}: a
+/// comm-cost penalty at each placement, an immediate signal for what the JCT reward only shows
+/// hours of simulated time later; the default trains on the JCT reward alone).
+/// Training first clones the pack heuristic (400k env steps), fits the value head for 10
+/// iterations, then runs PPO for 600k env steps (docs/ppo.md).
 constexpr const char* default_config = R"({
   "scenario": "default",
-  "train_reward": {"comm": 2.0},
-  "validation_seeds": 8,
-  "validate_every": 10,
+  "validation_seeds": 16,
+  "validate_every": 5,
   "ppo": {
-    "total_steps": 2000000, "num_envs": 16, "num_steps": 128, "epochs": 4, "minibatches": 4,
-    "learning_rate": 0.001, "anneal_lr": true, "gamma": 0.99, "gae_lambda": 0.95,
-    "clip": 0.2, "clip_value": false, "vf_coef": 0.5, "ent_coef": 0.0, "max_grad_norm": 0.5,
+    "total_steps": 600000, "num_envs": 16, "num_steps": 128, "epochs": 4, "minibatches": 4,
+    "teacher": "pack", "imitation_steps": 400000, "imitation_learning_rate": 0.001, "value_warmup": 10,
+    "learning_rate": 0.0003, "anneal_lr": true, "gamma": 0.995, "gae_lambda": 0.95,
+    "clip": 0.1, "clip_value": false, "vf_coef": 0.5, "ent_coef": 0.0, "max_grad_norm": 0.5,
     "normalize_advantages": true, "normalize_rewards": true, "seed": 1, "threads": 1,
     "network": {"architecture": "per_gpu", "hidden": [64, 64], "value_hidden": [64, 64],
-                "activation": "tanh", "normalize_obs": false}
+                "activation": "tanh", "normalize_obs": false, "node_features": true}
   }
 })";
 
@@ -112,13 +115,29 @@ int run(const options& o, const scenario& eval_s) {
         const std::size_t every = std::max<std::size_t>(1, o.cfg.value("validate_every", 10));
         std::vector<std::uint64_t> vseeds;
         for (std::size_t i = 0; i < nval; ++i) vseeds.push_back(2'000'000 + i);  // disjoint from held_out_seeds
+        if (nval > 0) {  // the yardstick: every heuristic on the validation seeds
+            std::vector<any_policy<E>> hs;
+            for (const auto& n : heuristic_names()) hs.push_back(heuristic<E>(n));
+            const auto rep = evaluate<E>(eval_s, hs, vseeds, 1);
+            std::printf("validation seeds (%zu), mean JCT of the heuristics:", nval);
+            std::ofstream vh(o.out + "/validation_heuristics.csv");
+            vh << "policy,avg_jct\n";
+            for (const auto& p : rep.policies) {
+                std::printf("  %s %.3f h", p.policy.c_str(), p.get("avg_jct").mean / 3600);
+                vh << p.policy << "," << p.get("avg_jct").mean << "\n";
+            }
+            std::printf("\n");
+        }
         rl::basic_ppo<E> ppo(train_s, pc);
         std::printf("training PPO on scenario %s: %zu parameters, %zu env steps (%zu iterations of %zu x %zu)\n",
-                    eval_s.name.c_str(), ppo.network().num_params(), pc.total_steps, ppo.total_iterations(), pc.num_envs,
+                    eval_s.name.c_str(), ppo.network().num_params(), pc.total_steps, ppo.ppo_iterations(), pc.num_envs,
                     pc.num_steps);
+        if (ppo.imitation_iterations() > 0)
+            std::printf("first cloning %s: %zu env steps of its rollouts (%zu iterations), then %zu value-only iterations\n",
+                        pc.teacher.c_str(), pc.imitation_steps, ppo.imitation_iterations(), pc.value_warmup);
         std::ofstream log(o.out + "/learning.csv");
         log << "iteration,env_steps,seconds,steps_per_sec,episodes,mean_return,mean_jct,mean_comm_cost,val_jct,val_comm_cost,"
-               "policy_loss,value_loss,entropy,approx_kl,clip_frac,explained_variance,learning_rate\n";
+               "policy_loss,value_loss,entropy,approx_kl,clip_frac,explained_variance,learning_rate,phase,teacher_agreement\n";
         const auto t0 = std::chrono::steady_clock::now();
         double best = 1e300;
         rl::actor_critic best_net = ppo.network();
@@ -136,17 +155,23 @@ int run(const options& o, const scenario& eval_s) {
                 }
             }
             char line[512];
-            std::snprintf(line, sizeof line, "%zu,%zu,%.3f,%.1f,%zu,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n",
+            std::snprintf(line, sizeof line, "%zu,%zu,%.3f,%.1f,%zu,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s,%.4g\n",
                           st.iteration, st.env_steps, el, sps, st.episodes, st.mean_return, st.mean_jct, st.mean_comm_cost,
                           vj, vc, st.policy_loss, st.value_loss, st.entropy, st.approx_kl, st.clip_frac,
-                          st.explained_variance, st.learning_rate);
+                          st.explained_variance, st.learning_rate, st.imitation ? "imitation" : "ppo", st.teacher_agreement);
             log << line << std::flush;
             if (!std::isnan(vj) || ppo.done()) {
                 const double eta = el / double(st.iteration) * double(ppo.total_iterations() - st.iteration);
-                std::printf("[%s] it %4zu/%zu  steps %8zu  %6.0f steps/s  return %8.2f  JCT %.3f h  val JCT %.3f h  "
-                            "entropy %.3f  ETA %s\n",
-                            hms(el).c_str(), st.iteration, ppo.total_iterations(), st.env_steps, sps, st.mean_return,
-                            st.mean_jct / 3600, vj / 3600, st.entropy, hms(eta).c_str());
+                if (st.imitation)
+                    std::printf("[%s] it %4zu/%zu  steps %8zu  %6.0f steps/s  imitating %s: cross-entropy %.3f, agreement %.3f  "
+                                "val JCT %.3f h  ETA %s\n",
+                                hms(el).c_str(), st.iteration, ppo.total_iterations(), st.env_steps, sps, pc.teacher.c_str(),
+                                st.policy_loss, st.teacher_agreement, vj / 3600, hms(eta).c_str());
+                else
+                    std::printf("[%s] it %4zu/%zu  steps %8zu  %6.0f steps/s  return %8.2f  JCT %.3f h  val JCT %.3f h  "
+                                "entropy %.3f  ETA %s\n",
+                                hms(el).c_str(), st.iteration, ppo.total_iterations(), st.env_steps, sps, st.mean_return,
+                                st.mean_jct / 3600, vj / 3600, st.entropy, hms(eta).c_str());
                 std::fflush(stdout);
             }
         }

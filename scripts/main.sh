@@ -3,7 +3,8 @@
 #  1. every heuristic policy on 20 held-out seeds (table; out/heuristics.{csv,json});
 #  2. the reference C++ PPO trained on the default scenario, then compared with every heuristic on
 #     the same 20 held-out seeds (table, learning curve and JCT comparison plots in out/default/).
-# GPUPLACE_PPO_STEPS sets the training budget (default 1,000,000 env steps: about 10 minutes on 2 cores).
+# GPUPLACE_PPO_STEPS sets PPO's training budget (default: the embedded config's 600,000 env steps
+# after 400,000 steps of imitating the pack heuristic; about 10 minutes on 2 cores).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -12,5 +13,5 @@ mkdir -p out
 printf '\n==> 1/2 every heuristic on the default scenario (20 held-out seeds)\n'
 build/apps/gpuplace-eval --scenario default --seeds 20 --csv out/heuristics.csv --json out/heuristics.json
 printf '\n==> 2/2 train PPO on the default scenario, then compare on the held-out seeds\n'
-build/apps/gpuplace-train --compare --steps "${GPUPLACE_PPO_STEPS:-1000000}" --out out/default
+build/apps/gpuplace-train --compare ${GPUPLACE_PPO_STEPS:+--steps "$GPUPLACE_PPO_STEPS"} --out out/default
 printf '\nresults: out/heuristics.csv, out/default/compare.csv, out/default/learning_curve.png, out/default/jct_comparison.png\n'

@@ -57,10 +57,17 @@ def main():
         val = [(s, num(r["val_jct"]) / 3600) for s, r in zip(steps, rows) if num(r["val_jct"])]
         if val:
             ax.plot(*zip(*val), "o-", color="tab:red", ms=3, label="greedy, validation seeds")
-        for i, (name, v) in enumerate(sorted(heur.items())):
+        imit = [s for s, r in zip(steps, rows) if r.get("phase") == "imitation"]
+        if imit:
+            ax.axvspan(0, max(imit), color="0.9", label="imitating the teacher heuristic")
+        # heuristics on the same validation seeds as the curve (written by gpuplace-train), else held-out
+        vh = os.path.join(a.dir, "validation_heuristics.csv")
+        lines = {r["policy"]: [float(r["avg_jct"]) / 3600] for r in read_csv(vh)} if os.path.exists(vh) else heur
+        where = "validation seeds" if os.path.exists(vh) else "held-out"
+        for i, (name, v) in enumerate(sorted(lines.items())):
             if name == "ppo":
                 continue
-            ax.axhline(sum(v) / len(v), ls="--", lw=1, color=f"C{(i + 2) % 10}", label=f"{name} (held-out)")
+            ax.axhline(sum(v) / len(v), ls="--", lw=1, color=f"C{(i + 2) % 10}", label=f"{name} ({where})")
         ax.set_xlabel("env steps")
         ax.set_ylabel("mean JCT (h)")
         ax.set_title("PPO learning curve")

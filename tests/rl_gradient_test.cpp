@@ -141,3 +141,23 @@ TEST_CASE("rl gradient: observation normalisation is part of the forward pass") 
     n.update_normalizers(b.obs);
     CHECK(check(n, b, loss_config(false)) < 1e-6);
 }
+
+TEST_CASE("rl gradient: per_gpu with node features (mean and max over each node), with and without normalisation") {
+    const rl::obs_spec sp{6, 3, 4, 2};  // 6 GPUs in 3 nodes of 2
+    for (bool norm : {false, true}) {
+        rl::network_config nc;
+        nc.hidden = {6, 5};
+        nc.value_hidden = {5};
+        nc.node_features = true;
+        nc.normalize_obs = norm;
+        net_d n(sp, nc, 4);
+        CHECK(n.parts()[0]->sizes()[0] == 9);  // own 3 features, their node mean and max
+        auto b = make_batch(sp, 5, 19);
+        if (norm) n.update_normalizers(b.obs);
+        CHECK(check(n, b, loss_config(false)) < 1e-6);
+    }
+    rl::network_config nc;
+    nc.node_features = true;
+    CHECK_THROWS_WITH_AS(net_d(rl::obs_spec{6, 3, 4, 4}, nc, 1),
+                         "network: node_features needs GPUs numbered node by node (gpus_per_node 4, 6 GPUs)", ConfigError);
+}

@@ -82,3 +82,59 @@ TEST_CASE("rl learning: PPO learns to consolidate and reaches the known optimum"
     CHECK(r.terminated);
     CHECK(r.episode_return == doctest::Approx(opt).epsilon(1e-9));
 }
+
+namespace {
+/// 2 nodes x 4 GPUs, 24 jobs of 1, 2 or 4 GPUs at load 1.5: placement decisions in every state.
+scenario small_synthetic() {
+    return scenario::parse(R"({
+      "name": "small",
+      "topology": {"preset": "custom", "racks": 1, "nodes_per_rack": 2, "gpus_per_node": 4},
+      "workload": {"kind": "synthetic", "num_jobs": 24, "load": 1.5, "gpu_counts": {"1": 0.4, "2": 0.3, "4": 0.3},
+                   "duration_min": 600, "duration_max": 7200},
+      "env": {"queue_window": 2}
+    })");
+}
+}  // namespace
+
+// The clone is not exact (its network sees only the observation), so it is held to pack's level.
+TEST_CASE("rl imitation: behaviour cloning of pack plays like pack on unseen seeds") {
+    const auto s = small_synthetic();
+    auto c = small_config();
+    c.teacher = "pack";
+    c.imitation_steps = 8 * 16 * 40;
+    c.imitation_learning_rate = 3e-3;
+    c.total_steps = 1;  // one PPO iteration after cloning, value only
+    c.value_warmup = 1;
+    rl::ppo p(s, c);
+    CHECK(p.imitation_iterations() == 40);
+    CHECK(p.total_iterations() == 41);
+    rl::ppo_stats last;
+    while (p.iterations() < p.imitation_iterations()) last = p.iterate();
+    CHECK(last.imitation);
+    CHECK(last.teacher_agreement > 0.95);
+    const auto before = p.network().parts()[0]->params();
+    const auto st = p.iterate();  // the value warm-up iteration leaves the policy as cloned
+    CHECK_FALSE(st.imitation);
+    CHECK(p.done());
+    CHECK(p.network().parts()[0]->params() == before);
+    auto net = std::make_shared<const rl::actor_critic>(p.network());
+    double clone = 0, pack = 0, random = 0;
+    for (std::uint64_t seed : {101, 102, 103, 104}) {
+        env e1(s), e2(s), e3(s);
+        rl::network_policy pol(net);
+        pack_policy pk;
+        random_policy rnd;
+        clone += run_episode(e1, pol, seed).episode_return;
+        pack += run_episode(e2, pk, seed).episode_return;
+        random += run_episode(e3, rnd, seed).episode_return;
+    }
+    MESSAGE("episode return summed over 4 seeds: clone ", clone, ", pack ", pack, ", random ", random);
+    CHECK(clone >= 1.05 * pack);  // returns are negative: within 5% of pack's
+    CHECK(clone > random);
+}
+
+TEST_CASE("rl imitation: an unknown teacher is a ConfigError naming the path") {
+    CHECK_THROWS_WITH_AS((void)rl::ppo_config::from_json(nlohmann::json::parse(R"({"teacher": "best"})")),
+                         "config /ppo/teacher: unknown policy \"best\" (known: random, first_fit, pack, load_balance, topology_greedy)",
+                         ConfigError);
+}

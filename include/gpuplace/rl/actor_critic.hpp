@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <concepts>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <string>
 #include <vector>
@@ -35,15 +36,20 @@ struct network_config {
     activation act = activation::tanh;
     bool shared_trunk = false;  ///< flat only: policy and value share the hidden layers
     bool normalize_obs = false; ///< running observation normalisation
+    /// per_gpu only: each GPU is also scored from the mean and the max of every per-GPU feature
+    /// over its node (e.g. when the node's running jobs end), not only from its own features.
+    bool node_features = false;
 
     [[nodiscard]] gpuplace::detail::json to_json() const {
         return {{"architecture", to_string(arch)}, {"hidden", hidden}, {"value_hidden", value_hidden},
-                {"activation", to_string(act)},    {"shared_trunk", shared_trunk}, {"normalize_obs", normalize_obs}};
+                {"activation", to_string(act)},    {"shared_trunk", shared_trunk}, {"normalize_obs", normalize_obs},
+                {"node_features", node_features}};
     }
     /// Reads the options present in j; errors name the JSON path.
     static network_config from_json(const gpuplace::detail::json& j, std::string_view path) {
         using namespace gpuplace::detail;
-        check_keys(j, path, {"architecture", "hidden", "value_hidden", "activation", "shared_trunk", "normalize_obs"});
+        check_keys(j, path, {"architecture", "hidden", "value_hidden", "activation", "shared_trunk", "normalize_obs",
+                             "node_features"});
         network_config c;
         std::string a = std::string(to_string(c.arch));
         read_string(j, path, "architecture", a);
@@ -69,6 +75,7 @@ struct network_config {
         c.act = parse_activation(act, "config " + join_path(path, "activation"));
         read_bool(j, path, "shared_trunk", c.shared_trunk);
         read_bool(j, path, "normalize_obs", c.normalize_obs);
+        read_bool(j, path, "node_features", c.node_features);
         return c;
     }
 };
@@ -78,6 +85,7 @@ struct obs_spec {
     std::size_t num_gpus = 0;      ///< G; there are G + 1 actions
     std::size_t gpu_features = 0;  ///< per-GPU segments of G values each, first in the observation
     std::size_t context = 0;       ///< the remaining values (job, queue window, global)
+    std::size_t gpus_per_node = 0; ///< GPUs are numbered node by node, this many per node (0 = unknown)
     [[nodiscard]] std::size_t obs_size() const noexcept { return num_gpus * gpu_features + context; }
     [[nodiscard]] std::size_t num_actions() const noexcept { return num_gpus + 1; }
     bool operator==(const obs_spec&) const = default;
@@ -87,6 +95,7 @@ struct obs_spec {
     [[nodiscard]] static obs_spec of(const Env& e) {
         obs_spec s;
         s.num_gpus = e.num_gpus();
+        if constexpr (requires { e.topology().gpus_per_node(); }) s.gpus_per_node = e.topology().gpus_per_node();
         std::size_t off = 0;
         for (const auto& seg : e.observation_layout()) {
             if (seg.name.rfind("gpu_", 0) != 0 || seg.size != s.num_gpus || seg.offset != off) break;
@@ -110,7 +119,7 @@ public:
     /// Intermediate values of a forward pass (one per thread when acting concurrently).
     struct workspace {
         typename net::cache c_gpu, c_ctx, c_tail, c_defer, c_value, c_pi, c_trunk, c_vhead;
-        matrix x, xg, ctx, vin, a1, logits;
+        matrix x, xg, ctx, vin, a1, logits, pool;
         vector values;
         std::vector<Eigen::Index> col_b, col_g;  ///< per_gpu: sample and GPU of each scored column
         std::size_t batch = 0;
@@ -151,7 +160,10 @@ public:
         };
         if (cfg.arch == architecture::per_gpu) {
             if (spec.gpu_features == 0) throw ConfigError("network: per_gpu architecture needs per-GPU observation segments");
-            return {{"gpu_in", {spec.gpu_features, h[0]}, false},
+            if (cfg.node_features && (spec.gpus_per_node == 0 || spec.num_gpus % spec.gpus_per_node != 0))
+                throw ConfigError("network: node_features needs GPUs numbered node by node (gpus_per_node " +
+                                  std::to_string(spec.gpus_per_node) + ", " + std::to_string(spec.num_gpus) + " GPUs)");
+            return {{"gpu_in", {gpu_inputs(spec, cfg), h[0]}, false},
                     {"ctx_in", {spec.context, h[0]}, false},
                     {"tail", sizes(h[0], {h.begin() + 1, h.end()}, 1), false},
                     {"defer", sizes(spec.context, {h.back()}, 1), false},
@@ -163,6 +175,11 @@ public:
                     {"value", {h.back(), 1}, false}};
         return {{"policy", sizes(spec.obs_size(), h, spec.num_actions()), false},
                 {"value", sizes(spec.obs_size(), vh, 1), false}};
+    }
+
+    /// Inputs of the per-GPU scorer: the GPU's features, and with node_features their node mean and max.
+    [[nodiscard]] static std::size_t gpu_inputs(const obs_spec& spec, const network_config& cfg) noexcept {
+        return spec.gpu_features * (cfg.node_features ? 3 : 1);
     }
 
     /// Parameters of an MLP with these layer sizes (weights and biases).
@@ -250,9 +267,15 @@ public:
                     w.col_g.push_back(g);
                 }
         const auto n = Eigen::Index(w.col_b.size());
-        w.xg.resize(F, n);
+        w.xg.resize(Eigen::Index(gpu_inputs(spec_, cfg_)), n);
         for (Eigen::Index k = 0; k < n; ++k)
             for (Eigen::Index f = 0; f < F; ++f) w.xg(f, k) = S(obs(f * G + w.col_g[std::size_t(k)], w.col_b[std::size_t(k)]));
+        if (cfg_.node_features) {
+            node_stats(obs, w.pool);
+            const auto gpn = Eigen::Index(spec_.gpus_per_node), nodes = G / gpn;
+            for (Eigen::Index k = 0; k < n; ++k)
+                w.xg.col(k).tail(2 * F) = w.pool.col(w.col_b[std::size_t(k)] * nodes + w.col_g[std::size_t(k)] / gpn);
+        }
         w.ctx = obs.bottomRows(C).template cast<S>();
         w.vin.resize(C + F, B);
         for (Eigen::Index b = 0; b < B; ++b)
@@ -326,15 +349,12 @@ public:
 
 private:
     void build() {
-        for (auto& [name, sz, out_act] : layout(spec_, cfg_)) *part(name) = net(std::move(sz), cfg_.act, out_act);
-        if (cfg_.arch == architecture::per_gpu) norms_ = {running_norm(spec_.gpu_features), running_norm(spec_.context)};
+        auto lay = layout(spec_, cfg_);  // in named() order
+        auto subs = named();
+        for (std::size_t i = 0; i < lay.size(); ++i)
+            *subs[i].second = net(std::move(lay[i].sizes), cfg_.act, lay[i].output_activation);
+        if (cfg_.arch == architecture::per_gpu) norms_ = {running_norm(gpu_inputs(spec_, cfg_)), running_norm(spec_.context)};
         else norms_ = {running_norm(spec_.obs_size())};
-    }
-
-    net* part(std::string_view name) {
-        for (auto& [n, p] : named())
-            if (n == name) return p;
-        return nullptr;
     }
 
     /// Per-GPU features as columns: (F x B*G), column b*G + g holds GPU g of sample b.
@@ -342,10 +362,38 @@ private:
     [[nodiscard]] matrix gather_gpu(const M& obs) const {
         const auto B = obs.cols();
         const auto G = Eigen::Index(spec_.num_gpus), F = Eigen::Index(spec_.gpu_features);
-        matrix xg(F, B * G);
+        matrix xg(Eigen::Index(gpu_inputs(spec_, cfg_)), B * G);
         for (Eigen::Index b = 0; b < B; ++b)
             for (Eigen::Index f = 0; f < F; ++f) xg.row(f).segment(b * G, G) = obs.col(b).segment(f * G, G).transpose();
+        if (cfg_.node_features) {
+            matrix pool;
+            node_stats(obs, pool);
+            const auto gpn = Eigen::Index(spec_.gpus_per_node), nodes = G / gpn;
+            for (Eigen::Index b = 0; b < B; ++b)
+                for (Eigen::Index g = 0; g < G; ++g) xg.col(b * G + g).tail(2 * F) = pool.col(b * nodes + g / gpn);
+        }
         return xg;
+    }
+
+    /// Per node of every sample, the mean then the max of each per-GPU feature: (2F x B*nodes).
+    template <class M>
+    void node_stats(const M& obs, matrix& out) const {
+        const auto B = obs.cols();
+        const auto G = Eigen::Index(spec_.num_gpus), F = Eigen::Index(spec_.gpu_features);
+        const auto gpn = Eigen::Index(spec_.gpus_per_node), nodes = G / gpn;
+        out.resize(2 * F, B * nodes);
+        for (Eigen::Index b = 0; b < B; ++b)
+            for (Eigen::Index f = 0; f < F; ++f)
+                for (Eigen::Index nd = 0; nd < nodes; ++nd) {
+                    S sum = 0, mx = -std::numeric_limits<S>::infinity();
+                    for (Eigen::Index g = nd * gpn; g < (nd + 1) * gpn; ++g) {
+                        const S v = S(obs(f * G + g, b));
+                        sum += v;
+                        mx = std::max(mx, v);
+                    }
+                    out(f, b * nodes + nd) = sum / S(gpn);
+                    out(F + f, b * nodes + nd) = mx;
+                }
     }
 
     obs_spec spec_;

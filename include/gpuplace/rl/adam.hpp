@@ -58,6 +58,12 @@ public:
         }
     }
     [[nodiscard]] long long steps() const noexcept { return t_; }
+    /// Zeroes the moments and the step count (a new phase of training).
+    void reset() noexcept {
+        for (auto& m : m_) m.setZero();
+        for (auto& v : v_) v.setZero();
+        t_ = 0;
+    }
 
 private:
     std::vector<vector> m_, v_;

@@ -5,7 +5,7 @@
 /// harness (greedy: the most probable valid action).
 ///
 /// Format (version 1):
-///   {"format": "gpuplace-ppo", "version": 1, "obs_spec": {"num_gpus", "gpu_features", "context"},
+///   {"format": "gpuplace-ppo", "version": 1, "obs_spec": {"num_gpus", "gpu_features", "context", "gpus_per_node" (optional)},
 ///    "network": {...network_config}, "ppo": {...ppo_config}, "scenario": {...},
 ///    "parts": {"<name>": {"sizes": [...], "params": [...]}},
 ///    "normalizers": [{"mean": [...], "var": [...], "count": n}, ...]}
@@ -46,7 +46,8 @@ template <std::floating_point S>
     j["format"] = "gpuplace-ppo";
     j["version"] = checkpoint_version;
     const auto& sp = net.spec();
-    j["obs_spec"] = {{"num_gpus", sp.num_gpus}, {"gpu_features", sp.gpu_features}, {"context", sp.context}};
+    j["obs_spec"] = {{"num_gpus", sp.num_gpus}, {"gpu_features", sp.gpu_features}, {"context", sp.context},
+                     {"gpus_per_node", sp.gpus_per_node}};
     j["network"] = net.config().to_json();
     j["ppo"] = cfg.to_json();
     j["scenario"] = s.to_json();
@@ -114,10 +115,15 @@ template <std::floating_point S = float>
         if (!v.is_number_unsigned()) ckpt_fail(source, std::string("/obs_spec/") + key, "expected a non-negative integer");
         *out = v.template get<std::size_t>();
     }
+    if (auto it = sj.find("gpus_per_node"); it != sj.end()) {  // optional: absent in early checkpoints
+        if (!it->is_number_unsigned()) ckpt_fail(source, "/obs_spec/gpus_per_node", "expected a non-negative integer");
+        sp.gpus_per_node = it->template get<std::size_t>();
+    }
     // sane bounds before anything is sized from the document
     for (auto [key, v, hi] : {std::tuple{"num_gpus", sp.num_gpus, std::size_t{1} << 20},
                               {"gpu_features", sp.gpu_features, std::size_t{1} << 10},
-                              {"context", sp.context, std::size_t{1} << 20}})
+                              {"context", sp.context, std::size_t{1} << 20},
+                              {"gpus_per_node", sp.gpus_per_node, std::size_t{1} << 20}})
         if (v > hi)
             ckpt_fail(source, std::string("/obs_spec/") + key, "value " + std::to_string(v) + " out of range [0, " + std::to_string(hi) + "]");
     basic_checkpoint<S> c;

@@ -48,12 +48,14 @@ public:
         count_ = tot;
     }
 
-    /// Normalises the columns of X in place.
+    /// Normalises the columns of X in place (X may have fewer rows than dims(): its rows are
+    /// normalised with the statistics of the first X.rows() dimensions).
     template <class M>
     void apply(M& x) const {
         using S = typename M::Scalar;
-        const Eigen::Matrix<S, Eigen::Dynamic, 1> m = mean_.cast<S>();
-        const Eigen::Matrix<S, Eigen::Dynamic, 1> inv = (var_.array() + eps).rsqrt().matrix().cast<S>();
+        const auto r = x.rows();
+        const Eigen::Matrix<S, Eigen::Dynamic, 1> m = mean_.head(r).template cast<S>();
+        const Eigen::Matrix<S, Eigen::Dynamic, 1> inv = (var_.head(r).array() + eps).rsqrt().matrix().template cast<S>();
         x.colwise() -= m;
         x.array().colwise() *= inv.array();
         x = x.array().min(S(clip)).max(S(-clip));

@@ -3,8 +3,10 @@
 /// Proximal Policy Optimization (clipped surrogate) over a basic_vector_env: GAE(gamma, lambda)
 /// with truncation bootstrapped from the final observation, value loss (optionally clipped),
 /// entropy bonus, advantage normalisation, minibatch epochs, linear learning-rate annealing,
-/// optional observation normalisation and reward scaling. Deterministic by seed: the same config
-/// gives the same parameters whatever the number of env threads.
+/// optional observation normalisation and reward scaling. Optionally starts from behaviour cloning
+/// of a heuristic (the "teacher"), then trains the value head alone for a few iterations before
+/// the policy moves. Deterministic by seed: the same config gives the same parameters whatever the
+/// number of env threads.
 
 #include <algorithm>
 #include <cmath>
@@ -20,6 +22,7 @@
 #include "../config.hpp"
 #include "../detail/json_util.hpp"
 #include "../detail/rng.hpp"
+#include "../evaluate.hpp"
 #include "../vector_env.hpp"
 #include "actor_critic.hpp"
 #include "adam.hpp"
@@ -47,6 +50,10 @@ struct ppo_config {
     bool normalize_rewards = true;      ///< divide rewards by the running std of the discounted return
     std::uint64_t seed = 1;
     std::size_t threads = 1;            ///< env stepping threads (results do not depend on it)
+    std::string teacher;                ///< heuristic imitated before PPO (behaviour cloning); "" = none
+    std::size_t imitation_steps = 0;    ///< env steps of teacher rollouts (cloned with `epochs` x `minibatches`)
+    double imitation_learning_rate = 1e-3;
+    std::size_t value_warmup = 0;       ///< PPO iterations that train only the value head (after imitation)
     network_config network;
 
     [[nodiscard]] gpuplace::detail::json to_json() const {
@@ -55,7 +62,9 @@ struct ppo_config {
                 {"gamma", gamma}, {"gae_lambda", gae_lambda}, {"clip", clip}, {"clip_value", clip_value},
                 {"vf_coef", vf_coef}, {"ent_coef", ent_coef}, {"max_grad_norm", max_grad_norm},
                 {"normalize_advantages", normalize_advantages}, {"normalize_rewards", normalize_rewards},
-                {"seed", seed}, {"threads", threads}, {"network", network.to_json()}};
+                {"seed", seed}, {"threads", threads}, {"teacher", teacher}, {"imitation_steps", imitation_steps},
+                {"imitation_learning_rate", imitation_learning_rate}, {"value_warmup", value_warmup},
+                {"network", network.to_json()}};
     }
 
     /// Reads the keys present in j over the defaults.
@@ -63,7 +72,8 @@ struct ppo_config {
         using namespace gpuplace::detail;
         check_keys(j, path, {"total_steps", "num_envs", "num_steps", "epochs", "minibatches", "learning_rate", "anneal_lr",
                              "gamma", "gae_lambda", "clip", "clip_value", "vf_coef", "ent_coef", "max_grad_norm",
-                             "normalize_advantages", "normalize_rewards", "seed", "threads", "network"});
+                             "normalize_advantages", "normalize_rewards", "seed", "threads", "teacher", "imitation_steps",
+                             "imitation_learning_rate", "value_warmup", "network"});
         ppo_config c;
         read_int(j, path, "total_steps", c.total_steps, 1, 1LL << 50);
         read_int(j, path, "num_envs", c.num_envs, 1, 1 << 16);
@@ -83,6 +93,17 @@ struct ppo_config {
         read_bool(j, path, "normalize_rewards", c.normalize_rewards);
         read_int(j, path, "seed", c.seed, 0, (1LL << 62));
         read_int(j, path, "threads", c.threads, 1, 1024);
+        read_string(j, path, "teacher", c.teacher);
+        if (!c.teacher.empty()) {
+            try {
+                (void)heuristic<env>(c.teacher);
+            } catch (const ConfigError& e) {
+                config_fail(join_path(path, "teacher"), e.what());
+            }
+        }
+        read_int(j, path, "imitation_steps", c.imitation_steps, 0, 1LL << 50);
+        read_number(j, path, "imitation_learning_rate", c.imitation_learning_rate, 0.0, 10.0);
+        read_int(j, path, "value_warmup", c.value_warmup, 0, 1 << 30);
         if (auto it = j.find("network"); it != j.end()) c.network = network_config::from_json(*it, join_path(path, "network"));
         if (c.num_envs * c.num_steps < c.minibatches)
             config_fail(join_path(path, "minibatches"), "more minibatches (" + std::to_string(c.minibatches) +
@@ -151,6 +172,8 @@ template <std::floating_point S>
 /// What one PPO iteration reports.
 struct ppo_stats {
     std::size_t iteration = 0, env_steps = 0, episodes = 0;  ///< episodes finished so far
+    bool imitation = false;      ///< a behaviour-cloning iteration (policy_loss is the cross-entropy)
+    double teacher_agreement = 0;  ///< imitation: fraction of samples whose argmax equals the teacher's action
     double mean_return = 0, mean_jct = 0, mean_comm_cost = 0;  ///< over the last finished episodes (window)
     std::size_t window = 0;                                    ///< episodes in that window (0 = none yet)
     double policy_loss = 0, value_loss = 0, entropy = 0, approx_kl = 0, clip_frac = 0, explained_variance = 0;
@@ -182,6 +205,10 @@ public:
         adv_.assign(T * N, 0);
         ret_.assign(T * N, 0);
         ep_ret_.assign(N, 0.0);
+        if (!cfg_.teacher.empty() && cfg_.imitation_steps > 0) {
+            const auto t = heuristic<Env>(cfg_.teacher);
+            for (std::size_t i = 0; i < N; ++i) teachers_.push_back(t.make(gpuplace::detail::mix_seed(cfg_.seed, 0x7465ULL + i)));
+        }
         venv_.reset(gpuplace::detail::mix_seed(cfg_.seed, 0x656e76ULL));
     }
 
@@ -192,20 +219,35 @@ public:
     [[nodiscard]] basic_vector_env<Env>& vector_env() noexcept { return venv_; }
     [[nodiscard]] std::size_t env_steps() const noexcept { return steps_; }
     [[nodiscard]] std::size_t iterations() const noexcept { return iter_; }
-    [[nodiscard]] std::size_t total_iterations() const noexcept {
+    /// Behaviour-cloning iterations (teacher rollouts of num_steps x num_envs), before PPO's.
+    [[nodiscard]] std::size_t imitation_iterations() const noexcept {
+        const auto per = cfg_.num_envs * cfg_.num_steps;
+        return teachers_.empty() ? 0 : (cfg_.imitation_steps + per - 1) / per;
+    }
+    /// PPO iterations (total_steps / (num_envs x num_steps), rounded up).
+    [[nodiscard]] std::size_t ppo_iterations() const noexcept {
         const auto per = cfg_.num_envs * cfg_.num_steps;
         return (cfg_.total_steps + per - 1) / per;
     }
+    [[nodiscard]] std::size_t total_iterations() const noexcept { return imitation_iterations() + ppo_iterations(); }
     [[nodiscard]] bool done() const noexcept { return iter_ >= total_iterations(); }
 
     /// One iteration: a rollout of num_steps x num_envs steps, then epochs of minibatch updates.
+    /// The first imitation_iterations() roll out the teacher and clone its actions; then PPO.
     ppo_stats iterate() {
         ppo_stats st;
         const auto t0 = clock::now();
-        rollout();
+        st.imitation = iter_ < imitation_iterations();
+        rollout(st.imitation);
         const auto t1 = clock::now();
-        const double frac = cfg_.anneal_lr ? 1.0 - double(iter_) / double(total_iterations()) : 1.0;
-        st.learning_rate = cfg_.learning_rate * frac;
+        if (st.imitation) {
+            st.learning_rate = cfg_.imitation_learning_rate;
+        } else {
+            const auto k = iter_ - imitation_iterations();
+            const double frac = cfg_.anneal_lr ? 1.0 - double(k) / double(ppo_iterations()) : 1.0;
+            st.learning_rate = cfg_.learning_rate * frac;
+            if (k == 0 && imitation_iterations() > 0) opt_.reset();  // PPO starts with fresh Adam moments
+        }
         update(st);
         ++iter_;
         st.iteration = iter_;
@@ -238,7 +280,8 @@ private:
         return r / std::sqrt(ret_norm_.var()(0) + 1e-8);
     }
 
-    void rollout() {
+    /// num_steps x num_envs steps; actions sampled from the network, or the teacher's.
+    void rollout(bool teacher) {
         const auto N = cfg_.num_envs, T = cfg_.num_steps, A = spec_.num_actions(), O = spec_.obs_size();
         std::vector<std::int64_t> act(N);
         typename network_type::workspace w, wf;
@@ -251,7 +294,7 @@ private:
             std::copy(venv_.action_masks().begin(), venv_.action_masks().end(), masks_.begin() + std::ptrdiff_t(base * A));
             for (std::size_t i = 0; i < N; ++i) {
                 const basic_masked_categorical<S> d(w.logits.col(Eigen::Index(i)), venv_.action_masks().subspan(i * A, A));
-                const auto a = d.sample(rng_);
+                const auto a = teacher ? std::size_t(teachers_[i](venv_.env(i))) : d.sample(rng_);
                 act[i] = std::int64_t(a);
                 actions_[base + i] = act[i];
                 logp_[base + i] = d.log_prob(a);
@@ -342,7 +385,10 @@ private:
                     for (auto& a : madv) a = S((double(a) - mean) / (sd + 1e-8));
                 }
                 net_.forward(mo, w, mm.data());
-                const auto L = compute_ppo_loss<S>(w.logits, w.values, mm, ma, mlp_, madv, mret, mval, cfg_);
+                auto L = st.imitation ? imitation_loss(w.logits, mm, ma, st)
+                                      : compute_ppo_loss<S>(w.logits, w.values, mm, ma, mlp_, madv, mret, mval, cfg_);
+                // value warm-up: the policy keeps what it has (e.g. the cloned teacher) until the value is fit
+                if (!st.imitation && iter_ - imitation_iterations() < cfg_.value_warmup) L.dlogits.setZero();
                 net_.zero_grad();
                 net_.backward(w, L.dlogits, L.dvalues);
                 st.grad_norm += clip_grad_norm(grads, cfg_.max_grad_norm);
@@ -356,7 +402,9 @@ private:
             }
         }
         if (n_mb > 0)
-            for (double* x : {&st.policy_loss, &st.value_loss, &st.entropy, &st.approx_kl, &st.clip_frac, &st.grad_norm}) *x /= n_mb;
+            for (double* x : {&st.policy_loss, &st.value_loss, &st.entropy, &st.approx_kl, &st.clip_frac, &st.grad_norm,
+                              &st.teacher_agreement})
+                *x /= n_mb;
         // explained variance of the rollout values
         double mr = 0, mv = 0;
         for (std::size_t k = 0; k < TN; ++k) mr += double(ret_[k]) / double(TN);
@@ -373,8 +421,33 @@ private:
         st.explained_variance = vr > 0 ? 1.0 - ve / vr : 0.0;
     }
 
+    /// Behaviour cloning: cross-entropy of the teacher's actions under the masked policy (no value
+    /// or entropy term); adds the minibatch's argmax agreement with the teacher to st.
+    ppo_loss<S> imitation_loss(const matrix_t<S>& logits, std::span<const std::uint8_t> masks,
+                               std::span<const std::int64_t> actions, ppo_stats& st) const {
+        const auto A = std::size_t(logits.rows()), M = std::size_t(logits.cols());
+        ppo_loss<S> L;
+        L.dlogits = matrix_t<S>::Zero(logits.rows(), logits.cols());
+        L.dvalues = vector_t<S>::Zero(Eigen::Index(M));
+        const S inv = S(1) / S(M);
+        double agree = 0;
+        for (std::size_t i = 0; i < M; ++i) {
+            const auto k = Eigen::Index(i);
+            const basic_masked_categorical<S> d(logits.col(k), masks.subspan(i * A, A));
+            const auto a = std::size_t(actions[i]);
+            L.policy -= double(d.log_prob(a)) / double(M);
+            L.entropy += double(d.entropy()) / double(M);
+            agree += d.argmax() == a ? 1.0 : 0.0;
+            d.backward(L.dlogits.col(k), a, -inv, S(0));
+        }
+        L.total = L.policy;
+        st.teacher_agreement += agree / double(M);
+        return L;
+    }
+
     ppo_config cfg_;
     scenario scen_;
+    std::vector<std::function<std::int64_t(const Env&)>> teachers_;
     basic_vector_env<Env> venv_;
     gpuplace::detail::rng rng_;
     obs_spec spec_;
