@@ -7,7 +7,7 @@ start=$(date +%s)
 # The benchmarks are built and run by their own commands (benchmarks/README.md), not by the tests.
 # clang (with libFuzzer) is needed by the fuzzing stage.
 extra=""; [ -z "${GPUPLACE_QUICK:-}" ] && extra="clang"
-GPUPLACE_EXTRA_PKGS="${GPUPLACE_EXTRA_PKGS:-$extra}" \
+GPUPLACE_EXTRA_PKGS="${GPUPLACE_EXTRA_PKGS:-$extra}" GPUPLACE_RELEASE_FLAGS="${GPUPLACE_RELEASE_FLAGS:--O1 -DNDEBUG}" \
   GPUPLACE_CMAKE_ARGS="${GPUPLACE_CMAKE_ARGS:--DGPUPLACE_BUILD_BENCHMARKS=OFF}" bash scripts/setup.sh
 printf '\n==> C++ tests (ctest)\n'
 ctest --test-dir build --output-on-failure -j "${GPUPLACE_JOBS:-2}"
