@@ -14,11 +14,13 @@
 #include <cstdint>
 #include <chrono>
 #include <deque>
+#include <functional>
 #include <span>
 #include <numeric>
 #include <string>
 #include <vector>
 
+#include "../colocation_policy.hpp"
 #include "../config.hpp"
 #include "../detail/json_util.hpp"
 #include "../detail/rng.hpp"
@@ -50,7 +52,8 @@ struct ppo_config {
     bool normalize_rewards = true;      ///< divide rewards by the running std of the discounted return
     std::uint64_t seed = 1;
     std::size_t threads = 1;            ///< env stepping threads (results do not depend on it)
-    std::string teacher;                ///< heuristic imitated before PPO (behaviour cloning); "" = none
+    std::string teacher;                ///< heuristic imitated before PPO (behaviour cloning), or
+                                        ///< "colocation_packer"; "" = none
     std::size_t imitation_steps = 0;    ///< env steps of teacher rollouts (cloned with `epochs` x `minibatches`)
     double imitation_learning_rate = 1e-3;
     std::size_t value_warmup = 0;       ///< PPO iterations that train only the value head (after imitation)
@@ -94,7 +97,7 @@ struct ppo_config {
         read_int(j, path, "seed", c.seed, 0, (1LL << 62));
         read_int(j, path, "threads", c.threads, 1, 1024);
         read_string(j, path, "teacher", c.teacher);
-        if (!c.teacher.empty()) {
+        if (!c.teacher.empty() && c.teacher != "colocation_packer") {
             try {
                 (void)heuristic<env>(c.teacher);
             } catch (const ConfigError& e) {
@@ -206,7 +209,9 @@ public:
         ret_.assign(T * N, 0);
         ep_ret_.assign(N, 0.0);
         if (!cfg_.teacher.empty() && cfg_.imitation_steps > 0) {
-            const auto t = heuristic<Env>(cfg_.teacher);
+            const auto t = cfg_.teacher == "colocation_packer"
+                               ? wrap_policy<Env, colocation_packer_policy>(cfg_.teacher)
+                               : heuristic<Env>(cfg_.teacher);
             for (std::size_t i = 0; i < N; ++i) teachers_.push_back(t.make(gpuplace::detail::mix_seed(cfg_.seed, 0x7465ULL + i)));
         }
         venv_.reset(gpuplace::detail::mix_seed(cfg_.seed, 0x656e76ULL));
