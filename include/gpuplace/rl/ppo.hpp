@@ -293,17 +293,20 @@ private:
         for (std::size_t t = 0; t < T; ++t) {
             const Eigen::Map<const Eigen::MatrixXf> o(venv_.observations().data(), Eigen::Index(O), Eigen::Index(N));
             net_.update_normalizers(o);
-            net_.forward(o, w, venv_.action_masks().data());
             const auto base = t * N;
             obs_.middleCols(Eigen::Index(base), Eigen::Index(N)) = o;
             std::copy(venv_.action_masks().begin(), venv_.action_masks().end(), masks_.begin() + std::ptrdiff_t(base * A));
-            for (std::size_t i = 0; i < N; ++i) {
-                const basic_masked_categorical<S> d(w.logits.col(Eigen::Index(i)), venv_.action_masks().subspan(i * A, A));
-                const auto a = teacher ? std::size_t(teachers_[i](venv_.env(i))) : d.sample(rng_);
-                act[i] = std::int64_t(a);
-                actions_[base + i] = act[i];
-                logp_[base + i] = d.log_prob(a);
-                values_[base + i] = w.values(Eigen::Index(i));
+            if (teacher) {  // cloning needs only the teacher's actions: no network pass
+                for (std::size_t i = 0; i < N; ++i) act[i] = actions_[base + i] = teachers_[i](venv_.env(i));
+            } else {
+                net_.forward(o, w, venv_.action_masks().data());
+                for (std::size_t i = 0; i < N; ++i) {
+                    const basic_masked_categorical<S> d(w.logits.col(Eigen::Index(i)), venv_.action_masks().subspan(i * A, A));
+                    const auto a = d.sample(rng_);
+                    act[i] = actions_[base + i] = std::int64_t(a);
+                    logp_[base + i] = d.log_prob(a);
+                    values_[base + i] = w.values(Eigen::Index(i));
+                }
             }
             venv_.step(act);
             steps_ += N;
@@ -312,7 +315,7 @@ private:
             for (std::size_t i = 0; i < N; ++i)
                 if (venv_.truncated()[i] && !venv_.terminated()[i]) trunc.push_back(i);
             std::vector<S> boot(N, S(0));
-            if (!trunc.empty()) {
+            if (!teacher && !trunc.empty()) {
                 Eigen::MatrixXf fo(Eigen::Index(O), Eigen::Index(trunc.size()));
                 for (std::size_t k = 0; k < trunc.size(); ++k)
                     fo.col(Eigen::Index(k)) = Eigen::Map<const Eigen::VectorXf>(venv_.final_observations().data() + trunc[k] * O, Eigen::Index(O));
@@ -331,6 +334,7 @@ private:
                 }
             }
         }
+        if (teacher) return;  // no advantages for cloning
         // value of the state after the rollout
         const Eigen::Map<const Eigen::MatrixXf> o(venv_.observations().data(), Eigen::Index(O), Eigen::Index(N));
         net_.forward(o, w, venv_.action_masks().data());
@@ -410,6 +414,7 @@ private:
             for (double* x : {&st.policy_loss, &st.value_loss, &st.entropy, &st.approx_kl, &st.clip_frac, &st.grad_norm,
                               &st.teacher_agreement})
                 *x /= n_mb;
+        if (st.imitation) return;  // no values were estimated in the teacher's rollout
         // explained variance of the rollout values
         double mr = 0, mv = 0;
         for (std::size_t k = 0; k < TN; ++k) mr += double(ret_[k]) / double(TN);
