@@ -182,13 +182,6 @@ public:
         return spec.gpu_features * (cfg.node_features ? 3 : 1);
     }
 
-    /// Parameters of an MLP with these layer sizes (weights and biases).
-    [[nodiscard]] static std::size_t count_params(const std::vector<std::size_t>& sizes) noexcept {
-        std::size_t n = 0;
-        for (std::size_t l = 0; l + 1 < sizes.size(); ++l) n += sizes[l] * sizes[l + 1] + sizes[l + 1];
-        return n;
-    }
-
     [[nodiscard]] const obs_spec& spec() const noexcept { return spec_; }
     [[nodiscard]] const network_config& config() const noexcept { return cfg_; }
 

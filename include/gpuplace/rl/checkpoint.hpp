@@ -153,7 +153,7 @@ template <std::floating_point S = float>
             ckpt_fail(source, p + "/sizes", "layer sizes " + gpuplace::detail::short_dump(sz) + " do not match the network config " +
                                                 gpuplace::detail::json(part.sizes).dump());
         values.push_back(detail::ckpt_numbers(ckpt_get(pj, source, p, "params"), source, p + "/params",
-                                              basic_actor_critic<S>::count_params(part.sizes)));
+                                              basic_mlp<S>::count_params(part.sizes)));
     }
     try {
         c.network = basic_actor_critic<S>(sp, cfg, 0);

@@ -92,6 +92,13 @@ public:
 
     basic_mlp() = default;
 
+    /// Parameters (weights and biases) of a network with these layer sizes, without building it.
+    [[nodiscard]] static std::size_t count_params(const std::vector<std::size_t>& sizes) noexcept {
+        std::size_t n = 0;
+        for (std::size_t l = 0; l + 1 < sizes.size(); ++l) n += sizes[l] * sizes[l + 1] + sizes[l + 1];
+        return n;
+    }
+
     /// A network with zero parameters of the given shape (call init() or set params()).
     basic_mlp(std::vector<std::size_t> sizes, activation act, bool output_activation = false)
         : sizes_(std::move(sizes)), act_(act), out_act_(output_activation) {
