@@ -61,7 +61,7 @@ inline int fuzz_trace(trace_format format, const std::uint8_t* data, std::size_t
             else if (key == "to") o.window_end = x;
             else if (key == "first") o.max_jobs = n;
             else if (key == "model" && val == "?") o.model = "no such model", unknown_model = true;
-            else if (key == "model") o.model = zoo[model_id(n % zoo.size())].name;
+            else if (key == "model") o.model = zoo[model_id(n % zoo.size())].name, unknown_model = false;  // the last model= wins
         }
         options_ok = o.time_scale > 0 && o.target_load >= 0 && o.window_end > o.window_start;
     }
