@@ -55,7 +55,7 @@ gp::scenario tiny(std::vector<std::pair<double, int>> jobs, json env = json::obj
                                     {"env", env}});
 }
 
-gp::trace read(gp::trace_format f, const std::string& text, const std::string& source, gp::trace_options o = {}) {
+gp::trace read_catalogue_trace(gp::trace_format f, const std::string& text, const std::string& source, gp::trace_options o = {}) {
     std::istringstream in(text);
     return gp::read_trace(f, in, source, gp::ModelZoo::builtin(), o);
 }
@@ -112,30 +112,30 @@ const std::vector<example>& catalogue() {
         add("ConfigError", "trace options: time_scale must be > 0 (got 0.000000)", [] {
             gp::trace_options o;
             o.time_scale = 0;
-            (void)read(gp::trace_format::csv, "submit_time,num_gpus,duration\n0,1,60\n", "jobs.csv", o);
+            (void)read_catalogue_trace(gp::trace_format::csv, "submit_time,num_gpus,duration\n0,1,60\n", "jobs.csv", o);
         });
         add("ConfigError", "trace options: time_scale 1e+300 and target_load 0.0 overflow the submit time or work of job 0 of jobs.csv",
             [] {
                 gp::trace_options o;
                 o.time_scale = 1e300;
-                (void)read(gp::trace_format::csv, "submit_time,num_gpus,steps\n0,1,1e10\n", "jobs.csv", o);
+                (void)read_catalogue_trace(gp::trace_format::csv, "submit_time,num_gpus,steps\n0,1,1e10\n", "jobs.csv", o);
             });
         add("ConfigError", "vector env: num_envs must be >= 1", [] { gp::vector_env v(gp::default_scenario(), 0); });
         // ---- TraceError --------------------------------------------------------------------
         add("TraceError", "jobs.csv:3:3: num_gpus: zero GPUs",
-            [] { (void)read(gp::trace_format::csv, "submit_time,num_gpus,duration\n0,1,60\n5,0,60\n", "jobs.csv"); });
+            [] { (void)read_catalogue_trace(gp::trace_format::csv, "submit_time,num_gpus,duration\n0,1,60\n5,0,60\n", "jobs.csv"); });
         add("TraceError", "jobs.csv:2:5: duration: expected a number, got \"abc\"",
-            [] { (void)read(gp::trace_format::csv, "submit_time,num_gpus,duration\n0,1,abc\n", "jobs.csv"); });
+            [] { (void)read_catalogue_trace(gp::trace_format::csv, "submit_time,num_gpus,duration\n0,1,abc\n", "jobs.csv"); });
         add("TraceError", "jobs.csv:2:5: duration: value 1e308 is too large",
-            [] { (void)read(gp::trace_format::csv, "submit_time,num_gpus,duration\n0,1,1e308\n", "jobs.csv"); });
+            [] { (void)read_catalogue_trace(gp::trace_format::csv, "submit_time,num_gpus,duration\n0,1,1e308\n", "jobs.csv"); });
         add("TraceError", "jobs.csv:1:1: the header has no column \"num_gpus\"",
-            [] { (void)read(gp::trace_format::csv, "submit_time,duration\n0,60\n", "jobs.csv"); });
+            [] { (void)read_catalogue_trace(gp::trace_format::csv, "submit_time,duration\n0,60\n", "jobs.csv"); });
         add("TraceError", "x.trace:1:22: missing field 7 (GPU count): the row has 6 of 7 fields",
-            [] { (void)read(gp::trace_format::philly, "A3C\tcmd\t-step\t1\t100\t5\n", "x.trace"); });
+            [] { (void)read_catalogue_trace(gp::trace_format::philly, "A3C\tcmd\t-step\t1\t100\t5\n", "x.trace"); });
         add("TraceError", "x.trace:1:1: job type: unknown model \"GPT\" (not in the v100 zoo of 26 models)",
-            [] { (void)read(gp::trace_format::philly, "GPT\tcmd\t-step\t1\t100\t5\t1\n", "x.trace"); });
+            [] { (void)read_catalogue_trace(gp::trace_format::philly, "GPT\tcmd\t-step\t1\t100\t5\t1\n", "x.trace"); });
         add("TraceError", "pods.csv:2:12: deletion_time: 5 is before scheduled_time 10", [] {
-            (void)read(gp::trace_format::openb,
+            (void)read_catalogue_trace(gp::trace_format::openb,
                        "name,num_gpu,gpu_milli,creation_time,deletion_time,scheduled_time\np,1,1000,0,5,10\n", "pods.csv");
         });
         add("TraceError", "no/such.trace: cannot open the trace file",

@@ -22,7 +22,7 @@ using json = gp::detail::json;
 
 namespace {
 
-gp::trace read(gp::trace_format f, const std::string& text, gp::trace_options o = {}) {
+gp::trace read_regression_trace(gp::trace_format f, const std::string& text, gp::trace_options o = {}) {
     std::istringstream in(text);
     return gp::read_trace(f, in, "fuzz", gp::ModelZoo::builtin(), o);
 }
@@ -35,11 +35,11 @@ gp::trace read(gp::trace_format f, const std::string& text, gp::trace_options o 
 TEST_CASE("regression: a time scale that overflows a job's work is a ConfigError, not an infinite job") {
     gp::trace_options o;
     o.time_scale = 1e300;
-    CHECK_THROWS_WITH_AS((void)read(gp::trace_format::csv, "submit_time,num_gpus,steps\n0,1,1e10\n", o),
+    CHECK_THROWS_WITH_AS((void)read_regression_trace(gp::trace_format::csv, "submit_time,num_gpus,steps\n0,1,1e10\n", o),
                          "trace options: time_scale 1e+300 and target_load 0.0 overflow the submit time or work of job 0 of fuzz",
                          gp::ConfigError);
     o.time_scale = 1e12;  // the largest a scenario accepts: fine for ordinary values
-    const auto t = read(gp::trace_format::csv, "submit_time,num_gpus,steps\n0,1,1e10\n5,1,10\n", o);
+    const auto t = read_regression_trace(gp::trace_format::csv, "submit_time,num_gpus,steps\n0,1,1e10\n5,1,10\n", o);
     REQUIRE(t.jobs.size() == 2);
     CHECK(t.jobs[0].work == 1e22);
     CHECK(t.jobs[1].submit_time == 5e12);
@@ -48,15 +48,15 @@ TEST_CASE("regression: a time scale that overflows a job's work is a ConfigError
 // Same finder: a duration whose work (duration x throughput) overflows, and an openb pod whose run
 // time does. Fix: the row is a TraceError naming its line and column (skipped with skip_bad_rows).
 TEST_CASE("regression: a duration too large for a finite amount of work is a row error") {
-    CHECK_THROWS_WITH_AS((void)read(gp::trace_format::csv, "submit_time,num_gpus,duration\n0,1,1e308\n"),
+    CHECK_THROWS_WITH_AS((void)read_regression_trace(gp::trace_format::csv, "submit_time,num_gpus,duration\n0,1,1e308\n"),
                          "fuzz:2:5: duration: value 1e308 is too large", gp::TraceError);
     CHECK_THROWS_WITH_AS(
-        (void)read(gp::trace_format::openb,
+        (void)read_regression_trace(gp::trace_format::openb,
                    "name,num_gpu,gpu_milli,creation_time,deletion_time,scheduled_time\np,1,1000,0,1.7e308,0\n"),
         "fuzz:2:12: deletion_time: run time 1.7e+308 s is too long", gp::TraceError);
     gp::trace_options o;
     o.skip_bad_rows = true;
-    const auto t = read(gp::trace_format::csv, "submit_time,num_gpus,duration\n0,1,1e308\n3,2,60\n", o);
+    const auto t = read_regression_trace(gp::trace_format::csv, "submit_time,num_gpus,duration\n0,1,1e308\n3,2,60\n", o);
     CHECK(t.jobs.size() == 1);
     CHECK(t.skipped_bad == 1);
     CHECK(t.bad_rows.at(0) == "fuzz:2:5: duration: value 1e308 is too large");
@@ -67,7 +67,7 @@ TEST_CASE("regression: a duration too large for a finite amount of work is a row
 TEST_CASE("regression: a NaN target load is refused") {
     gp::trace_options o;
     o.target_load = std::nan("");
-    CHECK_THROWS_WITH_AS((void)read(gp::trace_format::csv, "submit_time,num_gpus,duration\n0,1,60\n", o),
+    CHECK_THROWS_WITH_AS((void)read_regression_trace(gp::trace_format::csv, "submit_time,num_gpus,duration\n0,1,60\n", o),
                          "trace options: target_load must be >= 0 (got nan)", gp::ConfigError);
 }
 

@@ -13,7 +13,7 @@ const ModelZoo& zoo() {
     static const ModelZoo z = ModelZoo::gavel_v100();
     return z;
 }
-trace read(trace_format f, const std::string& text, trace_options o = {}, std::size_t gpus = 0) {
+trace read_test_trace(trace_format f, const std::string& text, trace_options o = {}, std::size_t gpus = 0) {
     std::istringstream in(text);
     return read_trace(f, in, "t", zoo(), o, gpus);
 }
@@ -63,7 +63,7 @@ TEST_CASE("trace: Alibaba openb pods from ../shared/data") {
 }
 
 TEST_CASE("trace: the plain CSV schema") {
-    const auto t = read(trace_format::csv,
+    const auto t = read_test_trace(trace_format::csv,
                         "submit_time,num_gpus,duration,model\n"
                         "10,2,3600,ResNet-18 (batch size 64)\n"
                         "# a comment\n"
@@ -73,16 +73,16 @@ TEST_CASE("trace: the plain CSV schema") {
     CHECK(t.jobs[0].work == doctest::Approx(60 * zoo()[t.jobs[0].model].at(1).consolidated));
     CHECK(t.jobs[1].submit_time == 10);
     CHECK(t.jobs[1].work == doctest::Approx(3600 * 74.13589143268821));
-    const auto s = read(trace_format::csv, "model,steps,num_gpus,submit_time,gpu_fraction\nA3C,500,1,0,0.5\n");
+    const auto s = read_test_trace(trace_format::csv, "model,steps,num_gpus,submit_time,gpu_fraction\nA3C,500,1,0,0.5\n");
     CHECK(s.jobs[0].work == 500);
     CHECK(s.jobs[0].gpu_fraction == 0.5);
     trace_options o;
     o.model = "CycleGAN";
-    CHECK(zoo()[read(trace_format::csv, "submit_time,num_gpus,duration\n0,1,5\n", o).jobs[0].model].name == "CycleGAN");
+    CHECK(zoo()[read_test_trace(trace_format::csv, "submit_time,num_gpus,duration\n0,1,5\n", o).jobs[0].model].name == "CycleGAN");
 }
 
 TEST_CASE("trace: malformed rows name file:line:column") {
-    auto philly = [](const std::string& row) { return read(trace_format::philly, philly_row + row); };
+    auto philly = [](const std::string& row) { return read_test_trace(trace_format::philly, philly_row + row); };
     CHECK_THROWS_WITH_AS(philly("A3C\tcmd\t-n\t1\t100\t5\n"),
                          "t:2:19: missing field 7 (GPU count): the row has 6 of 7 fields", TraceError);
     CHECK_THROWS_WITH_AS(philly("A3C\tcmd\t-n\t1\tmany\t5\t1\n"), "t:2:14: total steps: expected a number, got \"many\"",
@@ -92,24 +92,24 @@ TEST_CASE("trace: malformed rows name file:line:column") {
     CHECK_THROWS_WITH_AS(philly("BERT\tcmd\t-n\t1\t100\t5\t1\n"),
                          "t:2:1: job type: unknown model \"BERT\" (not in the v100 zoo of 26 models)", TraceError);
     const std::string h = "submit_time,num_gpus,duration\n";
-    CHECK_THROWS_WITH_AS(read(trace_format::csv, h + "0,1,5\n0,2\n"), "t:3:4: missing field 3 (duration): the row has 2 fields",
+    CHECK_THROWS_WITH_AS(read_test_trace(trace_format::csv, h + "0,1,5\n0,2\n"), "t:3:4: missing field 3 (duration): the row has 2 fields",
                          TraceError);
-    CHECK_THROWS_WITH_AS(read(trace_format::csv, h + "0,x,5\n"), "t:2:3: num_gpus: expected a number, got \"x\"", TraceError);
-    CHECK_THROWS_WITH_AS(read(trace_format::csv, h + "-1,1,5\n"), "t:2:1: submit_time: negative time -1", TraceError);
-    CHECK_THROWS_WITH_AS(read(trace_format::csv, h + "0,0,5\n"), "t:2:3: num_gpus: zero GPUs", TraceError);
-    CHECK_THROWS_WITH_AS(read(trace_format::csv, h + "0,1.5,5\n"),
+    CHECK_THROWS_WITH_AS(read_test_trace(trace_format::csv, h + "0,x,5\n"), "t:2:3: num_gpus: expected a number, got \"x\"", TraceError);
+    CHECK_THROWS_WITH_AS(read_test_trace(trace_format::csv, h + "-1,1,5\n"), "t:2:1: submit_time: negative time -1", TraceError);
+    CHECK_THROWS_WITH_AS(read_test_trace(trace_format::csv, h + "0,0,5\n"), "t:2:3: num_gpus: zero GPUs", TraceError);
+    CHECK_THROWS_WITH_AS(read_test_trace(trace_format::csv, h + "0,1.5,5\n"),
                          "t:2:3: num_gpus: expected a whole number of GPUs, got \"1.5\"", TraceError);
-    CHECK_THROWS_WITH_AS(read(trace_format::csv, "submit_time,gpus,duration\n"),
+    CHECK_THROWS_WITH_AS(read_test_trace(trace_format::csv, "submit_time,gpus,duration\n"),
                          "t:1:13: unknown column \"gpus\" (allowed: submit_time, num_gpus, duration, steps, model, gpu_fraction)",
                          TraceError);
-    CHECK_THROWS_WITH_AS(read(trace_format::csv, "submit_time,num_gpus\n0,1\n"),
+    CHECK_THROWS_WITH_AS(read_test_trace(trace_format::csv, "submit_time,num_gpus\n0,1\n"),
                          "t:1:1: the header needs exactly one of the columns \"duration\" and \"steps\"", TraceError);
     const std::string oh = "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n";
-    CHECK_THROWS_WITH_AS(read(trace_format::openb, oh + "p,1,1,1,1000,,LS,Running,abc,10,0\n"),
+    CHECK_THROWS_WITH_AS(read_test_trace(trace_format::openb, oh + "p,1,1,1,1000,,LS,Running,abc,10,0\n"),
                          "t:2:26: creation_time: expected a number, got \"abc\"", TraceError);
-    CHECK_THROWS_WITH_AS(read(trace_format::openb, oh + "p,1,1,1,1000,,LS,Running,0,10\n"),
+    CHECK_THROWS_WITH_AS(read_test_trace(trace_format::openb, oh + "p,1,1,1,1000,,LS,Running,0,10\n"),
                          "t:2:30: missing field 11 (scheduled_time): the row has 10 fields", TraceError);
-    CHECK_THROWS_WITH_AS(read(trace_format::openb, oh + "p,1,1,1,1000,,LS,Running,0,5,10\n"),
+    CHECK_THROWS_WITH_AS(read_test_trace(trace_format::openb, oh + "p,1,1,1,1000,,LS,Running,0,5,10\n"),
                          "t:2:28: deletion_time: 5 is before scheduled_time 10", TraceError);
     CHECK_THROWS_WITH_AS(load_trace(trace_format::csv, "/nonexistent/x.csv", zoo()),
                          "/nonexistent/x.csv: cannot open the trace file", TraceError);
@@ -118,14 +118,14 @@ TEST_CASE("trace: malformed rows name file:line:column") {
 TEST_CASE("trace: skip_bad_rows skips and counts bad rows") {
     trace_options o;
     o.skip_bad_rows = true;
-    const auto t = read(trace_format::csv, "submit_time,num_gpus,duration\n0,1,5\n0,0,5\nx,1,5\n3,2,5\n0,1\n", o);
+    const auto t = read_test_trace(trace_format::csv, "submit_time,num_gpus,duration\n0,1,5\n0,0,5\nx,1,5\n3,2,5\n0,1\n", o);
     CHECK(t.rows == 5);
     CHECK(t.jobs.size() == 2);
     CHECK(t.skipped_bad == 3);
     REQUIRE(t.bad_rows.size() == 3);
     CHECK(t.bad_rows[0] == "t:3:3: num_gpus: zero GPUs");
     // header errors are never skipped
-    CHECK_THROWS_AS(read(trace_format::csv, "when,num_gpus,duration\n0,1,5\n", o), TraceError);
+    CHECK_THROWS_AS(read_test_trace(trace_format::csv, "when,num_gpus,duration\n0,1,5\n", o), TraceError);
 }
 
 TEST_CASE("trace: window, first N, time scale, GPU cap and target load") {
@@ -135,7 +135,7 @@ TEST_CASE("trace: window, first N, time scale, GPU cap and target load") {
     trace_options o;
     o.window_start = 120;
     o.window_end = 170;
-    auto t = read(trace_format::csv, text, o);
+    auto t = read_test_trace(trace_format::csv, text, o);
     REQUIRE(t.jobs.size() == 5);  // submitted at 120 .. 160
     CHECK(t.jobs[0].submit_time == 0);
     CHECK(t.jobs[4].submit_time == 40);
@@ -143,21 +143,21 @@ TEST_CASE("trace: window, first N, time scale, GPU cap and target load") {
     o = {};
     o.max_jobs = 3;
     o.time_scale = 2;
-    t = read(trace_format::csv, text, o);
+    t = read_test_trace(trace_format::csv, text, o);
     REQUIRE(t.jobs.size() == 3);
     CHECK(t.jobs[2].submit_time == 40);
     CHECK(t.jobs[0].work == doctest::Approx(200 * 74.13589143268821));
     o = {};
-    t = read(trace_format::csv, text, o, 8);  // cap = cluster size: clamp 16 -> 8
+    t = read_test_trace(trace_format::csv, text, o, 8);  // cap = cluster size: clamp 16 -> 8
     CHECK(t.capped == 5);
     CHECK(t.jobs[1].num_gpus == 8);
     o.drop_oversized = true;
-    t = read(trace_format::csv, text, o, 8);
+    t = read_test_trace(trace_format::csv, text, o, 8);
     CHECK(t.dropped == 5);
     CHECK(t.jobs.size() == 5);
     o = {};
     o.target_load = 0.5;
-    t = read(trace_format::csv, text, o, 64);
+    t = read_test_trace(trace_format::csv, text, o, 64);
     CHECK(t.offered_load(zoo(), 64) == doctest::Approx(0.5));
     CHECK(t.arrival_scale > 1);
 }
