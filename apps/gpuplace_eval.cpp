@@ -1,6 +1,7 @@
 // gpuplace-eval: evaluates heuristic policies on held-out seeds of a scenario or a trace and
 // prints a table of mean +- standard error; writes per-seed CSV, summary CSV and JSON.
 // Run with --help for the options.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -24,7 +25,7 @@ std::vector<std::string> split(const std::string& s) {
 }
 constexpr const char* usage_text =
     "usage: gpuplace-eval [options]\n"
-    "  --scenario FILE|default|proximity_drl   scenario (default: default)\n"
+    "  --scenario FILE|default|proximity_drl|colocation   scenario (default: default)\n"
     "  --trace FILE --format philly|openb|csv  replay a trace on the scenario's cluster\n"
     "     [--max-jobs N] [--window START,END] [--time-scale X] [--target-load X]\n"
     "     [--max-gpus N] [--drop-oversized] [--skip-bad-rows] [--model NAME] [--episode-jobs N]\n"
@@ -78,6 +79,41 @@ int calibration(const gpuplace::scenario& s) {
     return 0;
 }
 }  // namespace
+
+/// Output files of an evaluation.
+struct outputs {
+    std::string csv, summary_csv, json;
+};
+
+/// Evaluates the heuristics (each under each queue policy, if any) on held-out seeds and prints the table.
+template <class Env>
+void run_eval(const gpuplace::scenario& s, const std::vector<std::string>& policies, const std::vector<std::string>& queues,
+              std::size_t seeds, std::size_t threads, const outputs& o) {
+    std::vector<gpuplace::any_policy<Env>> ps;
+    for (const auto& p : policies) {
+        if (queues.empty()) ps.push_back(gpuplace::heuristic<Env>(p));
+        else
+            for (const auto& q : queues) ps.push_back(gpuplace::heuristic<Env>(p + "+" + q));
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto rep = gpuplace::evaluate(s, ps, gpuplace::held_out_seeds(seeds), threads);
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::printf("scenario %s: %zu policies x %zu seeds in %.2f s\n", s.name.c_str(), ps.size(), seeds, secs);
+    if (s.workload.kind == "trace") {
+        const Env probe(s);  // the zoo and cluster size the env used
+        const auto tr = gpuplace::load_trace(s.workload.format, s.workload.path, probe.zoo(), s.workload.trace_opts,
+                                             probe.num_gpus());
+        const auto* t = &tr;
+        std::printf("trace %s: %zu rows, %zu jobs (%zu filtered, %zu bad rows skipped, %zu outside window, %zu capped, "
+                        "%zu dropped), arrival scale %.4g\n",
+                        t->source.c_str(), t->rows, t->jobs.size(), t->filtered, t->skipped_bad, t->outside, t->capped,
+                        t->dropped, t->arrival_scale);
+    }
+    std::printf("%s", rep.table().c_str());
+    if (!o.csv.empty()) std::ofstream(o.csv) << rep.csv();
+    if (!o.summary_csv.empty()) std::ofstream(o.summary_csv) << rep.summary_csv();
+    if (!o.json.empty()) std::ofstream(o.json) << rep.to_json().dump(2) << "\n";
+}
 
 int main(int argc, char** argv) {
     std::string scen = "default", csv, summary_csv, json_out, trace_file, trace_format;
@@ -133,8 +169,10 @@ int main(int argc, char** argv) {
             for (const auto& n : gpuplace::queue_names()) std::printf("queue %s\n", n.c_str());
             return 0;
         }
-        auto s = (scen == "default" || scen == "proximity_drl") ? gpuplace::preset_scenario(scen)
-                                                                 : gpuplace::scenario::load(scen);
+        const auto presets = gpuplace::preset_names();
+        auto s = std::find(presets.begin(), presets.end(), scen) != presets.end() ? gpuplace::preset_scenario(scen)
+                                                                                   : gpuplace::scenario::load(scen);
+        const outputs outs{csv, summary_csv, json_out};
         if (calib) return calibration(s);
         if (!trace_file.empty()) {
             if (trace_format.empty()) throw gpuplace::ConfigError("--trace needs --format philly|openb|csv");
@@ -147,30 +185,10 @@ int main(int argc, char** argv) {
             s.workload = w;
             s.name = s.name + " + trace " + trace_file;
         }
-        std::vector<gpuplace::any_policy<gpuplace::env>> ps;
-        for (const auto& p : policies) {
-            if (queues.empty()) ps.push_back(gpuplace::heuristic(p));
-            else
-                for (const auto& q : queues) ps.push_back(gpuplace::heuristic(p + "+" + q));
-        }
-        const auto t0 = std::chrono::steady_clock::now();
-        const auto rep = gpuplace::evaluate(s, ps, gpuplace::held_out_seeds(seeds), threads);
-        const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        std::printf("scenario %s: %zu policies x %zu seeds in %.2f s\n", s.name.c_str(), ps.size(), seeds, secs);
-        if (s.workload.kind == "trace") {
-            const gpuplace::env probe(s);  // the zoo and cluster size the env used
-            const auto tr = gpuplace::load_trace(s.workload.format, s.workload.path, probe.zoo(), s.workload.trace_opts,
-                                                 probe.num_gpus());
-            const auto* t = &tr;
-            std::printf("trace %s: %zu rows, %zu jobs (%zu filtered, %zu bad rows skipped, %zu outside window, %zu capped, "
-                            "%zu dropped), arrival scale %.4g\n",
-                            t->source.c_str(), t->rows, t->jobs.size(), t->filtered, t->skipped_bad, t->outside, t->capped,
-                            t->dropped, t->arrival_scale);
-        }
-        std::printf("%s", rep.table().c_str());
-        if (!csv.empty()) std::ofstream(csv) << rep.csv();
-        if (!summary_csv.empty()) std::ofstream(summary_csv) << rep.summary_csv();
-        if (!json_out.empty()) std::ofstream(json_out) << rep.to_json().dump(2) << "\n";
+        // the environment type follows the scenario's comm model (as gpuplace-train does)
+        const std::string comm = s.comm.value("model", "ring_allreduce");
+        if (comm == "tree_route") run_eval<gpuplace::tree_route_env>(s, policies, queues, seeds, threads, outs);
+        else run_eval<gpuplace::env>(s, policies, queues, seeds, threads, outs);
     } catch (const gpuplace::Error& e) {
         std::fprintf(stderr, "error: %s\n", e.what());
         return 1;
