@@ -7,6 +7,8 @@
 #include <fstream>
 #include <string>
 
+#include <unistd.h>
+
 #include <gpuplace/colocation_policy.hpp>
 #include <gpuplace/gpuplace.hpp>
 #include <gpuplace/rl/actor_critic.hpp>
@@ -25,16 +27,21 @@ json tiny_zoo() {
 }
 
 /// Writes a profile table to the temp directory; the name is derived from the content, so tests
-/// run in parallel processes never write different tables to one file.
+/// run in parallel processes never write different tables to one file. The table is written to a
+/// file of this process, then renamed into place (atomic): another process reading the same table
+/// never sees it half written.
 std::string write_profile(const std::string& text) {
-    const auto path = std::filesystem::temp_directory_path() /
-                      ("gpuplace_coloc_profile_" + std::to_string(std::hash<std::string>{}(text)) + ".csv");
-    std::ofstream(path) << text;
+    const auto dir = std::filesystem::temp_directory_path();
+    const auto name = "gpuplace_coloc_profile_" + std::to_string(std::hash<std::string>{}(text));
+    const auto path = dir / (name + ".csv");
+    const auto tmp = dir / (name + "." + std::to_string(::getpid()) + ".tmp");
+    std::ofstream(tmp) << text;
+    std::filesystem::rename(tmp, path);
     return path.string();
 }
 
 /// A scenario on `gpus` GPUs in one node, with the given jobs and co-location on.
-scenario crafted(std::size_t gpus, json jobs, const std::string& profile, std::uint32_t max_jobs = 2,
+scenario coloc_scenario(std::size_t gpus, json jobs, const std::string& profile, std::uint32_t max_jobs = 2,
                  double memory = 32) {
     json j = {{"topology", {{"preset", "custom"}, {"racks", 1}, {"nodes_per_rack", 1}, {"gpus_per_node", gpus}}},
               {"zoo", tiny_zoo()},
@@ -44,7 +51,7 @@ scenario crafted(std::size_t gpus, json jobs, const std::string& profile, std::u
     return scenario::from_json(j);
 }
 
-json job(double submit, int gpus, int model, double work) {
+json coloc_job(double submit, int gpus, int model, double work) {
     return {{"submit_time", submit}, {"num_gpus", gpus}, {"model", model}, {"work", work}};
 }
 
@@ -65,7 +72,7 @@ const char* profile_ab = "model,other,factor\na,b,0.5\nb,a,0.8\na,c,0.25\nc,a,0.
 TEST_CASE("colocation: two jobs share a GPU; the partner finishes midway and the other speeds up") {
     // A (100 s alone) and B (50 s alone) share GPU 0 from t=0: A at 0.5, B at 0.8.
     // B ends at 50/0.8 = 62.5; A has done 31.25 s of work, the rest 68.75 s at rate 1: ends at 131.25.
-    gpuplace::env e(crafted(1, {job(0, 1, 0, 100), job(0, 1, 1, 50)}, write_profile(profile_ab)));
+    gpuplace::env e(coloc_scenario(1, {coloc_job(0, 1, 0, 100), coloc_job(0, 1, 1, 50)}, write_profile(profile_ab)));
     const auto ends = end_times(e);
     CHECK(ends[0] == doctest::Approx(131.25).epsilon(1e-12));
     CHECK(ends[1] == doctest::Approx(62.5).epsilon(1e-12));
@@ -77,7 +84,7 @@ TEST_CASE("colocation: three jobs, a late arrival slows a running job down") {
     // GPU 0: A (100 s) alone from t=0. At t=40, C (20 GB, 30 s alone) joins: A at 0.25, C at 0.5.
     // A has 60 s left at t=40. C ends at 40 + 30/0.5 = 100; by then A did 60*0.25 = 15 s -> 45 s left,
     // alone again: ends at 145. B (submitted at 40, cannot share with C) runs on GPU 1 alone: 40 + 50.
-    gpuplace::env e(crafted(2, {job(0, 1, 0, 100), job(40, 1, 2, 30), job(40, 1, 1, 50)},
+    gpuplace::env e(coloc_scenario(2, {coloc_job(0, 1, 0, 100), coloc_job(40, 1, 2, 30), coloc_job(40, 1, 1, 50)},
                             write_profile(profile_ab)));
     // first-fit puts A on GPU 0; C (next in fifo) takes the lowest GPU with room: GPU 0.
     const auto ends = end_times(e);
@@ -90,7 +97,7 @@ TEST_CASE("colocation: a multi-GPU job runs at the pace of its slowest GPU") {
     // B (1 GPU, 50 s) on GPU 0 from t=0; A (2 GPUs, 100 s) arrives at t=0 and takes GPUs 0 and 1:
     // on GPU 0 next to B at 0.5, alone on GPU 1 at 1: rate 0.5. B next to A: 0.8, ends at 62.5.
     // A: 31.25 done at 62.5, then 68.75 at rate 1 -> 131.25.
-    gpuplace::env e(crafted(2, {job(0, 1, 1, 50), job(0, 2, 0, 200)}, write_profile(profile_ab)));
+    gpuplace::env e(coloc_scenario(2, {coloc_job(0, 1, 1, 50), coloc_job(0, 2, 0, 200)}, write_profile(profile_ab)));
     // model a at 2 GPUs runs 2 steps/s: work 200 = 100 s ideal
     e.reset(0);
     CHECK(e.step(0).reward == 0.0);  // B on GPU 0
@@ -106,25 +113,25 @@ TEST_CASE("colocation: a multi-GPU job runs at the pace of its slowest GPU") {
 
 TEST_CASE("colocation: memory, job cap and incompatible pairs keep jobs apart") {
     SUBCASE("memory: two 20 GB jobs do not fit a 32 GB GPU") {
-        gpuplace::env e(crafted(1, {job(0, 1, 2, 10), job(0, 1, 2, 10)}, write_profile(profile_ab)));
+        gpuplace::env e(coloc_scenario(1, {coloc_job(0, 1, 2, 10), coloc_job(0, 1, 2, 10)}, write_profile(profile_ab)));
         const auto ends = end_times(e);
         CHECK(ends[0] == doctest::Approx(10.0));
         CHECK(ends[1] == doctest::Approx(20.0));  // waited for the first
     }
     SUBCASE("cap: max_jobs_per_gpu = 1 behaves like exclusive GPUs") {
-        gpuplace::env e(crafted(1, {job(0, 1, 0, 10), job(0, 1, 1, 10)}, write_profile(profile_ab), 1));
+        gpuplace::env e(coloc_scenario(1, {coloc_job(0, 1, 0, 10), coloc_job(0, 1, 1, 10)}, write_profile(profile_ab), 1));
         const auto ends = end_times(e);
         CHECK(ends[1] == doctest::Approx(20.0));
     }
     SUBCASE("factor 0: b and c cannot share") {
-        gpuplace::env e(crafted(1, {job(0, 1, 1, 10), job(0, 1, 2, 10)}, write_profile(profile_ab)));
+        gpuplace::env e(coloc_scenario(1, {coloc_job(0, 1, 1, 10), coloc_job(0, 1, 2, 10)}, write_profile(profile_ab)));
         e.reset(0);
         e.step(0);
         // c waits: no decision until b ends
         CHECK(e.now() == doctest::Approx(10.0));
     }
     SUBCASE("an invalid pick names the GPU's load") {
-        gpuplace::env e(crafted(2, {job(0, 1, 2, 10), job(0, 1, 2, 10)}, write_profile(profile_ab)));
+        gpuplace::env e(coloc_scenario(2, {coloc_job(0, 1, 2, 10), coloc_job(0, 1, 2, 10)}, write_profile(profile_ab)));
         e.reset(0);
         e.step(0);
         CHECK_THROWS_WITH_AS(e.step(0),

@@ -47,7 +47,7 @@ struct example {
 };
 
 /// 4 GPUs (1 rack x 2 nodes x 2 GPUs), a fixed job list {submit, GPUs}, FIFO.
-gp::scenario tiny(std::vector<std::pair<double, int>> jobs, json env = json::object()) {
+gp::scenario tiny_catalogue_scenario(std::vector<std::pair<double, int>> jobs, json env = json::object()) {
     json list = json::array();
     for (auto [t, k] : jobs) list.push_back({{"submit_time", t}, {"num_gpus", k}, {"model", 0}, {"work", 100}});
     return gp::scenario::from_json({{"topology", {{"preset", "custom"}, {"racks", 1}, {"nodes_per_rack", 2}, {"gpus_per_node", 2}}},
@@ -142,67 +142,67 @@ const std::vector<example>& catalogue() {
             [] { (void)gp::load_trace(gp::trace_format::philly, "no/such.trace", gp::ModelZoo::builtin()); });
         // ---- InvalidAction -----------------------------------------------------------------
         add("InvalidAction", "invalid action 7: out of range [0, 4] (4 GPUs, DEFER = 4)", [] {
-            gp::env e(tiny({{0, 2}}));
+            gp::env e(tiny_catalogue_scenario({{0, 2}}));
             e.reset(0);
             (void)e.step(7);
         });
         add("InvalidAction", "invalid action 0: GPU 0 is already picked (job 0 needs 2 GPUs, 1 picked)", [] {
-            gp::env e(tiny({{0, 2}}));
+            gp::env e(tiny_catalogue_scenario({{0, 2}}));
             e.reset(0);
             (void)e.step(0);
             (void)e.step(0);
         });
         add("InvalidAction", "invalid action 1: GPU 1 is busy with job 0 (job 1 needs 1 GPUs, 0 picked)", [] {
-            gp::env e(tiny({{0, 2}, {0, 1}}));
+            gp::env e(tiny_catalogue_scenario({{0, 2}, {0, 1}}));
             e.reset(0);
             (void)e.step(0);
             (void)e.step(1);
             (void)e.step(1);
         });
         add("InvalidAction", "invalid action 4 (DEFER): DEFER is disabled (env.allow_defer = false)", [] {
-            gp::env e(tiny({{0, 2}}));
+            gp::env e(tiny_catalogue_scenario({{0, 2}}));
             e.reset(0);
             (void)e.step(4);
         });
         add("InvalidAction",
             "invalid action 4 (DEFER): DEFER is only allowed before the first GPU of a job is picked (job 0 needs 2 GPUs, 1 picked)",
             [] {
-                gp::env e(tiny({{0, 2}, {0, 1}}, {{"allow_defer", true}}));
+                gp::env e(tiny_catalogue_scenario({{0, 2}, {0, 1}}, {{"allow_defer", true}}));
                 e.reset(0);
                 (void)e.step(0);
                 (void)e.step(4);
             });
         add("InvalidAction", "vector env: got 1 actions for 2 envs", [] {
-            gp::vector_env v(tiny({{0, 2}}), 2);
+            gp::vector_env v(tiny_catalogue_scenario({{0, 2}}), 2);
             v.reset(0);
             const std::int64_t a[] = {0};
             v.step(a);
         });
         add("InvalidAction", "vector env: env 1: invalid action -1: out of range [0, 4] (4 GPUs, DEFER = 4)", [] {
-            gp::vector_env v(tiny({{0, 2}}), 2);
+            gp::vector_env v(tiny_catalogue_scenario({{0, 2}}), 2);
             v.reset(0);
             const std::int64_t a[] = {0, -1};
             v.step(a);
         });
         // ---- StateError --------------------------------------------------------------------
         add("StateError", "step() called before reset()", [] {
-            gp::env e(tiny({{0, 1}}));
+            gp::env e(tiny_catalogue_scenario({{0, 1}}));
             (void)e.step(0);
         });
         add("StateError", "step() called on a finished episode; call reset()", [] {
-            gp::env e(tiny({{0, 1}}));
+            gp::env e(tiny_catalogue_scenario({{0, 1}}));
             e.reset(0);
             (void)e.step(0);  // the only job starts and runs to the end
             (void)e.step(0);
         });
         add("StateError", "vector env: step() called before reset()", [] {
-            gp::vector_env v(tiny({{0, 1}}), 1);
+            gp::vector_env v(tiny_catalogue_scenario({{0, 1}}), 1);
             const std::int64_t a[] = {0};
             v.step(a);
         });
         // ---- Error (the base, for misuse of the API) --------------------------------------
         add("Error", "bind(): buffer sizes 3/5 do not match observation_size 65 / num_actions 5", [] {
-            gp::env e(tiny({{0, 1}}));
+            gp::env e(tiny_catalogue_scenario({{0, 1}}));
             std::vector<float> obs(3);
             std::vector<std::uint8_t> mask(5);
             e.bind(obs, mask);

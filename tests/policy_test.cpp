@@ -9,7 +9,7 @@ using namespace gpuplace;
 
 namespace {
 /// 2 racks x 2 nodes x 4 GPUs; jobs (GPUs) all submitted at 0, long enough to stay running.
-scenario crafted(std::initializer_list<int> gpus) {
+scenario crafted_policy_scenario(std::initializer_list<int> gpus) {
     auto s = default_scenario();
     s.topology = {{"preset", "custom"}, {"racks", 2}, {"nodes_per_rack", 2}, {"gpus_per_node", 4}};
     s.workload.kind = "jobs";
@@ -37,7 +37,7 @@ std::vector<gpu_id> picks_of(env e, P p) {
 }  // namespace
 
 TEST_CASE("policy: first-fit takes the lowest free index") {
-    env e(crafted({3, 2, 2}));
+    env e(crafted_policy_scenario({3, 2, 2}));
     e.reset(0);
     place(e, {1, 2, 5});
     first_fit_policy ff;
@@ -48,7 +48,7 @@ TEST_CASE("policy: first-fit takes the lowest free index") {
 }
 
 TEST_CASE("policy: pack fills a partly-used node before opening an empty one") {
-    env e(crafted({3, 2, 2}));
+    env e(crafted_policy_scenario({3, 2, 2}));
     e.reset(0);
     place(e, {0, 1, 2});  // node 0: 1 free
     place(e, {4, 5});     // node 1: 2 free; nodes 2, 3 empty
@@ -59,7 +59,7 @@ TEST_CASE("policy: pack fills a partly-used node before opening an empty one") {
 }
 
 TEST_CASE("policy: pack consolidates in the fullest rack when no node can hold the job") {
-    env e(crafted({2, 1, 6}));
+    env e(crafted_policy_scenario({2, 1, 6}));
     e.reset(0);
     place(e, {0, 1});  // rack 0: 6 free; rack 1: 8 free
     place(e, {8});     // rack 1: 7 free

@@ -10,7 +10,7 @@
 namespace {
 using namespace gpuplace;
 
-scenario tiny() {
+scenario tiny_checkpoint_scenario() {
     return scenario::parse(R"({
       "name": "tiny",
       "topology": {"preset": "custom", "racks": 1, "nodes_per_rack": 2, "gpus_per_node": 4},
@@ -64,7 +64,7 @@ TEST_CASE("rl categorical: masked actions are never sampled; log-probs and entro
 }
 
 TEST_CASE("rl ppo: deterministic by seed and independent of the number of env threads") {
-    const auto s = tiny();
+    const auto s = tiny_checkpoint_scenario();
     rl::ppo a(s, quick(1)), b(s, quick(1)), c(s, quick(3));
     while (!a.done()) a.iterate();
     while (!b.done()) b.iterate();
@@ -83,7 +83,7 @@ TEST_CASE("rl ppo: deterministic by seed and independent of the number of env th
 }
 
 TEST_CASE("rl checkpoint: round trip keeps weights, normalisers and actions") {
-    const auto s = tiny();
+    const auto s = tiny_checkpoint_scenario();
     rl::ppo p(s, quick());
     while (!p.done()) p.iterate();
     const auto text = rl::checkpoint_json(p.network(), p.config(), s).dump();
@@ -104,7 +104,7 @@ TEST_CASE("rl checkpoint: round trip keeps weights, normalisers and actions") {
 }
 
 TEST_CASE("rl checkpoint: truncated, corrupted or foreign checkpoints are clear CheckpointErrors") {
-    const auto s = tiny();
+    const auto s = tiny_checkpoint_scenario();
     rl::actor_critic net(rl::obs_spec::of(env(s)), rl::network_config{}, 1);
     const auto j = rl::checkpoint_json(net, rl::ppo_config{}, s);
     const auto text = j.dump();
@@ -131,7 +131,7 @@ TEST_CASE("rl checkpoint: truncated, corrupted or foreign checkpoints are clear 
 // A corrupted network config or observation shape is checked against the document before the
 // network is allocated: four layers of 65536 units would need 17 GB of float parameters.
 TEST_CASE("rl checkpoint: huge sizes in a corrupted checkpoint fail before anything is allocated") {
-    const auto s = tiny();
+    const auto s = tiny_checkpoint_scenario();
     rl::actor_critic net(rl::obs_spec::of(env(s)), rl::network_config{}, 1);
     const auto j = rl::checkpoint_json(net, rl::ppo_config{}, s);
     auto big = j;
@@ -146,7 +146,7 @@ TEST_CASE("rl checkpoint: huge sizes in a corrupted checkpoint fail before anyth
 }
 
 TEST_CASE("rl policy adapter: a network acts next to the heuristics in the evaluation harness") {
-    const auto s = tiny();
+    const auto s = tiny_checkpoint_scenario();
     auto net = std::make_shared<const rl::actor_critic>(rl::obs_spec::of(env(s)), rl::network_config{}, 2);
     std::vector<any_policy<env>> ps{rl::as_policy<env>("ppo", net)};
     for (const auto& n : heuristic_names()) ps.push_back(heuristic<env>(n));

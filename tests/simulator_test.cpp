@@ -13,7 +13,7 @@ namespace gp = gpuplace;
 using namespace gpuplace::test;
 
 namespace {
-gp::TrainingJob job(gp::job_id id, double submit, std::uint32_t gpus) {
+gp::TrainingJob sim_job(gp::job_id id, double submit, std::uint32_t gpus) {
     gp::TrainingJob j;
     j.id = id;
     j.submit_time = submit;
@@ -27,7 +27,7 @@ TEST_CASE("simulator: a hand-computed episode") {
     const auto t = tiny_topo::make();  // 4 GPUs
     gp::simulator sim;
     sim.resize(t);
-    const std::vector<gp::TrainingJob> jobs = {job(0, 0, 2), job(1, 10, 1), job(2, 10, 4)};
+    const std::vector<gp::TrainingJob> jobs = {sim_job(0, 0, 2), sim_job(1, 10, 1), sim_job(2, 10, 4)};
     const std::vector<double> ideal = {100, 50, 30};
     sim.reset(jobs, ideal);
     CHECK(sim.now() == 0.0);
@@ -120,7 +120,7 @@ TEST_CASE("simulator: completions at the same time, and before arrivals due then
     const auto t = tiny_topo::make();
     gp::simulator sim;
     sim.resize(t);
-    const std::vector<gp::TrainingJob> jobs = {job(0, 0, 1), job(1, 0, 1), job(2, 40, 4)};
+    const std::vector<gp::TrainingJob> jobs = {sim_job(0, 0, 1), sim_job(1, 0, 1), sim_job(2, 40, 4)};
     const std::vector<double> ideal = {40, 40, 10};
     sim.reset(jobs, ideal);
     std::size_t free_at_arrival = 0;
@@ -142,7 +142,7 @@ TEST_CASE("simulator: a workload that starts late begins at time 0") {
     const auto t = tiny_topo::make();
     gp::simulator sim;
     sim.resize(t);
-    const std::vector<gp::TrainingJob> jobs = {job(0, 500, 1)};
+    const std::vector<gp::TrainingJob> jobs = {sim_job(0, 500, 1)};
     const std::vector<double> ideal = {10};
     sim.reset(jobs, ideal);
     CHECK(sim.now() == 0.0);
