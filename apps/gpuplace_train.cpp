@@ -28,7 +28,8 @@ using json = nlohmann::json;
 /// comm-cost penalty at each placement, an immediate signal for what the JCT reward only shows
 /// hours of simulated time later; the default trains on the JCT reward alone).
 /// Training first clones the pack heuristic (400k env steps), fits the value head for 10
-/// iterations, then runs PPO for 600k env steps (docs/ppo.md).
+/// iterations, then runs PPO for 600k env steps (docs/ppo.md). gamma is 1: DEFER takes no simulated
+/// time, so with a per-step discount every DEFER would postpone the time penalty and look good.
 constexpr const char* default_config = R"({
   "scenario": "default",
   "validation_seeds": 16,
@@ -36,7 +37,7 @@ constexpr const char* default_config = R"({
   "ppo": {
     "total_steps": 600000, "num_envs": 16, "num_steps": 128, "epochs": 4, "minibatches": 4,
     "teacher": "pack", "imitation_steps": 400000, "imitation_learning_rate": 0.001, "value_warmup": 10,
-    "learning_rate": 0.0003, "anneal_lr": true, "gamma": 0.995, "gae_lambda": 0.95,
+    "learning_rate": 0.0003, "anneal_lr": true, "gamma": 1.0, "gae_lambda": 0.95,
     "clip": 0.1, "clip_value": false, "vf_coef": 0.5, "ent_coef": 0.0, "max_grad_norm": 0.5,
     "normalize_advantages": true, "normalize_rewards": true, "seed": 1, "threads": 1,
     "network": {"architecture": "per_gpu", "hidden": [64, 64], "value_hidden": [64, 64],

@@ -149,6 +149,8 @@ struct scenario {
 /// The embedded default scenario: 64 GPUs in DGX-A100 nodes (2 racks x 4 nodes x 8 GPUs) under a
 /// 2:1 oversubscribed spine, 160 jobs of the built-in zoo (40% 1 GPU, 20% each 2/4/8 GPUs) at
 /// offered load 1.0, so that queues form and a spread multi-GPU job runs up to several times slower.
+/// DEFER is allowed: a scheduler may hold a job back (e.g. until a whole node is free) rather than
+/// spread it; the heuristics never defer.
 inline constexpr std::string_view default_scenario_json = R"json({
   "name": "default",
   "topology": {"preset": "dgx_a100", "racks": 2, "nodes_per_rack": 4},
@@ -156,7 +158,7 @@ inline constexpr std::string_view default_scenario_json = R"json({
   "workload": {"kind": "synthetic", "num_jobs": 160, "load": 1.0,
                "gpu_counts": {"1": 0.4, "2": 0.2, "4": 0.2, "8": 0.2},
                "duration_min": 600, "duration_max": 14400},
-  "env": {"queue_policy": "fifo", "backfill": true, "allow_defer": false, "queue_window": 8},
+  "env": {"queue_policy": "fifo", "backfill": true, "allow_defer": true, "queue_window": 8},
   "reward": {"jct": 1.0, "time_scale": 3600}
 })json";
 
