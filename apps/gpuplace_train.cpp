@@ -1,10 +1,13 @@
 // gpuplace-train: trains the reference PPO on a scenario, then (with --compare) evaluates it
 // against every heuristic on held-out seeds, prints the table and writes plots.
 //   gpuplace-train [--config FILE] [--scenario default|proximity_drl|colocation|FILE] [--steps N] [--seed N]
-//                  [--threads N] [--out DIR] [--compare] [--seeds N] [--load CHECKPOINT]
+//                  [--restarts N] [--threads N] [--out DIR] [--compare] [--seeds N] [--load CHECKPOINT]
 //                  [--no-plot] [--print-config]
+// --restarts N trains seeds seed..seed+N-1 (in parallel, one per core) and keeps the network with the
+// best validation JCT; each run's log is DIR/seed_K/learning.csv, DIR/restarts.csv sums them up.
 // Writes DIR/learning.csv (one row per iteration), DIR/ppo.json (checkpoint), and with --compare
 // DIR/compare.csv, DIR/compare.json, DIR/learning_curve.png and DIR/jct_comparison.png.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -14,6 +17,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gpuplace/gpuplace.hpp>
@@ -30,8 +34,11 @@ using json = nlohmann::json;
 /// Training first clones the pack heuristic (400k env steps), fits the value head for 10
 /// iterations, then runs PPO for 600k env steps (docs/ppo.md). gamma is 1: DEFER takes no simulated
 /// time, so with a per-step discount every DEFER would postpone the time penalty and look good.
+/// Whether PPO finds DEFER depends on the run, so 4 restarts (training seeds 1-4, one per core at a
+/// time) are trained and the one with the best validation JCT is kept.
 constexpr const char* default_config = R"({
   "scenario": "default",
+  "restarts": 4,
   "validation_seeds": 16,
   "validate_every": 5,
   "ppo": {
@@ -48,7 +55,7 @@ constexpr const char* default_config = R"({
 int usage() {
     std::fprintf(stderr,
                  "usage: gpuplace-train [--config FILE] [--scenario default|proximity_drl|colocation|FILE] [--steps N] [--seed N]\n"
-                 "                      [--threads N] [--out DIR] [--compare] [--seeds N] [--load CHECKPOINT]\n"
+                 "                      [--restarts N] [--threads N] [--out DIR] [--compare] [--seeds N] [--load CHECKPOINT]\n"
                  "                      [--no-plot] [--print-config]\n");
     return 2;
 }
@@ -84,6 +91,7 @@ struct options {
     bool compare = false, plot = true;
     std::size_t seeds = 20;
     std::string load;
+    std::size_t restarts = 1, parallel = 1;  ///< training runs (seeds seed..seed+restarts-1), how many at once
 };
 
 /// Greedy evaluation of a network on the given seeds: mean JCT (s) and mean comm cost.
@@ -92,6 +100,69 @@ std::pair<double, double> validate(const scenario& s, const std::shared_ptr<cons
                                    const std::vector<std::uint64_t>& seeds) {
     const auto rep = evaluate<E>(s, {rl::as_policy<E>("ppo", net)}, seeds, 1);
     return {rep.policies[0].get("avg_jct").mean, rep.policies[0].get("avg_comm_cost").mean};
+}
+
+/// One training run: its learning log in dir/learning.csv, progress lines prefixed by tag.
+struct run_result {
+    double best_val = 1e300;  ///< best greedy validation JCT (s)
+    std::shared_ptr<rl::actor_critic> net;
+    std::size_t env_steps = 0;
+    double seconds = 0;
+};
+
+template <class E>
+run_result train_one(const scenario& train_s, const scenario& eval_s, const rl::ppo_config& pc,
+                     const std::vector<std::uint64_t>& vseeds, std::size_t every, const std::string& dir,
+                     const std::string& tag) {
+    const std::size_t nval = vseeds.size();
+    rl::basic_ppo<E> ppo(train_s, pc);
+    std::ofstream log(dir + "/learning.csv");
+    log << "iteration,env_steps,seconds,steps_per_sec,episodes,mean_return,mean_jct,mean_comm_cost,val_jct,val_comm_cost,"
+           "policy_loss,value_loss,entropy,approx_kl,clip_frac,explained_variance,learning_rate,phase,teacher_agreement\n";
+    const auto t0 = std::chrono::steady_clock::now();
+    double best = 1e300;
+    rl::actor_critic best_net = ppo.network();
+    while (!ppo.done()) {
+        const auto st = ppo.iterate();
+        const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        const double sps = double(st.env_steps) / el;
+        double vj = NAN, vc = NAN;
+        if (nval > 0 && (st.iteration % every == 0 || ppo.done())) {
+            auto cur = std::make_shared<const rl::actor_critic>(ppo.network());
+            std::tie(vj, vc) = validate<E>(eval_s, cur, vseeds);
+            if (vj < best) {
+                best = vj;
+                best_net = ppo.network();
+            }
+        }
+        char line[512];
+        std::snprintf(line, sizeof line, "%zu,%zu,%.3f,%.1f,%zu,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s,%.4g\n",
+                      st.iteration, st.env_steps, el, sps, st.episodes, st.mean_return, st.mean_jct, st.mean_comm_cost,
+                      vj, vc, st.policy_loss, st.value_loss, st.entropy, st.approx_kl, st.clip_frac,
+                      st.explained_variance, st.learning_rate, st.imitation ? "imitation" : "ppo", st.teacher_agreement);
+        log << line << std::flush;
+        if (!std::isnan(vj) || ppo.done()) {
+            const double eta = el / double(st.iteration) * double(ppo.total_iterations() - st.iteration);
+            if (st.imitation)
+                std::printf("%s[%s] it %4zu/%zu  steps %8zu  %6.0f steps/s  imitating %s: cross-entropy %.3f, agreement %.3f  "
+                            "val JCT %.3f h  ETA %s\n",
+                            tag.c_str(), hms(el).c_str(), st.iteration, ppo.total_iterations(), st.env_steps, sps, pc.teacher.c_str(),
+                            st.policy_loss, st.teacher_agreement, vj / 3600, hms(eta).c_str());
+            else
+                std::printf("%s[%s] it %4zu/%zu  steps %8zu  %6.0f steps/s  return %8.2f  JCT %.3f h  val JCT %.3f h  "
+                            "entropy %.3f  ETA %s\n",
+                            tag.c_str(), hms(el).c_str(), st.iteration, ppo.total_iterations(), st.env_steps, sps, st.mean_return,
+                            st.mean_jct / 3600, vj / 3600, st.entropy, hms(eta).c_str());
+            std::fflush(stdout);
+        }
+    }
+    if (nval == 0) best_net = ppo.network();  // nothing to select on: the last network
+    run_result r;
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    r.best_val = best;
+    r.env_steps = ppo.env_steps();
+    r.net = std::make_shared<rl::actor_critic>(std::move(best_net));
+    return r;
 }
 
 template <class E>
@@ -129,59 +200,68 @@ int run(const options& o, const scenario& eval_s) {
             }
             std::printf("\n");
         }
-        rl::basic_ppo<E> ppo(train_s, pc);
-        std::printf("training PPO on scenario %s: %zu parameters, %zu env steps (%zu iterations of %zu x %zu)\n",
-                    eval_s.name.c_str(), ppo.network().num_params(), pc.total_steps, ppo.ppo_iterations(), pc.num_envs,
-                    pc.num_steps);
-        if (ppo.imitation_iterations() > 0)
-            std::printf("first cloning %s: %zu env steps of its rollouts (%zu iterations), then %zu value-only iterations\n",
-                        pc.teacher.c_str(), pc.imitation_steps, ppo.imitation_iterations(), pc.value_warmup);
-        std::ofstream log(o.out + "/learning.csv");
-        log << "iteration,env_steps,seconds,steps_per_sec,episodes,mean_return,mean_jct,mean_comm_cost,val_jct,val_comm_cost,"
-               "policy_loss,value_loss,entropy,approx_kl,clip_frac,explained_variance,learning_rate,phase,teacher_agreement\n";
-        const auto t0 = std::chrono::steady_clock::now();
-        double best = 1e300;
-        rl::actor_critic best_net = ppo.network();
-        while (!ppo.done()) {
-            const auto st = ppo.iterate();
-            const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            const double sps = double(st.env_steps) / el;
-            double vj = NAN, vc = NAN;
-            if (nval > 0 && (st.iteration % every == 0 || ppo.done())) {
-                auto cur = std::make_shared<const rl::actor_critic>(ppo.network());
-                std::tie(vj, vc) = validate<E>(eval_s, cur, vseeds);
-                if (vj < best) {
-                    best = vj;
-                    best_net = ppo.network();
-                }
-            }
-            char line[512];
-            std::snprintf(line, sizeof line, "%zu,%zu,%.3f,%.1f,%zu,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s,%.4g\n",
-                          st.iteration, st.env_steps, el, sps, st.episodes, st.mean_return, st.mean_jct, st.mean_comm_cost,
-                          vj, vc, st.policy_loss, st.value_loss, st.entropy, st.approx_kl, st.clip_frac,
-                          st.explained_variance, st.learning_rate, st.imitation ? "imitation" : "ppo", st.teacher_agreement);
-            log << line << std::flush;
-            if (!std::isnan(vj) || ppo.done()) {
-                const double eta = el / double(st.iteration) * double(ppo.total_iterations() - st.iteration);
-                if (st.imitation)
-                    std::printf("[%s] it %4zu/%zu  steps %8zu  %6.0f steps/s  imitating %s: cross-entropy %.3f, agreement %.3f  "
-                                "val JCT %.3f h  ETA %s\n",
-                                hms(el).c_str(), st.iteration, ppo.total_iterations(), st.env_steps, sps, pc.teacher.c_str(),
-                                st.policy_loss, st.teacher_agreement, vj / 3600, hms(eta).c_str());
-                else
-                    std::printf("[%s] it %4zu/%zu  steps %8zu  %6.0f steps/s  return %8.2f  JCT %.3f h  val JCT %.3f h  "
-                                "entropy %.3f  ETA %s\n",
-                                hms(el).c_str(), st.iteration, ppo.total_iterations(), st.env_steps, sps, st.mean_return,
-                                st.mean_jct / 3600, vj / 3600, st.entropy, hms(eta).c_str());
-                std::fflush(stdout);
-            }
+        {
+            rl::basic_ppo<E> probe(train_s, pc);
+            std::printf("training PPO on scenario %s: %zu parameters, %zu env steps (%zu iterations of %zu x %zu)\n",
+                        eval_s.name.c_str(), probe.network().num_params(), pc.total_steps, probe.ppo_iterations(), pc.num_envs,
+                        pc.num_steps);
         }
+        if (!pc.teacher.empty() && pc.imitation_steps > 0)
+            std::printf("first cloning %s: %zu env steps of its rollouts, then %zu value-only iterations\n", pc.teacher.c_str(),
+                        pc.imitation_steps, pc.value_warmup);
+        // Restarts: training seeds seed, seed+1, ...; runs in parallel (one thread each, up to the
+        // cores); the network with the best validation JCT over all of them is kept.
+        const std::size_t R = o.restarts;
+        std::vector<run_result> res(R);
+        std::vector<std::exception_ptr> errs(R);
+        const auto t0 = std::chrono::steady_clock::now();
+        if (R > 1)
+            std::printf("%zu restarts (training seeds %llu..%llu), %zu at a time; the best on validation is kept\n", R,
+                        static_cast<unsigned long long>(pc.seed), static_cast<unsigned long long>(pc.seed + R - 1), o.parallel);
+        auto one = [&](std::size_t r) {
+            try {
+                auto c = pc;
+                c.seed = pc.seed + r;
+                const std::string dir = R > 1 ? o.out + "/seed_" + std::to_string(c.seed) : o.out;
+                fs::create_directories(dir);
+                const std::string tag = R > 1 ? "seed " + std::to_string(c.seed) + " " : "";
+                res[r] = train_one<E>(train_s, eval_s, c, vseeds, every, dir, tag);
+            } catch (...) {
+                errs[r] = std::current_exception();
+            }
+        };
+        for (std::size_t r0 = 0; r0 < R; r0 += o.parallel) {
+            std::vector<std::thread> ts;
+            for (std::size_t r = r0; r < std::min(R, r0 + o.parallel); ++r) ts.emplace_back(one, r);
+            for (auto& t : ts) t.join();
+        }
+        for (auto& e : errs)
+            if (e) std::rethrow_exception(e);
         train_secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        std::printf("trained in %s (%.0f env steps/s); best validation JCT %.3f h\n", hms(train_secs).c_str(),
-                    double(ppo.env_steps()) / train_secs, best / 3600);
-        rl::save_checkpoint(o.out + "/ppo.json", best_net, pc, eval_s);
+        std::size_t win = 0, steps = 0;
+        for (std::size_t r = 0; r < R; ++r) {
+            steps += res[r].env_steps;
+            if (res[r].best_val < res[win].best_val) win = r;
+        }
+        if (R > 1) {
+            std::ofstream rs(o.out + "/restarts.csv");
+            rs << "seed,best_val_jct,env_steps,seconds\n";
+            for (std::size_t r = 0; r < R; ++r) {
+                rs << pc.seed + r << "," << res[r].best_val << "," << res[r].env_steps << "," << res[r].seconds << "\n";
+                std::printf("seed %llu: best validation JCT %.3f h (%s)%s\n", static_cast<unsigned long long>(pc.seed + r),
+                            res[r].best_val / 3600, hms(res[r].seconds).c_str(), r == win ? "  <- kept" : "");
+            }
+            // the kept run's learning log is the one plotted
+            fs::copy_file(o.out + "/seed_" + std::to_string(pc.seed + win) + "/learning.csv", o.out + "/learning.csv",
+                          fs::copy_options::overwrite_existing);
+        }
+        std::printf("trained in %s (%.0f env steps/s over %zu run(s)); best validation JCT %.3f h\n", hms(train_secs).c_str(),
+                    double(steps) / train_secs, R, res[win].best_val / 3600);
+        auto c = pc;
+        c.seed = pc.seed + win;
+        rl::save_checkpoint(o.out + "/ppo.json", *res[win].net, c, eval_s);
         std::printf("checkpoint %s/ppo.json (the network with the best validation JCT)\n", o.out.c_str());
-        net = std::make_shared<const rl::actor_critic>(std::move(best_net));
+        net = res[win].net;
     }
     if (!o.compare) return 0;
     std::vector<any_policy<E>> ps{rl::as_policy<E>("ppo", net)};
@@ -219,6 +299,7 @@ int main(int argc, char** argv) {
             else if (a == "--steps") over["ppo"]["total_steps"] = std::stoull(next());
             else if (a == "--seed") over["ppo"]["seed"] = std::stoull(next());
             else if (a == "--threads") over["ppo"]["threads"] = std::stoull(next());
+            else if (a == "--restarts") over["restarts"] = std::stoull(next());
             else if (a == "--out") o.out = next();
             else if (a == "--compare") o.compare = true;
             else if (a == "--seeds") o.seeds = std::stoul(next());
@@ -234,7 +315,9 @@ int main(int argc, char** argv) {
             }
         }
         o.cfg.merge_patch(over);
-        detail::check_keys(o.cfg, "", {"scenario", "train_reward", "validation_seeds", "validate_every", "ppo"});
+        detail::check_keys(o.cfg, "", {"scenario", "train_reward", "validation_seeds", "validate_every", "restarts", "ppo"});
+        detail::read_int(o.cfg, "", "restarts", o.restarts, 1, 64);
+        o.parallel = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, o.restarts);
         if (!o.load.empty()) o.compare = true;
         const auto s = load_scenario(o.cfg["scenario"]);
         const std::string comm = s.comm.value("model", "ring_allreduce");
