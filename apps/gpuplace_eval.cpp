@@ -78,7 +78,6 @@ int calibration(const gpuplace::scenario& s) {
     }
     return 0;
 }
-}  // namespace
 
 /// Output files of an evaluation.
 struct outputs {
@@ -114,6 +113,7 @@ void run_eval(const gpuplace::scenario& s, const std::vector<std::string>& polic
     if (!o.summary_csv.empty()) std::ofstream(o.summary_csv) << rep.summary_csv();
     if (!o.json.empty()) std::ofstream(o.json) << rep.to_json().dump(2) << "\n";
 }
+}  // namespace
 
 int main(int argc, char** argv) {
     std::string scen = "default", csv, summary_csv, json_out, trace_file, trace_format;
@@ -187,7 +187,7 @@ int main(int argc, char** argv) {
         }
         // the environment type follows the scenario's comm model (as gpuplace-train does)
         const std::string comm = s.comm.value("model", "ring_allreduce");
-        if (comm == "tree_route") run_eval<gpuplace::tree_route_env>(s, policies, queues, seeds, threads, outs);
+        if (comm == gpuplace::TreeRouteCost::name) run_eval<gpuplace::tree_route_env>(s, policies, queues, seeds, threads, outs);
         else run_eval<gpuplace::env>(s, policies, queues, seeds, threads, outs);
     } catch (const gpuplace::Error& e) {
         std::fprintf(stderr, "error: %s\n", e.what());

@@ -102,7 +102,7 @@ std::pair<double, double> validate(const scenario& s, const std::shared_ptr<cons
     return {rep.policies[0].get("avg_jct").mean, rep.policies[0].get("avg_comm_cost").mean};
 }
 
-/// One training run: its learning log in dir/learning.csv, progress lines prefixed by tag.
+/// What one training run keeps.
 struct run_result {
     double best_val = 1e300;  ///< best greedy validation JCT (s)
     std::shared_ptr<rl::actor_critic> net;
@@ -110,12 +110,22 @@ struct run_result {
     double seconds = 0;
 };
 
+/// One training run: its learning log in dir/learning.csv, progress lines prefixed by tag; the
+/// first run (announce) also prints what is trained.
 template <class E>
 run_result train_one(const scenario& train_s, const scenario& eval_s, const rl::ppo_config& pc,
                      const std::vector<std::uint64_t>& vseeds, std::size_t every, const std::string& dir,
-                     const std::string& tag) {
+                     const std::string& tag, bool announce) {
     const std::size_t nval = vseeds.size();
     rl::basic_ppo<E> ppo(train_s, pc);
+    if (announce) {
+        std::printf("training PPO on scenario %s: %zu parameters, %zu env steps (%zu iterations of %zu x %zu)\n",
+                    eval_s.name.c_str(), ppo.network().num_params(), pc.total_steps, ppo.ppo_iterations(), pc.num_envs,
+                    pc.num_steps);
+        if (ppo.imitation_iterations() > 0)
+            std::printf("first cloning %s: %zu env steps of its rollouts (%zu iterations), then %zu value-only iterations\n",
+                        pc.teacher.c_str(), pc.imitation_steps, ppo.imitation_iterations(), pc.value_warmup);
+    }
     std::ofstream log(dir + "/learning.csv");
     log << "iteration,env_steps,seconds,steps_per_sec,episodes,mean_return,mean_jct,mean_comm_cost,val_jct,val_comm_cost,"
            "policy_loss,value_loss,entropy,approx_kl,clip_frac,explained_variance,learning_rate,phase,teacher_agreement\n";
@@ -200,15 +210,6 @@ int run(const options& o, const scenario& eval_s) {
             }
             std::printf("\n");
         }
-        {
-            rl::basic_ppo<E> probe(train_s, pc);
-            std::printf("training PPO on scenario %s: %zu parameters, %zu env steps (%zu iterations of %zu x %zu)\n",
-                        eval_s.name.c_str(), probe.network().num_params(), pc.total_steps, probe.ppo_iterations(), pc.num_envs,
-                        pc.num_steps);
-        }
-        if (!pc.teacher.empty() && pc.imitation_steps > 0)
-            std::printf("first cloning %s: %zu env steps of its rollouts, then %zu value-only iterations\n", pc.teacher.c_str(),
-                        pc.imitation_steps, pc.value_warmup);
         // Restarts: training seeds seed, seed+1, ...; runs in parallel (one thread each, up to the
         // cores); the network with the best validation JCT over all of them is kept.
         const std::size_t R = o.restarts;
@@ -225,7 +226,7 @@ int run(const options& o, const scenario& eval_s) {
                 const std::string dir = R > 1 ? o.out + "/seed_" + std::to_string(c.seed) : o.out;
                 fs::create_directories(dir);
                 const std::string tag = R > 1 ? "seed " + std::to_string(c.seed) + " " : "";
-                res[r] = train_one<E>(train_s, eval_s, c, vseeds, every, dir, tag);
+                res[r] = train_one<E>(train_s, eval_s, c, vseeds, every, dir, tag, r == 0);
             } catch (...) {
                 errs[r] = std::current_exception();
             }
@@ -321,7 +322,7 @@ int main(int argc, char** argv) {
         if (!o.load.empty()) o.compare = true;
         const auto s = load_scenario(o.cfg["scenario"]);
         const std::string comm = s.comm.value("model", "ring_allreduce");
-        if (comm == "tree_route") return run<tree_route_env>(o, s);
+        if (comm == TreeRouteCost::name) return run<tree_route_env>(o, s);
         return run<env>(o, s);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "error: %s\n", e.what());
