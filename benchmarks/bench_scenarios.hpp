@@ -11,6 +11,7 @@
 #include <gpuplace/config.hpp>
 #include <gpuplace/detail/rng.hpp>
 #include <gpuplace/env.hpp>
+#include <gpuplace/vector_env.hpp>
 
 namespace gpuplace::bench {
 
@@ -36,41 +37,17 @@ namespace gpuplace::bench {
     return s;
 }
 
-/// A uniformly random valid GPU (never DEFER), drawn in O(1) expected time: up to 16 uniform draws
-/// over all GPUs, kept when the mask allows it (rejection sampling), then an exact draw among the
-/// valid GPUs by counting them (gpuplace::random_policy's method, O(G)). Both stages are uniform over
-/// the valid GPUs, so the mixture is too. The benchmarks use it so that the time measured is the
-/// env's, not an O(G) action sampler's; gpuplace::random_policy is measured separately.
+/// A uniformly random valid GPU (DEFER only when no GPU is valid), drawn by the vector env's
+/// sampler (detail::sample_valid: two uniform draws kept when valid, then an exact draw counting
+/// the mask 8 bytes at a time), so that the time measured is the env's, not an O(G) action
+/// sampler's; gpuplace::random_policy (two byte-by-byte mask scans) is measured separately.
 class fast_random_policy {
 public:
     void reset(std::uint64_t seed) { rng_.seed(detail::mix_seed(seed, 0x62656e6368ULL)); }
     template <class Env>
     std::int64_t act(const Env& e) {
-        const auto mask = e.action_mask();
-        const std::size_t G = e.num_gpus();
-        for (int t = 0; t < 16; ++t) {
-            const auto g = rng_.below(G);
-            if (mask[g]) return static_cast<std::int64_t>(g);
-        }
-        // exact draw: count the valid GPUs, then find the k-th one block by block
-        constexpr std::size_t B = 64;
-        auto count = [&](std::size_t lo, std::size_t hi) {  // 32-bit sums of bytes vectorise
-            std::uint32_t c = 0;
-            for (std::size_t g = lo; g < hi; ++g) c += mask[g];
-            return std::size_t{c};
-        };
-        const std::size_t n = count(0, G);
-        if (n == 0) return e.defer_action();
-        auto k = rng_.below(n);
-        std::size_t b = 0;
-        for (; b + B <= G; b += B) {
-            const auto c = count(b, b + B);
-            if (k < c) break;
-            k -= c;
-        }
-        for (std::size_t g = b; g < G; ++g)
-            if (mask[g] && k-- == 0) return static_cast<std::int64_t>(g);
-        return e.defer_action();
+        const auto a = detail::sample_valid(e.action_mask().data(), e.num_gpus(), rng_);
+        return a < 0 ? e.defer_action() : a;
     }
 
 private:

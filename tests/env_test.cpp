@@ -83,6 +83,13 @@ double play_checked(E& e, std::uint64_t seed, double defer_prob) {
     auto check_state = [&] {
         const auto obs = e.observation();
         for (float v : obs) REQUIRE((std::isfinite(v) && v >= 0.0f && v <= 1.0f));
+        {  // what step() rewrote incrementally equals a full rewrite, bit for bit
+            const std::vector<float> inc(obs.begin(), obs.end());
+            const std::vector<std::uint8_t> inc_mask(e.action_mask().begin(), e.action_mask().end());
+            e.refresh_observation();
+            REQUIRE(std::equal(inc.begin(), inc.end(), e.observation().begin()));
+            REQUIRE(std::equal(inc_mask.begin(), inc_mask.end(), e.action_mask().begin()));
+        }
         const auto& cl = e.cluster();
         // per-GPU features agree with the cluster
         for (std::size_t g = 0; g < G; ++g) {

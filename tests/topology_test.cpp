@@ -175,3 +175,32 @@ TEST_CASE("topology: bad parameters are ConfigErrors naming the value") {
           "\"custom\" to change it");
     CHECK(fails(json::array()) == "config /topology: expected an object, got []");
 }
+
+TEST_CASE("topology: detail::divider divides exactly (the GPU -> node / rack lookups)") {
+    // every divisor up to 1,000 and around powers of two, numerators small, random and near 2^32
+    std::vector<std::uint32_t> divisors;
+    for (std::uint32_t d = 1; d <= 1000; ++d) divisors.push_back(d);
+    for (int b = 10; b < 32; ++b)
+        for (std::int64_t k = -1; k <= 1; ++k) divisors.push_back(static_cast<std::uint32_t>((std::int64_t{1} << b) + k));
+    divisors.push_back(0xFFFFFFFFu);
+    gp::detail::rng r(7);
+    for (const auto d : divisors) {
+        const gp::detail::divider div(d);
+        REQUIRE(div.divisor() == d);
+        auto check = [&](std::uint32_t n) {
+            REQUIRE(div.divide(n) == n / d);
+            REQUIRE(div.remainder(n) == n % d);
+        };
+        for (std::uint32_t n = 0; n < 300; ++n) check(n);
+        for (std::uint32_t k = 0; k < 300; ++k) check(0xFFFFFFFFu - k);
+        for (int k = 0; k < 300; ++k) check(static_cast<std::uint32_t>(r()));
+        for (std::uint32_t m = 1; m < 64; ++m) {  // multiples of d and their neighbours
+            const std::uint64_t n = std::uint64_t(d) * m;
+            if (n > 0xFFFFFFFFu) break;
+            check(static_cast<std::uint32_t>(n));
+            check(static_cast<std::uint32_t>(n - 1));
+        }
+    }
+    CHECK(gp::detail::divider{}.divide(12345) == 12345);
+    CHECK(gp::detail::divider(0).divisor() == 1);  // 0 is treated as 1
+}

@@ -9,6 +9,7 @@
 #include <span>
 #include <vector>
 
+#include "detail/divider.hpp"
 #include "topology.hpp"
 
 namespace gpuplace {
@@ -30,6 +31,8 @@ public:
     void resize(const T& t) {
         gpus_per_node_ = t.gpus_per_node();
         gpus_per_rack_ = t.gpus_per_node() * t.nodes_per_rack();
+        node_div_ = detail::divider(static_cast<std::uint32_t>(gpus_per_node_));
+        rack_div_ = detail::divider(static_cast<std::uint32_t>(gpus_per_rack_));
         holder_.assign(t.num_gpus(), no_job);
         end_.assign(t.num_gpus(), 0.0);
         count_.assign(t.num_gpus(), 0);
@@ -114,8 +117,8 @@ public:
         if (count_[g] == 0) {
             holder_[g] = j;
             end_[g] = end;
-            --node_free_[g / gpus_per_node_];
-            --rack_free_[g / gpus_per_rack_];
+            --node_free_[node_div_.divide(g)];
+            --rack_free_[rack_div_.divide(g)];
             --free_;
         }
         slots_[std::size_t(g) * max_jobs_ + count_[g]] = j;
@@ -142,8 +145,8 @@ public:
             mem_total_ -= mem_[g];
             mem_[g] = 0.0;
             share_[g] = 0.0;
-            ++node_free_[g / gpus_per_node_];
-            ++rack_free_[g / gpus_per_rack_];
+            ++node_free_[node_div_.divide(g)];
+            ++rack_free_[rack_div_.divide(g)];
             ++free_;
         } else {
             holder_[g] = s[0];
@@ -170,6 +173,7 @@ private:
     double mem_total_ = 0;
     std::vector<std::uint32_t> node_free_, rack_free_;
     std::size_t free_ = 0, slot_free_ = 0, gpus_per_node_ = 1, gpus_per_rack_ = 1;
+    detail::divider node_div_, rack_div_;  ///< by gpus_per_node_, by gpus_per_rack_
     std::vector<gpu_id> changes_;
     std::size_t log_capacity_ = 64;
     bool track_ = false;

@@ -35,6 +35,19 @@
 namespace gpuplace {
 
 namespace detail {
+/// p[0..n) = v, four at a time (one 16-byte store each: n is a run-time node or rack size, for
+/// which std::fill_n stays a scalar loop).
+inline void fill_floats(float* p, std::size_t n, float v) noexcept {
+    std::size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        p[i] = v;
+        p[i + 1] = v;
+        p[i + 2] = v;
+        p[i + 3] = v;
+    }
+    for (; i < n; ++i) p[i] = v;
+}
+
 /// Observation and mask storage: owned vectors, or spans bound to external memory. A copy always
 /// owns its buffers (with the same contents); a move keeps the source's binding.
 struct obs_buffers {
@@ -724,36 +737,47 @@ private:
         for (std::size_t r = 0; r < topo_.num_racks(); ++r) write_rack_rows(r);
     }
 
-    /// Proximity, node-free and rack-free features of the GPUs of rack r.
+    /// Proximity, node-free and rack-free features of the GPUs of rack r, node by node (one
+    /// value per node and feature: fills that vectorise).
     void write_rack_rows(std::size_t r) noexcept {
         const auto& cl = cluster();
         const std::size_t gpn = topo_.gpus_per_node(), npr = topo_.nodes_per_rack();
         const float inv_node = 1.0f / float(gpn);
         const float inv_rack = 1.0f / float(cl.gpus_per_rack());
-        float* prox = buf_.obs.data() + 3 * G_;
-        float* nfree = prox + G_;
+        float* nfree = buf_.obs.data() + 4 * G_;
         float* rfree = nfree + G_;
+        detail::fill_floats(rfree + r * npr * gpn, npr * gpn, float(cl.rack_free(r)) * inv_rack);
+        for (std::size_t n = r * npr; n < (r + 1) * npr; ++n)
+            detail::fill_floats(nfree + n * gpn, gpn, float(cl.node_free(n)) * inv_node);
+        write_rack_proximity(r);
+    }
+
+    /// Proximity of the GPUs of rack r to the current picks: 1 in a node with a pick, 0.5 elsewhere
+    /// in a rack with a pick, else 0.
+    void write_rack_proximity(std::size_t r) noexcept {
+        const std::size_t gpn = topo_.gpus_per_node(), npr = topo_.nodes_per_rack();
+        float* prox = buf_.obs.data() + 3 * G_;
         const bool any_pick = !picked_.empty();
-        const float rf = float(cl.rack_free(r)) * inv_rack;
         const bool rack_pick = rack_picked_[r] != 0;
         for (std::size_t n = r * npr; n < (r + 1) * npr; ++n) {
-            const float nf = float(cl.node_free(n)) * inv_node;
             const float pv = !any_pick ? 0.0f : node_picked_[n] ? 1.0f : rack_pick ? 0.5f : 0.0f;
-            for (std::size_t g = n * gpn; g < (n + 1) * gpn; ++g) {
-                prox[g] = pv;
-                nfree[g] = nf;
-                rfree[g] = rf;
-            }
+            detail::fill_floats(prox + n * gpn, gpn, pv);
         }
     }
 
-    /// After a pick that does not complete the job: its GPU, its rack's proximity (when the pick
-    /// is the first in its node) and the job's remaining picks. Nothing else changes, with
-    /// co-location too: neither the cluster nor the current job (hence room and interference) did.
+    /// After a pick that does not complete the job: its GPU, the proximity of its rack (when the
+    /// pick is the first in its rack) or node (the first in its node; 0.5 -> 1), and the job's
+    /// remaining picks. Nothing else changes, with co-location too: neither the cluster nor the
+    /// current job (hence free counts, room and interference) did.
     void update_after_pick(gpu_id g) noexcept {
         buf_.obs[G_ + g] = 1.0f;
         buf_.mask[g] = 0;
-        if (node_picked_[topo_.node_of(g)] == 1) write_rack_rows(topo_.rack_of(g));
+        const auto n = topo_.node_of(g);
+        if (node_picked_[n] == 1) {
+            const auto r = topo_.rack_of(g);
+            if (rack_picked_[r] == 1) write_rack_proximity(r);
+            else detail::fill_floats(buf_.obs.data() + 3 * G_ + n * topo_.gpus_per_node(), topo_.gpus_per_node(), 1.0f);
+        }
         buf_.mask[G_] = static_cast<std::uint8_t>(defer_allowed());
         const auto& job = sim_.job(current_);
         buf_.obs[job_offset() + 1] = float(job.num_gpus - picked_.size()) / float(job.num_gpus);
@@ -779,15 +803,16 @@ private:
         write_tail();
     }
 
-    /// The busy, picked, remaining and mask values of GPU g; marks its rack for write_rack_rows().
+    /// The busy, picked, remaining and mask values of GPU g after a decision (no GPU is picked);
+    /// marks its rack for write_rack_rows().
     void write_gpu(gpu_id g) noexcept {
         const auto& cl = cluster();
         const bool free = cl.is_free(g);
         float* busy = buf_.obs.data();
         busy[g] = free ? 0.0f : 1.0f;
-        busy[G_ + g] = is_picked_[g] ? 1.0f : 0.0f;
+        busy[G_ + g] = 0.0f;
         busy[2 * G_ + g] = free ? 0.0f : squash(cl.end_time(g) - sim_.now());
-        buf_.mask[g] = static_cast<std::uint8_t>(current_ != none && free && !is_picked_[g]);
+        buf_.mask[g] = static_cast<std::uint8_t>(current_ != none && free);
         const auto r = topo_.rack_of(g);
         if (!rack_dirty_[r]) {
             rack_dirty_[r] = 1;

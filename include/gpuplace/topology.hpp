@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "detail/divider.hpp"
 #include "detail/json_util.hpp"
 #include "error.hpp"
 
@@ -91,6 +92,8 @@ public:
             bad("cube_mesh fabric needs 8 GPUs per node (got " + std::to_string(p_.gpus_per_node) + ")");
         gpus_per_rack_ = p_.nodes_per_rack * p_.gpus_per_node;
         num_gpus_ = p_.racks * gpus_per_rack_;
+        node_div_ = detail::divider(static_cast<std::uint32_t>(p_.gpus_per_node));
+        rack_div_ = detail::divider(static_cast<std::uint32_t>(gpus_per_rack_));
         level_bw_ = {0.0, p_.node_bandwidth, p_.rack_bandwidth, p_.spine_bandwidth};
         level_bw_[0] = 1e300;
         level_lat_ = {0.0, p_.node_latency, p_.rack_latency, p_.spine_latency};
@@ -143,9 +146,9 @@ public:
     [[nodiscard]] const tree_params& params() const noexcept { return p_; }
     [[nodiscard]] const std::string& name() const noexcept { return p_.name; }
 
-    [[nodiscard]] std::size_t node_of(gpu_id g) const noexcept { return g / p_.gpus_per_node; }
-    [[nodiscard]] std::size_t rack_of(gpu_id g) const noexcept { return g / gpus_per_rack_; }
-    [[nodiscard]] std::size_t slot_of(gpu_id g) const noexcept { return g % p_.gpus_per_node; }
+    [[nodiscard]] std::size_t node_of(gpu_id g) const noexcept { return node_div_.divide(g); }
+    [[nodiscard]] std::size_t rack_of(gpu_id g) const noexcept { return rack_div_.divide(g); }
+    [[nodiscard]] std::size_t slot_of(gpu_id g) const noexcept { return node_div_.remainder(g); }
     [[nodiscard]] gpu_coord coord(gpu_id g) const noexcept {
         return {static_cast<std::uint32_t>(rack_of(g)), static_cast<std::uint32_t>(node_of(g)),
                 static_cast<std::uint32_t>(slot_of(g))};
@@ -245,6 +248,7 @@ private:
     tree_params p_;
     std::size_t gpus_per_rack_ = 0;
     std::size_t num_gpus_ = 0;
+    detail::divider node_div_, rack_div_;  ///< by gpus_per_node, by gpus_per_rack
     std::array<double, 4> level_bw_{};
     std::array<double, 4> level_lat_{};
 };
