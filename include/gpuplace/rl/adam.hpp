@@ -2,6 +2,7 @@
 /// \file rl/adam.hpp
 /// Adam over a set of parameter vectors, and global gradient-norm clipping.
 
+#include <algorithm>
 #include <cmath>
 #include <concepts>
 #include <vector>
@@ -51,10 +52,20 @@ public:
         const double c1 = 1.0 - std::pow(beta1, double(t_)), c2 = 1.0 - std::pow(beta2, double(t_));
         const auto b1 = S(beta1), b2 = S(beta2);
         const auto step = S(lr / c1), e = S(eps), sc2 = S(1.0 / std::sqrt(c2));
+        // block by block, so that the three passes over a block find it in the L1 cache (a whole
+        // network's parameters, gradients and moments are larger than the L2)
+        constexpr Eigen::Index B = 1024;
         for (std::size_t i = 0; i < params.size(); ++i) {
-            m_[i] = b1 * m_[i] + (S(1) - b1) * *grads[i];
-            v_[i] = b2 * v_[i] + (S(1) - b2) * grads[i]->cwiseProduct(*grads[i]);
-            params[i]->array() -= step * m_[i].array() / (v_[i].array().sqrt() * sc2 + e);
+            const Eigen::Index n = params[i]->size();
+            for (Eigen::Index k = 0; k < n; k += B) {
+                const Eigen::Index len = std::min(B, n - k);
+                auto m = m_[i].segment(k, len);
+                auto v = v_[i].segment(k, len);
+                const auto g = grads[i]->segment(k, len);
+                m = b1 * m + (S(1) - b1) * g;
+                v = b2 * v + (S(1) - b2) * g.cwiseProduct(g);
+                params[i]->segment(k, len).array() -= step * m.array() / (v.array().sqrt() * sc2 + e);
+            }
         }
     }
     [[nodiscard]] long long steps() const noexcept { return t_; }
