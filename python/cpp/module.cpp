@@ -290,15 +290,24 @@ void check_idle(const std::atomic<bool>& f, const char* what) {
 
 template <class E>
 py::dict info_dict(const E& e) {
+    // the keys are interned once and live as long as the interpreter: an info dict is built after
+    // every Gymnasium step, and making 7 key strings each time was most of its cost
+    static PyObject* const keys[] = {PyUnicode_InternFromString("time"),       PyUnicode_InternFromString("steps"),
+                                     PyUnicode_InternFromString("jobs_done"),  PyUnicode_InternFromString("jobs_total"),
+                                     PyUnicode_InternFromString("queued"),     PyUnicode_InternFromString("running"),
+                                     PyUnicode_InternFromString("episode_return")};
     const auto i = e.info();
     py::dict d;
-    d["time"] = i.time;
-    d["steps"] = i.steps;
-    d["jobs_done"] = i.jobs_done;
-    d["jobs_total"] = i.jobs_total;
-    d["queued"] = i.queued;
-    d["running"] = i.running;
-    d["episode_return"] = i.episode_return;
+    auto set = [&](int k, py::object v) {
+        if (!keys[k] || PyDict_SetItem(d.ptr(), keys[k], v.ptr()) != 0) throw py::error_already_set();
+    };
+    set(0, py::float_(i.time));
+    set(1, py::int_(i.steps));
+    set(2, py::int_(i.jobs_done));
+    set(3, py::int_(i.jobs_total));
+    set(4, py::int_(i.queued));
+    set(5, py::int_(i.running));
+    set(6, py::float_(i.episode_return));
     return d;
 }
 
