@@ -38,7 +38,7 @@ if [ -z "${GPUPLACE_NO_PYTHON:-}" ] && [ -f python/pyproject.toml ]; then
   step "installing the Python package into .venv"
   [ -x .venv/bin/python ] || python3 -m venv .venv
   .venv/bin/python -m pip install -q --upgrade pip >/dev/null
-  # torch first and pinned: this exact CPU build is available locally; never an unpinned torch.
+  # torch==2.13.0 first: this exact CPU build is available locally (any other version pulls CUDA).
   .venv/bin/python -m pip install -q "torch==2.13.0"
   .venv/bin/python -m pip install -q "${ROOT}/python[sb3,plot,test]"
 fi

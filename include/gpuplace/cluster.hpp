@@ -29,18 +29,16 @@ public:
     /// Sizes the state for a topology and frees every GPU.
     template <Topology T>
     void resize(const T& t) {
-        gpus_per_node_ = t.gpus_per_node();
-        gpus_per_rack_ = t.gpus_per_node() * t.nodes_per_rack();
-        node_div_ = detail::divider(static_cast<std::uint32_t>(gpus_per_node_));
-        rack_div_ = detail::divider(static_cast<std::uint32_t>(gpus_per_rack_));
+        node_div_ = detail::divider(static_cast<std::uint32_t>(t.gpus_per_node()));
+        rack_div_ = detail::divider(static_cast<std::uint32_t>(t.gpus_per_node() * t.nodes_per_rack()));
         holder_.assign(t.num_gpus(), no_job);
         end_.assign(t.num_gpus(), 0.0);
         count_.assign(t.num_gpus(), 0);
         mem_.assign(t.num_gpus(), 0.0);
         share_.assign(t.num_gpus(), 0.0);
         slots_.assign(t.num_gpus() * max_jobs_, no_job);
-        node_free_.assign(t.num_nodes(), static_cast<std::uint32_t>(gpus_per_node_));
-        rack_free_.assign(t.num_racks(), static_cast<std::uint32_t>(gpus_per_rack_));
+        node_free_.assign(t.num_nodes(), node_div_.divisor());
+        rack_free_.assign(t.num_racks(), rack_div_.divisor());
         free_ = t.num_gpus();
         slot_free_ = t.num_gpus();
         log_capacity_ = 4 * t.num_gpus() + 64;
@@ -58,8 +56,8 @@ public:
         std::fill(share_.begin(), share_.end(), 0.0);
         std::fill(slots_.begin(), slots_.end(), no_job);
         mem_total_ = 0;
-        std::fill(node_free_.begin(), node_free_.end(), static_cast<std::uint32_t>(gpus_per_node_));
-        std::fill(rack_free_.begin(), rack_free_.end(), static_cast<std::uint32_t>(gpus_per_rack_));
+        std::fill(node_free_.begin(), node_free_.end(), node_div_.divisor());
+        std::fill(rack_free_.begin(), rack_free_.end(), rack_div_.divisor());
         free_ = holder_.size();
         slot_free_ = holder_.size();
         changes_.clear();
@@ -99,8 +97,8 @@ public:
     [[nodiscard]] std::size_t gpus_with_free_slot() const noexcept { return slot_free_; }
     [[nodiscard]] std::uint32_t node_free(std::size_t node) const noexcept { return node_free_[node]; }
     [[nodiscard]] std::uint32_t rack_free(std::size_t rack) const noexcept { return rack_free_[rack]; }
-    [[nodiscard]] std::size_t gpus_per_node() const noexcept { return gpus_per_node_; }
-    [[nodiscard]] std::size_t gpus_per_rack() const noexcept { return gpus_per_rack_; }
+    [[nodiscard]] std::size_t gpus_per_node() const noexcept { return node_div_.divisor(); }
+    [[nodiscard]] std::size_t gpus_per_rack() const noexcept { return rack_div_.divisor(); }
 
     /// Change log, kept only when track_changes(true) was called: the GPUs whose jobs changed (allocate()
     /// or release()), in order, since the log was last cleared; the generation changes whenever it
@@ -172,8 +170,8 @@ private:
     std::size_t max_jobs_ = 1;
     double mem_total_ = 0;
     std::vector<std::uint32_t> node_free_, rack_free_;
-    std::size_t free_ = 0, slot_free_ = 0, gpus_per_node_ = 1, gpus_per_rack_ = 1;
-    detail::divider node_div_, rack_div_;  ///< by gpus_per_node_, by gpus_per_rack_
+    std::size_t free_ = 0, slot_free_ = 0;
+    detail::divider node_div_, rack_div_;  ///< by GPUs per node, by GPUs per rack (the sizes themselves)
     std::vector<gpu_id> changes_;
     std::size_t log_capacity_ = 64;
     bool track_ = false;

@@ -35,19 +35,6 @@
 namespace gpuplace {
 
 namespace detail {
-/// p[0..n) = v, four at a time (one 16-byte store each: n is a run-time node or rack size, for
-/// which std::fill_n stays a scalar loop).
-inline void fill_floats(float* p, std::size_t n, float v) noexcept {
-    std::size_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        p[i] = v;
-        p[i + 1] = v;
-        p[i + 2] = v;
-        p[i + 3] = v;
-    }
-    for (; i < n; ++i) p[i] = v;
-}
-
 /// Observation and mask storage: owned vectors, or spans bound to external memory. A copy always
 /// owns its buffers (with the same contents); a move keeps the source's binding.
 struct obs_buffers {
@@ -737,8 +724,7 @@ private:
         for (std::size_t r = 0; r < topo_.num_racks(); ++r) write_rack_rows(r);
     }
 
-    /// Proximity, node-free and rack-free features of the GPUs of rack r, node by node (one
-    /// value per node and feature: fills that vectorise).
+    /// Proximity, node-free and rack-free features of the GPUs of rack r, node by node.
     void write_rack_rows(std::size_t r) noexcept {
         const auto& cl = cluster();
         const std::size_t gpn = topo_.gpus_per_node(), npr = topo_.nodes_per_rack();
@@ -746,9 +732,9 @@ private:
         const float inv_rack = 1.0f / float(cl.gpus_per_rack());
         float* nfree = buf_.obs.data() + 4 * G_;
         float* rfree = nfree + G_;
-        detail::fill_floats(rfree + r * npr * gpn, npr * gpn, float(cl.rack_free(r)) * inv_rack);
+        std::fill_n(rfree + r * npr * gpn, npr * gpn, float(cl.rack_free(r)) * inv_rack);
         for (std::size_t n = r * npr; n < (r + 1) * npr; ++n)
-            detail::fill_floats(nfree + n * gpn, gpn, float(cl.node_free(n)) * inv_node);
+            std::fill_n(nfree + n * gpn, gpn, float(cl.node_free(n)) * inv_node);
         write_rack_proximity(r);
     }
 
@@ -761,7 +747,7 @@ private:
         const bool rack_pick = rack_picked_[r] != 0;
         for (std::size_t n = r * npr; n < (r + 1) * npr; ++n) {
             const float pv = !any_pick ? 0.0f : node_picked_[n] ? 1.0f : rack_pick ? 0.5f : 0.0f;
-            detail::fill_floats(prox + n * gpn, gpn, pv);
+            std::fill_n(prox + n * gpn, gpn, pv);
         }
     }
 
@@ -776,7 +762,7 @@ private:
         if (node_picked_[n] == 1) {
             const auto r = topo_.rack_of(g);
             if (rack_picked_[r] == 1) write_rack_proximity(r);
-            else detail::fill_floats(buf_.obs.data() + 3 * G_ + n * topo_.gpus_per_node(), topo_.gpus_per_node(), 1.0f);
+            else std::fill_n(buf_.obs.data() + 3 * G_ + n * topo_.gpus_per_node(), topo_.gpus_per_node(), 1.0f);
         }
         buf_.mask[G_] = static_cast<std::uint8_t>(defer_allowed());
         const auto& job = sim_.job(current_);

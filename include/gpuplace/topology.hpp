@@ -90,10 +90,9 @@ public:
             if (!(l >= 0)) bad("latencies must be >= 0 (got " + std::to_string(l) + ")");
         if (p_.fabric == node_fabric::cube_mesh && p_.gpus_per_node != 8)
             bad("cube_mesh fabric needs 8 GPUs per node (got " + std::to_string(p_.gpus_per_node) + ")");
-        gpus_per_rack_ = p_.nodes_per_rack * p_.gpus_per_node;
-        num_gpus_ = p_.racks * gpus_per_rack_;
+        num_gpus_ = p_.racks * p_.nodes_per_rack * p_.gpus_per_node;
         node_div_ = detail::divider(static_cast<std::uint32_t>(p_.gpus_per_node));
-        rack_div_ = detail::divider(static_cast<std::uint32_t>(gpus_per_rack_));
+        rack_div_ = detail::divider(static_cast<std::uint32_t>(p_.nodes_per_rack * p_.gpus_per_node));
         level_bw_ = {0.0, p_.node_bandwidth, p_.rack_bandwidth, p_.spine_bandwidth};
         level_bw_[0] = 1e300;
         level_lat_ = {0.0, p_.node_latency, p_.rack_latency, p_.spine_latency};
@@ -142,7 +141,7 @@ public:
     [[nodiscard]] std::size_t num_racks() const noexcept { return p_.racks; }
     [[nodiscard]] std::size_t gpus_per_node() const noexcept { return p_.gpus_per_node; }
     [[nodiscard]] std::size_t nodes_per_rack() const noexcept { return p_.nodes_per_rack; }
-    [[nodiscard]] std::size_t gpus_per_rack() const noexcept { return gpus_per_rack_; }
+    [[nodiscard]] std::size_t gpus_per_rack() const noexcept { return rack_div_.divisor(); }
     [[nodiscard]] const tree_params& params() const noexcept { return p_; }
     [[nodiscard]] const std::string& name() const noexcept { return p_.name; }
 
@@ -246,9 +245,8 @@ public:
 
 private:
     tree_params p_;
-    std::size_t gpus_per_rack_ = 0;
     std::size_t num_gpus_ = 0;
-    detail::divider node_div_, rack_div_;  ///< by gpus_per_node, by gpus_per_rack
+    detail::divider node_div_, rack_div_;  ///< by gpus_per_node, by GPUs per rack (= gpus_per_rack())
     std::array<double, 4> level_bw_{};
     std::array<double, 4> level_lat_{};
 };

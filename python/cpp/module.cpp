@@ -24,6 +24,7 @@
 #include <limits>
 #include <memory>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -299,7 +300,8 @@ py::dict info_dict(const E& e) {
     const auto i = e.info();
     py::dict d;
     auto set = [&](int k, py::object v) {
-        if (!keys[k] || PyDict_SetItem(d.ptr(), keys[k], v.ptr()) != 0) throw py::error_already_set();
+        if (!keys[k]) throw std::runtime_error("gpuplace: the info dict keys could not be created");
+        if (PyDict_SetItem(d.ptr(), keys[k], v.ptr()) != 0) throw py::error_already_set();
     };
     set(0, py::float_(i.time));
     set(1, py::int_(i.steps));
