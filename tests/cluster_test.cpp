@@ -35,7 +35,20 @@ TEST_CASE("cluster_state: allocate and release keep every count") {
     c.allocate(20, 8, 50.0);
     CHECK(c.node_free(5) == 3);
     CHECK(c.rack_free(1) == 15);
+    // exclusive mode (one job per GPU, no change log): a busy GPU's share is 1, its memory 0, and
+    // its job list is its holder
+    CHECK(c.exclusive());
+    CHECK(c.share_used(5) == 1.0);
+    CHECK(c.share_used(4) == 0.0);
+    CHECK(c.memory_used(5) == 0.0);
+    CHECK(c.jobs_on_count(5) == 1);
+    REQUIRE(c.jobs_on(5).size() == 1);
+    CHECK(c.jobs_on(5)[0] == 7);
+    CHECK(c.jobs_on(4).empty());
+    CHECK(c.gpus_with_free_slot() == 30);
     c.release(5);
+    CHECK(c.jobs_on(5).empty());
+    CHECK(c.share_used(5) == 0.0);
     CHECK(c.is_free(5));
     CHECK(c.holder(5) == gp::cluster_state::no_job);
     CHECK(c.node_free(1) == 4);
@@ -133,4 +146,23 @@ TEST_CASE("cluster_state: with several jobs per GPU, free-slot counts and the ch
     c.clear();
     CHECK(c.gpus_with_free_slot() == G);
     CHECK(c.changes().empty());
+}
+
+TEST_CASE("cluster_state: one job per GPU with a change log (co-location) keeps memory and share") {
+    gp::cluster_state c;
+    c.track_changes(true);
+    c.resize(gp::TreeTopology::proximity_drl());
+    CHECK(!c.exclusive());
+    c.allocate(3, 9, 10.0, 12.5, 0.5);
+    CHECK(c.memory_used(3) == 12.5);
+    CHECK(c.share_used(3) == 0.5);
+    CHECK(c.memory_used_total() == 12.5);
+    REQUIRE(c.jobs_on(3).size() == 1);
+    CHECK(c.jobs_on(3)[0] == 9);
+    REQUIRE(c.changes().size() == 1);
+    CHECK(c.changes()[0] == 3);
+    c.release(3, 9, 12.5, 0.5);
+    CHECK(c.is_free(3));
+    CHECK(c.memory_used_total() == 0.0);
+    CHECK(c.changes().size() == 2);
 }

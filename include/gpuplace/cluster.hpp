@@ -16,6 +16,11 @@ namespace gpuplace {
 
 /// Which jobs hold each GPU (up to `max_jobs_per_gpu()`, 1 unless co-location is on), their memory
 /// and GPU shares, and how many GPUs are free (hold no job) per node, per rack and in total.
+///
+/// Exclusive mode (max_jobs_per_gpu() 1 and no change tracking: the simulator without co-location):
+/// a job holds a GPU wholly, so memory and share are not kept (the arguments are ignored; a busy
+/// GPU's share_used() is 1 and its memory_used() 0), and allocate() / release() touch only the
+/// holder, end time and free counts.
 class cluster_state {
 public:
     static constexpr std::uint32_t no_job = std::numeric_limits<std::uint32_t>::max();
@@ -76,11 +81,14 @@ public:
     [[nodiscard]] std::uint32_t jobs_on_count(gpu_id g) const noexcept { return count_[g]; }
     /// The jobs on GPU g.
     [[nodiscard]] std::span<const std::uint32_t> jobs_on(gpu_id g) const noexcept {
+        if (max_jobs_ == 1) return std::span<const std::uint32_t>(holder_).subspan(g, count_[g]);  // its only job
         return std::span<const std::uint32_t>(slots_).subspan(std::size_t(g) * max_jobs_, count_[g]);
     }
     /// GPU memory (GB) and GPU share used on g by its jobs.
-    [[nodiscard]] double memory_used(gpu_id g) const noexcept { return mem_[g]; }
-    [[nodiscard]] double share_used(gpu_id g) const noexcept { return share_[g]; }
+    [[nodiscard]] double memory_used(gpu_id g) const noexcept { return exclusive() ? 0.0 : mem_[g]; }
+    [[nodiscard]] double share_used(gpu_id g) const noexcept { return exclusive() ? double(count_[g]) : share_[g]; }
+    /// Whether the cluster is in exclusive mode (see the class comment).
+    [[nodiscard]] bool exclusive() const noexcept { return max_jobs_ == 1 && !track_; }
     /// Memory used on all GPUs.
     [[nodiscard]] double memory_used_total() const noexcept { return mem_total_; }
     [[nodiscard]] bool is_free(gpu_id g) const noexcept { return holder_[g] == no_job; }
@@ -111,6 +119,16 @@ public:
     /// Gives GPU g to job j until `end` (with its memory and GPU share). Precondition: g has a
     /// free slot (it is free when co-location is off).
     void allocate(gpu_id g, std::uint32_t j, double end, double memory = 0.0, double share = 1.0) noexcept {
+        if (exclusive()) {
+            holder_[g] = j;
+            end_[g] = end;
+            count_[g] = 1;
+            --node_free_[node_div_.divide(g)];
+            --rack_free_[rack_div_.divide(g)];
+            --free_;
+            --slot_free_;
+            return;
+        }
         if (track_) log_change(g);
         if (count_[g] == 0) {
             holder_[g] = j;
@@ -128,6 +146,15 @@ public:
     /// Removes job j (with the memory and share it was allocated) from GPU g; with co-location off
     /// the GPU's only job. Precondition: j is on g.
     void release(gpu_id g, std::uint32_t j = no_job, double memory = 0.0, double share = 1.0) noexcept {
+        if (exclusive()) {
+            holder_[g] = no_job;
+            count_[g] = 0;
+            ++node_free_[node_div_.divide(g)];
+            ++rack_free_[rack_div_.divide(g)];
+            ++free_;
+            ++slot_free_;
+            return;
+        }
         if (track_) log_change(g);
         mem_[g] -= memory;
         share_[g] -= share;
@@ -162,19 +189,20 @@ private:
         changes_.push_back(g);
     }
 
+    // what allocate(), release() and a step's reads touch first, together
     std::vector<std::uint32_t> holder_;
     std::vector<double> end_;
     std::vector<std::uint32_t> count_;
-    std::vector<double> mem_, share_;
-    std::vector<std::uint32_t> slots_;
-    std::size_t max_jobs_ = 1;
-    double mem_total_ = 0;
     std::vector<std::uint32_t> node_free_, rack_free_;
     std::size_t free_ = 0, slot_free_ = 0;
+    std::size_t max_jobs_ = 1;
+    double mem_total_ = 0;
     detail::divider node_div_, rack_div_;  ///< by GPUs per node, by GPUs per rack (the sizes themselves)
+    bool track_ = false;
+    std::vector<double> mem_, share_;
+    std::vector<std::uint32_t> slots_;
     std::vector<gpu_id> changes_;
     std::size_t log_capacity_ = 64;
-    bool track_ = false;
     std::uint64_t change_generation_ = 0;
 };
 

@@ -38,10 +38,10 @@ namespace detail {
 /// Observation and mask storage: owned vectors, or spans bound to external memory. A copy always
 /// owns its buffers (with the same contents); a move keeps the source's binding.
 struct obs_buffers {
+    std::span<float> obs;  // first: what every step reads
+    std::span<std::uint8_t> mask;
     std::vector<float> own_obs;
     std::vector<std::uint8_t> own_mask;
-    std::span<float> obs;
-    std::span<std::uint8_t> mask;
 
     obs_buffers() = default;
     obs_buffers(const obs_buffers& o) : own_obs(o.obs.begin(), o.obs.end()), own_mask(o.mask.begin(), o.mask.end()) {
@@ -135,6 +135,8 @@ public:
         : topo_(std::move(topo)), comm_(std::move(comm)), zoo_(std::move(zoo)), cfg_(std::move(s)) {
         G_ = topo_.num_gpus();
         K_ = cfg_.env.queue_window;
+        opt_ = {cfg_.env.max_steps, cfg_.env.max_time, cfg_.reward.time_scale, cfg_.reward.jct, cfg_.reward.makespan,
+                cfg_.reward.comm, cfg_.reward.placement, cfg_.env.allow_defer, cfg_.env.backfill};
         workload_ = workload_source(cfg_.workload, zoo_, G_);  // reads a trace once
         if (cfg_.colocation.enabled) {
             auto table = std::make_shared<interference_table>(make_interference(cfg_, zoo_));
@@ -172,7 +174,10 @@ public:
         sim_.reset(jobs_, ideal_, memory_);
         queue_.clear();
         queue_.reserve(jobs_.size());
-        defer_epoch_.assign(jobs_.size(), 0);
+        waiting_.clear();
+        waiting_.reserve(jobs_.size());
+        wait_gpus_.clear();
+        wait_gpus_.reserve(jobs_.size());
         epoch_ = 1;
         clear_picks();
         picked_.reserve(G_);  // again here: a copied env's vectors have no spare capacity
@@ -199,7 +204,7 @@ public:
         std::span<const gpu_id> started;  // GPUs of the job this step started
         bool decided = true;              // the current job changed (placed or deferred)
         if (action == static_cast<std::int64_t>(G_)) {
-            defer_epoch_[current_] = epoch_;
+            waiting_[queue_position(current_)].deferred = epoch_;
             current_ = none;
             reward += advance();
         } else {
@@ -208,7 +213,7 @@ public:
             is_picked_[g] = 1;
             ++node_picked_[topo_.node_of(g)];
             ++rack_picked_[topo_.rack_of(g)];
-            if (picked_.size() == sim_.job(current_).num_gpus) {
+            if (picked_.size() == cur_gpus_) {
                 const std::size_t k = picked_.size();
                 reward += start_current();
                 started = sim_.placements().last(k);  // start() appended the job's GPUs
@@ -219,8 +224,7 @@ public:
         }
         ++steps_;
         if (sim_.all_done()) terminated_ = true;
-        else if ((cfg_.env.max_steps && steps_ >= cfg_.env.max_steps) ||
-                 (cfg_.env.max_time > 0 && sim_.now() >= cfg_.env.max_time))
+        else if ((opt_.max_steps && steps_ >= opt_.max_steps) || (opt_.max_time > 0 && sim_.now() >= opt_.max_time))
             truncated_ = true;
         episode_return_ += reward;
         // Only what the action changed is rewritten: after a pick that does not complete the job,
@@ -613,33 +617,68 @@ private:
         return t;
     }
 
+    static constexpr std::size_t no_position = ~std::size_t{0};
+
     /// The next job to place (skipping `skip`), or none: strict head-of-line looks at the first
     /// non-deferred waiting job only; backfill at the first one that fits.
     [[nodiscard]] std::uint32_t find_candidate(std::uint32_t skip = none) noexcept {
+        const auto i = find_waiting(skip);
+        return i == no_position ? none : waiting_[i].job;
+    }
+
+    /// find_candidate()'s job as a position in the queue, or no_position.
+    [[nodiscard]] std::size_t find_waiting(std::uint32_t skip = none) noexcept {
         // Every job requests >= 1 GPU: when no GPU has a free slot (without co-location: no GPU is
         // free) nothing fits, and the (possibly long) queue need not be scanned.
-        if (cluster().gpus_with_free_slot() == 0) return none;
-        for (auto j : queue_) {
-            if (j == skip || defer_epoch_[j] == epoch_) continue;
-            if (fits(j)) return j;
-            if (!cfg_.env.backfill) return none;
+        const auto& cl = cluster();
+        if (cl.gpus_with_free_slot() == 0) return no_position;
+        const bool backfill = opt_.backfill, exclusive = !sim_.colocation();
+        const std::size_t free = cl.free_gpus();
+        const std::uint32_t* gpus = wait_gpus_.data();
+        for (std::size_t i = 0, n = wait_gpus_.size(); i < n; ++i) {
+            // without co-location a job fits iff it requests at most the free GPUs: the scan reads
+            // only the dense array of requests until one fits
+            if (exclusive && gpus[i] > free) {
+                if (!backfill && waiting_[i].job != skip && waiting_[i].deferred != epoch_) return no_position;
+                continue;
+            }
+            const auto& w = waiting_[i];
+            if (w.job == skip || w.deferred == epoch_) continue;
+            if (exclusive || fits(w.job)) return i;
+            if (!backfill) return no_position;
         }
-        return none;
+        return no_position;
+    }
+
+    /// Makes the waiting job at queue position i (or none) the current one.
+    void set_current(std::size_t i) noexcept {
+        if (i == no_position) {
+            current_ = none;
+            cur_gpus_ = 0;
+            return;
+        }
+        cur_ = waiting_[i];
+        current_ = cur_.job;
+        cur_gpus_ = wait_gpus_[i];
     }
 
     /// Advances to the next decision point; returns the reward of the elapsed time.
     double advance() {
         double area = 0, elapsed = 0;
         for (;;) {
-            current_ = find_candidate();
-            if (current_ != none) break;
+            std::size_t i = find_waiting();
+            if (i != no_position) {
+                set_current(i);
+                break;
+            }
             if (!sim_.has_events()) {
                 // Nothing fits and nothing will happen: only deferred jobs can be waiting.
                 if (!queue_.empty()) {
                     ++epoch_;
-                    if ((current_ = find_candidate()) != none) break;
+                    i = find_waiting();
                 }
-                break;  // episode over (all finished)
+                set_current(i);
+                break;  // found one, or the episode is over (all finished)
             }
             const double t0 = sim_.now();
             const bool counting = sim_.arrived() > 0;  // the makespan runs from the first submit
@@ -648,14 +687,22 @@ private:
             if (counting) elapsed += sim_.now() - t0;
             ++epoch_;
         }
-        const auto& r = cfg_.reward;
-        return -(r.jct * area + r.makespan * elapsed) / r.time_scale;
+        return -(opt_.jct * area + opt_.makespan * elapsed) / opt_.time_scale;
     }
 
     void enqueue(std::uint32_t j) {
         auto pos = std::upper_bound(queue_.begin(), queue_.end(), j,
                                     [this](std::uint32_t a, std::uint32_t b) { return queue_less(a, b); });
+        const auto& job = sim_.job(j);
+        waiting_.insert(waiting_.begin() + (pos - queue_.begin()),
+                        {j, request_feat_[job.num_gpus], ideal_feat_[j], comm_feat_[j], double(job.submit_time), 0});
+        wait_gpus_.insert(wait_gpus_.begin() + (pos - queue_.begin()), job.num_gpus);
         queue_.insert(pos, j);
+    }
+
+    /// Position of waiting job j in queue_ (and waiting_).
+    [[nodiscard]] std::size_t queue_position(std::uint32_t j) const noexcept {
+        return static_cast<std::size_t>(std::find(queue_.begin(), queue_.end(), j) - queue_.begin());
     }
 
     /// Starts the current job on the picked GPUs; returns the placement reward terms.
@@ -665,14 +712,17 @@ private:
         const auto& job = sim_.job(j);
         const auto res = comm_.evaluate(topo_, zoo_, job.model, picked_);
         sim_.start(j, picked_, res.slowdown, res.cost);
-        queue_.erase(std::find(queue_.begin(), queue_.end(), j));
+        const auto pos = queue_position(j);
+        queue_.erase(queue_.begin() + pos);
+        waiting_.erase(waiting_.begin() + pos);
+        wait_gpus_.erase(wait_gpus_.begin() + pos);
         clear_picks();
         current_ = none;
-        double r = -cfg_.reward.comm * res.cost;
-        if (cfg_.reward.placement != 0) {
+        double r = -opt_.comm * res.cost;
+        if (opt_.placement != 0) {
             const auto b = comm_.bounds(topo_, zoo_, job.model, job.num_gpus);
             const double score = b.worst > b.best ? 1.0 - (res.cost - b.best) / (b.worst - b.best) : 1.0;
-            r += cfg_.reward.placement * score;
+            r += opt_.placement * score;
         }
         return r;
     }
@@ -685,14 +735,14 @@ private:
     }
 
     [[nodiscard]] bool defer_allowed() noexcept {
-        if (!cfg_.env.allow_defer || current_ == none || !picked_.empty()) return false;
+        if (!opt_.allow_defer || current_ == none || !picked_.empty()) return false;
         if (sim_.has_events()) return true;
         return find_candidate(current_) != none;
     }
 
     [[nodiscard]] float squash(double seconds) const noexcept {
         const double x = std::max(0.0, seconds);
-        return static_cast<float>(x / (x + cfg_.reward.time_scale));
+        return static_cast<float>(x / (x + opt_.time_scale));
     }
     [[nodiscard]] float request_feature(std::uint32_t k) const noexcept {
         return static_cast<float>(std::log2(double(k) + 1.0) / std::log2(double(G_) + 1.0));
@@ -765,8 +815,7 @@ private:
             else std::fill_n(buf_.obs.data() + 3 * G_ + n * topo_.gpus_per_node(), topo_.gpus_per_node(), 1.0f);
         }
         buf_.mask[G_] = static_cast<std::uint8_t>(defer_allowed());
-        const auto& job = sim_.job(current_);
-        buf_.obs[job_offset() + 1] = float(job.num_gpus - picked_.size()) / float(job.num_gpus);
+        buf_.obs[job_offset() + 1] = float(cur_gpus_ - picked_.size()) / float(cur_gpus_);
     }
 
     /// After a job started (on `started`) or was deferred: the GPUs whose occupancy may have
@@ -809,7 +858,7 @@ private:
     /// The remaining time of every GPU: squash() computed for every GPU, free or not, with
     /// everything in locals, so that the loop vectorises.
     void write_remaining() noexcept {
-        const double now = sim_.now(), scale = cfg_.reward.time_scale;
+        const double now = sim_.now(), scale = opt_.time_scale;
         const double* end = cluster().end_times().data();
         const std::uint32_t* holder = cluster().holders().data();
         float* rem = buf_.obs.data() + 2 * G_;
@@ -872,24 +921,22 @@ private:
         const double now = sim_.now();
         float* o = buf_.obs.data() + job_offset();
         if (current_ != none) {
-            const auto& job = sim_.job(current_);
-            *o++ = request_feat_[job.num_gpus];
-            *o++ = float(job.num_gpus - picked_.size()) / float(job.num_gpus);
-            *o++ = ideal_feat_[current_];
-            *o++ = comm_feat_[current_];
-            *o++ = squash(now - double(job.submit_time));
+            *o++ = cur_.request_feat;
+            *o++ = float(cur_gpus_ - picked_.size()) / float(cur_gpus_);
+            *o++ = cur_.ideal_feat;
+            *o++ = cur_.comm_feat;
+            *o++ = squash(now - cur_.submit);
         } else {
             for (int i = 0; i < 5; ++i) *o++ = 0.0f;
         }
         std::size_t written = 0;
-        for (auto j : queue_) {
-            if (written == K_) break;
-            if (j == current_) continue;
-            const auto& job = sim_.job(j);
+        for (std::size_t i = 0; i < waiting_.size() && written < K_; ++i) {
+            const auto& w = waiting_[i];
+            if (w.job == current_) continue;
             *o++ = 1.0f;
-            *o++ = request_feat_[job.num_gpus];
-            *o++ = ideal_feat_[j];
-            *o++ = squash(now - double(job.submit_time));
+            *o++ = w.request_feat;
+            *o++ = w.ideal_feat;
+            *o++ = squash(now - w.submit);
             ++written;
         }
         for (; written < K_; ++written)
@@ -901,34 +948,55 @@ private:
         *o++ = jobs_.empty() ? 1.0f : float(sim_.finished().size()) / float(jobs_.size());
     }
 
+    // Hot state first and together: every step reads it, and a vector env steps many envs in
+    // turn, each out of cache, so each cache line the step touches costs a miss.
+    detail::obs_buffers buf_;
+    std::size_t G_ = 0, K_ = 0;
+    std::uint32_t current_ = none;
+    std::uint32_t cur_gpus_ = 0;    ///< GPUs the current job requests
+    std::uint64_t epoch_ = 1;
+    std::uint64_t time_moves_ = 0;  ///< calls of the simulator's advance(): when it changes, time moved
+    std::size_t steps_ = 0;
+    double episode_return_ = 0, pending_reward_ = 0;
+    bool terminated_ = false, truncated_ = false, started_ = false;
+    /// The options step() reads, copied out of cfg_ (whose other fields are cold).
+    struct step_options {
+        std::size_t max_steps = 0;
+        double max_time = 0, time_scale = 1, jct = 1, makespan = 0, comm = 0, placement = 0;
+        bool allow_defer = true, backfill = true;
+    } opt_;
+    std::vector<gpu_id> picked_;
+    std::vector<std::uint8_t> is_picked_;
+    std::vector<std::uint32_t> node_picked_, rack_picked_;
+    /// A waiting job's entry: what the queue scans read, in sequential arrays parallel to queue_
+    /// (the requests alone in wait_gpus_, the densest, for the scan for a job that fits).
+    struct waiting_job {
+        std::uint32_t job;
+        float request_feat, ideal_feat, comm_feat;  ///< its observation features
+        double submit;
+        std::uint64_t deferred;  ///< the epoch in which it was deferred (skipped until epoch_ moves)
+    };
+    std::vector<std::uint32_t> queue_;
+    std::vector<waiting_job> waiting_;
+    std::vector<std::uint32_t> wait_gpus_;
+    waiting_job cur_{};  ///< the current job's entry
+    std::vector<float> request_feat_;            ///< request_feature(k) for k = 0..G
+    std::vector<float> ideal_feat_, comm_feat_;  ///< per job: squashed ideal duration, comm intensity
+    std::vector<std::uint8_t> rack_dirty_;       ///< racks whose rows update_after_decision() rewrites
+    std::vector<std::uint32_t> dirty_racks_;
+    basic_simulator<J> sim_;
     T topo_;
     C comm_;
     ModelZoo zoo_;
+    // cold
     scenario cfg_;
-    std::size_t G_ = 0, K_ = 0, obs_size_ = 0;
-    basic_simulator<J> sim_;
+    std::size_t obs_size_ = 0;
     workload_source workload_;
     std::vector<TrainingJob> gen_;
     std::vector<J> jobs_;
     std::vector<double> ideal_, memory_;
-    std::vector<std::uint32_t> queue_;
-    std::vector<std::uint64_t> defer_epoch_;
-    std::uint64_t epoch_ = 1;
-    std::vector<gpu_id> picked_;
-    std::vector<std::uint8_t> is_picked_;
-    std::vector<std::uint32_t> node_picked_, rack_picked_;
-    std::uint32_t current_ = none;
-    std::uint64_t time_moves_ = 0;  ///< calls of the simulator's advance(): when it changes, time moved
-    std::vector<float> request_feat_;  ///< request_feature(k) for k = 0..G
-    std::vector<float> ideal_feat_, comm_feat_;  ///< per job: squashed ideal duration, comm intensity
-    std::vector<std::uint8_t> rack_dirty_;       ///< racks whose rows update_after_decision() rewrites
-    std::vector<std::uint32_t> dirty_racks_;
-    std::size_t steps_ = 0;
     std::uint64_t seed_ = 0;
-    double episode_return_ = 0, pending_reward_ = 0;
-    bool terminated_ = false, truncated_ = false, started_ = false;
     std::vector<obs_segment> layout_;
-    detail::obs_buffers buf_;
     mutable std::vector<double> scratch_;
     // co-location room classes (see room_hosts())
     static constexpr std::uint64_t never_synced = ~std::uint64_t{0};

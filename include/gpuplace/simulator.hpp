@@ -269,17 +269,18 @@ private:
             heap_.pop_back();
         }
     }
+    // what every step reads first, together (see basic_env's members)
+    std::shared_ptr<const interference_table> table_;  ///< co-location's, or null
+    double now_ = 0, busy_gpu_time_ = 0, memory_time_ = 0;
+    std::size_t next_arrival_ = 0, in_system_ = 0, running_ = 0;
     std::vector<J> jobs_;
-    std::vector<double> ideal_;
-    std::vector<job_record> rec_;
     std::vector<job_record> finished_;
     std::vector<event> heap_;
     std::vector<gpu_id> placements_;
+    std::vector<job_record> rec_;
+    std::vector<double> ideal_;
     cluster_state cluster_;
-    std::size_t next_arrival_ = 0, in_system_ = 0, running_ = 0;
-    double now_ = 0, busy_gpu_time_ = 0, memory_time_ = 0;
     // co-location
-    std::shared_ptr<const interference_table> table_;
     std::vector<double> memory_, remaining_, rate_, last_;
     std::vector<std::uint32_t> version_;
     std::vector<std::uint64_t> mark_;

@@ -244,9 +244,10 @@ public:
     }
 
 private:
-    tree_params p_;
-    std::size_t num_gpus_ = 0;
+    // the dividers and sizes first: node_of() / rack_of() and the sizes read one cache line
     detail::divider node_div_, rack_div_;  ///< by gpus_per_node, by GPUs per rack (= gpus_per_rack())
+    std::size_t num_gpus_ = 0;
+    tree_params p_;
     std::array<double, 4> level_bw_{};
     std::array<double, 4> level_lat_{};
 };
