@@ -24,6 +24,8 @@ namespace gpuplace {
 class cluster_state {
 public:
     static constexpr std::uint32_t no_job = std::numeric_limits<std::uint32_t>::max();
+    /// A free GPU's end time: so that `end - now` clamped at 0 needs no test of the holder.
+    static constexpr double free_end = -std::numeric_limits<double>::infinity();
 
     cluster_state() = default;
     template <Topology T>
@@ -37,7 +39,7 @@ public:
         node_div_ = detail::divider(static_cast<std::uint32_t>(t.gpus_per_node()));
         rack_div_ = detail::divider(static_cast<std::uint32_t>(t.gpus_per_node() * t.nodes_per_rack()));
         holder_.assign(t.num_gpus(), no_job);
-        end_.assign(t.num_gpus(), 0.0);
+        end_.assign(t.num_gpus(), free_end);
         count_.assign(t.num_gpus(), 0);
         mem_.assign(t.num_gpus(), 0.0);
         share_.assign(t.num_gpus(), 0.0);
@@ -55,7 +57,7 @@ public:
     /// Frees every GPU (no allocation, except once after a copy, whose change log has no spare room).
     void clear() {
         std::fill(holder_.begin(), holder_.end(), no_job);
-        std::fill(end_.begin(), end_.end(), 0.0);
+        std::fill(end_.begin(), end_.end(), free_end);
         std::fill(count_.begin(), count_.end(), 0);
         std::fill(mem_.begin(), mem_.end(), 0.0);
         std::fill(share_.begin(), share_.end(), 0.0);
@@ -94,9 +96,9 @@ public:
     [[nodiscard]] bool is_free(gpu_id g) const noexcept { return holder_[g] == no_job; }
     /// The job on GPU g, or no_job.
     [[nodiscard]] std::uint32_t holder(gpu_id g) const noexcept { return holder_[g]; }
-    /// When the job on GPU g is due to end (meaningless when free).
+    /// When the job on GPU g is due to end (free_end, minus infinity, when free).
     [[nodiscard]] double end_time(gpu_id g) const noexcept { return end_[g]; }
-    /// Every GPU's holder (no_job when free) and due end time, for loops over all GPUs.
+    /// Every GPU's holder (no_job when free) and due end time (free_end when free), for loops over all GPUs.
     [[nodiscard]] std::span<const std::uint32_t> holders() const noexcept { return holder_; }
     [[nodiscard]] std::span<const double> end_times() const noexcept { return end_; }
     [[nodiscard]] std::size_t free_gpus() const noexcept { return free_; }
@@ -148,6 +150,7 @@ public:
     void release(gpu_id g, std::uint32_t j = no_job, double memory = 0.0, double share = 1.0) noexcept {
         if (exclusive()) {
             holder_[g] = no_job;
+            end_[g] = free_end;
             count_[g] = 0;
             ++node_free_[node_div_.divide(g)];
             ++rack_free_[rack_div_.divide(g)];
@@ -167,6 +170,7 @@ public:
         if (count_[g]-- == max_jobs_) ++slot_free_;
         if (count_[g] == 0) {
             holder_[g] = no_job;
+            end_[g] = free_end;
             mem_total_ -= mem_[g];
             mem_[g] = 0.0;
             share_[g] = 0.0;

@@ -9,7 +9,6 @@
 /// rewards sum to -(sum of JCTs) / time_scale.
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -856,20 +855,17 @@ private:
     }
 
     /// The remaining time of every GPU: squash() computed for every GPU, free or not, with
-    /// everything in locals, so that the loop vectorises.
+    /// everything in locals, so that the loop vectorises. A free GPU's end time is minus infinity
+    /// (cluster_state::free_end), so its value is squash(0) = +0.0f without a test of its holder.
     void write_remaining() noexcept {
         const double now = sim_.now(), scale = opt_.time_scale;
         const double* end = cluster().end_times().data();
-        const std::uint32_t* holder = cluster().holders().data();
         float* rem = buf_.obs.data() + 2 * G_;
         const std::size_t G = G_;
         for (std::size_t g = 0; g < G; ++g) {
             double x = end[g] - now;
             x = x > 0.0 ? x : 0.0;  // std::max(0.0, x), as in squash()
-            const float v = static_cast<float>(x / (x + scale));
-            // v if busy, +0.0f if free, by masking the bits (no branch for the vectoriser)
-            const std::uint32_t keep = holder[g] == cluster_state::no_job ? 0u : ~0u;
-            rem[g] = std::bit_cast<float>(std::bit_cast<std::uint32_t>(v) & keep);
+            rem[g] = static_cast<float>(x / (x + scale));
         }
     }
 
