@@ -137,3 +137,22 @@ TEST_CASE("model zoo: a bad co-location section names the JSON path") {
     const auto z = ModelZoo::from_json(j);
     CHECK(z.colocation(0, 0) == std::array<double, 2>{0.5, 0.5});
 }
+
+TEST_CASE("model zoo: copies share the profiles (the envs of a vector env read one copy)") {
+    const auto z = gpuplace::ModelZoo::builtin();
+    const auto copy = z;  // NOLINT(performance-unnecessary-copy-initialization): the copy is the point
+    CHECK(&copy.models() == &z.models());
+    CHECK(&copy[0] == &z[0]);
+    CHECK(copy.size() == z.size());
+    const auto other = gpuplace::ModelZoo::builtin();  // built again: its own profiles, equal values
+    CHECK(&other.models() != &z.models());
+    CHECK(other.models().front().name == z.models().front().name);
+    const gpuplace::ModelZoo empty;
+    CHECK(empty.size() == 0);
+    CHECK(!empty.has_colocation());
+    CHECK(empty.colocation(0, 0)[0] == -1.0);
+
+    gpuplace::env a;
+    const gpuplace::env b = a;
+    CHECK(&a.zoo().models() == &b.zoo().models());
+}

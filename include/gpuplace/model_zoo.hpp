@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -73,31 +74,42 @@ struct measurement_cluster {
 
 /// A set of model profiles, indexed by model_id.
 class ModelZoo {
+    /// What a zoo holds. It never changes once built, so copies of a zoo share one (the envs of a
+    /// vector env then read the same profiles, which stay in cache, instead of one copy each).
+    struct data {
+        std::vector<ModelProfile> models;
+        std::vector<std::array<double, 2>> coloc;  ///< n x n, row = first model; empty = unknown
+        measurement_cluster ref{};
+        std::string gpu_type = "v100";
+    };
+
 public:
-    ModelZoo() = default;
-    ModelZoo(std::vector<ModelProfile> models, measurement_cluster ref, std::string gpu_type = "v100")
-        : models_(std::move(models)), ref_(ref), gpu_type_(std::move(gpu_type)) {
-        validate("zoo");
+    ModelZoo() : d_(std::make_shared<const data>()) {}
+    ModelZoo(std::vector<ModelProfile> models, measurement_cluster ref, std::string gpu_type = "v100") {
+        data d{std::move(models), {}, ref, std::move(gpu_type)};
+        validate(d, "zoo");
+        d_ = std::make_shared<const data>(std::move(d));
     }
 
-    [[nodiscard]] std::size_t size() const noexcept { return models_.size(); }
-    [[nodiscard]] const ModelProfile& operator[](model_id m) const noexcept { return models_[m]; }
+    [[nodiscard]] std::size_t size() const noexcept { return d_->models.size(); }
+    [[nodiscard]] const ModelProfile& operator[](model_id m) const noexcept { return d_->models[m]; }
     [[nodiscard]] const ModelProfile& at(model_id m) const {
-        if (m >= models_.size())
+        if (m >= size())
             throw ConfigError("model zoo: model id " + std::to_string(m) + " out of range (zoo has " +
-                              std::to_string(models_.size()) + " models)");
-        return models_[m];
+                              std::to_string(size()) + " models)");
+        return d_->models[m];
     }
-    [[nodiscard]] const std::vector<ModelProfile>& models() const noexcept { return models_; }
-    [[nodiscard]] const measurement_cluster& reference() const noexcept { return ref_; }
-    [[nodiscard]] const std::string& gpu_type() const noexcept { return gpu_type_; }
+    [[nodiscard]] const std::vector<ModelProfile>& models() const noexcept { return d_->models; }
+    [[nodiscard]] const measurement_cluster& reference() const noexcept { return d_->ref; }
+    [[nodiscard]] const std::string& gpu_type() const noexcept { return d_->gpu_type; }
 
     /// Index of the model with this name; throws ConfigError listing the known names otherwise.
     [[nodiscard]] model_id find(std::string_view name) const {
-        for (std::size_t i = 0; i < models_.size(); ++i)
-            if (models_[i].name == name) return static_cast<model_id>(i);
+        const auto& models = d_->models;
+        for (std::size_t i = 0; i < models.size(); ++i)
+            if (models[i].name == name) return static_cast<model_id>(i);
         std::string known;
-        for (const auto& m : models_) known += (known.empty() ? "" : ", ") + m.name;
+        for (const auto& m : models) known += (known.empty() ? "" : ", ") + m.name;
         throw ConfigError("model zoo: unknown model \"" + std::string(name) + "\" (known: " + known + ")");
     }
 
@@ -115,26 +127,27 @@ public:
                 p.points.push_back({g::points[i].gpus, g::points[i].consolidated, g::points[i].spread});
             m.push_back(std::move(p));
         }
-        ModelZoo z(std::move(m), measurement_cluster{g::node_bandwidth, g::network_bandwidth, g::node_latency, g::network_latency},
-                   std::string(g::gpu_type));
-        z.coloc_.resize(g::num_models * g::num_models);
+        data d{std::move(m), {}, measurement_cluster{g::node_bandwidth, g::network_bandwidth, g::node_latency, g::network_latency},
+               std::string(g::gpu_type)};
+        validate(d, "zoo");
+        d.coloc.resize(g::num_models * g::num_models);
         for (std::size_t a = 0; a < g::num_models; ++a)
             for (std::size_t b = 0; b < g::num_models; ++b)
-                z.coloc_[a * g::num_models + b] = {g::colocation[a][b][0], g::colocation[a][b][1]};
-        return z;
+                d.coloc[a * g::num_models + b] = {g::colocation[a][b][0], g::colocation[a][b][1]};
+        return ModelZoo(std::move(d));
     }
 
     /// The zoo used when a scenario names none: gavel_v100().
     [[nodiscard]] static ModelZoo builtin() { return gavel_v100(); }
 
     /// Whether pairwise co-location throughputs are known.
-    [[nodiscard]] bool has_colocation() const noexcept { return !coloc_.empty(); }
+    [[nodiscard]] bool has_colocation() const noexcept { return !d_->coloc.empty(); }
 
     /// Steps/s of 1-GPU jobs a and b when they share one GPU: {a's, b's}; {0, 0} when they cannot
     /// share, {-1, -1} when not measured (or the zoo has no co-location data).
     [[nodiscard]] std::array<double, 2> colocation(model_id a, model_id b) const noexcept {
-        if (coloc_.empty() || a >= models_.size() || b >= models_.size()) return {-1.0, -1.0};
-        return coloc_[std::size_t(a) * models_.size() + b];
+        if (d_->coloc.empty() || a >= size() || b >= size()) return {-1.0, -1.0};
+        return d_->coloc[std::size_t(a) * size() + b];
     }
 
     /// Reads a zoo from JSON: {"gpu_type", "reference": {node_bandwidth, network_bandwidth,
@@ -191,13 +204,10 @@ public:
             std::sort(mp.points.begin(), mp.points.end(), [](auto& a, auto& b) { return a.gpus < b.gpus; });
             models.push_back(std::move(mp));
         }
-        ModelZoo z;
-        z.models_ = std::move(models);
-        z.ref_ = ref;
-        z.gpu_type_ = gpu_type;
-        z.validate(std::string(path));
-        if (auto cit = j.find("colocation"); cit != j.end()) z.read_colocation(*cit, join_path(path, "colocation"));
-        return z;
+        data d{std::move(models), {}, ref, gpu_type};
+        validate(d, std::string(path));
+        if (auto cit = j.find("colocation"); cit != j.end()) read_colocation(d, *cit, join_path(path, "colocation"));
+        return ModelZoo(std::move(d));
     }
 
     /// Loads a zoo from a JSON file; errors name the file.
@@ -210,15 +220,18 @@ public:
     }
 
 private:
+    explicit ModelZoo(data&& d) : d_(std::make_shared<const data>(std::move(d))) {}
+
     /// {"<model>": {"<other>": [self, other]}}; names must be in the zoo.
-    void read_colocation(const detail::json& c, const std::string& path) {
+    static void read_colocation(data& d, const detail::json& c, const std::string& path) {
         using namespace detail;
         if (!c.is_object()) config_fail(path, "expected an object {\"<model>\": {\"<other>\": [self, other]}}, got " + short_dump(c));
-        const std::size_t n = models_.size();
+        const auto& models = d.models;
+        const std::size_t n = models.size();
         std::vector<std::array<double, 2>> out(n * n, std::array<double, 2>{-1.0, -1.0});
         auto id = [&](const std::string& name, const std::string& p) -> std::size_t {
             for (std::size_t i = 0; i < n; ++i)
-                if (models_[i].name == name) return i;
+                if (models[i].name == name) return i;
             config_fail(p, "unknown model \"" + name + "\"");
         };
         for (auto a = c.begin(); a != c.end(); ++a) {
@@ -235,13 +248,14 @@ private:
                 out[ia * n + ib] = {v[0].get<double>(), v[1].get<double>()};
             }
         }
-        coloc_ = std::move(out);
+        d.coloc = std::move(out);
     }
 
-    void validate(const std::string& where) const {
-        if (models_.empty()) throw ConfigError(where + ": the zoo has no models");
-        if (models_.size() > 65535) throw ConfigError(where + ": too many models");
-        for (const auto& m : models_) {
+    static void validate(const data& d, const std::string& where) {
+        const auto& models = d.models;
+        if (models.empty()) throw ConfigError(where + ": the zoo has no models");
+        if (models.size() > 65535) throw ConfigError(where + ": too many models");
+        for (const auto& m : models) {
             if (m.points.empty()) throw ConfigError(where + ": model \"" + m.name + "\" has no throughput");
             for (std::size_t i = 1; i < m.points.size(); ++i)
                 if (m.points[i].gpus == m.points[i - 1].gpus)
@@ -250,10 +264,7 @@ private:
         }
     }
 
-    std::vector<ModelProfile> models_;
-    std::vector<std::array<double, 2>> coloc_;  ///< n x n, row = first model; empty = unknown
-    measurement_cluster ref_{};
-    std::string gpu_type_ = "v100";
+    std::shared_ptr<const data> d_;  ///< never null
 };
 
 }  // namespace gpuplace

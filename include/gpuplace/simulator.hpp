@@ -76,6 +76,7 @@ public:
         placements_.reserve(total);
         cluster_.clear();
         next_arrival_ = 0;
+        next_submit_ = submit_of(0);
         in_system_ = 0;
         now_ = jobs_.empty() ? 0.0 : std::min(0.0, double(jobs_.front().submit_time));
         busy_gpu_time_ = 0;
@@ -106,7 +107,7 @@ public:
     [[nodiscard]] double next_event_time() const noexcept {
         double t = never;
         if (!heap_.empty()) t = heap_.front().time;
-        if (next_arrival_ < jobs_.size()) t = std::min(t, double(jobs_[next_arrival_].submit_time));
+        t = std::min(t, next_submit_);
         return t;
     }
     /// Busy GPU-seconds so far.
@@ -143,6 +144,10 @@ public:
             const auto e = heap_.back();
             heap_.pop_back();
             if (table_ && e.version != version_[e.job]) continue;  // superseded by a rate change
+            if (!table_) {
+                // the GPUs from the event itself: their loads need not wait for the record's
+                for (auto g : std::span<const gpu_id>(placements_).subspan(e.gpu_offset, e.num_gpus)) cluster_.release(g);
+            }
             auto& r = rec_[e.job];
             if (table_) {
                 ++stamp_;
@@ -152,8 +157,6 @@ public:
                     cluster_.release(g, e.job, memory_[e.job], share);
                     for (auto o : cluster_.jobs_on(g)) touch(o);
                 }
-            } else {
-                for (auto g : gpus_of(r)) cluster_.release(g);
             }
             r.end = e.time;
             finished_.push_back(r);
@@ -162,8 +165,9 @@ public:
             if (table_) update_rates();
         }
         drop_stale();
-        while (next_arrival_ < jobs_.size() && double(jobs_[next_arrival_].submit_time) <= t) {
+        while (next_submit_ <= t && next_arrival_ < jobs_.size()) {
             ++in_system_;
+            next_submit_ = submit_of(next_arrival_ + 1);
             on_arrival(static_cast<std::uint32_t>(next_arrival_++));
         }
         return area;
@@ -216,17 +220,24 @@ public:
     }
 
 private:
+    /// Submit time of job i, or never past the last job.
+    [[nodiscard]] double submit_of(std::size_t i) const noexcept {
+        return i < jobs_.size() ? double(jobs_[i].submit_time) : never;
+    }
+
     struct event {
         double time;
         std::uint32_t job;
         std::uint32_t version;
+        std::uint32_t gpu_offset, num_gpus;  ///< the job's GPUs in placements_ (as in its record)
         friend bool operator>(const event& a, const event& b) noexcept {
             return a.time > b.time || (a.time == b.time && (a.job > b.job || (a.job == b.job && a.version > b.version)));
         }
     };
 
+    /// Schedules job j's end (its record must hold its GPUs).
     void push_event(double time, std::uint32_t j, std::uint32_t version) {
-        heap_.push_back({time, j, version});
+        heap_.push_back({time, j, version, rec_[j].gpu_offset, rec_[j].num_gpus});
         std::push_heap(heap_.begin(), heap_.end(), std::greater<>{});
     }
 
@@ -273,6 +284,7 @@ private:
     std::shared_ptr<const interference_table> table_;  ///< co-location's, or null
     double now_ = 0, busy_gpu_time_ = 0, memory_time_ = 0;
     std::size_t next_arrival_ = 0, in_system_ = 0, running_ = 0;
+    double next_submit_ = never;  ///< submit time of jobs_[next_arrival_] (never when all arrived)
     std::vector<J> jobs_;
     std::vector<job_record> finished_;
     std::vector<event> heap_;
