@@ -34,48 +34,43 @@
 namespace gpuplace {
 
 namespace detail {
-/// Observation and mask storage: owned vectors, or spans bound to external memory. A copy always
-/// owns its buffers (with the same contents); a move keeps the source's binding.
+/// Observation and mask storage: owned (one allocation, the mask's bytes after the observation's
+/// floats), or spans bound to external memory. A copy always owns its buffers (with the same
+/// contents); a move keeps the source's binding. 40 bytes: it heads the env's hot members.
 struct obs_buffers {
-    std::span<float> obs;  // first: what every step reads
+    std::span<float> obs;
     std::span<std::uint8_t> mask;
-    std::vector<float> own_obs;
-    std::vector<std::uint8_t> own_mask;
 
     obs_buffers() = default;
-    obs_buffers(const obs_buffers& o) : own_obs(o.obs.begin(), o.obs.end()), own_mask(o.mask.begin(), o.mask.end()) {
-        obs = own_obs;
-        mask = own_mask;
-    }
+    obs_buffers(const obs_buffers& o) { copy_from(o); }
     obs_buffers& operator=(const obs_buffers& o) {
-        if (this != &o) {
-            own_obs.assign(o.obs.begin(), o.obs.end());
-            own_mask.assign(o.mask.begin(), o.mask.end());
-            obs = own_obs;
-            mask = own_mask;
-        }
+        if (this != &o) copy_from(o);
         return *this;
     }
-    obs_buffers(obs_buffers&&) noexcept = default;  // vector moves keep their storage: spans stay valid
+    obs_buffers(obs_buffers&&) noexcept = default;  // the owned block moves with its spans: they stay valid
     obs_buffers& operator=(obs_buffers&&) noexcept = default;
     ~obs_buffers() = default;
 
     void allocate(std::size_t n_obs, std::size_t n_mask) {
-        own_obs.assign(n_obs, 0.0f);
-        own_mask.assign(n_mask, 0);
-        obs = own_obs;
-        mask = own_mask;
+        own_ = std::make_unique<float[]>(n_obs + (n_mask + sizeof(float) - 1) / sizeof(float));  // zeroed
+        obs = {own_.get(), n_obs};
+        mask = {reinterpret_cast<std::uint8_t*>(own_.get() + n_obs), n_mask};
     }
     void bind(std::span<float> o, std::span<std::uint8_t> m) {
         std::copy(obs.begin(), obs.end(), o.begin());
         std::copy(mask.begin(), mask.end(), m.begin());
         obs = o;
         mask = m;
-        own_obs.clear();
-        own_obs.shrink_to_fit();
-        own_mask.clear();
-        own_mask.shrink_to_fit();
+        own_.reset();
     }
+
+private:
+    void copy_from(const obs_buffers& o) {
+        allocate(o.obs.size(), o.mask.size());
+        std::copy(o.obs.begin(), o.obs.end(), obs.begin());
+        std::copy(o.mask.begin(), o.mask.end(), mask.begin());
+    }
+    std::unique_ptr<float[]> own_;
 };
 }  // namespace detail
 
@@ -134,8 +129,8 @@ public:
         : topo_(std::move(topo)), comm_(std::move(comm)), zoo_(std::move(zoo)), cfg_(std::move(s)) {
         G_ = topo_.num_gpus();
         K_ = cfg_.env.queue_window;
-        opt_ = {cfg_.env.max_steps, cfg_.env.max_time, cfg_.reward.time_scale, cfg_.reward.jct, cfg_.reward.makespan,
-                cfg_.reward.comm, cfg_.reward.placement, cfg_.env.allow_defer, cfg_.env.backfill};
+        opt_ = {cfg_.env.max_steps,  cfg_.env.max_time,  cfg_.env.allow_defer, cfg_.env.backfill, cfg_.reward.time_scale,
+                cfg_.reward.jct,     cfg_.reward.makespan, cfg_.reward.comm,  cfg_.reward.placement};
         workload_ = workload_source(cfg_.workload, zoo_, G_);  // reads a trace once
         if (cfg_.colocation.enabled) {
             auto table = std::make_shared<interference_table>(make_interference(cfg_, zoo_));
@@ -147,6 +142,7 @@ public:
         node_picked_.assign(topo_.num_nodes(), 0);
         rack_picked_.assign(topo_.num_racks(), 0);
         build_layout();
+        job_off_ = (gpu_features + (sim_.colocation() ? colocation_gpu_features : 0)) * G_;
         buf_.allocate(obs_size_, G_ + 1);
         rack_dirty_.assign(topo_.num_racks(), 0);
         dirty_racks_.reserve(topo_.num_racks());
@@ -199,10 +195,11 @@ public:
         double reward = pending_reward_;
         pending_reward_ = 0;
         const auto moves = time_moves_;
-        const auto finished_before = sim_.finished().size();
+        std::size_t finished_before = 0;  // read only on a decision: a pick alone leaves the simulator untouched
         std::span<const gpu_id> started;  // GPUs of the job this step started
         bool decided = true;              // the current job changed (placed or deferred)
         if (action == static_cast<std::int64_t>(G_)) {
+            finished_before = sim_.finished().size();
             waiting_[queue_position(current_)].deferred = epoch_;
             current_ = none;
             reward += advance();
@@ -213,6 +210,7 @@ public:
             ++node_picked_[topo_.node_of(g)];
             ++rack_picked_[topo_.rack_of(g)];
             if (picked_.size() == cur_gpus_) {
+                finished_before = sim_.finished().size();
                 const std::size_t k = picked_.size();
                 reward += start_current();
                 started = sim_.placements().last(k);  // start() appended the job's GPUs
@@ -222,7 +220,7 @@ public:
             }
         }
         ++steps_;
-        if (sim_.all_done()) terminated_ = true;
+        if (decided && sim_.all_done()) terminated_ = true;  // (a pick alone finishes nothing)
         else if ((opt_.max_steps && steps_ >= opt_.max_steps) || (opt_.max_time > 0 && sim_.now() >= opt_.max_time))
             truncated_ = true;
         episode_return_ += reward;
@@ -870,7 +868,7 @@ private:
     }
 
     [[nodiscard]] std::size_t job_offset() const noexcept {
-        return (gpu_features + (sim_.colocation() ? colocation_gpu_features : 0)) * G_;
+        return job_off_;
     }
 
     /// Per-GPU rows with co-location (room and interference depend on the current job; which GPUs
@@ -945,25 +943,29 @@ private:
     }
 
     // Hot state first and together: every step reads it, and a vector env steps many envs in
-    // turn, each out of cache, so each cache line the step touches costs a miss.
-    detail::obs_buffers buf_;
-    std::size_t G_ = 0, K_ = 0;
+    // turn, each out of cache, so each cache line the step touches costs a miss. A pick that does
+    // not complete its job reads and writes only the first four lines of the object.
+    detail::obs_buffers buf_;  ///< observation and mask (owned, or bound to external memory)
+    std::size_t G_ = 0;
     std::uint32_t current_ = none;
     std::uint32_t cur_gpus_ = 0;    ///< GPUs the current job requests
-    std::uint64_t epoch_ = 1;
-    std::uint64_t time_moves_ = 0;  ///< calls of the simulator's advance(): when it changes, time moved
     std::size_t steps_ = 0;
+    std::uint64_t time_moves_ = 0;  ///< calls of the simulator's advance(): when it changes, time moved
     double episode_return_ = 0, pending_reward_ = 0;
-    bool terminated_ = false, truncated_ = false, started_ = false;
     /// The options step() reads, copied out of cfg_ (whose other fields are cold).
     struct step_options {
         std::size_t max_steps = 0;
-        double max_time = 0, time_scale = 1, jct = 1, makespan = 0, comm = 0, placement = 0;
+        double max_time = 0;
         bool allow_defer = true, backfill = true;
+        double time_scale = 1, jct = 1, makespan = 0, comm = 0, placement = 0;
     } opt_;
+    bool terminated_ = false, truncated_ = false, started_ = false;
+    std::size_t job_off_ = 0;  ///< offset of the job features in the observation
     std::vector<gpu_id> picked_;
     std::vector<std::uint8_t> is_picked_;
     std::vector<std::uint32_t> node_picked_, rack_picked_;
+    std::size_t K_ = 0;
+    std::uint64_t epoch_ = 1;
     /// A waiting job's entry: what the queue scans read, in sequential arrays parallel to queue_
     /// (the requests alone in wait_gpus_, the densest, for the scan for a job that fits).
     struct waiting_job {

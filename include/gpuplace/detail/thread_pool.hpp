@@ -1,8 +1,10 @@
 #pragma once
 /// \file detail/thread_pool.hpp
-/// A tiny persistent pool that runs one task per worker and waits for all (C++20 atomic wait).
+/// A tiny persistent pool that runs one task per worker and waits for all (C++20 atomic wait,
+/// after a short spin: back-to-back calls, as in a training loop's steps, find the workers awake).
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
@@ -10,6 +12,28 @@
 #include <vector>
 
 namespace gpuplace::detail {
+
+/// A hint to the CPU that this is a spin-wait loop.
+inline void cpu_relax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    asm volatile("yield");
+#endif
+}
+
+/// Waits until a.load() != old: spins for up to `spin` first, then blocks (atomic wait).
+template <class T>
+void spin_then_wait(const std::atomic<T>& a, T old, std::chrono::microseconds spin) noexcept {
+    const auto until = std::chrono::steady_clock::now() + spin;
+    for (unsigned i = 1; a.load(std::memory_order_acquire) == old; ++i) {
+        cpu_relax();
+        if (i % 64 == 0 && std::chrono::steady_clock::now() > until) {
+            while (a.load(std::memory_order_acquire) == old) a.wait(old);
+            return;
+        }
+    }
+}
 
 class block_pool {
 public:
@@ -48,7 +72,7 @@ public:
         } catch (...) {
             errors_[0] = std::current_exception();
         }
-        for (std::size_t p; (p = pending_.load()) != 0;) pending_.wait(p);
+        for (std::size_t p; (p = pending_.load()) != 0;) spin_then_wait(pending_, p, spin_);
         for (auto& e : errors_)
             if (e) {
                 auto ex = e;
@@ -61,7 +85,7 @@ private:
     void loop(std::size_t idx) {
         std::uint64_t seen = 0;  // gen_ starts at 0 and only run() changes it
         for (;;) {
-            gen_.wait(seen);
+            spin_then_wait(gen_, seen, spin_);
             seen = gen_.load();
             if (stop_.load()) return;
             try {
@@ -80,6 +104,7 @@ private:
     std::atomic<bool> stop_{false};
     void (*fn_)(void*, std::size_t) = nullptr;
     void* ctx_ = nullptr;
+    static constexpr std::chrono::microseconds spin_{100};  ///< spin before blocking
 };
 
 }  // namespace gpuplace::detail
