@@ -191,7 +191,8 @@ struct RingAllReduce {
             }
         }
         const double comm = s.volume / bw + s.hops * double(t.level_latency(l));
-        const double best = ideal_step_time(t, z, m, k);
+        const auto lc = detail::compact_level(t, k);  // ideal_step_time(t, z, m, k), with s at hand
+        const double best = s.compute + s.volume / level_bw(t, lc) + s.hops * double(t.level_latency(lc));
         return {comm / best, std::max(1.0, (s.compute + comm) / best)};
     }
 
