@@ -169,8 +169,6 @@ public:
         sim_.reset(jobs_, ideal_, memory_);
         queue_.clear();
         queue_.reserve(jobs_.size());
-        waiting_.clear();
-        waiting_.reserve(jobs_.size());
         wait_gpus_.clear();
         wait_gpus_.reserve(jobs_.size());
         epoch_ = 1;
@@ -200,7 +198,7 @@ public:
         bool decided = true;              // the current job changed (placed or deferred)
         if (action == static_cast<std::int64_t>(G_)) {
             finished_before = sim_.finished().size();
-            waiting_[queue_position(current_)].deferred = epoch_;
+            job_info_[current_].deferred = epoch_;
             current_ = none;
             reward += advance();
         } else {
@@ -439,12 +437,13 @@ private:
             ideal_[i] = double(j.work) * comm_.ideal_step_time(topo_, zoo_, j.model, j.num_gpus);
         }
         // per-job observation features that never change
-        ideal_feat_.resize(jobs_.size());
-        comm_feat_.resize(jobs_.size());
+        job_info_.resize(jobs_.size());
         for (std::size_t i = 0; i < jobs_.size(); ++i) {
-            const auto p = zoo_[jobs_[i].model].at(jobs_[i].num_gpus);
-            ideal_feat_[i] = squash(ideal_[i]);
-            comm_feat_[i] = static_cast<float>(std::clamp(1.0 - p.spread / p.consolidated, 0.0, 1.0));
+            const auto& j = jobs_[i];
+            const auto p = zoo_[j.model].at(j.num_gpus);
+            job_info_[i] = {request_feat_[j.num_gpus], squash(ideal_[i]),
+                            static_cast<float>(std::clamp(1.0 - p.spread / p.consolidated, 0.0, 1.0)),
+                            double(j.submit_time), 0};
         }
         if (sim_.colocation()) {
             memory_.resize(jobs_.size());
@@ -620,7 +619,7 @@ private:
     /// non-deferred waiting job only; backfill at the first one that fits.
     [[nodiscard]] std::uint32_t find_candidate(std::uint32_t skip = none) noexcept {
         const auto i = find_waiting(skip);
-        return i == no_position ? none : waiting_[i].job;
+        return i == no_position ? none : queue_[i];
     }
 
     /// find_candidate()'s job as a position in the queue, or no_position.
@@ -636,12 +635,12 @@ private:
             // without co-location a job fits iff it requests at most the free GPUs: the scan reads
             // only the dense array of requests until one fits
             if (exclusive && gpus[i] > free) {
-                if (!backfill && waiting_[i].job != skip && waiting_[i].deferred != epoch_) return no_position;
+                if (!backfill && queue_[i] != skip && job_info_[queue_[i]].deferred != epoch_) return no_position;
                 continue;
             }
-            const auto& w = waiting_[i];
-            if (w.job == skip || w.deferred == epoch_) continue;
-            if (exclusive || fits(w.job)) return i;
+            const auto j = queue_[i];
+            if (j == skip || job_info_[j].deferred == epoch_) continue;
+            if (exclusive || fits(j)) return i;
             if (!backfill) return no_position;
         }
         return no_position;
@@ -654,8 +653,8 @@ private:
             cur_gpus_ = 0;
             return;
         }
-        cur_ = waiting_[i];
-        current_ = cur_.job;
+        current_ = queue_[i];
+        cur_ = job_info_[current_];
         cur_gpus_ = wait_gpus_[i];
     }
 
@@ -691,13 +690,11 @@ private:
         auto pos = std::upper_bound(queue_.begin(), queue_.end(), j,
                                     [this](std::uint32_t a, std::uint32_t b) { return queue_less(a, b); });
         const auto& job = sim_.job(j);
-        waiting_.insert(waiting_.begin() + (pos - queue_.begin()),
-                        {j, request_feat_[job.num_gpus], ideal_feat_[j], comm_feat_[j], double(job.submit_time), 0});
         wait_gpus_.insert(wait_gpus_.begin() + (pos - queue_.begin()), job.num_gpus);
         queue_.insert(pos, j);
     }
 
-    /// Position of waiting job j in queue_ (and waiting_).
+    /// Position of waiting job j in queue_ (and wait_gpus_).
     [[nodiscard]] std::size_t queue_position(std::uint32_t j) const noexcept {
         return static_cast<std::size_t>(std::find(queue_.begin(), queue_.end(), j) - queue_.begin());
     }
@@ -711,7 +708,6 @@ private:
         sim_.start(j, picked_, res.slowdown, res.cost);
         const auto pos = queue_position(j);
         queue_.erase(queue_.begin() + pos);
-        waiting_.erase(waiting_.begin() + pos);
         wait_gpus_.erase(wait_gpus_.begin() + pos);
         clear_picks();
         current_ = none;
@@ -924,9 +920,10 @@ private:
             for (int i = 0; i < 5; ++i) *o++ = 0.0f;
         }
         std::size_t written = 0;
-        for (std::size_t i = 0; i < waiting_.size() && written < K_; ++i) {
-            const auto& w = waiting_[i];
-            if (w.job == current_) continue;
+        for (auto j : queue_) {
+            if (written == K_) break;
+            if (j == current_) continue;
+            const auto& w = job_info_[j];
             *o++ = 1.0f;
             *o++ = w.request_feat;
             *o++ = w.ideal_feat;
@@ -966,20 +963,19 @@ private:
     std::vector<std::uint32_t> node_picked_, rack_picked_;
     std::size_t K_ = 0;
     std::uint64_t epoch_ = 1;
-    /// A waiting job's entry: what the queue scans read, in sequential arrays parallel to queue_
-    /// (the requests alone in wait_gpus_, the densest, for the scan for a job that fits).
-    struct waiting_job {
-        std::uint32_t job;
+    /// What the queue features and scans read of a job, in one place (32 bytes).
+    struct job_entry {
         float request_feat, ideal_feat, comm_feat;  ///< its observation features
         double submit;
         std::uint64_t deferred;  ///< the epoch in which it was deferred (skipped until epoch_ moves)
     };
     std::vector<std::uint32_t> queue_;
-    std::vector<waiting_job> waiting_;
+    /// The waiting jobs' requests, parallel to queue_: the scan for a job that fits reads only this
+    /// dense array (and a start erases 8 bytes per entry after it, not more: queues can be long).
     std::vector<std::uint32_t> wait_gpus_;
-    waiting_job cur_{};  ///< the current job's entry
-    std::vector<float> request_feat_;            ///< request_feature(k) for k = 0..G
-    std::vector<float> ideal_feat_, comm_feat_;  ///< per job: squashed ideal duration, comm intensity
+    std::vector<job_entry> job_info_;  ///< per job
+    job_entry cur_{};                  ///< the current job's entry
+    std::vector<float> request_feat_;  ///< request_feature(k) for k = 0..G
     std::vector<std::uint8_t> rack_dirty_;       ///< racks whose rows update_after_decision() rewrites
     std::vector<std::uint32_t> dirty_racks_;
     basic_simulator<J> sim_;
