@@ -37,9 +37,12 @@ def load(path: str) -> dict[str, dict[int, list[float]]]:
         sys.exit(f"plot_scaling: cannot read {path}: {e}")
     scale = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
     out: dict[str, dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
-    for b in data.get("benchmarks", []):
-        if b.get("run_type") == "aggregate":
-            continue  # the repetitions themselves are read
+    runs = data.get("benchmarks", [])
+    # the repetitions themselves; with --benchmark_report_aggregates_only, their median
+    iterations = [b for b in runs if b.get("run_type") != "aggregate"]
+    if not iterations:
+        iterations = [b for b in runs if b.get("aggregate_name") == "median"]
+    for b in iterations:
         m = re.fullmatch(r"(BM_step_[a-z_]+)/gpus:(\d+)(?:/.*)?", b.get("run_name", b.get("name", "")))
         if not m or m.group(1) not in LABELS:
             continue
