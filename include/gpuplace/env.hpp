@@ -646,13 +646,15 @@ private:
         return no_position;
     }
 
-    /// Makes the waiting job at queue position i (or none) the current one.
+    /// Makes the waiting job at queue position i (or none) the current one. The queue does not
+    /// change until it starts or is deferred (jobs arrive only in advance()), so i stays its position.
     void set_current(std::size_t i) noexcept {
         if (i == no_position) {
             current_ = none;
             cur_gpus_ = 0;
             return;
         }
+        cur_pos_ = i;
         current_ = queue_[i];
         cur_ = job_info_[current_];
         cur_gpus_ = wait_gpus_[i];
@@ -694,11 +696,6 @@ private:
         queue_.insert(pos, j);
     }
 
-    /// Position of waiting job j in queue_ (and wait_gpus_).
-    [[nodiscard]] std::size_t queue_position(std::uint32_t j) const noexcept {
-        return static_cast<std::size_t>(std::find(queue_.begin(), queue_.end(), j) - queue_.begin());
-    }
-
     /// Starts the current job on the picked GPUs; returns the placement reward terms.
     double start_current() {
         const auto j = current_;
@@ -706,9 +703,8 @@ private:
         const auto& job = sim_.job(j);
         const auto res = comm_.evaluate(topo_, zoo_, job.model, picked_);
         sim_.start(j, picked_, res.slowdown, res.cost);
-        const auto pos = queue_position(j);
-        queue_.erase(queue_.begin() + pos);
-        wait_gpus_.erase(wait_gpus_.begin() + pos);
+        queue_.erase(queue_.begin() + std::ptrdiff_t(cur_pos_));
+        wait_gpus_.erase(wait_gpus_.begin() + std::ptrdiff_t(cur_pos_));
         clear_picks();
         current_ = none;
         double r = -opt_.comm * res.cost;
@@ -975,6 +971,7 @@ private:
     std::vector<std::uint32_t> wait_gpus_;
     std::vector<job_entry> job_info_;  ///< per job
     job_entry cur_{};                  ///< the current job's entry
+    std::size_t cur_pos_ = 0;          ///< and its position in queue_
     std::vector<float> request_feat_;  ///< request_feature(k) for k = 0..G
     std::vector<std::uint8_t> rack_dirty_;       ///< racks whose rows update_after_decision() rewrites
     std::vector<std::uint32_t> dirty_racks_;

@@ -144,20 +144,20 @@ public:
             const auto e = heap_.back();
             heap_.pop_back();
             if (table_ && e.version != version_[e.job]) continue;  // superseded by a rate change
-            if (!table_) {
-                // the GPUs from the event itself: their loads need not wait for the record's
-                for (auto g : std::span<const gpu_id>(placements_).subspan(e.gpu_offset, e.num_gpus)) cluster_.release(g);
-            }
-            auto& r = rec_[e.job];
+            // the GPUs from the event itself: their loads need not wait for the job's record
+            const auto gpus = std::span<const gpu_id>(placements_).subspan(e.gpu_offset, e.num_gpus);
             if (table_) {
                 ++stamp_;
                 affected_.clear();
                 const double share = share_of(jobs_[e.job]);
-                for (auto g : gpus_of(r)) {
+                for (auto g : gpus) {
                     cluster_.release(g, e.job, memory_[e.job], share);
                     for (auto o : cluster_.jobs_on(g)) touch(o);
                 }
+            } else {
+                for (auto g : gpus) cluster_.release(g);
             }
+            auto& r = rec_[e.job];
             r.end = e.time;
             finished_.push_back(r);
             --in_system_;
