@@ -36,6 +36,12 @@
 #include <variant>
 #endif
 
+#ifndef GPUPLACE_PY_MODULE
+#define GPUPLACE_PY_MODULE _core  // _core_v3: the same module compiled for x86-64-v3 (python/CMakeLists.txt)
+#endif
+#ifndef GPUPLACE_PY_VARIANT
+#define GPUPLACE_PY_VARIANT "portable"
+#endif
 #ifndef GPUPLACE_PY_VERSION
 #define GPUPLACE_PY_VERSION "0.1.0"
 #endif
@@ -1125,10 +1131,11 @@ void bind_ppo(py::module_& m) {
 
 }  // namespace
 
-PYBIND11_MODULE(_core, m) {
+PYBIND11_MODULE(GPUPLACE_PY_MODULE, m) {
     m.doc() = "gpuplace C++ core: environments, vector environments, heuristics and the evaluation harness.";
     m.attr("__version__") = GPUPLACE_PY_VERSION;
     m.attr("core_version") = gp::version_string;
+    m.attr("variant") = GPUPLACE_PY_VARIANT;
     register_exceptions(m);
 
     bind_env<gp::env>(m, "Env", "The environment with the ring all-reduce communication model (comm.model = ring_allreduce).");

@@ -10,8 +10,11 @@ harness, plots and the ``python -m gpuplace`` command line.
     env = gym.make("gpuplace/Default-v0")
 """
 
-from . import _core
-from ._core import (
+from ._load import load_core
+
+core_variant = load_core(__name__)  # "portable", "x86-64-v3" or "native": see gpuplace/_load.py
+from . import _core  # noqa: E402  (the build load_core() chose)
+from ._core import (  # noqa: E402
     CheckpointError,
     ConfigError,
     Env,
@@ -63,6 +66,7 @@ __all__ = [
     "EvalReport",
     "GpuPlaceEnv",
     "GpuPlaceVecEnv",
+    "core_variant",
     "GpuPlaceVectorEnv",
     "Heuristic",
     "InvalidAction",

@@ -172,7 +172,7 @@ def cmd_plot(args) -> int:
 
 
 def cmd_info(args) -> int:
-    print(f"gpuplace {_core.__version__} (core {_core.core_version})")
+    print(f"gpuplace {_core.__version__} (core {_core.core_version}, {_core.variant} build)")
     print(f"presets: {', '.join(PRESETS)}")
     print(f"heuristics: {', '.join(_core.heuristic_names())}")
     print(f"C++ PPO: {'yes' if getattr(_core, 'has_ppo', False) else 'not built'}")
