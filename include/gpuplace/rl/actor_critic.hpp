@@ -241,12 +241,12 @@ public:
             w.x = obs.template cast<S>();
             if (cfg_.normalize_obs) norms_[0].apply(w.x);
             if (cfg_.shared_trunk) {
-                const auto& h = trunk_.forward(w.x, w.c_trunk);
-                w.logits = pi_.forward(h, w.c_pi);
-                w.values = vhead_.forward(h, w.c_vhead).row(0).transpose();
+                const auto& h = trunk_.forward_view(w.x, w.c_trunk);
+                w.logits = pi_.forward_view(h, w.c_pi);
+                w.values = vhead_.forward_view(h, w.c_vhead).row(0).transpose();
             } else {
-                w.logits = pi_.forward(w.x, w.c_pi);
-                w.values = value_.forward(w.x, w.c_value).row(0).transpose();
+                w.logits = pi_.forward_view(w.x, w.c_pi);
+                w.values = value_.forward_view(w.x, w.c_value).row(0).transpose();
             }
             return;
         }

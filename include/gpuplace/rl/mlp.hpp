@@ -85,9 +85,11 @@ public:
     using bias_map = Eigen::Map<vector>;
     using const_bias_map = Eigen::Map<const vector>;
 
-    /// Activations kept by forward() for backward(): a[0] = input, a[L] = output.
+    /// Activations kept by forward() for backward(): a[0] = input (unless forward_view() left it
+    /// with the caller), a[L] = output.
     struct cache {
         std::vector<matrix> a;
+        const matrix* input = nullptr;  ///< forward_view()'s input, which backward() reads (else a[0])
     };
 
     basic_mlp() = default;
@@ -148,13 +150,18 @@ public:
     const matrix& forward(const X& x, cache& c) const {
         c.a.resize(sizes_.size());
         c.a[0] = x;
-        for (std::size_t l = 0; l < num_layers(); ++l) {
-            c.a[l + 1].noalias() = W(l) * c.a[l];
-            c.a[l + 1].colwise() += b(l);
-            if (l + 1 < num_layers() || out_act_) detail::activate(c.a[l + 1], act_);
-        }
-        return c.a.back();
+        c.input = nullptr;
+        return run(c.a[0], c);
     }
+
+    /// forward() without copying the input: backward() reads x where it is, so x must stay
+    /// alive and unchanged until then (a workspace member, not a temporary).
+    const matrix& forward_view(const matrix& x, cache& c) const {
+        c.a.resize(sizes_.size());
+        c.input = &x;
+        return run(x, c);
+    }
+    const matrix& forward_view(matrix&&, cache&) const = delete;
 
     /// Backward pass: dy = dLoss/dOutput (outputs x B). Adds the parameter gradients to grads();
     /// writes dLoss/dInput into *dx when dx is not null.
@@ -163,7 +170,7 @@ public:
             if (l + 1 < num_layers() || out_act_) detail::activation_backward(dy, c.a[l + 1], act_);
             weight_map gW{grads_.data() + offsets_[l], rows(l), cols(l)};
             bias_map gb{grads_.data() + offsets_[l] + wsize(l), rows(l)};
-            gW.noalias() += dy * c.a[l].transpose();
+            gW.noalias() += dy * (l == 0 && c.input ? *c.input : c.a[l]).transpose();
             gb.noalias() += dy.rowwise().sum();
             if (l > 0 || dx) {
                 matrix prev = W(l).transpose() * dy;
@@ -174,6 +181,15 @@ public:
     }
 
 private:
+    const matrix& run(const matrix& x, cache& c) const {
+        for (std::size_t l = 0; l < num_layers(); ++l) {
+            c.a[l + 1].noalias() = W(l) * (l == 0 ? x : c.a[l]);
+            c.a[l + 1].colwise() += b(l);
+            if (l + 1 < num_layers() || out_act_) detail::activate(c.a[l + 1], act_);
+        }
+        return c.a.back();
+    }
+
     [[nodiscard]] Eigen::Index rows(std::size_t l) const { return Eigen::Index(sizes_[l + 1]); }
     [[nodiscard]] Eigen::Index cols(std::size_t l) const { return Eigen::Index(sizes_[l]); }
     [[nodiscard]] std::size_t wsize(std::size_t l) const { return sizes_[l] * sizes_[l + 1]; }
