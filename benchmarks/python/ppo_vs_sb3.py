@@ -2,14 +2,18 @@
 (gpuplace._core.PPO) against sb3-contrib's MaskablePPO with the same settings: SB3's MlpPolicy
 network (separate 64-64 tanh MLPs for policy and value; the C++ "flat" architecture), num_envs x
 n_steps per rollout, batch size, epochs. Both on one thread (torch.set_num_threads(1); the C++
-vector env steps on the calling thread), timed by process CPU time and by the wall clock.
+vector env steps on the calling thread), timed by process CPU time and by the wall clock. With
+--rounds R the two trainers take turns R times (after one warm-up iteration each) and the medians
+are compared, so that a noisy machine's slow stretches hit both.
 
-    python benchmarks/python/ppo_vs_sb3.py --iterations 3
+    python benchmarks/python/ppo_vs_sb3.py --iterations 3 --rounds 7
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import statistics
 import time
 
 import numpy as np
@@ -18,21 +22,22 @@ import gpuplace
 from gpuplace import _core
 
 
-def run_cxx(scenario, num_envs, n_steps, batch, epochs, iterations):
+def make_cxx(scenario, num_envs, n_steps, batch, epochs):
     cfg = {"num_envs": num_envs, "num_steps": n_steps, "epochs": epochs, "minibatches": num_envs * n_steps // batch,
-           "total_steps": num_envs * n_steps * (iterations + 1), "seed": 1, "threads": 1,
+           "total_steps": 10**12, "seed": 1, "threads": 1,
            "network": {"architecture": "flat", "hidden": [64, 64], "value_hidden": [64, 64], "activation": "tanh"}}
     sc = gpuplace.config.load_scenario(scenario)
-    trainer = _core.PPO(__import__("json").dumps(sc), cfg)
+    trainer = _core.PPO(json.dumps(sc), cfg)
     trainer.iterate()  # warm-up
-    t0, c0 = time.perf_counter(), time.process_time()
-    for _ in range(iterations):
-        trainer.iterate()
-    steps = iterations * num_envs * n_steps
-    return steps / (time.perf_counter() - t0), steps / (time.process_time() - c0)
+
+    def run(iterations):
+        for _ in range(iterations):
+            trainer.iterate()
+
+    return run
 
 
-def run_sb3(scenario, num_envs, n_steps, batch, epochs, iterations):
+def make_sb3(scenario, num_envs, n_steps, batch, epochs):
     import torch
     from sb3_contrib import MaskablePPO
 
@@ -43,9 +48,18 @@ def run_sb3(scenario, num_envs, n_steps, batch, epochs, iterations):
     model = MaskablePPO("MlpPolicy", venv, n_steps=n_steps, batch_size=batch, n_epochs=epochs, seed=1, verbose=0,
                         device="cpu")
     model.learn(num_envs * n_steps)  # warm-up
-    steps = iterations * num_envs * n_steps
+
+    def run(iterations):
+        model.learn(iterations * num_envs * n_steps, reset_num_timesteps=False)
+
+    return run
+
+
+def timed(run, iterations, steps_per_iteration):
+    """(wall, CPU) env steps per second of `iterations` iterations."""
     t0, c0 = time.perf_counter(), time.process_time()
-    model.learn(steps, reset_num_timesteps=False)
+    run(iterations)
+    steps = iterations * steps_per_iteration
     return steps / (time.perf_counter() - t0), steps / (time.process_time() - c0)
 
 
@@ -56,14 +70,29 @@ def main():
     ap.add_argument("--n-steps", type=int, default=128)
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--epochs", type=int, default=4)
-    ap.add_argument("--iterations", type=int, default=3)
+    ap.add_argument("--iterations", type=int, default=3, help="iterations per trainer and round")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="rounds, each timing the C++ PPO then MaskablePPO (interleaved, against a noisy machine)")
     a = ap.parse_args()
-    args = (a.scenario, a.num_envs, a.n_steps, a.batch, a.epochs, a.iterations)
-    cw, cc = run_cxx(*args)
-    print(f"C++ PPO (flat 64-64)        {cw:>10,.0f} steps/s  {cc:>10,.0f} steps/CPU-s", flush=True)
-    sw, scpu = run_sb3(*args)
+    print(f"gpuplace core: {gpuplace.core_variant} build", flush=True)
+    args = (a.scenario, a.num_envs, a.n_steps, a.batch, a.epochs)
+    cxx, sb3 = make_cxx(*args), make_sb3(*args)
+    per_iteration = a.num_envs * a.n_steps
+    c_rates, s_rates = [], []
+    for r in range(a.rounds):
+        cw, cc = timed(cxx, a.iterations, per_iteration)
+        sw, scpu = timed(sb3, a.iterations, per_iteration)
+        c_rates.append((cw, cc))
+        s_rates.append((sw, scpu))
+        print(f"round {r + 1}: C++ PPO (flat 64-64) {cw:>9,.0f} steps/s ({cc:,.0f} per CPU-s)   "
+              f"SB3 MaskablePPO (MlpPolicy) {sw:>7,.0f} steps/s ({scpu:,.0f} per CPU-s)   ratio {cw / sw:.1f}x", flush=True)
+    med = statistics.median
+    cw, cc = med(x[0] for x in c_rates), med(x[1] for x in c_rates)
+    sw, scpu = med(x[0] for x in s_rates), med(x[1] for x in s_rates)
+    print(f"C++ PPO (flat 64-64)        {cw:>10,.0f} steps/s  {cc:>10,.0f} steps/CPU-s   (median of {a.rounds})")
     print(f"SB3 MaskablePPO (MlpPolicy) {sw:>10,.0f} steps/s  {scpu:>10,.0f} steps/CPU-s")
-    print(f"ratio: {cw / sw:.1f}x wall, {cc / scpu:.1f}x CPU")
+    print(f"ratio: {cw / sw:.1f}x wall, {cc / scpu:.1f}x CPU (medians); "
+          f"{max(x[0] for x in c_rates) / max(x[0] for x in s_rates):.1f}x best against best")
 
 
 if __name__ == "__main__":
