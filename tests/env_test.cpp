@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -95,6 +96,20 @@ double play_checked(E& e, std::uint64_t seed, double defer_prob) {
         for (std::size_t g = 0; g < G; ++g) {
             REQUIRE(obs[g] == (cl.is_free(gp::gpu_id(g)) ? 0.0f : 1.0f));
             REQUIRE(obs[G + g] == (e.is_picked(gp::gpu_id(g)) ? 1.0f : 0.0f));
+        }
+        // remaining time x / (x + time_scale), x = end - now, computed in float: relative error
+        // at most 4 x 2^-24 (x, the sum, the quotient and the double result's rounding) against
+        // the double formula; exactly 0 on a free GPU
+        const double ts = e.config().reward.time_scale;
+        for (std::size_t g = 0; g < G; ++g) {
+            const float got = obs[2 * G + g];
+            if (cl.is_free(gp::gpu_id(g))) {
+                REQUIRE(got == 0.0f);
+                continue;
+            }
+            const double x = std::max(0.0, cl.end_time(gp::gpu_id(g)) - e.now());
+            const auto want = static_cast<float>(x / (x + ts));
+            REQUIRE(std::abs(double(got) - double(want)) <= 4 * 0x1p-24 * double(want) + 1e-30);
         }
         // running jobs hold exactly their GPUs: no GPU is held by two jobs
         std::size_t held = 0, running = 0;

@@ -737,7 +737,7 @@ private:
     }
     /// A GPU's remaining-time feature, squash() in float arithmetic (the difference of times in
     /// double): the G of them are rewritten whenever time moves, and a float division is half the
-    /// cost of a double one (within 1 ulp of squash()).
+    /// cost of a double one. Relative error against squash(): at most 4 x 2^-24.
     [[nodiscard]] float remaining_feature(double seconds) const noexcept {
         auto x = static_cast<float>(seconds);
         x = x > 0.0f ? x : 0.0f;
