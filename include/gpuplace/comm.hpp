@@ -172,7 +172,12 @@ struct RingAllReduce {
     /// Best step time of model m at k GPUs on topology t (the most compact placement).
     template <Topology T>
     [[nodiscard]] double ideal_step_time(const T& t, const ModelZoo& z, model_id m, std::uint32_t k) const noexcept {
-        const auto s = calibrate(z, m, k);
+        return best_step_time(t, calibrate(z, m, k), k);
+    }
+
+    /// ideal_step_time() from a calibration already at hand.
+    template <Topology T>
+    [[nodiscard]] static double best_step_time(const T& t, const step_model& s, std::uint32_t k) noexcept {
         const auto l = detail::compact_level(t, k);
         return s.compute + s.volume / level_bw(t, l) + s.hops * double(t.level_latency(l));
     }
@@ -191,15 +196,14 @@ struct RingAllReduce {
             }
         }
         const double comm = s.volume / bw + s.hops * double(t.level_latency(l));
-        const auto lc = detail::compact_level(t, k);  // ideal_step_time(t, z, m, k), with s at hand
-        const double best = s.compute + s.volume / level_bw(t, lc) + s.hops * double(t.level_latency(lc));
+        const double best = best_step_time(t, s, k);
         return {comm / best, std::max(1.0, (s.compute + comm) / best)};
     }
 
     template <Topology T>
     [[nodiscard]] cost_bounds bounds(const T& t, const ModelZoo& z, model_id m, std::uint32_t k) const noexcept {
         const auto s = calibrate(z, m, k);
-        const double best = ideal_step_time(t, z, m, k);
+        const double best = best_step_time(t, s, k);
         const auto lc = detail::compact_level(t, k), lw = detail::spread_level(t, k);
         double worst = s.volume / level_bw(t, lw) + s.hops * double(t.level_latency(lw));
         if constexpr (std::same_as<T, TreeTopology>) {

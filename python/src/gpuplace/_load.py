@@ -6,6 +6,7 @@ variable ``GPUPLACE_CORE=portable`` forces the portable one. Env results are bit
 between the two. ``gpuplace.core_variant`` tells which one runs."""
 
 import importlib
+import importlib.util
 import os
 import sys
 
@@ -20,20 +21,16 @@ def load_core(package):
     name = f"{package}._core"
     if choice != "portable" and name not in sys.modules:
         try:
-            cpu = importlib.import_module(f"{package}._cpu")
-            v3 = cpu.x86_64_v3()
+            v3 = importlib.import_module(f"{package}._cpu").x86_64_v3()
         except ImportError:
             v3 = False
-        if choice == "x86-64-v3" and not v3:
-            raise ImportError("GPUPLACE_CORE=x86-64-v3, but this CPU (or this build) does not run x86-64-v3 code")
-        if v3:
-            try:
-                mod = importlib.import_module(f"{package}._core_v3")
-            except ImportError:
-                if choice == "x86-64-v3":
-                    raise
-                mod = None  # built without it (not x86-64, or GPUPLACE_NATIVE): the portable one
-            if mod is not None:
-                sys.modules[name] = mod
-                setattr(sys.modules[package], "_core", mod)
+        # not built: not x86-64, or a GPUPLACE_NATIVE build (one core, for this machine)
+        built = importlib.util.find_spec(f"{package}._core_v3") is not None
+        if choice == "x86-64-v3" and not (v3 and built):
+            raise ImportError("GPUPLACE_CORE=x86-64-v3, but this CPU does not run x86-64-v3 code "
+                              "or this build has no gpuplace._core_v3")
+        if v3 and built:
+            mod = importlib.import_module(f"{package}._core_v3")
+            sys.modules[name] = mod
+            setattr(sys.modules[package], "_core", mod)
     return importlib.import_module(name).variant
