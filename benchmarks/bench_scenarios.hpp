@@ -38,9 +38,10 @@ namespace gpuplace::bench {
 }
 
 /// A uniformly random valid GPU (DEFER only when no GPU is valid), drawn by the vector env's
-/// sampler (detail::sample_valid: two uniform draws kept when valid, then an exact draw counting
-/// the mask 8 bytes at a time), so that the time measured is the env's, not an O(G) action
-/// sampler's; gpuplace::random_policy (two byte-by-byte mask scans) is measured separately.
+/// sampler (detail::sample_valid: the valid entries counted 8 at a time, then the k-th selected
+/// without a data-dependent branch; rows of more than 128 entries try 2 uniform draws first), so
+/// that the time measured is the env's, not an O(G) action sampler's; gpuplace::random_policy
+/// (two byte-by-byte mask scans) is measured separately.
 class fast_random_policy {
 public:
     void reset(std::uint64_t seed) { rng_.seed(detail::mix_seed(seed, 0x62656e6368ULL)); }
