@@ -72,13 +72,30 @@ inline void generate_synthetic(const synthetic_workload& w, const ModelZoo& zoo,
     double total_m = 0;
     for (auto& [name, p] : w.models) total_m += p;
     const double lmin = std::log(w.duration_min), lmax = std::log(w.duration_max);
+    // The models measured at >= k GPUs, per GPU count, listed once (on the stack: an autoreset
+    // allocates nothing) instead of scanning the zoo twice per job; the draws are the same.
+    constexpr std::size_t max_counts = 16, max_models = 64;
+    const bool listed = w.models.empty() && w.gpu_counts.size() <= max_counts && zoo.size() <= max_models;
+    std::array<std::array<model_id, max_models>, max_counts> eligible_of;  // filled below when listed
+    std::array<std::uint32_t, max_counts> num_eligible{};
+    if (listed)
+        for (std::size_t c = 0; c < w.gpu_counts.size(); ++c)
+            for (std::size_t z = 0; z < zoo.size(); ++z)
+                if (zoo[model_id(z)].max_measured_gpus() >= w.gpu_counts[c].first)
+                    eligible_of[c][num_eligible[c]++] = model_id(z);
     double gpu_seconds = 0;
     for (std::size_t i = 0; i < w.num_jobs; ++i) {
         // GPU count
         double u = r.uniform() * total_p;
         std::uint32_t k = w.gpu_counts.back().first;
-        for (auto& [kk, p] : w.gpu_counts) {
-            if (u < p) { k = kk; break; }
+        std::size_t kc = w.gpu_counts.size() - 1;
+        for (std::size_t c = 0; c < w.gpu_counts.size(); ++c) {
+            const auto p = w.gpu_counts[c].second;
+            if (u < p) {
+                k = w.gpu_counts[c].first;
+                kc = c;
+                break;
+            }
             u -= p;
         }
         // model: weighted list, or uniform over zoo models measured at >= k GPUs (all if none)
@@ -90,6 +107,9 @@ inline void generate_synthetic(const synthetic_workload& w, const ModelZoo& zoo,
                 if (v < p) { m = zoo.find(name); break; }
                 v -= p;
             }
+        } else if (listed) {
+            const auto n = num_eligible[kc];
+            m = n == 0 ? static_cast<model_id>(r.below(zoo.size())) : eligible_of[kc][r.below(n)];
         } else {
             std::size_t eligible = 0;
             for (std::size_t z = 0; z < zoo.size(); ++z) eligible += zoo[model_id(z)].max_measured_gpus() >= k;
