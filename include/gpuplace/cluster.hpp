@@ -145,6 +145,43 @@ public:
         share_[g] += share;
         mem_total_ += memory;
     }
+    /// allocate(g, j, end) for each of `gpus` (exclusive mode only: exclusive() must hold), in
+    /// one loop that reads the cluster's layout once.
+    void allocate_exclusive(std::span<const gpu_id> gpus, std::uint32_t j, double end) noexcept {
+        std::uint32_t* holder = holder_.data();
+        double* ends = end_.data();
+        std::uint32_t* count = count_.data();
+        std::uint32_t* node_free = node_free_.data();
+        std::uint32_t* rack_free = rack_free_.data();
+        const auto nd = node_div_, rd = rack_div_;
+        for (const auto g : gpus) {
+            holder[g] = j;
+            ends[g] = end;
+            count[g] = 1;
+            --node_free[nd.divide(g)];
+            --rack_free[rd.divide(g)];
+        }
+        free_ -= gpus.size();
+        slot_free_ -= gpus.size();
+    }
+    /// release(g) for each of `gpus` (exclusive mode only: exclusive() must hold).
+    void release_exclusive(std::span<const gpu_id> gpus) noexcept {
+        std::uint32_t* holder = holder_.data();
+        double* ends = end_.data();
+        std::uint32_t* count = count_.data();
+        std::uint32_t* node_free = node_free_.data();
+        std::uint32_t* rack_free = rack_free_.data();
+        const auto nd = node_div_, rd = rack_div_;
+        for (const auto g : gpus) {
+            holder[g] = no_job;
+            ends[g] = free_end;
+            count[g] = 0;
+            ++node_free[nd.divide(g)];
+            ++rack_free[rd.divide(g)];
+        }
+        free_ += gpus.size();
+        slot_free_ += gpus.size();
+    }
     /// Removes job j (with the memory and share it was allocated) from GPU g; with co-location off
     /// the GPU's only job. Precondition: j is on g.
     void release(gpu_id g, std::uint32_t j = no_job, double memory = 0.0, double share = 1.0) noexcept {

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <memory>
 #include <sstream>
 #include <span>
@@ -23,6 +24,7 @@
 #include "colocation.hpp"
 #include "comm.hpp"
 #include "config.hpp"
+#include "detail/bounded_vector.hpp"
 #include "detail/rng.hpp"
 #include "error.hpp"
 #include "job.hpp"
@@ -130,7 +132,9 @@ public:
         : topo_(std::move(topo)), comm_(std::move(comm)), zoo_(std::move(zoo)), cfg_(std::move(s)) {
         G_ = topo_.num_gpus();
         K_ = cfg_.env.queue_window;
-        opt_ = {cfg_.env.max_steps,  cfg_.env.max_time,  cfg_.env.allow_defer, cfg_.env.backfill, cfg_.reward.time_scale,
+        opt_ = {cfg_.env.max_steps ? cfg_.env.max_steps : ~std::size_t{0},
+                cfg_.env.max_time > 0 ? cfg_.env.max_time : std::numeric_limits<double>::infinity(),
+                cfg_.env.allow_defer, cfg_.env.backfill, cfg_.reward.time_scale,
                 cfg_.reward.jct,     cfg_.reward.makespan, cfg_.reward.comm,  cfg_.reward.placement,
                 static_cast<float>(cfg_.reward.time_scale)};
         workload_ = workload_source(cfg_.workload, zoo_, G_);  // reads a trace once
@@ -175,8 +179,6 @@ public:
         wait_gpus_.reserve(jobs_.size());
         epoch_ = 1;
         clear_picks();
-        picked_.reserve(G_);  // again here: a copied env's vectors have no spare capacity
-        dirty_racks_.reserve(topo_.num_racks());
         current_ = none;
         steps_ = 0;
         episode_return_ = 0;
@@ -198,17 +200,21 @@ public:
         std::size_t finished_before = 0;  // read only on a decision: a pick alone leaves the simulator untouched
         std::span<const gpu_id> started;  // GPUs of the job this step started
         bool decided = true;              // the current job changed (placed or deferred)
+        gpu_id g = 0;                     // a pick: the GPU, its node and its rack
+        std::size_t node = 0, rack = 0;
         if (action == static_cast<std::int64_t>(G_)) {
             finished_before = sim_.finished().size();
             job_info_[current_].deferred = epoch_;
             current_ = none;
             reward += advance();
         } else {
-            const auto g = static_cast<gpu_id>(action);
+            g = static_cast<gpu_id>(action);
+            node = topo_.node_of(g);
+            rack = topo_.rack_of(g);
             picked_.push_back(g);
             is_picked_[g] = 1;
-            ++node_picked_[topo_.node_of(g)];
-            ++rack_picked_[topo_.rack_of(g)];
+            ++node_picked_[node];
+            ++rack_picked_[rack];
             if (picked_.size() == cur_gpus_) {
                 finished_before = sim_.finished().size();
                 const std::size_t k = picked_.size();
@@ -221,14 +227,14 @@ public:
         }
         ++steps_;
         if (decided && sim_.all_done()) terminated_ = true;  // (a pick alone finishes nothing)
-        else if ((opt_.max_steps && steps_ >= opt_.max_steps) || (opt_.max_time > 0 && sim_.now() >= opt_.max_time))
+        else if (steps_ >= opt_.step_limit || sim_.now() >= opt_.time_limit)
             truncated_ = true;
         episode_return_ += reward;
         // Only what the action changed is rewritten: after a pick that does not complete the job,
         // the picked GPU and its rack; after a decision, the GPUs whose jobs changed (all of them
         // with co-location, where room and interference depend on the current job; and once no
         // job is current).
-        if (!decided && current_ != none) update_after_pick(static_cast<gpu_id>(action));
+        if (!decided && current_ != none) update_after_pick(g, node, rack);
         else if (sim_.colocation() || current_ == none) write_observation();
         else update_after_decision(started, finished_before, time_moves_ != moves);
         return {reward, terminated_, truncated_};
@@ -837,12 +843,11 @@ private:
     /// pick is the first in its rack) or node (the first in its node; 0.5 -> 1), and the job's
     /// remaining picks. Nothing else changes, with co-location too: neither the cluster nor the
     /// current job (hence free counts, room and interference) did.
-    void update_after_pick(gpu_id g) noexcept {
+    /// n and r are g's node and rack.
+    void update_after_pick(gpu_id g, std::size_t n, std::size_t r) noexcept {
         buf_.obs[G_ + g] = 1.0f;
         buf_.mask[g] = 0;
-        const auto n = topo_.node_of(g);
         if (node_picked_[n] == 1) {
-            const auto r = topo_.rack_of(g);
             if (rack_picked_[r] == 1) write_rack_proximity(r);
             else
                 with_node_size([&](auto N) {
@@ -996,15 +1001,15 @@ private:
     double episode_return_ = 0, pending_reward_ = 0;
     /// The options step() reads, copied out of cfg_ (whose other fields are cold).
     struct step_options {
-        std::size_t max_steps = 0;
-        double max_time = 0;
+        std::size_t step_limit = ~std::size_t{0};                  ///< max_steps, or none
+        double time_limit = std::numeric_limits<double>::infinity();  ///< max_time, or none
         bool allow_defer = true, backfill = true;
         double time_scale = 1, jct = 1, makespan = 0, comm = 0, placement = 0;
         float time_scale_f = 1;  ///< time_scale as the float remaining_feature() divides by
     } opt_;
     bool terminated_ = false, truncated_ = false, started_ = false;
     std::size_t job_off_ = 0;  ///< offset of the job features in the observation
-    std::vector<gpu_id> picked_;
+    detail::bounded_vector<gpu_id> picked_;  ///< capacity G
     std::vector<std::uint8_t> is_picked_;
     std::vector<std::uint32_t> node_picked_, rack_picked_;
     std::size_t K_ = 0;
@@ -1024,7 +1029,7 @@ private:
     std::size_t cur_pos_ = 0;          ///< and its position in queue_
     std::vector<float> request_feat_;  ///< request_feature(k) for k = 0..G
     std::vector<std::uint8_t> rack_dirty_;       ///< racks whose rows update_after_decision() rewrites
-    std::vector<std::uint32_t> dirty_racks_;
+    detail::bounded_vector<std::uint32_t> dirty_racks_;  ///< capacity: the number of racks
     basic_simulator<J> sim_;
     T topo_;
     C comm_;

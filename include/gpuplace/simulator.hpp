@@ -154,6 +154,8 @@ public:
                     cluster_.release(g, e.job, memory_[e.job], share);
                     for (auto o : cluster_.jobs_on(g)) touch(o);
                 }
+            } else if (cluster_.exclusive()) {
+                cluster_.release_exclusive(gpus);
             } else {
                 for (auto g : gpus) cluster_.release(g);
             }
@@ -191,10 +193,10 @@ public:
         r.gpu_offset = static_cast<std::uint32_t>(placements_.size());
         ++running_;
         if (!table_) {
-            for (auto g : gpus) {
-                placements_.push_back(g);
-                cluster_.allocate(g, j, end);
-            }
+            placements_.insert(placements_.end(), gpus.begin(), gpus.end());
+            if (cluster_.exclusive()) cluster_.allocate_exclusive(gpus, j, end);
+            else
+                for (auto g : gpus) cluster_.allocate(g, j, end);
             push_event(end, j, 0);
             return;
         }
