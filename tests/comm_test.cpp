@@ -226,6 +226,32 @@ TEST_CASE("TreeRouteCost closed form equals the union of shortest paths (brute f
         }
 }
 
+TEST_CASE("TreeRouteCost best_cost is the least cost of k GPUs over every placement (brute force)") {
+    // every subset of a 2 x 2 x 3 and a 3 x 2 x 2 cluster, with the default and two other weightings
+    gp::tree_params a, b;
+    a.racks = 2, a.nodes_per_rack = 2, a.gpus_per_node = 3;
+    b.racks = 3, b.nodes_per_rack = 2, b.gpus_per_node = 2;
+    for (const auto& p : {a, b}) {
+        const gp::TreeTopology t(p);
+        const auto G = static_cast<std::uint32_t>(t.num_gpus());
+        for (const gp::TreeRouteCost c : {gp::TreeRouteCost{}, gp::TreeRouteCost{0.3, 0.001, 2.0, 0.1, 1.0},
+                                          gp::TreeRouteCost{0.01, 0.5, 0.01, 3.0, 1.0}}) {
+            std::vector<double> least(G + 1, std::numeric_limits<double>::infinity());
+            for (std::uint32_t set = 1; set < (1u << G); ++set) {
+                std::vector<gp::gpu_id> g;
+                for (gp::gpu_id i = 0; i < G; ++i)
+                    if (set >> i & 1) g.push_back(i);
+                least[g.size()] = std::min(least[g.size()], c.cost(t, std::span<const gp::gpu_id>(g)));
+            }
+            for (std::uint32_t k = 1; k <= G; ++k) {
+                INFO(t.name(), " k = ", k, " node weight ", c.node_weight);
+                CHECK(std::abs(c.best_cost(t, k) - least[k]) <= 1e-12);
+                CHECK(c.bounds(t, gp::ModelZoo::builtin(), 0, k).best == c.best_cost(t, k));
+            }
+        }
+    }
+}
+
 TEST_CASE("TreeRouteCost slowdown exponent and JSON") {
     const auto t = gp::TreeTopology::proximity_drl();
     const auto zoo = gp::ModelZoo::builtin();

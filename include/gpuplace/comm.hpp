@@ -280,12 +280,8 @@ struct TreeRouteCost {
         const double S = double(t.gpus_per_node()), N = double(t.nodes_per_rack()), R = double(t.num_racks());
         const double kk = double(k);
         const double n_lo = std::ceil(kk / S), n_hi = std::min(kk, N * R);
-        double best = 1e300, worst = -1e300;
+        double worst = -1e300;
         for (double n = n_lo; n <= n_hi; n += 1) {
-            // fewest pairs: as even as possible
-            const double per = std::floor(kk / n), extra = kk - per * n;
-            const double pairs_even = (n - extra) * per * (per - 1) / 2 + extra * (per + 1) * per / 2;
-            best = std::min(best, cost_of(kk, pairs_even, n, std::ceil(n / N)));
             // most pairs: one GPU per node, the rest filling nodes to S one after another
             double pairs_full = 0;
             if (S > 1) {
@@ -294,14 +290,32 @@ struct TreeRouteCost {
             }
             worst = std::max(worst, cost_of(kk, pairs_full, n, std::min(R, n)));
         }
-        return {best, worst};
+        return {best_cost(t, k), worst};
+    }
+
+    /// bounds().best alone: the GPUs spread as evenly as possible over n nodes in as few racks as
+    /// possible, for every n. In integers (every count is exact), so without a floating-point
+    /// division, floor or ceil per n: evaluate() calls it at every job start.
+    template <Topology T>
+    [[nodiscard]] double best_cost(const T& t, std::uint32_t k) const noexcept {
+        const std::uint64_t S = t.gpus_per_node(), N = t.nodes_per_rack(), R = t.num_racks();
+        const std::uint64_t n_lo = std::max<std::uint64_t>(1, (k + S - 1) / S), n_hi = std::min<std::uint64_t>(k, N * R);
+        double best = 1e300;
+        for (std::uint64_t n = n_lo; n <= n_hi; ++n) {
+            const std::uint64_t per = k / n, extra = k - per * n;
+            const std::uint64_t pairs = ((n - extra) * per * (per - 1) + extra * (per + 1) * per) / 2;
+            best = std::min(best, cost_of(double(k), double(pairs), double(n), double((n + N - 1) / N)));
+        }
+        return best;
     }
 
     template <Topology T>
-    [[nodiscard]] comm_result evaluate(const T& t, const ModelZoo& z, model_id m, std::span<const gpu_id> gpus) const noexcept {
+    [[nodiscard]] comm_result evaluate(const T& t, const ModelZoo&, model_id, std::span<const gpu_id> gpus) const noexcept {
         const double c = cost(t, gpus);
-        const double best = bounds(t, z, m, static_cast<std::uint32_t>(gpus.size())).best;
-        const double sd = slowdown_exponent == 0 ? 1.0 : std::pow(std::max(1.0, c / best), slowdown_exponent);
+        const double best = best_cost(t, static_cast<std::uint32_t>(gpus.size()));
+        const double ratio = std::max(1.0, c / best);
+        // pow(x, 1) is x exactly: the default exponent skips the call (about a tenth of a step)
+        const double sd = slowdown_exponent == 0 ? 1.0 : slowdown_exponent == 1 ? ratio : std::pow(ratio, slowdown_exponent);
         return {c, sd};
     }
 
