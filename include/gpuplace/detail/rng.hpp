@@ -55,9 +55,16 @@ public:
     double uniform(double lo, double hi) noexcept { return lo + (hi - lo) * uniform(); }
     /// Uniform integer in [0, n), n > 0 (Lemire's nearly divisionless method, unbiased).
     std::uint64_t below(std::uint64_t n) noexcept {
-        const uint128 m = static_cast<uint128>((*this)()) * n;
-        if (static_cast<std::uint64_t>(m) < n) [[unlikely]] return below_rejecting(m, n);
-        return static_cast<std::uint64_t>(m >> 64);  // the common case inlines: no division
+        uint128 m = static_cast<uint128>((*this)()) * n;
+        auto l = static_cast<std::uint64_t>(m);
+        if (l < n) {
+            const std::uint64_t t = (0 - n) % n;
+            while (l < t) {
+                m = static_cast<uint128>((*this)()) * n;
+                l = static_cast<std::uint64_t>(m);
+            }
+        }
+        return static_cast<std::uint64_t>(m >> 64);
     }
     /// Exponential with the given rate.
     double exponential(double rate) noexcept { return -std::log1p(-uniform()) / rate; }
@@ -69,13 +76,6 @@ public:
     }
 
 private:
-    /// below()'s rare case: the low half of m fell under n, so it may be in the biased zone.
-    [[gnu::noinline]] std::uint64_t below_rejecting(uint128 m, std::uint64_t n) noexcept {
-        const std::uint64_t t = (0 - n) % n;
-        while (static_cast<std::uint64_t>(m) < t) m = static_cast<uint128>((*this)()) * n;
-        return static_cast<std::uint64_t>(m >> 64);
-    }
-
     static constexpr std::uint64_t rotl(std::uint64_t x, int k) noexcept { return (x << k) | (x >> (64 - k)); }
     std::uint64_t s_[4]{};
 };
