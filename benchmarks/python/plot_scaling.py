@@ -22,7 +22,7 @@ import sys
 from collections import defaultdict
 
 LABELS = {
-    "BM_step_random": "random valid actions (O(1) sampler)",
+    "BM_step_random": "random valid actions (word-wise sampler)",
     "BM_step_first_fit": "first-fit actions",
     "BM_step_random_policy": "gpuplace::random_policy (O(G) mask scans)",
 }
