@@ -122,13 +122,7 @@ public:
     /// free slot (it is free when co-location is off).
     void allocate(gpu_id g, std::uint32_t j, double end, double memory = 0.0, double share = 1.0) noexcept {
         if (exclusive()) {
-            holder_[g] = j;
-            end_[g] = end;
-            count_[g] = 1;
-            --node_free_[node_div_.divide(g)];
-            --rack_free_[rack_div_.divide(g)];
-            --free_;
-            --slot_free_;
+            assign_exclusive<true>(std::span<const gpu_id>(&g, 1), j, end);
             return;
         }
         if (track_) log_change(g);
@@ -148,51 +142,15 @@ public:
     /// allocate(g, j, end) for each of `gpus` (exclusive mode only: exclusive() must hold), in
     /// one loop that reads the cluster's layout once.
     void allocate_exclusive(std::span<const gpu_id> gpus, std::uint32_t j, double end) noexcept {
-        std::uint32_t* holder = holder_.data();
-        double* ends = end_.data();
-        std::uint32_t* count = count_.data();
-        std::uint32_t* node_free = node_free_.data();
-        std::uint32_t* rack_free = rack_free_.data();
-        const auto nd = node_div_, rd = rack_div_;
-        for (const auto g : gpus) {
-            holder[g] = j;
-            ends[g] = end;
-            count[g] = 1;
-            --node_free[nd.divide(g)];
-            --rack_free[rd.divide(g)];
-        }
-        free_ -= gpus.size();
-        slot_free_ -= gpus.size();
+        assign_exclusive<true>(gpus, j, end);
     }
     /// release(g) for each of `gpus` (exclusive mode only: exclusive() must hold).
-    void release_exclusive(std::span<const gpu_id> gpus) noexcept {
-        std::uint32_t* holder = holder_.data();
-        double* ends = end_.data();
-        std::uint32_t* count = count_.data();
-        std::uint32_t* node_free = node_free_.data();
-        std::uint32_t* rack_free = rack_free_.data();
-        const auto nd = node_div_, rd = rack_div_;
-        for (const auto g : gpus) {
-            holder[g] = no_job;
-            ends[g] = free_end;
-            count[g] = 0;
-            ++node_free[nd.divide(g)];
-            ++rack_free[rd.divide(g)];
-        }
-        free_ += gpus.size();
-        slot_free_ += gpus.size();
-    }
+    void release_exclusive(std::span<const gpu_id> gpus) noexcept { assign_exclusive<false>(gpus, no_job, free_end); }
     /// Removes job j (with the memory and share it was allocated) from GPU g; with co-location off
     /// the GPU's only job. Precondition: j is on g.
     void release(gpu_id g, std::uint32_t j = no_job, double memory = 0.0, double share = 1.0) noexcept {
         if (exclusive()) {
-            holder_[g] = no_job;
-            end_[g] = free_end;
-            count_[g] = 0;
-            ++node_free_[node_div_.divide(g)];
-            ++rack_free_[rack_div_.divide(g)];
-            ++free_;
-            ++slot_free_;
+            assign_exclusive<false>(std::span<const gpu_id>(&g, 1), no_job, free_end);
             return;
         }
         if (track_) log_change(g);
@@ -220,6 +178,37 @@ public:
     }
 
 private:
+    /// Exclusive mode: gives `gpus` to job j until `end` (Take), or frees them (j = no_job, end =
+    /// free_end), with the free counts of their nodes and racks.
+    template <bool Take>
+    void assign_exclusive(std::span<const gpu_id> gpus, std::uint32_t j, double end) noexcept {
+        std::uint32_t* holder = holder_.data();
+        double* ends = end_.data();
+        std::uint32_t* count = count_.data();
+        std::uint32_t* node_free = node_free_.data();
+        std::uint32_t* rack_free = rack_free_.data();
+        const auto nd = node_div_, rd = rack_div_;
+        for (const auto g : gpus) {
+            holder[g] = j;
+            ends[g] = end;
+            count[g] = Take ? 1 : 0;
+            if constexpr (Take) {
+                --node_free[nd.divide(g)];
+                --rack_free[rd.divide(g)];
+            } else {
+                ++node_free[nd.divide(g)];
+                ++rack_free[rd.divide(g)];
+            }
+        }
+        if constexpr (Take) {
+            free_ -= gpus.size();
+            slot_free_ -= gpus.size();
+        } else {
+            free_ += gpus.size();
+            slot_free_ += gpus.size();
+        }
+    }
+
     /// Appends g to the change log without allocating: a full log is cleared (new generation).
     void log_change(gpu_id g) noexcept {
         if (changes_.size() == changes_.capacity()) {
