@@ -63,6 +63,61 @@ TEST_CASE("rl categorical: masked actions are never sampled; log-probs and entro
     CHECK_THROWS_AS(rl::masked_categorical(logits, none), Error);
 }
 
+TEST_CASE("rl categorical: probabilities, entropy and logit gradient against a plain double computation") {
+    // 65 actions (a vectorised column plus a scalar tail), random logits and masks, including a
+    // masked logit far above the valid ones (its exp overflows, yet its probability is exactly 0)
+    detail::rng r(5);
+    for (int trial = 0; trial < 200; ++trial) {
+        const std::size_t n = 1 + r.below(70);
+        Eigen::VectorXf logits(static_cast<Eigen::Index>(n));
+        std::vector<std::uint8_t> mask(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            logits(Eigen::Index(i)) = float(3.0 * r.normal());
+            mask[i] = r.uniform() < 0.5;
+        }
+        mask[r.below(n)] = 1;
+        if (trial % 5 == 0) {
+            const auto k = r.below(n);
+            if (!mask[k]) logits(Eigen::Index(k)) = 200.0f;
+        }
+        const rl::masked_categorical d(logits, mask);
+        double mx = -1e300, sum = 0;
+        for (std::size_t i = 0; i < n; ++i)
+            if (mask[i]) mx = std::max(mx, double(logits(Eigen::Index(i))));
+        for (std::size_t i = 0; i < n; ++i)
+            if (mask[i]) sum += std::exp(double(logits(Eigen::Index(i))) - mx);
+        double h = 0, psum = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            if (!mask[i]) {
+                CHECK(d.prob(i) == 0.0f);
+                CHECK(std::isinf(d.log_prob(i)));
+                continue;
+            }
+            const double lp = double(logits(Eigen::Index(i))) - mx - std::log(sum);
+            CHECK(d.log_prob(i) == doctest::Approx(lp).epsilon(1e-5).scale(1.0));
+            CHECK(d.prob(i) == doctest::Approx(std::exp(lp)).epsilon(1e-5).scale(1e-6));
+            h -= std::exp(lp) * lp;
+            psum += double(d.prob(i));
+        }
+        CHECK(psum == doctest::Approx(1.0).epsilon(1e-5));
+        CHECK(d.entropy() == doctest::Approx(h).epsilon(1e-4).scale(1e-4));
+        // d/dl (0.7 log p(a) + 0.3 H): masked entries get exactly 0
+        const auto a = std::size_t(d.sample(r));
+        CHECK(mask[a] == 1);
+        Eigen::VectorXf g = Eigen::VectorXf::Zero(static_cast<Eigen::Index>(n));
+        d.backward(g, a, 0.7f, 0.3f);
+        for (std::size_t i = 0; i < n; ++i) {
+            if (!mask[i]) {
+                CHECK(g(Eigen::Index(i)) == 0.0f);
+                continue;
+            }
+            const double p = std::exp(double(logits(Eigen::Index(i))) - mx) / sum;
+            const double want = 0.7 * ((i == a ? 1.0 : 0.0) - p) + 0.3 * (-p * (std::log(p) + h));
+            CHECK(std::abs(double(g(Eigen::Index(i))) - want) <= 1e-6 + 1e-4 * std::abs(want));
+        }
+    }
+}
+
 TEST_CASE("rl ppo: deterministic by seed and independent of the number of env threads") {
     const auto s = tiny_checkpoint_scenario();
     rl::ppo a(s, quick(1)), b(s, quick(1)), c(s, quick(3));

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <type_traits>
 #include <vector>
 
 #include <gpuplace/rl/rl.hpp>
@@ -160,4 +161,25 @@ TEST_CASE("rl gradient: per_gpu with node features (mean and max over each node)
     nc.node_features = true;
     CHECK_THROWS_WITH_AS(net_d(rl::obs_spec{6, 3, 4, 4}, nc, 1),
                          "network: node_features needs GPUs numbered node by node (gpus_per_node 4, 6 GPUs)", ConfigError);
+}
+
+TEST_CASE_TEMPLATE("rl mlp: the unpacked product (a rollout step's few samples) equals Eigen's", T, float, double) {
+    // row counts around the packet tiles (1 to 70: scalar tails, one or two packets), depths from
+    // 1, and every width up to several column tiles (full tiles and each remainder), with B's
+    // leading dimension larger than its depth
+    detail::rng r(3);
+    using M = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>;
+    for (Eigen::Index rows : {1, 3, 8, 15, 16, 17, 31, 32, 33, 64, 65, 70})
+        for (Eigen::Index depth : {1, 2, 7, 64, 425})
+            for (Eigen::Index cols = 1; cols <= 2 * rl::detail::direct_batch + 1; ++cols) {
+                M a(rows, depth), b(depth + 3, cols), out(rows, cols);
+                for (Eigen::Index i = 0; i < a.size(); ++i) a.data()[i] = T(r.normal());
+                for (Eigen::Index i = 0; i < b.size(); ++i) b.data()[i] = T(r.normal());
+                out.setConstant(T(12345));
+                rl::detail::direct_product(a.data(), rows, depth, b.data(), depth + 3, cols, out.data());
+                const M want = a * b.topRows(depth);
+                const double tol = (std::is_same_v<T, float> ? 1e-4 : 1e-12) * std::sqrt(double(depth)) *
+                                   (1.0 + want.cwiseAbs().maxCoeff());
+                CHECK((out - want).cwiseAbs().maxCoeff() <= tol);
+            }
 }

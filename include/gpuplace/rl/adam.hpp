@@ -19,14 +19,20 @@ template <class V>
     return std::sqrt(s);
 }
 
+/// The factor that brings gradients of global norm `norm` to at most max_norm (1 when they are
+/// within it, or when max_norm <= 0 turns clipping off).
+template <std::floating_point S>
+[[nodiscard]] S clip_factor(double norm, double max_norm) noexcept {
+    return max_norm > 0 && norm > max_norm ? static_cast<S>(max_norm / (norm + 1e-6)) : S(1);
+}
+
 /// Scales every gradient so that their global norm is at most max_norm; returns the norm before.
 template <class V>
 double clip_grad_norm(const std::vector<V*>& grads, double max_norm) {
     const double n = global_norm(grads);
-    if (max_norm > 0 && n > max_norm) {
-        const auto f = static_cast<typename V::Scalar>(max_norm / (n + 1e-6));
+    const auto f = clip_factor<typename V::Scalar>(n, max_norm);
+    if (f != 1)
         for (auto* g : grads) *g *= f;
-    }
     return n;
 }
 
@@ -46,8 +52,9 @@ public:
         }
     }
 
-    /// One step: params[i] -= lr * mhat / (sqrt(vhat) + eps).
-    void step(const std::vector<vector*>& params, const std::vector<vector*>& grads, double lr) {
+    /// One step: params[i] -= lr * mhat / (sqrt(vhat) + eps), with the gradients multiplied by
+    /// `grad_scale` first (clip_factor(): clipping without a pass that rewrites the gradients).
+    void step(const std::vector<vector*>& params, const std::vector<vector*>& grads, double lr, S grad_scale = S(1)) {
         ++t_;
         const double c1 = 1.0 - std::pow(beta1, double(t_)), c2 = 1.0 - std::pow(beta2, double(t_));
         const auto b1 = S(beta1), b2 = S(beta2);
@@ -61,7 +68,7 @@ public:
                 const Eigen::Index len = std::min(B, n - k);
                 auto m = m_[i].segment(k, len);
                 auto v = v_[i].segment(k, len);
-                const auto g = grads[i]->segment(k, len);
+                const auto g = grads[i]->segment(k, len) * grad_scale;
                 m = b1 * m + (S(1) - b1) * g;
                 v = b2 * v + (S(1) - b2) * g.cwiseProduct(g);
                 params[i]->segment(k, len).array() -= step * m.array() / (v.array().sqrt() * sc2 + e);

@@ -4,6 +4,7 @@
 /// exactly 0 (never sampled, never the argmax), and log-probabilities and entropy are taken over
 /// the valid actions only. Gradients w.r.t. the logits are analytic.
 
+#include <algorithm>
 #include <cmath>
 #include <concepts>
 #include <cstdint>
@@ -17,8 +18,9 @@
 
 namespace gpuplace::rl {
 
-/// A masked categorical distribution over logits[i] for mask[i] != 0. Holds log-probabilities
-/// (-inf for invalid actions).
+/// A masked categorical distribution over logits[i] for mask[i] != 0. Holds the probabilities
+/// (exactly 0 for invalid actions) and log-probabilities (-inf for invalid actions), each exp
+/// computed once.
 template <std::floating_point S>
 class basic_masked_categorical {
 public:
@@ -26,39 +28,45 @@ public:
 
     /// From a column of logits and a mask of the same length (at least one valid action).
     template <class L>
-    basic_masked_categorical(const L& logits, std::span<const std::uint8_t> mask) : logp_(logits.size()) {
-        const auto n = std::size_t(logits.size());
-        if (mask.size() != n) throw Error("masked_categorical: mask has " + std::to_string(mask.size()) +
-                                          " entries for " + std::to_string(n) + " logits");
-        S mx = -std::numeric_limits<S>::infinity();
-        for (std::size_t i = 0; i < n; ++i)
-            if (mask[i] && logits(Eigen::Index(i)) > mx) mx = logits(Eigen::Index(i));
-        if (mx == -std::numeric_limits<S>::infinity()) throw Error("masked_categorical: every action is masked");
-        S sum = 0;
-        for (std::size_t i = 0; i < n; ++i)
-            if (mask[i]) sum += std::exp(logits(Eigen::Index(i)) - mx);
+    basic_masked_categorical(const L& logits, std::span<const std::uint8_t> mask) : lp_(logits.size(), 3) {
+        const auto n = Eigen::Index(logits.size());
+        if (mask.size() != std::size_t(n))
+            throw Error("masked_categorical: mask has " + std::to_string(mask.size()) + " entries for " +
+                        std::to_string(n) + " logits");
+        constexpr S inf = std::numeric_limits<S>::infinity();
+        auto logp = lp_.col(0), p = lp_.col(1), z = lp_.col(2);
+        // whole columns at once, and loops over the mask without a branch (both vectorise)
+        const std::uint8_t* m = mask.data();
+        S* lp = logp.data();
+        S* pp = p.data();
+        const S* zz = z.data();
+        z = logits.template cast<S>();
+        for (Eigen::Index i = 0; i < n; ++i) lp[i] = m[i] ? zz[i] : -inf;
+        const S mx = logp.maxCoeff();
+        if (mx == -inf) throw Error("masked_categorical: every action is masked");
+        p = (z.array() - mx).exp();
+        for (Eigen::Index i = 0; i < n; ++i) pp[i] = m[i] ? pp[i] : S(0);  // exactly 0 where masked
+        const S sum = p.sum();
+        p *= S(1) / sum;
         const S lse = mx + std::log(sum);
-        entropy_ = 0;
-        for (std::size_t i = 0; i < n; ++i) {
-            const auto k = Eigen::Index(i);
-            if (mask[i]) {
-                logp_(k) = logits(k) - lse;
-                entropy_ -= std::exp(logp_(k)) * logp_(k);
-            } else
-                logp_(k) = -std::numeric_limits<S>::infinity();
-        }
+        z.array() -= lse;  // log-probabilities, finite also where masked
+        logp.array() -= lse;  // -inf stays -inf
+        entropy_ = -p.dot(z);  // masked actions add 0 * (a finite value)
     }
 
-    [[nodiscard]] std::size_t size() const noexcept { return std::size_t(logp_.size()); }
-    [[nodiscard]] S log_prob(std::size_t a) const { return logp_(Eigen::Index(a)); }
-    [[nodiscard]] S prob(std::size_t a) const { return std::exp(logp_(Eigen::Index(a))); }
+    [[nodiscard]] std::size_t size() const noexcept { return std::size_t(lp_.rows()); }
+    [[nodiscard]] S log_prob(std::size_t a) const { return lp_(Eigen::Index(a), 0); }
+    [[nodiscard]] S prob(std::size_t a) const { return lp_(Eigen::Index(a), 1); }
     [[nodiscard]] S entropy() const noexcept { return entropy_; }
-    [[nodiscard]] const vector& log_probs() const noexcept { return logp_; }
+    /// Log-probabilities of every action (-inf where masked).
+    [[nodiscard]] auto log_probs() const noexcept { return lp_.col(0); }
+    /// Probabilities of every action (0 where masked).
+    [[nodiscard]] auto probs() const noexcept { return lp_.col(1); }
 
     /// The most probable valid action (lowest index on ties).
     [[nodiscard]] std::size_t argmax() const {
         Eigen::Index best = 0;
-        logp_.maxCoeff(&best);
+        lp_.col(0).maxCoeff(&best);
         return std::size_t(best);
     }
 
@@ -67,7 +75,7 @@ public:
         double u = r.uniform();
         std::size_t last = 0;
         for (std::size_t i = 0; i < size(); ++i) {
-            const double p = std::exp(double(logp_(Eigen::Index(i))));
+            const double p = double(lp_(Eigen::Index(i), 1));
             if (p <= 0) continue;
             last = i;
             if (u < p) return i;
@@ -79,18 +87,17 @@ public:
     /// Adds to `d` (dLoss/dlogits) the gradient of coef_logp * log p(a) + coef_ent * entropy.
     template <class D>
     void backward(D&& d, std::size_t a, S coef_logp, S coef_ent) const {
-        for (Eigen::Index i = 0; i < logp_.size(); ++i) {
-            if (logp_(i) == -std::numeric_limits<S>::infinity()) continue;
-            const S p = std::exp(logp_(i));
-            S g = -coef_logp * p;  // d log p(a) / d l_i = [i == a] - p_i
-            if (std::size_t(i) == a) g += coef_logp;
-            g += coef_ent * (-p * (logp_(i) + entropy_));  // d H / d l_i = -p_i (log p_i + H)
-            d(i) += g;
-        }
+        // d log p(a) / d l_i = [i == a] - p_i;  d H / d l_i = -p_i (log p_i + H); both 0 where p_i = 0
+        // column 2 is finite also where p_i = 0, so that those terms are exactly 0
+        const auto p = lp_.col(1).array();
+        d.array() += -coef_logp * p - coef_ent * p * (lp_.col(2).array() + entropy_);
+        d(Eigen::Index(a)) += coef_logp;
     }
 
 private:
-    vector logp_;
+    /// column 0: log-probabilities (-inf where masked), 1: probabilities (0 where masked),
+    /// 2: logit minus log-sum-exp (the log-probability, but finite where masked)
+    Eigen::Matrix<S, Eigen::Dynamic, 3> lp_;
     S entropy_ = 0;
 };
 

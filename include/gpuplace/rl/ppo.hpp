@@ -23,6 +23,7 @@
 #include "../colocation_policy.hpp"
 #include "../config.hpp"
 #include "../detail/json_util.hpp"
+#include "../detail/prefetch.hpp"
 #include "../detail/rng.hpp"
 #include "../evaluate.hpp"
 #include "../vector_env.hpp"
@@ -378,6 +379,9 @@ private:
                 double mean = 0, sq = 0;
                 for (std::size_t j = 0; j < MB; ++j) {
                     const auto k = idx[b + j];
+                    // the rollout's observations are larger than the L2: fetch a later column
+                    // while this one is copied
+                    if (j + 2 < MB) gpuplace::detail::prefetch_range(obs_.col(Eigen::Index(idx[b + j + 2])).data(), obs_.rows() * sizeof(float));
                     mo.col(Eigen::Index(j)) = obs_.col(Eigen::Index(k));
                     std::copy_n(masks_.begin() + std::ptrdiff_t(k * A), A, mm.begin() + std::ptrdiff_t(j * A));
                     ma[j] = actions_[k];
@@ -400,8 +404,9 @@ private:
                 if (!st.imitation && iter_ - imitation_iterations() < cfg_.value_warmup) L.dlogits.setZero();
                 net_.zero_grad();
                 net_.backward(w, L.dlogits, L.dvalues);
-                st.grad_norm += clip_grad_norm(grads, cfg_.max_grad_norm);
-                opt_.step(params, grads, st.learning_rate);
+                const double norm = global_norm(grads);
+                st.grad_norm += norm;
+                opt_.step(params, grads, st.learning_rate, clip_factor<S>(norm, cfg_.max_grad_norm));
                 st.policy_loss += L.policy;
                 st.value_loss += L.value;
                 st.entropy += L.entropy;
