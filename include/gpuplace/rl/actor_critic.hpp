@@ -13,6 +13,7 @@
 #include <limits>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "../env.hpp"
@@ -228,7 +229,8 @@ public:
     }
 
     /// Forward pass on raw observations (obs_size x B): fills w.logits ((G+1) x B) and w.values
-    /// (B). With `masks` ((G+1) x B, column-major), per_gpu scores only the valid GPUs (masked
+    /// (B). A flat network without normalisation reads an obs of type `matrix` in place: it must
+    /// then stay alive and unchanged until backward(). With `masks` ((G+1) x B, column-major), per_gpu scores only the valid GPUs (masked
     /// logits are left at 0: a masked categorical ignores them), which saves most of the work on
     /// a busy cluster.
     template <class M>
@@ -238,15 +240,23 @@ public:
         const auto G = Eigen::Index(spec_.num_gpus), F = Eigen::Index(spec_.gpu_features), C = Eigen::Index(spec_.context);
         const auto A = G + 1;
         if (cfg_.arch == architecture::flat) {
-            w.x = obs.template cast<S>();
-            if (cfg_.normalize_obs) norms_[0].apply(w.x);
+            // the networks read a minibatch matrix where it is (it outlives the backward pass);
+            // other inputs (a map of the rollout's observations) or normalised ones are copied
+            const matrix* x = &w.x;
+            if constexpr (std::is_same_v<M, matrix>) {
+                if (!cfg_.normalize_obs) x = &obs;
+            }
+            if (x == &w.x) {
+                w.x = obs.template cast<S>();
+                if (cfg_.normalize_obs) norms_[0].apply(w.x);
+            }
             if (cfg_.shared_trunk) {
-                const auto& h = trunk_.forward_view(w.x, w.c_trunk);
+                const auto& h = trunk_.forward_view(*x, w.c_trunk);
                 w.logits = pi_.forward_view(h, w.c_pi);
                 w.values = vhead_.forward_view(h, w.c_vhead).row(0).transpose();
             } else {
-                w.logits = pi_.forward_view(w.x, w.c_pi);
-                w.values = value_.forward_view(w.x, w.c_value).row(0).transpose();
+                w.logits = pi_.forward_view(*x, w.c_pi);
+                w.values = value_.forward_view(*x, w.c_value).row(0).transpose();
             }
             return;
         }
