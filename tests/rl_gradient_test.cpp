@@ -183,3 +183,18 @@ TEST_CASE_TEMPLATE("rl mlp: the unpacked product (a rollout step's few samples) 
                 CHECK((out - want).cwiseAbs().maxCoeff() <= tol);
             }
 }
+
+TEST_CASE_TEMPLATE("rl mlp: the blocked transpose equals Eigen's", T, float, double) {
+    // sizes around the packet squares: full blocks, edge rows, edge columns, both, and none
+    detail::rng r(4);
+    using M = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>;
+    for (Eigen::Index rows : {0, 1, 3, 4, 7, 8, 9, 16, 17, 64, 425})
+        for (Eigen::Index cols : {0, 1, 2, 5, 8, 9, 15, 16, 64, 65}) {
+            M x(rows, cols), xt;
+            for (Eigen::Index i = 0; i < x.size(); ++i) x.data()[i] = T(r.normal());
+            rl::detail::transpose_into(x, xt);
+            REQUIRE(xt.rows() == cols);
+            REQUIRE(xt.cols() == rows);
+            CHECK(xt == x.transpose());
+        }
+}

@@ -120,7 +120,7 @@ public:
     /// Intermediate values of a forward pass (one per thread when acting concurrently).
     struct workspace {
         typename net::cache c_gpu, c_ctx, c_tail, c_defer, c_value, c_pi, c_trunk, c_vhead;
-        matrix x, xg, ctx, vin, a1, logits, pool;
+        matrix x, xt, xg, ctx, vin, a1, logits, pool;  ///< xt: the flat input transposed, for backward()
         vector values;
         std::vector<Eigen::Index> col_b, col_g;  ///< per_gpu: sample and GPU of each scored column
         std::size_t batch = 0;
@@ -316,6 +316,9 @@ public:
                 vhead_.backward(w.c_vhead, dvalues.transpose(), &dh2);
                 trunk_.backward(w.c_trunk, dh1 + dh2);
             } else {
+                // both first layers' weight gradients multiply by the input's transpose: made once
+                detail::transpose_into(*w.c_pi.input, w.xt);
+                w.c_pi.input_t = w.c_value.input_t = &w.xt;
                 pi_.backward(w.c_pi, dlogits);
                 value_.backward(w.c_value, dvalues.transpose());
             }

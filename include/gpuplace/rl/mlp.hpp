@@ -105,6 +105,35 @@ void direct_product(const S* a, Eigen::Index rows, Eigen::Index depth, const S* 
     }
 }
 
+/// out = x^T, block by block: a square of packets is loaded from x's columns, transposed in
+/// registers and stored into out's columns (Eigen's plain transpose copy writes one scalar per
+/// cache line it touches, slower here than what it saves later).
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wignored-attributes"  // a SIMD type as template argument, as in Eigen's own headers
+#endif
+template <class S>
+void transpose_into(const matrix_t<S>& x, matrix_t<S>& out) {
+    namespace ei = Eigen::internal;
+    using P = typename ei::packet_traits<S>::type;
+    constexpr Eigen::Index ps = ei::packet_traits<S>::size;
+    const Eigen::Index rows = x.rows(), cols = x.cols();
+    out.resize(cols, rows);
+    const Eigen::Index rb = rows - rows % ps, cb = cols - cols % ps;
+    for (Eigen::Index j = 0; j < cb; j += ps)
+        for (Eigen::Index i = 0; i < rb; i += ps) {
+            ei::PacketBlock<P, int(ps)> blk;
+            for (Eigen::Index c = 0; c < ps; ++c) blk.packet[c] = ei::ploadu<P>(&x(i, j + c));
+            ei::ptranspose(blk);
+            for (Eigen::Index c = 0; c < ps; ++c) ei::pstoreu(&out(j, i + c), blk.packet[c]);
+        }
+    for (Eigen::Index j = 0; j < cols; ++j)  // the edges: the last rows, then the last columns
+        for (Eigen::Index i = j < cb ? rb : 0; i < rows; ++i) out(j, i) = x(i, j);
+}
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+
 /// A random (rows x cols) matrix with orthonormal rows or columns, scaled by gain (Saxe et al.).
 template <std::floating_point S>
 [[nodiscard]] matrix_t<S> orthogonal(std::size_t rows, std::size_t cols, double gain, gpuplace::detail::rng& r) {
@@ -142,6 +171,9 @@ public:
     struct cache {
         std::vector<matrix> a;
         const matrix* input = nullptr;  ///< forward_view()'s input, which backward() reads (else a[0])
+        /// The input's transpose (B x inputs), when the caller made one: backward() then reads it
+        /// for the first layer's weight gradient, which Eigen packs faster than a transposed view.
+        const matrix* input_t = nullptr;
     };
 
     basic_mlp() = default;
@@ -202,7 +234,7 @@ public:
     const matrix& forward(const X& x, cache& c) const {
         c.a.resize(sizes_.size());
         c.a[0] = x;
-        c.input = nullptr;
+        c.input = c.input_t = nullptr;
         return run(c.a[0], c);
     }
 
@@ -211,6 +243,7 @@ public:
     const matrix& forward_view(const matrix& x, cache& c) const {
         c.a.resize(sizes_.size());
         c.input = &x;
+        c.input_t = nullptr;
         return run(x, c);
     }
     const matrix& forward_view(matrix&&, cache&) const = delete;
@@ -222,7 +255,8 @@ public:
             if (l + 1 < num_layers() || out_act_) detail::activation_backward(dy, c.a[l + 1], act_);
             weight_map gW{grads_.data() + offsets_[l], rows(l), cols(l)};
             bias_map gb{grads_.data() + offsets_[l] + wsize(l), rows(l)};
-            gW.noalias() += dy * (l == 0 && c.input ? *c.input : c.a[l]).transpose();
+            if (l == 0 && c.input_t) gW.noalias() += dy * *c.input_t;
+            else gW.noalias() += dy * (l == 0 && c.input ? *c.input : c.a[l]).transpose();
             gb.noalias() += dy.rowwise().sum();
             if (l > 0 || dx) {
                 matrix prev = W(l).transpose() * dy;
