@@ -229,10 +229,10 @@ public:
     }
 
     /// Forward pass on raw observations (obs_size x B): fills w.logits ((G+1) x B) and w.values
-    /// (B). A flat network without normalisation reads an obs of type `matrix` in place: it must
-    /// then stay alive and unchanged until backward(). With `masks` ((G+1) x B, column-major), per_gpu scores only the valid GPUs (masked
+    /// (B). With `masks` ((G+1) x B, column-major), per_gpu scores only the valid GPUs (masked
     /// logits are left at 0: a masked categorical ignores them), which saves most of the work on
-    /// a busy cluster.
+    /// a busy cluster. A flat network without normalisation reads an obs of type `matrix` in
+    /// place: it must then stay alive and unchanged until backward().
     template <class M>
     void forward(const M& obs, workspace& w, const std::uint8_t* masks = nullptr) const {
         const auto B = obs.cols();

@@ -274,7 +274,8 @@ private:
                 c.a[l + 1].noalias() = W(l) * in;
             else {
                 c.a[l + 1].resize(rows(l), in.cols());
-                detail::direct_product(W(l).data(), rows(l), cols(l), in.data(), in.rows(), in.cols(), c.a[l + 1].data());
+                detail::direct_product(W(l).data(), rows(l), cols(l), in.data(), in.rows(), in.cols(),
+                                       c.a[l + 1].data());
             }
             c.a[l + 1].colwise() += b(l);
             if (l + 1 < num_layers() || out_act_) detail::activate(c.a[l + 1], act_);

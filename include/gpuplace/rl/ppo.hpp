@@ -381,7 +381,9 @@ private:
                     const auto k = idx[b + j];
                     // the rollout's observations are larger than the L2: fetch a later column
                     // while this one is copied
-                    if (j + 2 < MB) gpuplace::detail::prefetch_range(obs_.col(Eigen::Index(idx[b + j + 2])).data(), obs_.rows() * sizeof(float));
+                    if (j + 2 < MB)
+                        gpuplace::detail::prefetch_range(obs_.col(Eigen::Index(idx[b + j + 2])).data(),
+                                                         std::size_t(obs_.rows()) * sizeof(float));
                     mo.col(Eigen::Index(j)) = obs_.col(Eigen::Index(k));
                     std::copy_n(masks_.begin() + std::ptrdiff_t(k * A), A, mm.begin() + std::ptrdiff_t(j * A));
                     ma[j] = actions_[k];
