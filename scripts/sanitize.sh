@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the C++ test suite (only the doctest executable: no examples, programs, benchmarks or
-# Python module) with AddressSanitizer + UndefinedBehaviorSanitizer in build-asan/ and runs it.
+# Python module) with AddressSanitizer + UndefinedBehaviorSanitizer in build-asan/ and runs it, then
+# the threaded tests under ThreadSanitizer.
 # Fails (non-zero exit) when the build fails, a test fails, or a sanitizer reports anything, even a
 # report that did not stop the test. See docs/reliability.md.
 #
@@ -46,6 +47,23 @@ if compgen -G "$LOGS/*" >/dev/null; then
     cat "$f"
   done
   status=1
+fi
+# ThreadSanitizer on the tests that run threads (the worker pool, its shared queue, the vector env
+# with 1-8 threads): a data race fails the stage. ASan and TSan do not mix, so this is a second,
+# small build (two test files, ~30 s).
+if [ "$status" -eq 0 ]; then
+  printf '\n==> threaded tests under ThreadSanitizer (%s/tsan_tests)\n' "$BUILD"
+  "${CXX:-c++}" -std=c++20 -O0 -g1 -fsanitize=thread -I include -I tests tests/main.cpp tests/thread_pool_test.cpp \
+    tests/vector_env_test.cpp -o "$BUILD/tsan_tests" -pthread
+  TSAN_OPTIONS="halt_on_error=1:log_path=$LOGS/tsan" "$BUILD/tsan_tests" --no-version=true --minimal=true || status=$?
+  if compgen -G "$LOGS/*" >/dev/null; then
+    printf '\n==> sanitizer reports:\n'
+    for f in "$LOGS"/*; do
+      printf -- '--- %s\n' "$f"
+      cat "$f"
+    done
+    status=1
+  fi
 fi
 if [ "$status" -ne 0 ]; then
   printf '\n==> sanitizer stage FAILED (exit %s) after %ss\n' "$status" "$(( $(date +%s) - start ))"

@@ -149,6 +149,7 @@ public:
     explicit basic_vector_env(std::vector<Env> envs, std::size_t num_threads = 1)
         : envs_(std::move(envs)), pool_(std::make_unique<detail::block_pool>(clamp_threads(num_threads, envs_.size()))) {
         if (envs_.empty()) throw ConfigError("vector env: num_envs must be >= 1");
+        resets_ = std::make_unique<detail::shared_queue>(envs_.size(), pool_->size());
         obs_size_ = envs_[0].observation_size();
         A_ = envs_[0].num_actions();
         for (std::size_t i = 1; i < envs_.size(); ++i)
@@ -288,6 +289,7 @@ private:
         actions_ = actions;
         actions_out_ = actions_out;
         obs_out_ = obs_out;
+        resets_->begin();
         step_fn task{this};
         pool_->run(task);
         std::size_t ended = 0;
@@ -317,24 +319,41 @@ private:
                 ++ended;
                 std::copy(obs_.begin() + i * obs_size_, obs_.begin() + (i + 1) * obs_size_, final_obs_.begin() + i * obs_size_);
                 final_[i] = {en.episode_metrics(), en.episode_return(), en.steps(), en.seed()};
-                en.reset(episode_seed(seed_, i, ++episode_[i]));
-            }
-            if (obs_out_)
+                resets_->push(static_cast<std::uint32_t>(i));  // reset_one(i), by whichever worker is free
+            } else if (obs_out_) {
                 std::copy(obs_.begin() + i * obs_size_, obs_.begin() + (i + 1) * obs_size_, obs_out_ + i * obs_size_);
+            }
         }
         return ended;
     }
 
+    /// Autoreset of env i after its episode ended (its final observation and info already kept).
+    void reset_one(std::size_t i) {
+        envs_[i].reset(episode_seed(seed_, i, ++episode_[i]));
+        if (obs_out_)
+            std::copy(obs_.begin() + i * obs_size_, obs_.begin() + (i + 1) * obs_size_, obs_out_ + i * obs_size_);
+    }
+
+    /// Worker w steps its block, then takes autoresets (its own or another worker's) until none
+    /// is left: a reset costs about a hundred steps, so a block with one would otherwise finish
+    /// long after the others.
     struct step_fn {
         basic_vector_env* self;
         void operator()(std::size_t w) const {
             auto [b, e] = self->block(w);
-            self->ended_[w] = self->step_range(b, e);
+            try {
+                self->ended_[w] = self->step_range(b, e);
+            } catch (...) {
+                self->resets_->done();  // the other workers take what this one pushed
+                throw;
+            }
+            self->resets_->drain([this](std::uint32_t i) { self->reset_one(i); });
         }
     };
 
     std::vector<Env> envs_;
     std::unique_ptr<detail::block_pool> pool_;
+    std::unique_ptr<detail::shared_queue> resets_;  ///< this step's autoresets
     std::size_t obs_size_ = 0, A_ = 0;
     std::vector<float> obs_, final_obs_;
     std::vector<std::uint8_t> mask_, terminated_, truncated_, done_;

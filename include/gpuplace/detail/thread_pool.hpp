@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -105,6 +106,69 @@ private:
     void (*fn_)(void*, std::size_t) = nullptr;
     void* ctx_ = nullptr;
     static constexpr std::chrono::microseconds spin_{100};  ///< spin before blocking
+};
+
+/// Work found by the workers of one block_pool::run() and done by whichever worker is free: a
+/// vector env's autoresets, which cost as much as a hundred steps and would otherwise leave the
+/// worker whose block has one running long after the others. Workers push() items while they run
+/// their own part, then all call drain(), which runs f(item) on pushed items until every worker
+/// has called drain() and none is left. begin() starts a round (before run()). An item's slot is
+/// tagged with its round, so a claimer never reads the previous round's item.
+class shared_queue {
+public:
+    /// Room for `capacity` items per round, among `workers` workers.
+    shared_queue(std::size_t capacity, std::size_t workers)
+        : slots_(std::make_unique<std::atomic<std::uint64_t>[]>(capacity ? capacity : 1)), workers_(workers) {
+        for (std::size_t i = 0; i < (capacity ? capacity : 1); ++i) slots_[i].store(0, std::memory_order_relaxed);
+    }
+
+    /// Starts a round: called while no worker runs.
+    void begin() noexcept {
+        round_ = round_ % 0xffffffffu + 1;  // 1 .. 2^32 - 1: never the 0 the slots start with
+        push_.store(0, std::memory_order_relaxed);
+        claim_.store(0, std::memory_order_relaxed);
+        done_.store(0, std::memory_order_relaxed);
+    }
+
+    /// Adds an item (at most `capacity` per round).
+    void push(std::uint32_t item) noexcept {
+        const auto p = push_.fetch_add(1, std::memory_order_acq_rel);
+        slots_[p].store(round_ << 32 | item, std::memory_order_release);
+    }
+
+    /// Marks this worker's pushes over, then runs f(item) on unclaimed items until all workers have
+    /// marked theirs over and nothing is left. If f throws, the item is lost and the exception
+    /// propagates; the other workers go on.
+    template <class F>
+    void drain(F&& f) {
+        done();
+        const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(100);
+        for (unsigned i = 1;; ++i) {
+            auto c = claim_.load(std::memory_order_acquire);
+            if (c < push_.load(std::memory_order_acquire)) {
+                if (!claim_.compare_exchange_weak(c, c + 1, std::memory_order_acq_rel)) continue;
+                std::uint64_t v;
+                while (((v = slots_[c].load(std::memory_order_acquire)) >> 32) != round_) cpu_relax();
+                f(static_cast<std::uint32_t>(v));
+                continue;
+            }
+            if (done_.load(std::memory_order_acquire) == workers_ &&
+                claim_.load(std::memory_order_acquire) >= push_.load(std::memory_order_acquire))
+                return;
+            // another worker is still at its own part: spin a while, then give the core away
+            if (i % 64 == 0 && std::chrono::steady_clock::now() > until) std::this_thread::yield();
+            else cpu_relax();
+        }
+    }
+
+    /// Marks this worker's pushes over without draining (a worker that failed before drain()).
+    void done() noexcept { done_.fetch_add(1, std::memory_order_acq_rel); }
+
+private:
+    std::unique_ptr<std::atomic<std::uint64_t>[]> slots_;
+    std::size_t workers_;
+    std::uint64_t round_ = 0;
+    std::atomic<std::size_t> push_{0}, claim_{0}, done_{0};
 };
 
 }  // namespace gpuplace::detail
