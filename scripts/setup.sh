@@ -4,6 +4,7 @@
 #   scripts/setup.sh            C++ build + Python package with its test and RL extras
 #   GPUPLACE_NO_PYTHON=1 ...    C++ only
 #   GPUPLACE_EXTRA_PKGS="clang" more Debian packages (scripts/test.sh: clang for the fuzzers)
+#   GPUPLACE_ARCH=portable ...  programs for any x86-64 CPU (default: x86-64-v3 where the CPU runs it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -25,12 +26,16 @@ if ((${#missing[@]})); then
 fi
 
 # 2. C++: configure and build tests, examples, programs and benchmarks.
-step "building C++ (build/, Release)"
+# GPUPLACE_ARCH (default x86-64-v3): the CPU the programs are compiled for. x86-64-v3 (AVX2, FMA)
+# trains the C++ PPO about twice as fast as portable code and gives the same results on every such
+# CPU; on a CPU without it the build stays portable (CMake says so). portable or native also work.
+ARCH=${GPUPLACE_ARCH:-x86-64-v3}
+step "building C++ (build/, Release, GPUPLACE_ARCH=$ARCH)"
 GEN=(); command -v ninja >/dev/null 2>&1 && GEN=(-G Ninja)
 # GPUPLACE_RELEASE_FLAGS: scripts/test.sh builds the examples and programs at -O1 (they only have to
 # run correctly there, and -O3 doubles their compile time); everything else gets -O3.
 cmake -S . -B build "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=${GPUPLACE_RELEASE_FLAGS:--O3 -DNDEBUG}" \
-  ${GPUPLACE_CMAKE_ARGS:-} >/dev/null
+  "-DGPUPLACE_ARCH=$ARCH" ${GPUPLACE_CMAKE_ARGS:-} | grep -E '^-- gpuplace:' || true
 cmake --build build -j "$JOBS"
 
 # 3. Python: a virtual environment with the bindings and their extras.
