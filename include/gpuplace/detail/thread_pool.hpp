@@ -147,8 +147,10 @@ public:
             auto c = claim_.load(std::memory_order_acquire);
             if (c < push_.load(std::memory_order_acquire)) {
                 if (!claim_.compare_exchange_weak(c, c + 1, std::memory_order_acq_rel)) continue;
-                std::uint64_t v;
-                while (((v = slots_[c].load(std::memory_order_acquire)) >> 32) != round_) cpu_relax();
+                std::uint64_t v;  // its pusher has claimed the slot and is about to fill it
+                for (unsigned k = 1; ((v = slots_[c].load(std::memory_order_acquire)) >> 32) != round_; ++k)
+                    if (k % 64 == 0) std::this_thread::yield();  // (it may have lost its core)
+                    else cpu_relax();
                 f(static_cast<std::uint32_t>(v));
                 continue;
             }
