@@ -37,25 +37,8 @@ export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:halt_on_error=1:strict_stri
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$LOGS/ubsan"
 export LSAN_OPTIONS="log_path=$LOGS/lsan"
 
-status=0
-"$BUILD/tests/gpuplace_tests" --no-version=true --minimal=true || status=$?
-
-if compgen -G "$LOGS/*" >/dev/null; then
-  printf '\n==> sanitizer reports:\n'
-  for f in "$LOGS"/*; do
-    printf -- '--- %s\n' "$f"
-    cat "$f"
-  done
-  status=1
-fi
-# ThreadSanitizer on the tests that run threads (the worker pool, its shared queue, the vector env
-# with 1-8 threads): a data race fails the stage. ASan and TSan do not mix, so this is a second,
-# small build (two test files, ~30 s).
-if [ "$status" -eq 0 ]; then
-  printf '\n==> threaded tests under ThreadSanitizer (%s/tsan_tests)\n' "$BUILD"
-  "${CXX:-c++}" -std=c++20 -O0 -g1 -fsanitize=thread -I include -I tests tests/main.cpp tests/thread_pool_test.cpp \
-    tests/vector_env_test.cpp -o "$BUILD/tsan_tests" -pthread
-  TSAN_OPTIONS="halt_on_error=1:log_path=$LOGS/tsan" "$BUILD/tsan_tests" --no-version=true --minimal=true || status=$?
+# Prints every report in $LOGS and fails the stage if there is any.
+report_logs() {
   if compgen -G "$LOGS/*" >/dev/null; then
     printf '\n==> sanitizer reports:\n'
     for f in "$LOGS"/*; do
@@ -64,6 +47,21 @@ if [ "$status" -eq 0 ]; then
     done
     status=1
   fi
+}
+
+status=0
+"$BUILD/tests/gpuplace_tests" --no-version=true --minimal=true || status=$?
+
+report_logs
+# ThreadSanitizer on the tests that run threads (the worker pool, its shared queue, the vector env
+# with 1-8 threads): a data race fails the stage. ASan and TSan do not mix, so this is a second,
+# small build (two test files, ~30 s).
+if [ "$status" -eq 0 ]; then
+  printf '\n==> threaded tests under ThreadSanitizer (%s/tsan_tests)\n' "$BUILD"
+  "${CXX:-c++}" -std=c++20 -O0 -g1 -fsanitize=thread -I include -I tests tests/main.cpp tests/thread_pool_test.cpp \
+    tests/vector_env_test.cpp -o "$BUILD/tsan_tests" -pthread
+  TSAN_OPTIONS="halt_on_error=1:log_path=$LOGS/tsan" "$BUILD/tsan_tests" --no-version=true --minimal=true || status=$?
+  report_logs
 fi
 if [ "$status" -ne 0 ]; then
   printf '\n==> sanitizer stage FAILED (exit %s) after %ss\n' "$status" "$(( $(date +%s) - start ))"

@@ -118,9 +118,7 @@ class shared_queue {
 public:
     /// Room for `capacity` items per round, among `workers` workers.
     shared_queue(std::size_t capacity, std::size_t workers)
-        : slots_(std::make_unique<std::atomic<std::uint64_t>[]>(capacity ? capacity : 1)), workers_(workers) {
-        for (std::size_t i = 0; i < (capacity ? capacity : 1); ++i) slots_[i].store(0, std::memory_order_relaxed);
-    }
+        : slots_(std::make_unique<std::atomic<std::uint64_t>[]>(capacity)), workers_(workers) {}  // slots start at 0
 
     /// Starts a round: called while no worker runs.
     void begin() noexcept {
