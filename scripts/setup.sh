@@ -4,7 +4,8 @@
 #   scripts/setup.sh            C++ build + Python package with its test and RL extras
 #   GPUPLACE_NO_PYTHON=1 ...    C++ only
 #   GPUPLACE_EXTRA_PKGS="clang" more Debian packages (scripts/test.sh: clang for the fuzzers)
-#   GPUPLACE_ARCH=portable ...  programs for any x86-64 CPU (default: x86-64-v3 where the CPU runs it)
+#   GPUPLACE_ARCH=portable ...  programs for any x86-64 CPU (default: x86-64-v3 where the CPU runs it;
+#                               x86-64-v4 for AVX-512 CPUs: a faster C++ PPO that rounds differently)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -28,7 +29,8 @@ fi
 # 2. C++: configure and build tests, examples, programs and benchmarks.
 # GPUPLACE_ARCH (default x86-64-v3): the CPU the programs are compiled for. x86-64-v3 (AVX2, FMA)
 # trains the C++ PPO about twice as fast as portable code and gives the same results on every such
-# CPU; on a CPU without it the build stays portable (CMake says so). portable or native also work.
+# CPU; on a CPU without it the build stays portable (CMake says so). portable, x86-64-v4 (AVX-512)
+# or native also work.
 ARCH=${GPUPLACE_ARCH:-x86-64-v3}
 step "building C++ (build/, Release, GPUPLACE_ARCH=$ARCH)"
 GEN=(); command -v ninja >/dev/null 2>&1 && GEN=(-G Ninja)

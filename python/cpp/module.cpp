@@ -37,7 +37,7 @@
 #endif
 
 #ifndef GPUPLACE_PY_MODULE
-#define GPUPLACE_PY_MODULE _core  // _core_v3: the same module compiled for x86-64-v3 (python/CMakeLists.txt)
+#define GPUPLACE_PY_MODULE _core  // _core_v3 / _core_v4: the same module compiled for x86-64-v3 / v4 (python/CMakeLists.txt)
 #endif
 #ifndef GPUPLACE_PY_VARIANT
 #define GPUPLACE_PY_VARIANT "portable"

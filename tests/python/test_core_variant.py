@@ -1,6 +1,7 @@
-"""The two builds of the C++ core (python/CMakeLists.txt, gpuplace/_load.py): the portable
-``_core`` and, on x86-64, ``_core_v3`` for AVX2/FMA CPUs. gpuplace loads the v3 one when the CPU
-runs it; GPUPLACE_CORE=portable forces the other. Env results must not depend on which runs."""
+"""The builds of the C++ core (python/CMakeLists.txt, gpuplace/_load.py): the portable ``_core``
+and, on x86-64, ``_core_v3`` for AVX2/FMA CPUs and ``_core_v4`` for AVX-512 CPUs. gpuplace loads
+the highest one the CPU runs; GPUPLACE_CORE asks for another. Env results must not depend on
+which runs."""
 
 import os
 import subprocess
@@ -40,21 +41,31 @@ def run(core):
     return out.stdout.split()
 
 
-def v3_available():
-    try:
-        from gpuplace import _cpu  # noqa: F401
-    except ImportError:
-        return False
+def available(level):
+    """Whether this CPU runs the level ("x86-64-v3" or "x86-64-v4") and its core was built."""
     import importlib.util
 
-    return _cpu.x86_64_v3() and importlib.util.find_spec("gpuplace._core_v3") is not None
+    try:
+        from gpuplace import _cpu
+    except ImportError:
+        return False
+    check = getattr(_cpu, level.replace("-", "_"))
+    return check() and importlib.util.find_spec(f"gpuplace._core_{level[-2:]}") is not None
 
 
 def test_variant_is_reported():
-    assert gpuplace.core_variant in ("portable", "x86-64-v3", "native")
+    assert gpuplace.core_variant in ("portable", "x86-64-v3", "x86-64-v4", "native")
     assert gpuplace._core.variant == gpuplace.core_variant
-    if v3_available() and "GPUPLACE_CORE" not in os.environ:
-        assert gpuplace.core_variant == "x86-64-v3"  # the faster build is chosen when the CPU runs it
+    if "GPUPLACE_CORE" not in os.environ:  # the fastest build the CPU runs is chosen
+        best = next((lv for lv in ("x86-64-v4", "x86-64-v3") if available(lv)), None)
+        if best is not None:
+            assert gpuplace.core_variant == best
+
+
+def test_levels_are_nested():
+    from gpuplace import _cpu
+
+    assert not _cpu.x86_64_v4() or _cpu.x86_64_v3()  # v4 includes v3
 
 
 def test_portable_forced():
@@ -62,16 +73,30 @@ def test_portable_forced():
     assert variant in ("portable", "native")  # a GPUPLACE_NATIVE build has only its one core
 
 
-@pytest.mark.skipif(not v3_available(), reason="this CPU or build has no x86-64-v3 core")
-def test_env_results_identical_across_builds():
+@pytest.mark.parametrize("level", ["x86-64-v3", "x86-64-v4"])
+def test_env_results_identical_across_builds(level):
+    if not available(level):
+        pytest.skip(f"this CPU or build has no {level} core")
     pv, ph = run("portable")
-    vv, vh = run("x86-64-v3")
-    assert (pv, vv) == ("portable", "x86-64-v3")
+    vv, vh = run(level)
+    assert (pv, vv) == ("portable", level)
     assert ph == vh
+
+
+def test_missing_level_is_a_clear_error():
+    # a level the CPU cannot run (or that was not built) is an ImportError that names it
+    for level in ("x86-64-v4", "x86-64-v3"):
+        if not available(level):
+            env = dict(os.environ, GPUPLACE_CORE=level)
+            out = subprocess.run([sys.executable, "-c", "import gpuplace"], env=env, capture_output=True, text=True)
+            assert out.returncode != 0
+            assert f"GPUPLACE_CORE={level}, but this CPU does not run {level} code" in out.stderr
+            return
+    pytest.skip("this CPU runs every level and all were built")
 
 
 def test_unknown_choice_is_a_clear_error():
     env = dict(os.environ, GPUPLACE_CORE="avx9000")
     out = subprocess.run([sys.executable, "-c", "import gpuplace"], env=env, capture_output=True, text=True)
     assert out.returncode != 0
-    assert "GPUPLACE_CORE='avx9000': expected one of auto, portable, x86-64-v3" in out.stderr
+    assert "GPUPLACE_CORE='avx9000': expected one of auto, portable, x86-64-v3, x86-64-v4" in out.stderr

@@ -12,7 +12,7 @@ harness, plots and the ``python -m gpuplace`` command line.
 
 from ._load import load_core
 
-core_variant = load_core(__name__)  # "portable", "x86-64-v3" or "native": see gpuplace/_load.py
+core_variant = load_core(__name__)  # "portable", "x86-64-v3", "x86-64-v4" or "native": see gpuplace/_load.py
 from . import _core  # noqa: E402  (the build load_core() chose)
 from ._core import (  # noqa: E402
     CheckpointError,
