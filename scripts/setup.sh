@@ -28,9 +28,9 @@ fi
 
 # 2. C++: configure and build tests, examples, programs and benchmarks.
 # GPUPLACE_ARCH (default x86-64-v3): the CPU the programs are compiled for. x86-64-v3 (AVX2, FMA)
-# trains the C++ PPO about twice as fast as portable code and gives the same results on every such
-# CPU; on a CPU without it the build stays portable (CMake says so). portable, x86-64-v4 (AVX-512)
-# or native also work.
+# trains the C++ PPO about twice as fast as portable code (its results still depend on the CPU's
+# cache sizes: docs/performance.md); on a CPU without it the build stays portable (CMake says so).
+# portable, x86-64-v4 (AVX-512) or native also work.
 ARCH=${GPUPLACE_ARCH:-x86-64-v3}
 step "building C++ (build/, Release, GPUPLACE_ARCH=$ARCH)"
 GEN=(); command -v ninja >/dev/null 2>&1 && GEN=(-G Ninja)
