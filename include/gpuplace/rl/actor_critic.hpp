@@ -18,6 +18,7 @@
 
 #include "../env.hpp"
 #include "../error.hpp"
+#include "blocking.hpp"
 #include "categorical.hpp"
 #include "mlp.hpp"
 #include "normalizer.hpp"
@@ -128,8 +129,11 @@ public:
 
     basic_actor_critic() = default;
 
-    /// An untrained network for observations of shape `spec`, initialised from `seed`.
+    /// An untrained network for observations of shape `spec`, initialised from `seed`. Pins the
+    /// cache sizes Eigen blocks products for (rl/blocking.hpp), so that its outputs are the same
+    /// on every CPU.
     basic_actor_critic(obs_spec spec, network_config cfg, std::uint64_t seed) : spec_(spec), cfg_(std::move(cfg)) {
+        pin_cache_sizes();
         build();
         gpuplace::detail::rng r(seed);
         const double h = std::sqrt(2.0);

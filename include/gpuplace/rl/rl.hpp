@@ -5,6 +5,7 @@
 
 #include "actor_critic.hpp"
 #include "adam.hpp"
+#include "blocking.hpp"
 #include "categorical.hpp"
 #include "checkpoint.hpp"
 #include "mlp.hpp"
