@@ -9,6 +9,8 @@
 
 #include <Eigen/Dense>
 
+#include "../detail/exact_sqrt.hpp"
+
 namespace gpuplace::rl {
 
 /// Global L2 norm of several gradient vectors.
@@ -54,6 +56,8 @@ public:
 
     /// One step: params[i] -= lr * mhat / (sqrt(vhat) + eps), with the gradients multiplied by
     /// `grad_scale` first (clip_factor(): clipping without a pass that rewrites the gradients).
+    /// The square root is exactly rounded (detail/exact_sqrt.hpp), so a step gives the same bits
+    /// on every CPU that runs the same instructions.
     void step(const std::vector<vector*>& params, const std::vector<vector*>& grads, double lr, S grad_scale = S(1)) {
         ++t_;
         const double c1 = 1.0 - std::pow(beta1, double(t_)), c2 = 1.0 - std::pow(beta2, double(t_));
@@ -71,7 +75,8 @@ public:
                 const auto g = grads[i]->segment(k, len) * grad_scale;
                 m = b1 * m + (S(1) - b1) * g;
                 v = b2 * v + (S(1) - b2) * g.cwiseProduct(g);
-                params[i]->segment(k, len).array() -= step * m.array() / (v.array().sqrt() * sc2 + e);
+                params[i]->segment(k, len).array() -=
+                    step * m.array() / (v.array().unaryExpr(gpuplace::detail::exact_sqrt_op{}) * sc2 + e);
             }
         }
     }

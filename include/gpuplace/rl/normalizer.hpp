@@ -10,6 +10,8 @@
 
 #include <Eigen/Dense>
 
+#include "../detail/exact_sqrt.hpp"
+
 namespace gpuplace::rl {
 
 /// Running mean / variance of vectors of a fixed size. normalize(x) = clip((x - mean) / sqrt(var + eps)).
@@ -55,7 +57,9 @@ public:
         using S = typename M::Scalar;
         const auto r = x.rows();
         const Eigen::Matrix<S, Eigen::Dynamic, 1> m = mean_.head(r).template cast<S>();
-        const Eigen::Matrix<S, Eigen::Dynamic, 1> inv = (var_.head(r).array() + eps).rsqrt().matrix().template cast<S>();
+        // 1 / sqrt, each exactly rounded: Eigen's rsqrt() may start from the CPU's estimate
+        const Eigen::Matrix<S, Eigen::Dynamic, 1> inv =
+            (var_.head(r).array() + eps).unaryExpr(gpuplace::detail::exact_sqrt_op{}).inverse().matrix().template cast<S>();
         x.colwise() -= m;
         x.array().colwise() *= inv.array();
         x = x.array().min(S(clip)).max(S(-clip));
