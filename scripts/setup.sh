@@ -28,8 +28,8 @@ fi
 
 # 2. C++: configure and build tests, examples, programs and benchmarks.
 # GPUPLACE_ARCH (default x86-64-v3): the CPU the programs are compiled for. x86-64-v3 (AVX2, FMA)
-# trains the C++ PPO about twice as fast as portable code (its results still depend on the CPU's
-# cache sizes: docs/performance.md); on a CPU without it the build stays portable (CMake says so).
+# trains the C++ PPO about twice as fast as portable code, to the same numbers on every CPU that
+# runs it (docs/performance.md); on a CPU without it the build stays portable (CMake says so).
 # portable, x86-64-v4 (AVX-512) or native also work.
 ARCH=${GPUPLACE_ARCH:-x86-64-v3}
 step "building C++ (build/, Release, GPUPLACE_ARCH=$ARCH)"
