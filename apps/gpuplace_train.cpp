@@ -269,6 +269,7 @@ int run(const options& o, const scenario& eval_s) {
     for (const auto& n : heuristic_names()) ps.push_back(heuristic<E>(n));
     const auto rep = evaluate<E>(eval_s, ps, held_out_seeds(o.seeds), 0);
     std::printf("\nscenario %s, %zu held-out seeds:\n%s", eval_s.name.c_str(), o.seeds, rep.table().c_str());
+    std::printf("\n%s", rep.paired_table("ppo").c_str());
     std::ofstream(o.out + "/compare.csv") << rep.csv();
     std::ofstream(o.out + "/compare.json") << rep.to_json().dump(2) << "\n";
     if (o.plot) {

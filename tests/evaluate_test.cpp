@@ -56,3 +56,39 @@ TEST_CASE("evaluate: a Philly-derived trace scenario") {
         CHECK(p.get("avg_jct").sem == 0);  // a replayed trace and a deterministic policy: same every seed
     }
 }
+
+TEST_CASE("evaluate: paired differences against one policy, on the same seeds") {
+    eval_report rep;
+    rep.scenario = "hand-made";
+    rep.seeds = {1, 2, 3, 4};
+    auto with_jct = [](std::string name, std::vector<double> jct) {
+        policy_eval p{std::move(name), {}, std::vector<double>(jct.size())};
+        for (double x : jct) {
+            metrics m;
+            m.avg_jct = x;
+            m.avg_comm_cost = x / 100;
+            p.per_seed.push_back(m);
+        }
+        return p;
+    };
+    // the seeds differ a lot (a heavy seed is heavy for everyone); "a" is 10 s better on 3 of 4
+    rep.policies = {with_jct("a", {1000, 2000, 5000, 9010}), with_jct("b", {1010, 2010, 5010, 9000}),
+                    with_jct("c", {1000, 2000, 5000, 9010})};
+    const auto ps = rep.paired("a");
+    REQUIRE(ps.size() == 2);
+    CHECK(ps[0].other == "b");
+    CHECK(ps[0].diff.mean == doctest::Approx(-5.0));                            // (-10 -10 -10 +10) / 4
+    CHECK(ps[0].diff.sem == doctest::Approx(5.0));  // sample sd sqrt(300 / 3) = 10, over sqrt(4)
+    CHECK(ps[0].lower == 3);
+    CHECK(ps[0].seeds == 4);
+    CHECK(ps[1].other == "c");
+    CHECK(ps[1].diff.mean == 0.0);
+    CHECK(ps[1].diff.sem == 0.0);
+    CHECK(ps[1].lower == 0);
+    CHECK(rep.paired("a", "avg_comm_cost")[0].diff.mean == doctest::Approx(-0.05));
+    const auto t = rep.paired_table("a");
+    CHECK(t.find("avg_jct (h), a minus the other") != std::string::npos);
+    CHECK(t.find("b                      -0.001 +- 0.001   a lower on 3 of 4 seeds") != std::string::npos);
+    CHECK_THROWS_WITH_AS((void)rep.paired("ppo"), "eval_report: no policy \"ppo\" (evaluated: a, b, c)", Error);
+    CHECK_THROWS_WITH_AS((void)rep.paired("a", "speed"), "unknown metric \"speed\"", Error);
+}

@@ -67,6 +67,7 @@ def main() -> None:
     evaluate_agent(maskable_policy(model), args.scenario, seeds, name="maskable_ppo", report=report)
     print(f"scenario {report.scenario}")
     print(report.table(), end="")
+    print("\n" + report.paired_table("maskable_ppo"), end="")  # on the same seeds: mean difference, wins
     with open(os.path.join(args.out, "eval.csv"), "w") as f:
         f.write(report.csv())
     print(f"results in {args.out}/ (eval.csv, episodes.csv, maskable_ppo.zip)")

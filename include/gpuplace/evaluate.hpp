@@ -109,6 +109,14 @@ struct policy_eval {
     }
 };
 
+/// One policy against another on the same seeds: the mean and standard error of the per-seed
+/// difference (policy minus other), and on how many seeds the policy's value is lower.
+struct paired_stat {
+    std::string other;
+    stat diff;
+    std::size_t lower = 0, seeds = 0;
+};
+
 /// Results of an evaluation.
 struct eval_report {
     std::string scenario;
@@ -141,6 +149,43 @@ struct eval_report {
             out += "\n";
         }
         out += "(times in hours; mean +- standard error over " + std::to_string(seeds.size()) + " seeds)\n";
+        return out;
+    }
+
+    /// `policy` against every other policy on the same seeds, for `metric` (seconds for times):
+    /// paired differences, which cancel what the seeds share (a heavy seed is heavy for all).
+    /// Throws Error naming the policy when it is not in the report.
+    [[nodiscard]] std::vector<paired_stat> paired(const std::string& policy, const std::string& metric = "avg_jct") const {
+        const auto* ref = find(policy);
+        (void)metric_value(metrics{}, metric);  // an unknown metric is an Error even with no other policy
+        std::vector<paired_stat> out;
+        for (const auto& p : policies) {
+            if (&p == ref) continue;
+            paired_stat ps{p.policy, {}, 0, ref->per_seed.size()};
+            std::vector<double> d;
+            for (std::size_t i = 0; i < ref->per_seed.size(); ++i) {
+                d.push_back(metric_value(ref->per_seed[i], metric) - metric_value(p.per_seed[i], metric));
+                if (d.back() < 0) ++ps.lower;
+            }
+            ps.diff = summarize(d);
+            out.push_back(std::move(ps));
+        }
+        return out;
+    }
+
+    /// paired() as text, times in hours: one line per other policy.
+    [[nodiscard]] std::string paired_table(const std::string& policy, const std::string& metric = "avg_jct") const {
+        const bool time = metric != "avg_comm_cost" && metric != "total_comm_cost" && metric != "avg_slowdown" &&
+                          metric != "utilization";
+        const double f = time ? 1.0 / 3600.0 : 1.0;
+        std::string out = policy + " against each policy on the same seeds, " + metric +
+                          (time ? " (h)" : "") + ", " + policy + " minus the other (mean +- standard error):\n";
+        char buf[256];
+        for (const auto& ps : paired(policy, metric)) {
+            std::snprintf(buf, sizeof buf, "  %-20s %+8.3f +- %5.3f   %s lower on %zu of %zu seeds\n", ps.other.c_str(),
+                          ps.diff.mean * f, ps.diff.sem * f, policy.c_str(), ps.lower, ps.seeds);
+            out += buf;
+        }
         return out;
     }
 
@@ -194,6 +239,16 @@ struct eval_report {
             j["policies"][p.policy] = pj;
         }
         return j;
+    }
+
+private:
+    [[nodiscard]] const policy_eval* find(const std::string& policy) const {
+        std::string known;
+        for (const auto& p : policies) {
+            if (p.policy == policy) return &p;
+            known += (known.empty() ? "" : ", ") + p.policy;
+        }
+        throw Error("eval_report: no policy \"" + policy + "\" (evaluated: " + known + ")");
     }
 };
 

@@ -1208,6 +1208,24 @@ PYBIND11_MODULE(GPUPLACE_PY_MODULE, m) {
                      }
                  throw py::key_error("no policy \"" + policy + "\" in the report");
              }, py::arg("policy"))
+        .def("paired", [](const gp::eval_report& r, const std::string& policy, const std::string& metric) {
+                 if (std::none_of(r.policies.begin(), r.policies.end(), [&](const auto& p) { return p.policy == policy; }))
+                     throw py::key_error("no policy \"" + policy + "\" in the report");
+                 py::list l;
+                 for (const auto& ps : r.paired(policy, metric))
+                     l.append(py::dict(py::arg("other") = ps.other, py::arg("mean") = ps.diff.mean,
+                                       py::arg("sem") = ps.diff.sem, py::arg("lower") = ps.lower,
+                                       py::arg("seeds") = ps.seeds));
+                 return l;
+             }, py::arg("policy"), py::arg("metric") = "avg_jct",
+             "`policy` against every other policy on the same seeds: per other policy, the mean and standard "
+             "error of the per-seed difference (policy minus other; seconds for times) and on how many seeds "
+             "`policy` is lower.")
+        .def("paired_table", [](const gp::eval_report& r, const std::string& policy, const std::string& metric) {
+                 if (std::none_of(r.policies.begin(), r.policies.end(), [&](const auto& p) { return p.policy == policy; }))
+                     throw py::key_error("no policy \"" + policy + "\" in the report");
+                 return r.paired_table(policy, metric);
+             }, py::arg("policy"), py::arg("metric") = "avg_jct", "paired() as text (times in hours).")
         .def("returns", [](const gp::eval_report& r, const std::string& policy) {
                  for (const auto& p : r.policies)
                      if (p.policy == policy) return p.returns;

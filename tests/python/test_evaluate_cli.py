@@ -38,6 +38,24 @@ def test_harness_table_and_python_agent_rows_match(small):
         rep.add("x", rep.per_seed("first_fit")[:2], [0.0, 0.0])
 
 
+def test_paired_differences_match_the_per_seed_metrics(small):
+    rep = gpuplace.evaluate(small, ["first_fit", "pack", "random"], 6)
+    paired = rep.paired("pack")
+    assert [p["other"] for p in paired] == ["first_fit", "random"]
+    mine = [m["avg_jct"] for m in rep.per_seed("pack")]
+    for p in paired:
+        d = np.array(mine) - np.array([m["avg_jct"] for m in rep.per_seed(p["other"])])
+        assert p["mean"] == pytest.approx(d.mean())
+        assert p["sem"] == pytest.approx(d.std(ddof=1) / np.sqrt(len(d)))
+        assert p["lower"] == int((d < 0).sum()) and p["seeds"] == 6
+    assert rep.paired("pack", "avg_comm_cost")[0]["other"] == "first_fit"
+    assert "pack lower on" in rep.paired_table("pack")
+    with pytest.raises(KeyError, match="no policy"):
+        rep.paired("ppo")
+    with pytest.raises(gpuplace.Error, match="unknown metric"):
+        rep.paired("pack", "speed")
+
+
 def test_evaluate_is_independent_of_threads(small):
     a = gpuplace.evaluate(small, ["random"], 4, threads=1)
     b = gpuplace.evaluate(small, ["random"], 4, threads=2)
