@@ -89,6 +89,9 @@ TEST_CASE("evaluate: paired differences against one policy, on the same seeds") 
     const auto t = rep.paired_table("a");
     CHECK(t.find("avg_jct (h), a minus the other") != std::string::npos);
     CHECK(t.find("b                      -0.001 +- 0.001   a lower on 3 of 4 seeds") != std::string::npos);
+    CHECK(rep.paired_table("a", "avg_comm_cost").find("avg_comm_cost, a minus the other") != std::string::npos);
+    CHECK(is_time_metric("makespan"));
+    CHECK_FALSE(is_time_metric("avg_slowdown"));
     CHECK_THROWS_WITH_AS((void)rep.paired("ppo"), "eval_report: no policy \"ppo\" (evaluated: a, b, c)", Error);
     CHECK_THROWS_WITH_AS((void)rep.paired("a", "speed"), "unknown metric \"speed\"", Error);
 }

@@ -97,6 +97,12 @@ inline const std::vector<std::string>& eval_metric_names() {
     throw Error("unknown metric \"" + name + "\"");
 }
 
+/// Whether a metric is a time (seconds; the tables print hours) rather than a cost, a ratio or a
+/// fraction.
+[[nodiscard]] inline bool is_time_metric(const std::string& name) noexcept {
+    return name != "avg_comm_cost" && name != "total_comm_cost" && name != "avg_slowdown" && name != "utilization";
+}
+
 /// One policy's results over the seeds.
 struct policy_eval {
     std::string policy;
@@ -141,8 +147,7 @@ struct eval_report {
             out += buf;
             for (const auto& n : eval_metric_names()) {
                 const auto s = p.get(n);
-                const bool time = n != "avg_comm_cost" && n != "avg_slowdown" && n != "utilization";
-                const double f = time ? 1.0 / 3600.0 : 1.0;
+                const double f = is_time_metric(n) ? 1.0 / 3600.0 : 1.0;
                 std::snprintf(buf, sizeof buf, " %12.3f +- %5.3f", s.mean * f, s.sem * f);
                 out += buf;
             }
@@ -175,8 +180,7 @@ struct eval_report {
 
     /// paired() as text, times in hours: one line per other policy.
     [[nodiscard]] std::string paired_table(const std::string& policy, const std::string& metric = "avg_jct") const {
-        const bool time = metric != "avg_comm_cost" && metric != "total_comm_cost" && metric != "avg_slowdown" &&
-                          metric != "utilization";
+        const bool time = is_time_metric(metric);
         const double f = time ? 1.0 / 3600.0 : 1.0;
         std::string out = policy + " against each policy on the same seeds, " + metric +
                           (time ? " (h)" : "") + ", " + policy + " minus the other (mean +- standard error):\n";
