@@ -961,6 +961,13 @@ std::vector<std::uint64_t> to_seeds(py::handle o) {
     return v;
 }
 
+/// A report's results for one policy; KeyError when it has none of that name.
+const gp::policy_eval& report_policy(const gp::eval_report& r, const std::string& policy) {
+    for (const auto& p : r.policies)
+        if (p.policy == policy) return p;
+    throw py::key_error("no policy \"" + policy + "\" in the report");
+}
+
 template <class E>
 gp::eval_report evaluate_impl(const gp::scenario& sc, const std::vector<std::string>& names,
                               const std::vector<std::uint64_t>& seeds, std::size_t threads) {
@@ -1192,25 +1199,16 @@ PYBIND11_MODULE(GPUPLACE_PY_MODULE, m) {
         .def("csv", &gp::eval_report::csv)
         .def("to_json", [](const gp::eval_report& r) { return to_py(r.to_json()); })
         .def("summary", [](const gp::eval_report& r, const std::string& policy, const std::string& metric) {
-                 for (const auto& p : r.policies)
-                     if (p.policy == policy) {
-                         const auto s = p.get(metric);
-                         return py::make_tuple(s.mean, s.sem);
-                     }
-                 throw py::key_error("no policy \"" + policy + "\" in the report");
+                 const auto s = report_policy(r, policy).get(metric);
+                 return py::make_tuple(s.mean, s.sem);
              }, py::arg("policy"), py::arg("metric"), "(mean, standard error) of a metric.")
         .def("per_seed", [](const gp::eval_report& r, const std::string& policy) {
-                 for (const auto& p : r.policies)
-                     if (p.policy == policy) {
-                         py::list l;
-                         for (const auto& x : p.per_seed) l.append(metrics_dict(x));
-                         return l;
-                     }
-                 throw py::key_error("no policy \"" + policy + "\" in the report");
+                 py::list l;
+                 for (const auto& x : report_policy(r, policy).per_seed) l.append(metrics_dict(x));
+                 return l;
              }, py::arg("policy"))
         .def("paired", [](const gp::eval_report& r, const std::string& policy, const std::string& metric) {
-                 if (std::none_of(r.policies.begin(), r.policies.end(), [&](const auto& p) { return p.policy == policy; }))
-                     throw py::key_error("no policy \"" + policy + "\" in the report");
+                 (void)report_policy(r, policy);  // KeyError, like summary()
                  py::list l;
                  for (const auto& ps : r.paired(policy, metric))
                      l.append(py::dict(py::arg("other") = ps.other, py::arg("mean") = ps.diff.mean,
@@ -1222,14 +1220,11 @@ PYBIND11_MODULE(GPUPLACE_PY_MODULE, m) {
              "error of the per-seed difference (policy minus other; seconds for times) and on how many seeds "
              "`policy` is lower.")
         .def("paired_table", [](const gp::eval_report& r, const std::string& policy, const std::string& metric) {
-                 if (std::none_of(r.policies.begin(), r.policies.end(), [&](const auto& p) { return p.policy == policy; }))
-                     throw py::key_error("no policy \"" + policy + "\" in the report");
+                 (void)report_policy(r, policy);
                  return r.paired_table(policy, metric);
              }, py::arg("policy"), py::arg("metric") = "avg_jct", "paired() as text (times in hours).")
         .def("returns", [](const gp::eval_report& r, const std::string& policy) {
-                 for (const auto& p : r.policies)
-                     if (p.policy == policy) return p.returns;
-                 throw py::key_error("no policy \"" + policy + "\" in the report");
+                 return report_policy(r, policy).returns;
              }, py::arg("policy"))
         .def("add", [](gp::eval_report& r, const std::string& name, py::list metrics, std::vector<double> returns) {
                  if (static_cast<std::size_t>(py::len(metrics)) != r.seeds.size() || returns.size() != r.seeds.size())
