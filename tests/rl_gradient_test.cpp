@@ -163,25 +163,93 @@ TEST_CASE("rl gradient: per_gpu with node features (mean and max over each node)
                          "network: node_features needs GPUs numbered node by node (gpus_per_node 4, 6 GPUs)", ConfigError);
 }
 
-TEST_CASE_TEMPLATE("rl mlp: the unpacked product (a rollout step's few samples) equals Eigen's", T, float, double) {
-    // row counts around the packet tiles (1 to 70: scalar tails, one or two packets), depths from
-    // 1, and every width up to several column tiles (full tiles and each remainder), with B's
-    // leading dimension larger than its depth
+TEST_CASE("rl gradient: backward() writing the gradients equals zero_grad() then backward() adding them") {
+    // every architecture; layers wide enough for the unpacked products and narrow ones for Eigen's
+    const rl::obs_spec sp{12, 3, 5, 4};
+    for (int arch = 0; arch < 3; ++arch) {
+        CAPTURE(arch);
+        rl::network_config nc;
+        nc.arch = arch == 0 ? rl::architecture::per_gpu : rl::architecture::flat;
+        nc.shared_trunk = arch == 2;
+        nc.hidden = {24, 3};
+        nc.value_hidden = {17};
+        net_d n(sp, nc, 9);
+        auto b = make_batch(sp, 21, 23);
+        net_d::workspace w;
+        n.forward(b.obs, w, b.masks.data());
+        Eigen::MatrixXd dl(Eigen::Index(sp.num_actions()), 21);
+        Eigen::VectorXd dv(21);
+        detail::rng r(2);
+        for (Eigen::Index i = 0; i < dl.size(); ++i) dl.data()[i] = b.masks[std::size_t(i)] ? r.normal() : 0.0;
+        for (Eigen::Index i = 0; i < dv.size(); ++i) dv(i) = r.normal();
+        n.zero_grad();
+        n.backward(w, dl, dv);
+        std::vector<Eigen::VectorXd> added;
+        for (auto* p : n.parts()) {
+            added.push_back(p->grads());
+            p->grads().setConstant(7.0);  // stale values that writing must replace
+        }
+        n.backward(w, dl, dv, false);
+        for (std::size_t k = 0; k < added.size(); ++k) CHECK(n.parts()[k]->grads() == added[k]);
+    }
+}
+
+TEST_CASE_TEMPLATE("rl mlp: the unpacked product equals Eigen's (B plain or transposed, written or added)", T, float,
+                   double) {
+    // row counts around the packet tiles (1 to 70: scalar rows, one or two packets, an overlapping
+    // last packet), depths from 1, and every width up to several column tiles (full tiles and
+    // each remainder); B read as a matrix with a leading dimension larger than its depth, or as
+    // the transpose of one with a leading dimension larger than the width
     detail::rng r(3);
     using M = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>;
-    for (Eigen::Index rows : {1, 3, 8, 15, 16, 17, 31, 32, 33, 64, 65, 70})
+    for (Eigen::Index rows : {1, 3, 8, 15, 16, 17, 31, 32, 33, 47, 64, 65, 70})
         for (Eigen::Index depth : {1, 2, 7, 64, 425})
-            for (Eigen::Index cols = 1; cols <= 2 * rl::detail::direct_batch + 1; ++cols) {
-                M a(rows, depth), b(depth + 3, cols), out(rows, cols);
-                for (Eigen::Index i = 0; i < a.size(); ++i) a.data()[i] = T(r.normal());
-                for (Eigen::Index i = 0; i < b.size(); ++i) b.data()[i] = T(r.normal());
-                out.setConstant(T(12345));
-                rl::detail::direct_product(a.data(), rows, depth, b.data(), depth + 3, cols, out.data());
-                const M want = a * b.topRows(depth);
-                const double tol = (std::is_same_v<T, float> ? 1e-4 : 1e-12) * std::sqrt(double(depth)) *
-                                   (1.0 + want.cwiseAbs().maxCoeff());
-                CHECK((out - want).cwiseAbs().maxCoeff() <= tol);
-            }
+            for (Eigen::Index cols = 1; cols <= 2 * rl::detail::direct_batch + 1; ++cols)
+                for (int mode = 0; mode < 3; ++mode) {  // 0: B, written; 1: B^T's transpose, written; 2: B, added
+                    CAPTURE(rows);
+                    CAPTURE(depth);
+                    CAPTURE(cols);
+                    CAPTURE(mode);
+                    M a(rows, depth), b(depth + 3, cols), bt(cols + 2, depth), out(rows, cols);
+                    for (Eigen::Index i = 0; i < a.size(); ++i) a.data()[i] = T(r.normal());
+                    for (Eigen::Index i = 0; i < b.size(); ++i) b.data()[i] = T(r.normal());
+                    for (Eigen::Index i = 0; i < bt.size(); ++i) bt.data()[i] = T(r.normal());
+                    out.setConstant(T(12345));
+                    M want;
+                    if (mode == 1) {
+                        rl::detail::direct_product(a.data(), rows, depth, bt.data(), Eigen::Index(1), cols + 2, cols,
+                                                   out.data());
+                        want = a * bt.topRows(cols).transpose();
+                    } else if (mode == 2) {
+                        rl::detail::direct_product(a.data(), rows, depth, b.data(), depth + 3, Eigen::Index(1), cols,
+                                                   out.data(), true);
+                        want = (a * b.topRows(depth)).array() + T(12345);
+                    } else {
+                        rl::detail::direct_product(a.data(), rows, depth, b.data(), depth + 3, cols, out.data());
+                        want = a * b.topRows(depth);
+                    }
+                    const double tol = (std::is_same_v<T, float> ? 1e-4 : 1e-12) * std::sqrt(double(depth)) *
+                                       (1.0 + want.cwiseAbs().maxCoeff());
+                    CHECK((out - want).cwiseAbs().maxCoeff() <= tol);
+                }
+}
+
+TEST_CASE("rl mlp: a product's outputs do not depend on the tile that computes them") {
+    // the last rows of a 65-row product are computed by a packet overlapping the rows before:
+    // each output must have the bits of the same output in a product with more rows
+    detail::rng r(6);
+    Eigen::MatrixXf a(70, 64), b(64, 9);
+    for (Eigen::Index i = 0; i < a.size(); ++i) a.data()[i] = float(r.normal());
+    for (Eigen::Index i = 0; i < b.size(); ++i) b.data()[i] = float(r.normal());
+    Eigen::MatrixXf full(70, 9);
+    rl::detail::direct_product(a.data(), 70, 64, b.data(), 64, 9, full.data());
+    for (Eigen::Index rows : {17, 33, 47, 65}) {
+        CAPTURE(rows);
+        const Eigen::MatrixXf part_a = a.topRows(rows);
+        Eigen::MatrixXf part(rows, 9);
+        rl::detail::direct_product(part_a.data(), rows, 64, b.data(), 64, 9, part.data());
+        CHECK(part == full.topRows(rows));
+    }
 }
 
 TEST_CASE_TEMPLATE("rl mlp: the blocked transpose equals Eigen's", T, float, double) {

@@ -121,7 +121,7 @@ public:
     /// Intermediate values of a forward pass (one per thread when acting concurrently).
     struct workspace {
         typename net::cache c_gpu, c_ctx, c_tail, c_defer, c_value, c_pi, c_trunk, c_vhead;
-        matrix x, xt, xg, ctx, vin, a1, logits, pool;  ///< xt: the flat input transposed, for backward()
+        matrix x, xg, ctx, vin, a1, logits, pool;
         vector values;
         std::vector<Eigen::Index> col_b, col_g;  ///< per_gpu: sample and GPU of each scored column
         std::size_t batch = 0;
@@ -309,22 +309,20 @@ public:
     }
 
     /// Backward pass after forward(obs, w): adds the parameter gradients for dLoss/dlogits
-    /// ((G+1) x B) and dLoss/dvalues (B).
-    void backward(workspace& w, const matrix& dlogits, const vector& dvalues) {
+    /// ((G+1) x B) and dLoss/dvalues (B), or with `accumulate` false writes them (every
+    /// sub-network's gradient is written once: no zero_grad() needed).
+    void backward(workspace& w, const matrix& dlogits, const vector& dvalues, bool accumulate = true) {
         const auto B = Eigen::Index(w.batch);
         const auto G = Eigen::Index(spec_.num_gpus);
         if (cfg_.arch == architecture::flat) {
             if (cfg_.shared_trunk) {
                 matrix dh1, dh2;
-                pi_.backward(w.c_pi, dlogits, &dh1);
-                vhead_.backward(w.c_vhead, dvalues.transpose(), &dh2);
-                trunk_.backward(w.c_trunk, dh1 + dh2);
+                pi_.backward(w.c_pi, dlogits, &dh1, accumulate);
+                vhead_.backward(w.c_vhead, dvalues.transpose(), &dh2, accumulate);
+                trunk_.backward(w.c_trunk, dh1 + dh2, nullptr, accumulate);
             } else {
-                // both first layers' weight gradients multiply by the input's transpose: made once
-                detail::transpose_into(*w.c_pi.input, w.xt);
-                w.c_pi.input_t = w.c_value.input_t = &w.xt;
-                pi_.backward(w.c_pi, dlogits);
-                value_.backward(w.c_value, dvalues.transpose());
+                pi_.backward(w.c_pi, dlogits, nullptr, accumulate);
+                value_.backward(w.c_value, dvalues.transpose(), nullptr, accumulate);
             }
             return;
         }
@@ -332,14 +330,14 @@ public:
         matrix dsc(1, n);
         for (Eigen::Index k = 0; k < n; ++k) dsc(0, k) = dlogits(w.col_g[std::size_t(k)], w.col_b[std::size_t(k)]);
         matrix da1;
-        tail_.backward(w.c_tail, std::move(dsc), &da1);
+        tail_.backward(w.c_tail, std::move(dsc), &da1, accumulate);
         detail::activation_backward(da1, w.a1, cfg_.act);
         matrix dpc = matrix::Zero(da1.rows(), B);
         for (Eigen::Index k = 0; k < n; ++k) dpc.col(w.col_b[std::size_t(k)]) += da1.col(k);
-        gpu_in_.backward(w.c_gpu, std::move(da1));
-        ctx_in_.backward(w.c_ctx, std::move(dpc));
-        defer_.backward(w.c_defer, dlogits.row(G));
-        value_.backward(w.c_value, dvalues.transpose());
+        gpu_in_.backward(w.c_gpu, std::move(da1), nullptr, accumulate);
+        ctx_in_.backward(w.c_ctx, std::move(dpc), nullptr, accumulate);
+        defer_.backward(w.c_defer, dlogits.row(G), nullptr, accumulate);
+        value_.backward(w.c_value, dvalues.transpose(), nullptr, accumulate);
     }
 
     /// The action for one observation: argmax over valid actions (greedy) or a sample.

@@ -4,6 +4,7 @@
 /// Samples are the columns of a matrix (features x batch). Templated on the scalar type: float
 /// for training, double for gradient checks.
 
+#include <algorithm>
 #include <cmath>
 #include <concepts>
 #include <cstddef>
@@ -53,56 +54,108 @@ void activation_backward(D&& d, const Y& y, activation a) {
     else d.array() *= (y.array() > S(0)).template cast<S>();
 }
 
-/// Widest batch for which a layer's forward pass uses `direct_product` (a rollout step's few
-/// envs); wider batches use Eigen's GEMM, one sample Eigen's matrix-vector product.
+/// Widest batch for which a layer's forward pass uses `direct_product` even when the layer has
+/// fewer rows than a SIMD packet (a rollout step's few envs); wider batches use it when the layer
+/// has at least a packet of rows, Eigen's GEMM otherwise; one sample uses Eigen's matrix-vector
+/// product.
 inline constexpr Eigen::Index direct_batch = 16;
 
-/// out = A * B without packing either operand: A column-major (rows x depth, leading dimension
-/// rows), B column-major (depth x cols, leading dimension ldb), out column-major (rows x cols).
-/// Eigen's GEMM copies W into packed panels on every call, which for a rollout step of 8 samples
-/// costs about as much as the product itself (8 x 425 inputs: 55 vs 84-89 GFLOP/s here). Each
-/// tile of 2 packets of rows x 4 columns keeps 8 accumulators in registers (16 x 4 floats with
-/// AVX) while it reads A's columns where they are and broadcasts B's entries.
+/// Rows of a SIMD packet of S: layers with at least this many rows take `direct_product` at any
+/// batch size.
 template <class S>
-void direct_product(const S* a, Eigen::Index rows, Eigen::Index depth, const S* b, Eigen::Index ldb, Eigen::Index cols,
-                    S* out) {
+inline constexpr Eigen::Index packet_rows = Eigen::internal::packet_traits<S>::size;
+
+/// out = A * B (or out += A * B when `accumulate`) without packing either operand. A is
+/// column-major (rows x depth, leading dimension rows); B's element (k, j) is
+/// b[j * col_stride + k * depth_stride], so B can be a column-major matrix (col_stride = its
+/// leading dimension, depth_stride = 1) or the transpose of one (col_stride = 1, depth_stride =
+/// the leading dimension of the matrix transposed), which is how a weight gradient dy * x^T
+/// reads x where it is. out is column-major (rows x cols).
+///
+/// Eigen's GEMM copies both operands into packed panels on every call, which for the shapes of
+/// PPO's networks (64 rows, depth 425 or 64, 8 to 64 columns) costs 10-20% of the product. Each
+/// tile of 2 packets of rows x 4 columns keeps 8 accumulators in registers while it reads A's
+/// columns where they are and broadcasts B's entries. Every output is the sum over k in order
+/// (one fused multiply-add per term where the CPU has FMA), so its value does not depend on the
+/// tile it is computed in: the last rows are covered by a packet that overlaps the rows before,
+/// of which only the new rows are stored.
+template <class S>
+void direct_product(const S* a, Eigen::Index rows, Eigen::Index depth, const S* b, Eigen::Index col_stride,
+                    Eigen::Index depth_stride, Eigen::Index cols, S* out, bool accumulate = false) {
     namespace ei = Eigen::internal;
     using P = typename ei::packet_traits<S>::type;
     constexpr Eigen::Index ps = ei::packet_traits<S>::size;
-    auto tile = [&]<int NC>(Eigen::Index j0) {
-        Eigen::Index i = 0;
-        for (; i + 2 * ps <= rows; i += 2 * ps) {
-            P a0[NC], a1[NC];
-            for (int j = 0; j < NC; ++j) a0[j] = a1[j] = ei::pset1<P>(S(0));
-            const S* ak = a + i;
-            for (Eigen::Index k = 0; k < depth; ++k, ak += rows) {
-                const P w0 = ei::ploadu<P>(ak), w1 = ei::ploadu<P>(ak + ps);
-                for (int j = 0; j < NC; ++j) {
-                    const P x = ei::pset1<P>(b[(j0 + j) * ldb + k]);
-                    a0[j] = ei::pmadd(w0, x, a0[j]);
-                    a1[j] = ei::pmadd(w1, x, a1[j]);
-                }
-            }
+    // NP packets of rows from row i, NC columns from column j0; only rows >= i + skip are stored
+    auto tile = [&]<int NP, int NC>(Eigen::Index i, Eigen::Index j0, Eigen::Index skip) {
+        P acc[NP][NC];
+        for (int p = 0; p < NP; ++p)
+            for (int j = 0; j < NC; ++j) acc[p][j] = ei::pset1<P>(S(0));
+        const S* ak = a + i;
+        const S* bk = b + j0 * col_stride;
+        for (Eigen::Index k = 0; k < depth; ++k, ak += rows, bk += depth_stride) {
+            P w[NP];
+            for (int p = 0; p < NP; ++p) w[p] = ei::ploadu<P>(ak + p * ps);
             for (int j = 0; j < NC; ++j) {
-                ei::pstoreu(out + (j0 + j) * rows + i, a0[j]);
-                ei::pstoreu(out + (j0 + j) * rows + i + ps, a1[j]);
+                const P x = ei::pset1<P>(bk[j * col_stride]);
+                for (int p = 0; p < NP; ++p) acc[p][j] = ei::pmadd(w[p], x, acc[p][j]);
             }
         }
-        for (int j = 0; j < NC; ++j)  // the last rows (e.g. the 65th action, or a value head of one row)
-            for (Eigen::Index r = i; r < rows; ++r) {
-                S acc = 0;
-                for (Eigen::Index k = 0; k < depth; ++k) acc += a[k * rows + r] * b[(j0 + j) * ldb + k];
-                out[(j0 + j) * rows + r] = acc;
+        for (int j = 0; j < NC; ++j) {
+            S* o = out + (j0 + j) * rows + i;
+            if (skip == 0) {
+                for (int p = 0; p < NP; ++p)
+                    ei::pstoreu(o + p * ps, accumulate ? ei::padd(ei::ploadu<P>(o + p * ps), acc[p][j]) : acc[p][j]);
+            } else {  // NP == 1: the rows before i + skip are another tile's
+                alignas(64) S t[ps];
+                ei::pstoreu(t, acc[0][j]);
+                for (Eigen::Index r = skip; r < ps; ++r) o[r] = accumulate ? o[r] + t[r] : t[r];
             }
+        }
     };
-    Eigen::Index j0 = 0;
-    for (; j0 + 4 <= cols; j0 += 4) tile.template operator()<4>(j0);
-    switch (cols - j0) {
-        case 3: tile.template operator()<3>(j0); break;
-        case 2: tile.template operator()<2>(j0); break;
-        case 1: tile.template operator()<1>(j0); break;
-        default: break;
+    auto columns = [&]<int NP>(Eigen::Index i, Eigen::Index skip) {
+        Eigen::Index j0 = 0;
+        for (; j0 + 4 <= cols; j0 += 4) tile.template operator()<NP, 4>(i, j0, skip);
+        switch (cols - j0) {
+            case 3: tile.template operator()<NP, 3>(i, j0, skip); break;
+            case 2: tile.template operator()<NP, 2>(i, j0, skip); break;
+            case 1: tile.template operator()<NP, 1>(i, j0, skip); break;
+            default: break;
+        }
+    };
+    Eigen::Index i = 0;
+    for (; i + 2 * ps <= rows; i += 2 * ps) columns.template operator()<2>(i, 0);
+    if (i + ps <= rows) {
+        columns.template operator()<1>(i, 0);
+        i += ps;
     }
+    if (i == rows) return;
+    if (rows >= ps) {  // the last rows (e.g. the 65th action): a packet overlapping the rows before
+        columns.template operator()<1>(rows - ps, ps - (rows - i));
+        return;
+    }
+    // fewer rows than a packet (e.g. a value head of one row): scalar, 4 columns at a time
+    for (Eigen::Index r = 0; r < rows; ++r) {
+        Eigen::Index j0 = 0;
+        for (; j0 < cols; j0 += 4) {
+            const int nc = int(std::min<Eigen::Index>(4, cols - j0));
+            S acc[4] = {S(0), S(0), S(0), S(0)};
+            for (Eigen::Index k = 0; k < depth; ++k) {
+                const S w = a[k * rows + r];
+                for (int j = 0; j < nc; ++j) acc[j] += w * b[(j0 + j) * col_stride + k * depth_stride];
+            }
+            for (int j = 0; j < nc; ++j) {
+                S& o = out[(j0 + j) * rows + r];
+                o = accumulate ? o + acc[j] : acc[j];
+            }
+        }
+    }
+}
+
+/// direct_product() with B column-major (depth x cols, leading dimension ldb).
+template <class S>
+void direct_product(const S* a, Eigen::Index rows, Eigen::Index depth, const S* b, Eigen::Index ldb, Eigen::Index cols,
+                    S* out) {
+    direct_product(a, rows, depth, b, ldb, Eigen::Index(1), cols, out);
 }
 
 /// out = x^T, block by block: a square of packets is loaded from x's columns, transposed in
@@ -112,8 +165,9 @@ void direct_product(const S* a, Eigen::Index rows, Eigen::Index depth, const S* 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wignored-attributes"  // a SIMD type as template argument, as in Eigen's own headers
 #endif
-template <class S>
-void transpose_into(const matrix_t<S>& x, matrix_t<S>& out) {
+template <class X, class S = typename X::Scalar>
+void transpose_into(const X& x, matrix_t<S>& out) {
+    static_assert(!X::IsRowMajor, "transpose_into reads column-major matrices");
     namespace ei = Eigen::internal;
     using P = typename ei::packet_traits<S>::type;
     constexpr Eigen::Index ps = ei::packet_traits<S>::size;
@@ -171,9 +225,6 @@ public:
     struct cache {
         std::vector<matrix> a;
         const matrix* input = nullptr;  ///< forward_view()'s input, which backward() reads (else a[0])
-        /// The input's transpose (B x inputs), when the caller made one: backward() then reads it
-        /// for the first layer's weight gradient, which Eigen packs faster than a transposed view.
-        const matrix* input_t = nullptr;
     };
 
     basic_mlp() = default;
@@ -234,7 +285,7 @@ public:
     const matrix& forward(const X& x, cache& c) const {
         c.a.resize(sizes_.size());
         c.a[0] = x;
-        c.input = c.input_t = nullptr;
+        c.input = nullptr;
         return run(c.a[0], c);
     }
 
@@ -243,23 +294,37 @@ public:
     const matrix& forward_view(const matrix& x, cache& c) const {
         c.a.resize(sizes_.size());
         c.input = &x;
-        c.input_t = nullptr;
         return run(x, c);
     }
     const matrix& forward_view(matrix&&, cache&) const = delete;
 
-    /// Backward pass: dy = dLoss/dOutput (outputs x B). Adds the parameter gradients to grads();
-    /// writes dLoss/dInput into *dx when dx is not null.
-    void backward(const cache& c, matrix dy, matrix* dx = nullptr) {
+    /// Backward pass: dy = dLoss/dOutput (outputs x B). Adds the parameter gradients to grads(),
+    /// or with `accumulate` false writes them there (no zero_grad() needed); writes dLoss/dInput
+    /// into *dx when dx is not null.
+    void backward(const cache& c, matrix dy, matrix* dx = nullptr, bool accumulate = true) {
         for (std::size_t l = num_layers(); l-- > 0;) {
             if (l + 1 < num_layers() || out_act_) detail::activation_backward(dy, c.a[l + 1], act_);
             weight_map gW{grads_.data() + offsets_[l], rows(l), cols(l)};
             bias_map gb{grads_.data() + offsets_[l] + wsize(l), rows(l)};
-            if (l == 0 && c.input_t) gW.noalias() += dy * *c.input_t;
-            else gW.noalias() += dy * (l == 0 && c.input ? *c.input : c.a[l]).transpose();
-            gb.noalias() += dy.rowwise().sum();
-            if (l > 0 || dx) {
-                matrix prev = W(l).transpose() * dy;
+            const matrix& in = l == 0 && c.input ? *c.input : c.a[l];
+            if (direct(rows(l), dy.cols()))  // gW += dy * in^T, reading in where it is
+                detail::direct_product(dy.data(), rows(l), dy.cols(), in.data(), Eigen::Index(1), in.rows(), cols(l),
+                                       gW.data(), accumulate);
+            else if (accumulate)
+                gW.noalias() += dy * in.transpose();
+            else
+                gW.noalias() = dy * in.transpose();
+            if (accumulate) gb.noalias() += dy.rowwise().sum();
+            else gb.noalias() = dy.rowwise().sum();
+            if (l > 0 || dx) {  // dLoss/d(layer input) = W^T dy
+                matrix prev;
+                if (direct(cols(l), dy.cols())) {
+                    detail::transpose_into(W(l), wt_);
+                    prev.resize(cols(l), dy.cols());
+                    detail::direct_product(wt_.data(), cols(l), rows(l), dy.data(), rows(l), dy.cols(), prev.data());
+                } else {
+                    prev.noalias() = W(l).transpose() * dy;
+                }
                 dy = std::move(prev);
             }
         }
@@ -267,10 +332,15 @@ public:
     }
 
 private:
+    /// Whether a layer of `r` rows takes direct_product() for a batch of `b` samples.
+    [[nodiscard]] static bool direct(Eigen::Index r, Eigen::Index b) noexcept {
+        return b > 1 && (b <= detail::direct_batch || r >= detail::packet_rows<S>);
+    }
+
     const matrix& run(const matrix& x, cache& c) const {
         for (std::size_t l = 0; l < num_layers(); ++l) {
             const matrix& in = l == 0 ? x : c.a[l];
-            if (in.cols() == 1 || in.cols() > detail::direct_batch)
+            if (!direct(rows(l), in.cols()))
                 c.a[l + 1].noalias() = W(l) * in;
             else {
                 c.a[l + 1].resize(rows(l), in.cols());
@@ -292,6 +362,7 @@ private:
     activation act_ = activation::tanh;
     bool out_act_ = false;
     vector params_, grads_;
+    matrix wt_;  ///< backward()'s scratch: a weight matrix transposed
 };
 
 using mlp = basic_mlp<float>;

@@ -135,26 +135,29 @@ template <std::floating_point S>
                                            std::span<const S> old_logp, std::span<const S> adv,
                                            std::span<const S> returns, std::span<const S> old_values,
                                            const ppo_config& c) {
-    const auto A = std::size_t(logits.rows()), M = std::size_t(logits.cols());
+    const auto M = std::size_t(logits.cols());
     ppo_loss<S> L;
-    L.dlogits = matrix_t<S>::Zero(logits.rows(), logits.cols());
-    L.dvalues = vector_t<S>::Zero(values.size());
+    L.dvalues.resize(values.size());
     const S inv = S(1) / S(M);
     const S eps = S(c.clip);
+    const basic_masked_categorical_batch<S> d(logits, masks);
+    const auto Mi = static_cast<Eigen::Index>(M);
+    vector_t<S> lp(Mi), ratio(Mi), coef(Mi);
+    for (std::size_t i = 0; i < M; ++i) {
+        lp(Eigen::Index(i)) = d.log_prob(std::size_t(actions[i]), Eigen::Index(i));
+        ratio(Eigen::Index(i)) = lp(Eigen::Index(i)) - old_logp[i];
+    }
+    ratio = ratio.array().exp();
     for (std::size_t i = 0; i < M; ++i) {
         const auto k = Eigen::Index(i);
-        const basic_masked_categorical<S> d(logits.col(k), masks.subspan(i * A, A));
-        const auto a = std::size_t(actions[i]);
-        const S lp = d.log_prob(a);
-        const S ratio = std::exp(lp - old_logp[i]);
-        const S s1 = ratio * adv[i], s2 = std::clamp(ratio, S(1) - eps, S(1) + eps) * adv[i];
+        const S r = ratio(k);
+        const S s1 = r * adv[i], s2 = std::clamp(r, S(1) - eps, S(1) + eps) * adv[i];
         L.policy -= double(std::min(s1, s2)) / double(M);
-        const S dsurr = s1 <= s2 ? adv[i] * ratio : S(0);  // d min(.)/d logp
-        L.entropy += double(d.entropy()) / double(M);
-        L.approx_kl += double((ratio - S(1)) - (lp - old_logp[i])) / double(M);
-        L.clip_frac += (std::abs(ratio - S(1)) > eps ? 1.0 : 0.0) / double(M);
-        // total = policy + vf * value - ent * entropy
-        d.backward(L.dlogits.col(k), a, -dsurr * inv, -S(c.ent_coef) * inv);
+        const S dsurr = s1 <= s2 ? adv[i] * r : S(0);  // d min(.)/d logp
+        L.entropy += double(d.entropy(k)) / double(M);
+        L.approx_kl += double((r - S(1)) - (lp(k) - old_logp[i])) / double(M);
+        L.clip_frac += (std::abs(r - S(1)) > eps ? 1.0 : 0.0) / double(M);
+        coef(k) = -dsurr * inv;  // total = policy + vf * value - ent * entropy
         const S v = values(k), R = returns[i];
         S dv = v - R;
         double vl = 0.5 * double(dv * dv);
@@ -170,6 +173,7 @@ template <std::floating_point S>
         L.value += vl / double(M);
         L.dvalues(k) = S(c.vf_coef) * dv * inv;
     }
+    d.gradient(L.dlogits, actions, coef, -S(c.ent_coef) * inv);
     L.total = L.policy + c.vf_coef * L.value - c.ent_coef * L.entropy;
     return L;
 }
@@ -406,8 +410,7 @@ private:
                                       : compute_ppo_loss<S>(w.logits, w.values, mm, ma, mlp_, madv, mret, mval, cfg_);
                 // value warm-up: the policy keeps what it has (e.g. the cloned teacher) until the value is fit
                 if (!st.imitation && iter_ - imitation_iterations() < cfg_.value_warmup) L.dlogits.setZero();
-                net_.zero_grad();
-                net_.backward(w, L.dlogits, L.dvalues);
+                net_.backward(w, L.dlogits, L.dvalues, false);  // writes every gradient: no zeroing pass
                 const double norm = global_norm(grads);
                 st.grad_norm += norm;
                 opt_.step(params, grads, st.learning_rate, clip_factor<S>(norm, cfg_.max_grad_norm));
@@ -444,21 +447,20 @@ private:
     /// or entropy term); adds the minibatch's argmax agreement with the teacher to st.
     ppo_loss<S> imitation_loss(const matrix_t<S>& logits, std::span<const std::uint8_t> masks,
                                std::span<const std::int64_t> actions, ppo_stats& st) const {
-        const auto A = std::size_t(logits.rows()), M = std::size_t(logits.cols());
+        const auto M = std::size_t(logits.cols());
         ppo_loss<S> L;
-        L.dlogits = matrix_t<S>::Zero(logits.rows(), logits.cols());
         L.dvalues = vector_t<S>::Zero(Eigen::Index(M));
         const S inv = S(1) / S(M);
+        const basic_masked_categorical_batch<S> d(logits, masks);
         double agree = 0;
         for (std::size_t i = 0; i < M; ++i) {
             const auto k = Eigen::Index(i);
-            const basic_masked_categorical<S> d(logits.col(k), masks.subspan(i * A, A));
             const auto a = std::size_t(actions[i]);
-            L.policy -= double(d.log_prob(a)) / double(M);
-            L.entropy += double(d.entropy()) / double(M);
-            agree += d.argmax() == a ? 1.0 : 0.0;
-            d.backward(L.dlogits.col(k), a, -inv, S(0));
+            L.policy -= double(d.log_prob(a, k)) / double(M);
+            L.entropy += double(d.entropy(k)) / double(M);
+            agree += d.argmax(k) == a ? 1.0 : 0.0;
         }
+        d.gradient(L.dlogits, actions, vector_t<S>::Constant(Eigen::Index(M), -inv), S(0));
         L.total = L.policy;
         st.teacher_agreement += agree / double(M);
         return L;
