@@ -74,8 +74,9 @@ inline constexpr Eigen::Index packet_rows = Eigen::internal::packet_traits<S>::s
 ///
 /// Eigen's GEMM copies both operands into packed panels on every call, which for the shapes of
 /// PPO's networks (64 rows, depth 425 or 64, 8 to 64 columns) costs 10-20% of the product. Each
-/// tile of 2 packets of rows x 4 columns keeps 8 accumulators in registers while it reads A's
-/// columns where they are and broadcasts B's entries. Every output is the sum over k in order
+/// tile of 2 packets of rows x 4 columns (8 columns with AVX-512's 32 registers) keeps its
+/// accumulators in registers while it reads A's columns where they are and broadcasts B's
+/// entries. Every output is the sum over k in order
 /// (one fused multiply-add per term where the CPU has FMA), so its value does not depend on the
 /// tile it is computed in: the last rows are covered by a packet that overlaps the rows before,
 /// of which only the new rows are stored.
@@ -112,9 +113,18 @@ void direct_product(const S* a, Eigen::Index rows, Eigen::Index depth, const S* 
             }
         }
     };
+    // columns per tile: 8 with 32 vector registers (AVX-512: 16 accumulators), else 4 (AVX2's 16
+    // registers hold 8 accumulators, the weights and a broadcast)
+    constexpr int NC = EIGEN_ARCH_DEFAULT_NUMBER_OF_REGISTERS >= 32 ? 8 : 4;
     auto columns = [&]<int NP>(Eigen::Index i, Eigen::Index skip) {
         Eigen::Index j0 = 0;
-        for (; j0 + 4 <= cols; j0 += 4) tile.template operator()<NP, 4>(i, j0, skip);
+        for (; j0 + NC <= cols; j0 += NC) tile.template operator()<NP, NC>(i, j0, skip);
+        if constexpr (NC == 8) {
+            if (j0 + 4 <= cols) {
+                tile.template operator()<NP, 4>(i, j0, skip);
+                j0 += 4;
+            }
+        }
         switch (cols - j0) {
             case 3: tile.template operator()<NP, 3>(i, j0, skip); break;
             case 2: tile.template operator()<NP, 2>(i, j0, skip); break;
