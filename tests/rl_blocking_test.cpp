@@ -25,8 +25,10 @@ constexpr rl::cache_sizes large_core{1024 * 1024, 8 * 1024 * 1024, 64 * 1024 * 1
 
 void set_eigen(const rl::cache_sizes& s) { Eigen::setCpuCacheSizes(s.l1, s.l2, s.l3); }
 
-/// The default scenario's flat network (425 inputs) with minibatches of 64, for 2 iterations.
-rl::ppo_config two_iterations() {
+/// The default scenario's flat network (425 inputs) with minibatches of 64, for 2 iterations. The
+/// 64-row layers multiply with detail::direct_product (no blocking); layers with fewer rows than a
+/// SIMD packet (`narrow`) go through Eigen's GEMM, which blocks for the cache sizes.
+rl::ppo_config two_iterations(bool narrow = false) {
     rl::ppo_config c;
     c.num_envs = 4;
     c.num_steps = 32;
@@ -34,8 +36,8 @@ rl::ppo_config two_iterations() {
     c.epochs = 2;
     c.total_steps = 256;
     c.network.arch = rl::architecture::flat;
-    c.network.hidden = {64, 64};
-    c.network.value_hidden = {64, 64};
+    c.network.hidden = narrow ? std::vector<std::size_t>{6, 5} : std::vector<std::size_t>{64, 64};
+    c.network.value_hidden = narrow ? std::vector<std::size_t>{7, 3} : std::vector<std::size_t>{64, 64};
     c.seed = 5;
     return c;
 }
@@ -69,22 +71,25 @@ TEST_CASE("rl blocking: Eigen's blocking changes a product's rounding, which is 
 TEST_CASE("rl blocking: PPO trains to the same bits whatever cache sizes the CPU reports") {
     eigen_cache_guard guard;
     const auto s = default_scenario();
-    auto train = [&](const rl::cache_sizes& cpu) {
-        set_eigen(cpu);  // what Eigen would have read from this CPU
-        rl::ppo p(s, two_iterations());
-        CHECK(rl::eigen_cache_sizes() == rl::pinned_cache_sizes);  // the trainer pinned them
-        const rl::vector_t<float> initial = p.network().parts()[0]->params();
-        set_eigen(cpu);  // the caller changes them between iterations: iterate() pins them again
-        while (!p.done()) p.iterate();
-        CHECK(p.network().parts()[0]->params() != initial);  // training moved the weights
-        CHECK(rl::eigen_cache_sizes() == rl::pinned_cache_sizes);
-        std::vector<rl::vector_t<float>> params;
-        for (const auto* part : p.network().parts()) params.push_back(part->params());
-        return params;
-    };
-    const auto small = train(small_core), large = train(large_core);
-    REQUIRE(small.size() == large.size());
-    for (std::size_t i = 0; i < small.size(); ++i) CHECK(small[i] == large[i]);
+    for (const bool narrow : {false, true}) {
+        CAPTURE(narrow);
+        auto train = [&](const rl::cache_sizes& cpu) {
+            set_eigen(cpu);  // what Eigen would have read from this CPU
+            rl::ppo p(s, two_iterations(narrow));
+            CHECK(rl::eigen_cache_sizes() == rl::pinned_cache_sizes);  // the trainer pinned them
+            const rl::vector_t<float> initial = p.network().parts()[0]->params();
+            set_eigen(cpu);  // the caller changes them between iterations: iterate() pins them again
+            while (!p.done()) p.iterate();
+            CHECK(p.network().parts()[0]->params() != initial);  // training moved the weights
+            CHECK(rl::eigen_cache_sizes() == rl::pinned_cache_sizes);
+            std::vector<rl::vector_t<float>> params;
+            for (const auto* part : p.network().parts()) params.push_back(part->params());
+            return params;
+        };
+        const auto small = train(small_core), large = train(large_core);
+        REQUIRE(small.size() == large.size());
+        for (std::size_t i = 0; i < small.size(); ++i) CHECK(small[i] == large[i]);
+    }
 }
 
 TEST_CASE("rl blocking: a size <= 0 is a ConfigError naming it, and Eigen's setting is kept") {
