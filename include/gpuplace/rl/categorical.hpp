@@ -105,7 +105,8 @@ private:
 /// loss needs (log-probabilities of the actions taken, entropies, gradients w.r.t. the logits),
 /// in whole-matrix passes (one vectorised exp over the matrix, one log per column) instead of an
 /// object per sample. Same conventions as basic_masked_categorical: masked actions have
-/// probability exactly 0 and add exactly 0 to the entropy and the gradients.
+/// probability exactly 0 and add exactly 0 to the entropy and the gradients. argmax() reads the
+/// masks where they are: they must outlive the object.
 template <std::floating_point S>
 class basic_masked_categorical_batch {
 public:
