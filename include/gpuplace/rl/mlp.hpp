@@ -76,10 +76,9 @@ inline constexpr Eigen::Index packet_rows = Eigen::internal::packet_traits<S>::s
 /// PPO's networks (64 rows, depth 425 or 64, 8 to 64 columns) costs 10-20% of the product. Each
 /// tile of 2 packets of rows x 4 columns (8 columns with AVX-512's 32 registers) keeps its
 /// accumulators in registers while it reads A's columns where they are and broadcasts B's
-/// entries. Every output is the sum over k in order
-/// (one fused multiply-add per term where the CPU has FMA), so its value does not depend on the
-/// tile it is computed in: the last rows are covered by a packet that overlaps the rows before,
-/// of which only the new rows are stored.
+/// entries. Every output is the sum over k in order (one fused multiply-add per term where the
+/// CPU has FMA), so its value does not depend on the tile it is computed in: the last rows are
+/// covered by a packet that overlaps the rows before, of which only the new rows are stored.
 template <class S>
 void direct_product(const S* a, Eigen::Index rows, Eigen::Index depth, const S* b, Eigen::Index col_stride,
                     Eigen::Index depth_stride, Eigen::Index cols, S* out, bool accumulate = false) {
