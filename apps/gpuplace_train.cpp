@@ -23,10 +23,6 @@
 #include <gpuplace/gpuplace.hpp>
 #include <gpuplace/rl/rl.hpp>
 
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
-
 namespace {
 using namespace gpuplace;
 using json = nlohmann::json;
@@ -288,23 +284,10 @@ int run(const options& o, const scenario& eval_s) {
     }
     return 0;
 }
-
-/// Training allocates and frees matrices of a few MB whose sizes change with every minibatch (the
-/// per_gpu network scores only the valid GPUs, a different number each time). By default glibc
-/// hands such blocks back to the system when they are freed, and the next allocation faults their
-/// pages in again: 1.3 M page faults in the main job's first 30 s of training, 11 k with these
-/// settings (the process keeps up to 512 MiB of freed memory for reuse instead).
-void keep_freed_memory() {
-#if defined(__GLIBC__)
-    mallopt(M_MMAP_THRESHOLD, 32 << 20);
-    mallopt(M_TRIM_THRESHOLD, 512 << 20);
-#endif
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-    keep_freed_memory();
+    gpuplace::rl::keep_freed_memory();  // the per_gpu network's matrices change size every minibatch (rl/memory.hpp)
     options o;
     try {
         o.cfg = json::parse(default_config);

@@ -1114,6 +1114,11 @@ void bind_ppo(py::module_& m) {
         .def("act", &network_act<gp::env>, py::arg("env"))
         .def("act", &network_act<gp::tree_route_env>, py::arg("env"));
 
+    m.def("keep_freed_memory", &rl::keep_freed_memory, py::arg("keep_bytes") = std::size_t{512} << 20,
+          "Makes the C library keep freed memory for reuse (process-wide; glibc only, else returns False). Training "
+          "the per_gpu network allocates matrices whose sizes change every minibatch; by default glibc returns them to "
+          "the system and faults them in again. `python -m gpuplace train` calls it.");
+
     m.def("load_checkpoint", [](const std::string& file) {
               auto ck = rl::load_checkpoint<float>(file);
               PyNetwork n;

@@ -58,3 +58,16 @@ def test_cli_train(tmp_path, capsys, small):
     assert rc == 0
     out = capsys.readouterr().out
     assert "ppo" in out and "random" in out and (tmp_path / "run" / "ppo.json").exists()
+
+
+def test_keep_freed_memory():
+    # glibc (this project's Linux builds): the settings are taken; allocation still works after
+    import platform
+
+    kept = _core.keep_freed_memory()
+    assert isinstance(kept, bool)
+    if platform.libc_ver()[0] == "glibc":
+        assert kept
+    assert _core.keep_freed_memory(64 << 20) == kept
+    with pytest.raises(TypeError):
+        _core.keep_freed_memory("a lot")

@@ -8,6 +8,7 @@
 #include "blocking.hpp"
 #include "categorical.hpp"
 #include "checkpoint.hpp"
+#include "memory.hpp"
 #include "mlp.hpp"
 #include "normalizer.hpp"
 #include "ppo.hpp"

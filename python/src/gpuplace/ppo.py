@@ -56,6 +56,8 @@ def train(
 
 
 def train_cli(args) -> int:
+    _require()
+    _core.keep_freed_memory()  # a program's choice, not the library's (include/gpuplace/rl/memory.hpp)
     cfg = {"total_steps": args.timesteps, "num_envs": args.num_envs, "seed": args.seed, "threads": args.threads}
     os.makedirs(args.out, exist_ok=True)
     ckpt = os.path.join(args.out, "ppo.json")
