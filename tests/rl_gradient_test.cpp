@@ -266,3 +266,95 @@ TEST_CASE_TEMPLATE("rl mlp: the blocked transpose equals Eigen's", T, float, dou
             CHECK(xt == x.transpose());
         }
 }
+
+TEST_CASE_TEMPLATE("rl mlp: a product's epilogue gives the bits of the passes after it (bias, activation, derivative)", T,
+                   float, double) {
+    // bias_activation = colwise() += b, then activate(); activation_derivative = the product,
+    // then activation_backward(); for both activations, every width (full column tiles and each
+    // remainder), and rows that are whole packets
+    detail::rng r(8);
+    using M = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>;
+    using V = Eigen::Matrix<T, Eigen::Dynamic, 1>;
+    constexpr Eigen::Index ps = rl::detail::packet_rows<T>;
+    for (const auto act : {rl::activation::tanh, rl::activation::relu}) {
+        for (Eigen::Index rows : {ps, 2 * ps, 4 * ps, 5 * ps}) {
+            if (!rl::detail::fuses_activation<T>(rows, act)) continue;  // not vectorised here
+            for (Eigen::Index cols = 1; cols <= 19; ++cols)
+                for (Eigen::Index depth : {1, 7, 64}) {
+                    CAPTURE(rows);
+                    CAPTURE(cols);
+                    CAPTURE(depth);
+                    M a(rows, depth), b(depth, cols), y(rows + 3, cols);
+                    V bias(rows);
+                    for (auto* m : {&a, &b, &y})
+                        for (Eigen::Index i = 0; i < m->size(); ++i) m->data()[i] = T(r.normal());
+                    for (Eigen::Index i = 0; i < rows; ++i) bias(i) = T(r.normal());
+                    y = y.array().tanh();
+                    M plain(rows, cols);
+                    rl::detail::direct_product(a.data(), rows, depth, b.data(), depth, cols, plain.data());
+                    for (const bool apply : {true, false}) {
+                        M want = plain;
+                        want.colwise() += bias;
+                        if (apply) rl::detail::activate(want, act);
+                        M got(rows, cols);
+                        rl::detail::direct_product(a.data(), rows, depth, b.data(), depth, Eigen::Index(1), cols, got.data(),
+                                                   false, rl::detail::bias_activation<T>{bias.data(), act, apply});
+                        CHECK(got == want);
+                    }
+                    M want = plain;
+                    rl::detail::activation_backward(want, y.topRows(rows), act);
+                    M got(rows, cols);
+                    rl::detail::direct_product(a.data(), rows, depth, b.data(), depth, Eigen::Index(1), cols, got.data(), false,
+                                               rl::detail::activation_derivative<T>{y.data(), y.rows(), act});
+                    CHECK(got == want);
+                }
+        }
+    }
+}
+
+TEST_CASE("rl mlp: an epilogue needs whole packets of rows") {
+    constexpr Eigen::Index ps = rl::detail::packet_rows<float>;
+    if (ps == 1) return;  // no SIMD packets here: the networks never fuse
+    Eigen::MatrixXf a(ps + 1, 4), b(4, 3), out(ps + 1, 3);
+    a.setOnes();
+    b.setOnes();
+    Eigen::VectorXf bias = Eigen::VectorXf::Zero(ps + 1);
+    CHECK_THROWS_WITH_AS(rl::detail::direct_product(a.data(), ps + 1, 4, b.data(), 4, Eigen::Index(1), 3, out.data(), false,
+                                                    rl::detail::bias_activation<float>{bias.data(), rl::activation::tanh, true}),
+                         doctest::Contains("whole packets of rows"), Error);
+}
+
+TEST_CASE("rl mlp: layers with and without fused epilogues compute what Eigen's expressions do") {
+    // a 64-wide hidden layer takes the fused bias, activation and derivative, a 20-wide one the
+    // separate passes: outputs and input gradients against the same network in Eigen expressions
+    for (const auto act : {rl::activation::tanh, rl::activation::relu}) {
+        CAPTURE(int(act));
+        detail::rng r(9);
+        rl::mlp net({30, 64, 20, 7}, act);
+        net.init(r, std::sqrt(2.0), 0.5);
+        for (Eigen::Index i = 0; i < net.params().size(); ++i) net.params()(i) += float(0.01 * r.normal());
+        Eigen::MatrixXf x(30, 24), dy(7, 24);
+        for (Eigen::Index i = 0; i < x.size(); ++i) x.data()[i] = float(r.normal());
+        for (Eigen::Index i = 0; i < dy.size(); ++i) dy.data()[i] = float(r.normal());
+        rl::mlp::cache c;
+        const Eigen::MatrixXf out = net.forward(x, c);
+        Eigen::MatrixXf dx;
+        net.backward(c, dy, &dx, false);
+        // the same layers by Eigen's expressions
+        Eigen::MatrixXf h = x, hs[3];
+        for (std::size_t l = 0; l < 3; ++l) {
+            hs[l] = h;
+            Eigen::MatrixXf z = net.W(l) * h;
+            z.colwise() += net.b(l);
+            if (l < 2) rl::detail::activate(z, act);
+            h = z;
+        }
+        CHECK((out - h).cwiseAbs().maxCoeff() <= 1e-5f * (1 + h.cwiseAbs().maxCoeff()));
+        Eigen::MatrixXf d = dy;
+        for (std::size_t l = 3; l-- > 0;) {
+            if (l < 2) rl::detail::activation_backward(d, l == 1 ? Eigen::MatrixXf(hs[2]) : Eigen::MatrixXf(hs[1]), act);
+            d = Eigen::MatrixXf(net.W(l).transpose() * d);
+        }
+        CHECK((dx - d).cwiseAbs().maxCoeff() <= 1e-5f * (1 + d.cwiseAbs().maxCoeff()));
+    }
+}

@@ -16,7 +16,7 @@ from sb3_contrib.common.maskable.evaluation import evaluate_policy  # noqa: E402
 from stable_baselines3.common.monitor import Monitor  # noqa: E402
 
 from gpuplace.evaluation import evaluate_agent, maskable_policy  # noqa: E402
-from gpuplace.sb3 import train_maskable_ppo  # noqa: E402
+from gpuplace.sb3 import quiet_logger, train_maskable_ppo  # noqa: E402
 from gpuplace.vec_env import GpuPlaceVecEnv  # noqa: E402
 
 # SMALL plus Proximity-DRL's per-placement reward: a dense signal for compact placements, so a
@@ -63,6 +63,7 @@ def test_maskable_ppo_on_vecenv_beats_random(tmp_path):
 def test_maskable_ppo_on_plain_env_and_evaluate_policy():
     env = Monitor(gpuplace.GpuPlaceEnv(SMALL))
     model = MaskablePPO("MlpPolicy", env, n_steps=256, batch_size=64, seed=1, device="cpu")
+    model.set_logger(quiet_logger())
     model.learn(1024)
     assert model.num_timesteps >= 1024
     mean, std = evaluate_policy(model, Monitor(gpuplace.GpuPlaceEnv(SMALL)), n_eval_episodes=2, warn=False)
@@ -72,9 +73,30 @@ def test_maskable_ppo_on_plain_env_and_evaluate_policy():
 def test_maskable_evaluate_policy_on_the_vecenv():
     venv = GpuPlaceVecEnv(SMALL, num_envs=4)
     model = MaskablePPO("MlpPolicy", venv, n_steps=32, batch_size=64, seed=2, device="cpu")
+    model.set_logger(quiet_logger())
     model.learn(256)
     rewards, lengths = evaluate_policy(model, venv, n_eval_episodes=4, return_episode_rewards=True, warn=False)
     assert len(rewards) == 4 and all(r < 0 for r in rewards) and all(n > 0 for n in lengths)
+
+
+def test_training_leaves_no_temporary_directories(tmp_path, monkeypatch, capsys):
+    # SB3's default logger makes an empty SB3-<date> directory in the temporary directory on every
+    # learn() call; train_maskable_ppo() and quiet_logger() log to the standard output or nowhere
+    import tempfile
+
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
+    model, _ = train_maskable_ppo(SMALL, total_timesteps=128, num_envs=2, n_steps=64, batch_size=64, show_progress=False,
+                                  verbose=1)
+    assert list(tmp.iterdir()) == []
+    assert "total_timesteps" in capsys.readouterr().out  # verbose still prints SB3's table
+    model.learn(128, reset_num_timesteps=False)
+    assert list(tmp.iterdir()) == []
+    # SB3's default, for contrast: the directory this guards against
+    plain = MaskablePPO("MlpPolicy", GpuPlaceVecEnv(SMALL, num_envs=2), n_steps=64, batch_size=64, device="cpu")
+    plain.learn(128)
+    assert [p.name[:4] for p in tmp.iterdir()] == ["SB3-"]
 
 
 def test_cli_train_sb3(tmp_path, capsys):

@@ -265,15 +265,19 @@ public:
             return;
         }
         // the GPU columns to score
-        w.col_b.clear();
-        w.col_g.clear();
+        // written for every GPU, kept for the valid ones: no branch on the (unpredictable) mask
+        w.col_b.resize(std::size_t(B * G));
+        w.col_g.resize(std::size_t(B * G));
+        std::size_t valid = 0;
         for (Eigen::Index b = 0; b < B; ++b)
-            for (Eigen::Index g = 0; g < G; ++g)
-                if (!masks || masks[std::size_t(b * A + g)]) {
-                    w.col_b.push_back(b);
-                    w.col_g.push_back(g);
-                }
-        const auto n = Eigen::Index(w.col_b.size());
+            for (Eigen::Index g = 0; g < G; ++g) {
+                w.col_b[valid] = b;
+                w.col_g[valid] = g;
+                valid += !masks || masks[std::size_t(b * A + g)] ? 1 : 0;
+            }
+        w.col_b.resize(valid);
+        w.col_g.resize(valid);
+        const auto n = Eigen::Index(valid);
         w.xg.resize(Eigen::Index(gpu_inputs(spec_, cfg_)), n);
         for (Eigen::Index k = 0; k < n; ++k)
             for (Eigen::Index f = 0; f < F; ++f) w.xg(f, k) = S(obs(f * G + w.col_g[std::size_t(k)], w.col_b[std::size_t(k)]));
@@ -285,8 +289,7 @@ public:
         }
         w.ctx = obs.bottomRows(C).template cast<S>();
         w.vin.resize(C + F, B);
-        for (Eigen::Index b = 0; b < B; ++b)
-            for (Eigen::Index f = 0; f < F; ++f) w.vin(C + f, b) = S(obs.col(b).segment(f * G, G).template cast<double>().mean());
+        feature_means(obs, w.vin);
         if (cfg_.normalize_obs) {
             norms_[0].apply(w.xg);
             norms_[1].apply(w.ctx);
@@ -297,15 +300,29 @@ public:
             tail = t;
         }
         w.vin.topRows(C) = w.ctx;
-        const auto& pc = ctx_in_.forward(w.ctx, w.c_ctx);  // H x B
-        w.a1 = gpu_in_.forward(w.xg, w.c_gpu);             // H x n
-        for (Eigen::Index k = 0; k < n; ++k) w.a1.col(k) += pc.col(w.col_b[std::size_t(k)]);
-        detail::activate(w.a1, cfg_.act);
-        const auto& sc = tail_.forward(w.a1, w.c_tail);  // 1 x n
+        // the sub-networks read their inputs where they are, in the workspace (until backward())
+        const auto& pc = ctx_in_.forward_view(w.ctx, w.c_ctx);  // H x B
+        const auto& g1 = gpu_in_.forward_view(w.xg, w.c_gpu);   // H x n
+        const auto H = g1.rows();
+        w.a1.resize(H, n);
+        if (detail::fuses_activation<S>(H, cfg_.act)) {  // one pass: the context added, then the activation
+            constexpr Eigen::Index ps = detail::packet_rows<S>;
+            using P = typename Eigen::internal::packet_traits<S>::type;
+            for (Eigen::Index k = 0; k < n; ++k) {
+                const detail::bias_activation<S> f{pc.col(w.col_b[std::size_t(k)]).data(), cfg_.act, true};
+                for (Eigen::Index i = 0; i < H; i += ps)
+                    Eigen::internal::pstoreu(&w.a1(i, k), f(Eigen::internal::ploadu<P>(&g1(i, k)), i, k));
+            }
+        } else {
+            w.a1 = g1;
+            for (Eigen::Index k = 0; k < n; ++k) w.a1.col(k) += pc.col(w.col_b[std::size_t(k)]);
+            detail::activate(w.a1, cfg_.act);
+        }
+        const auto& sc = tail_.forward_view(w.a1, w.c_tail);  // 1 x n
         w.logits.setZero(A, B);
         for (Eigen::Index k = 0; k < n; ++k) w.logits(w.col_g[std::size_t(k)], w.col_b[std::size_t(k)]) = sc(0, k);
-        w.logits.row(G) = defer_.forward(w.ctx, w.c_defer).row(0);
-        w.values = value_.forward(w.vin, w.c_value).row(0).transpose();
+        w.logits.row(G) = defer_.forward_view(w.ctx, w.c_defer).row(0);
+        w.values = value_.forward_view(w.vin, w.c_value).row(0).transpose();
     }
 
     /// Backward pass after forward(obs, w): adds the parameter gradients for dLoss/dlogits
@@ -381,6 +398,26 @@ private:
                 for (Eigen::Index g = 0; g < G; ++g) xg.col(b * G + g).tail(2 * F) = pool.col(b * nodes + g / gpn);
         }
         return xg;
+    }
+
+    /// The mean over the GPUs of each per-GPU feature, into rows C.. of vin (C + F x B): summed in
+    /// double, GPU by GPU, four samples at a time (four independent chains of additions instead of
+    /// one; each sum keeps its order, so the bits of one sample at a time).
+    template <class M>
+    void feature_means(const M& obs, matrix& vin) const {
+        const auto B = obs.cols();
+        const auto G = Eigen::Index(spec_.num_gpus), F = Eigen::Index(spec_.gpu_features), C = Eigen::Index(spec_.context);
+        constexpr Eigen::Index lanes = 4;
+        for (Eigen::Index f = 0; f < F; ++f) {
+            Eigen::Index b = 0;
+            for (; b + lanes <= B; b += lanes) {
+                double s[lanes] = {0, 0, 0, 0};
+                for (Eigen::Index g = 0; g < G; ++g)
+                    for (Eigen::Index l = 0; l < lanes; ++l) s[l] += double(obs(f * G + g, b + l));
+                for (Eigen::Index l = 0; l < lanes; ++l) vin(C + f, b + l) = S(s[l] / double(G));
+            }
+            for (; b < B; ++b) vin(C + f, b) = S(obs.col(b).segment(f * G, G).template cast<double>().mean());
+        }
     }
 
     /// Per node of every sample, the mean then the max of each per-GPU feature: (2F x B*nodes).

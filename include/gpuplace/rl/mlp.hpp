@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <Eigen/Dense>
@@ -65,6 +66,69 @@ inline constexpr Eigen::Index direct_batch = 16;
 template <class S>
 inline constexpr Eigen::Index packet_rows = Eigen::internal::packet_traits<S>::size;
 
+/// What direct_product() does to a packet of finished outputs (rows i.. of column j) before
+/// storing it: nothing.
+struct store_as_is {
+    template <class P>
+    P operator()(const P& x, Eigen::Index, Eigen::Index) const noexcept {
+        return x;
+    }
+};
+
+/// Whether a layer's bias and activation can be applied by direct_product() as it stores each
+/// packet (bias_activation) with the same bits as the whole-matrix passes after it: Eigen
+/// vectorises the activation for S, and every column is whole packets (rows a multiple of the
+/// packet size), so no element takes Eigen's scalar path for the matrix's last few elements.
+template <class S>
+[[nodiscard]] constexpr bool fuses_activation(Eigen::Index rows, activation a) noexcept {
+    namespace ei = Eigen::internal;
+    constexpr Eigen::Index ps = ei::packet_traits<S>::size;
+    constexpr bool tanh_packets = ei::functor_traits<ei::scalar_tanh_op<S>>::PacketAccess;
+    return ps > 1 && rows % ps == 0 && (a == activation::relu || tanh_packets);
+}
+
+/// direct_product() epilogue of a layer's forward pass: adds the bias of each row, then applies
+/// the activation (when `apply`), as `x.colwise() += b` and activate() would.
+template <class S>
+struct bias_activation {
+    const S* bias;
+    activation act;
+    bool apply;
+    template <class P>
+    P operator()(const P& x, Eigen::Index i, Eigen::Index) const {
+        namespace ei = Eigen::internal;
+        const P y = ei::padd(x, ei::ploadu<P>(bias + i));
+        if (!apply) return y;
+        if (act == activation::relu) return ei::scalar_max_op<S, S>().packetOp(y, ei::pset1<P>(S(0)));
+        if constexpr (ei::functor_traits<ei::scalar_tanh_op<S>>::PacketAccess) {
+            return ei::scalar_tanh_op<S>().packetOp(y);
+        } else {  // Eigen has no packet tanh for S: lane by lane, as its own passes do
+            constexpr Eigen::Index ps = ei::packet_traits<S>::size;
+            alignas(64) S t[ps];
+            ei::pstoreu(t, y);
+            for (auto& v : t) v = ei::scalar_tanh_op<S>()(v);
+            return ei::ploadu<P>(t);
+        }
+    }
+};
+
+/// direct_product() epilogue of a layer's input gradient: multiplies by the derivative of the
+/// activation that produced `y` (column-major, leading dimension ld), as activation_backward() would.
+template <class S>
+struct activation_derivative {
+    const S* y;
+    Eigen::Index ld;
+    activation act;
+    template <class P>
+    P operator()(const P& d, Eigen::Index i, Eigen::Index j) const {
+        namespace ei = Eigen::internal;
+        const P v = ei::ploadu<P>(y + j * ld + i);
+        if (act == activation::tanh) return ei::pmul(d, ei::psub(ei::pset1<P>(S(1)), ei::pmul(v, v)));
+        const P one = ei::pset1<P>(S(1)), zero = ei::pset1<P>(S(0));
+        return ei::pmul(d, ei::pselect(ei::pcmp_lt(zero, v), one, zero));
+    }
+};
+
 /// out = A * B (or out += A * B when `accumulate`) without packing either operand. A is
 /// column-major (rows x depth, leading dimension rows); B's element (k, j) is
 /// b[j * col_stride + k * depth_stride], so B can be a column-major matrix (col_stride = its
@@ -79,12 +143,20 @@ inline constexpr Eigen::Index packet_rows = Eigen::internal::packet_traits<S>::s
 /// entries. Every output is the sum over k in order (one fused multiply-add per term where the
 /// CPU has FMA), so its value does not depend on the tile it is computed in: the last rows are
 /// covered by a packet that overlaps the rows before, of which only the new rows are stored.
-template <class S>
+/// An epilogue other than store_as_is (applied to each stored packet, e.g. a bias and an
+/// activation) needs rows to be a multiple of the packet size.
+template <class S, class E = store_as_is>
 void direct_product(const S* a, Eigen::Index rows, Eigen::Index depth, const S* b, Eigen::Index col_stride,
-                    Eigen::Index depth_stride, Eigen::Index cols, S* out, bool accumulate = false) {
+                    Eigen::Index depth_stride, Eigen::Index cols, S* out, bool accumulate = false,
+                    const E& epilogue = {}) {
     namespace ei = Eigen::internal;
     using P = typename ei::packet_traits<S>::type;
     constexpr Eigen::Index ps = ei::packet_traits<S>::size;
+    if constexpr (!std::is_same_v<E, store_as_is>) {
+        if (ps == 1 || rows % ps != 0)
+            throw Error("direct_product: an epilogue needs whole packets of rows (" + std::to_string(rows) + " rows, packets of " +
+                        std::to_string(ps) + ")");
+    }
     // NP packets of rows from row i, NC columns from column j0; only rows >= i + skip are stored
     auto tile = [&]<int NP, int NC>(Eigen::Index i, Eigen::Index j0, Eigen::Index skip) {
         P acc[NP][NC];
@@ -104,7 +176,8 @@ void direct_product(const S* a, Eigen::Index rows, Eigen::Index depth, const S* 
             S* o = out + (j0 + j) * rows + i;
             if (skip == 0) {
                 for (int p = 0; p < NP; ++p)
-                    ei::pstoreu(o + p * ps, accumulate ? ei::padd(ei::ploadu<P>(o + p * ps), acc[p][j]) : acc[p][j]);
+                    ei::pstoreu(o + p * ps, epilogue(accumulate ? ei::padd(ei::ploadu<P>(o + p * ps), acc[p][j]) : acc[p][j],
+                                                     i + p * ps, j0 + j));
             } else {  // NP == 1: the rows before i + skip are another tile's
                 alignas(64) S t[ps];
                 ei::pstoreu(t, acc[0][j]);
@@ -311,8 +384,10 @@ public:
     /// or with `accumulate` false writes them there (no zero_grad() needed); writes dLoss/dInput
     /// into *dx when dx is not null.
     void backward(const cache& c, matrix dy, matrix* dx = nullptr, bool accumulate = true) {
+        bool derivative_applied = false;  // by the input-gradient product of the layer after
         for (std::size_t l = num_layers(); l-- > 0;) {
-            if (l + 1 < num_layers() || out_act_) detail::activation_backward(dy, c.a[l + 1], act_);
+            if ((l + 1 < num_layers() || out_act_) && !derivative_applied) detail::activation_backward(dy, c.a[l + 1], act_);
+            derivative_applied = false;
             weight_map gW{grads_.data() + offsets_[l], rows(l), cols(l)};
             bias_map gb{grads_.data() + offsets_[l] + wsize(l), rows(l)};
             const matrix& in = l == 0 && c.input ? *c.input : c.a[l];
@@ -330,7 +405,16 @@ public:
                 if (direct(cols(l), dy.cols())) {
                     detail::transpose_into(W(l), wt_);
                     prev.resize(cols(l), dy.cols());
-                    detail::direct_product(wt_.data(), cols(l), rows(l), dy.data(), rows(l), dy.cols(), prev.data());
+                    // layer l's input is the activation of layer l - 1: its derivative is applied
+                    // as each packet is stored
+                    if (l > 0 && detail::fuses_activation<S>(cols(l), act_)) {
+                        detail::direct_product(wt_.data(), cols(l), rows(l), dy.data(), rows(l), Eigen::Index(1), dy.cols(),
+                                               prev.data(), false,
+                                               detail::activation_derivative<S>{c.a[l].data(), c.a[l].rows(), act_});
+                        derivative_applied = true;
+                    } else {
+                        detail::direct_product(wt_.data(), cols(l), rows(l), dy.data(), rows(l), dy.cols(), prev.data());
+                    }
                 } else {
                     prev.noalias() = W(l).transpose() * dy;
                 }
@@ -349,15 +433,22 @@ private:
     const matrix& run(const matrix& x, cache& c) const {
         for (std::size_t l = 0; l < num_layers(); ++l) {
             const matrix& in = l == 0 ? x : c.a[l];
-            if (!direct(rows(l), in.cols()))
+            const bool act = l + 1 < num_layers() || out_act_;
+            if (!direct(rows(l), in.cols())) {
                 c.a[l + 1].noalias() = W(l) * in;
-            else {
+            } else {
                 c.a[l + 1].resize(rows(l), in.cols());
+                if (detail::fuses_activation<S>(rows(l), act_)) {  // bias and activation as each packet is stored
+                    detail::direct_product(W(l).data(), rows(l), cols(l), in.data(), in.rows(), Eigen::Index(1),
+                                           in.cols(), c.a[l + 1].data(), false,
+                                           detail::bias_activation<S>{b(l).data(), act_, act});
+                    continue;
+                }
                 detail::direct_product(W(l).data(), rows(l), cols(l), in.data(), in.rows(), in.cols(),
                                        c.a[l + 1].data());
             }
             c.a[l + 1].colwise() += b(l);
-            if (l + 1 < num_layers() || out_act_) detail::activate(c.a[l + 1], act_);
+            if (act) detail::activate(c.a[l + 1], act_);
         }
         return c.a.back();
     }

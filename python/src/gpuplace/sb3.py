@@ -22,6 +22,18 @@ def _require_sb3():
         ) from e
 
 
+def quiet_logger(verbose: int = 0):
+    """An SB3 logger that writes nowhere but the standard output (when ``verbose``): SB3's default
+    logger makes a new empty ``SB3-<date>`` directory in the temporary directory on every
+    ``learn()`` call without a tensorboard log. Pass it to ``model.set_logger()``."""
+    _require_sb3()
+    import sys
+
+    from stable_baselines3.common.logger import HumanOutputFormat, Logger
+
+    return Logger(folder=None, output_formats=[HumanOutputFormat(sys.stdout)] if verbose else [])
+
+
 def make_callback(log_csv: str | None = None, show_progress: bool = True, total: int | None = None):
     """A callback that records every finished episode (timesteps, return, length, avg_jct,
     avg_comm_cost) from the VecEnv's infos, optionally into a CSV (the learning curve), and shows a
@@ -114,6 +126,8 @@ def train_maskable_ppo(
         device="cpu",
         **ppo_kwargs,
     )
+    if ppo_kwargs.get("tensorboard_log") is None:
+        model.set_logger(quiet_logger(verbose))
     cb = make_callback(log_csv, show_progress, total_timesteps)
     model.learn(total_timesteps=total_timesteps, callback=cb)
     return model, cb
