@@ -252,6 +252,53 @@ TEST_CASE("rl mlp: a product's outputs do not depend on the tile that computes t
     }
 }
 
+TEST_CASE_TEMPLATE("rl mlp: each output of a product is its sum in order, whatever the depth blocks", T, float, double) {
+    // depths around direct_depth_block (one, two and three passes, where the tiles' partial sums
+    // wait in `out`), written or added to `out`: each output has the bits of the sum over k in
+    // order, one multiply-add per term (fused where Eigen's packets use FMA; the rows below a
+    // packet take plain multiplies and adds)
+    detail::rng r(10);
+    using M = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>;
+    constexpr Eigen::Index ps = rl::detail::packet_rows<T>;
+#if defined(EIGEN_VECTORIZE_FMA) || defined(EIGEN_VECTORIZE_AVX512)
+    constexpr bool fused = ps > 1;
+#else
+    constexpr bool fused = false;
+#endif
+    const Eigen::Index kb = rl::detail::direct_depth_block;
+    for (Eigen::Index rows : {Eigen::Index(1), Eigen::Index(3), ps, 2 * ps + 1, Eigen::Index(64), Eigen::Index(65)})
+        for (Eigen::Index depth : {kb - 1, kb, kb + 1, 2 * kb + 77})
+            for (Eigen::Index cols : {1, 3, 4, 9, 17})
+                for (const bool add : {false, true}) {
+                    CAPTURE(rows);
+                    CAPTURE(depth);
+                    CAPTURE(cols);
+                    CAPTURE(add);
+                    M a(rows, depth), bt(cols, depth), out(rows, cols);
+                    for (auto* m : {&a, &bt, &out})
+                        for (Eigen::Index i = 0; i < m->size(); ++i) m->data()[i] = T(r.normal());
+                    const M before = out;
+                    // B read as the transpose of bt (a weight gradient's layout)
+                    rl::detail::direct_product(a.data(), rows, depth, bt.data(), Eigen::Index(1), cols, cols, out.data(), add);
+                    bool same = true;
+                    for (Eigen::Index j = 0; j < cols; ++j)
+                        for (Eigen::Index i = 0; i < rows; ++i) {
+                            T s = 0;
+                            for (Eigen::Index k = 0; k < depth; ++k) {
+                                if (fused && rows >= ps) {
+                                    s = std::fma(a(i, k), bt(j, k), s);
+                                } else {
+                                    volatile T m = a(i, k) * bt(j, k);  // volatile: no contraction
+                                    s = s + m;
+                                }
+                            }
+                            if (add) s = before(i, j) + s;
+                            same = same && s == out(i, j);
+                        }
+                    CHECK(same);
+                }
+}
+
 TEST_CASE_TEMPLATE("rl mlp: the blocked transpose equals Eigen's", T, float, double) {
     // sizes around the packet squares: full blocks, edge rows, edge columns, both, and none
     detail::rng r(4);

@@ -61,6 +61,11 @@ void activation_backward(D&& d, const Y& y, activation a) {
 /// product.
 inline constexpr Eigen::Index direct_batch = 16;
 
+/// Depth of one pass of `direct_product` over its tiles: a weight gradient's depth is the
+/// number of samples, thousands in a per_gpu network's minibatch (one column per valid GPU),
+/// and panels of 512 (128 KiB for 64 rows of float) stay in the L2 while every tile reads them.
+inline constexpr Eigen::Index direct_depth_block = 512;
+
 /// Rows of a SIMD packet of S: layers with at least this many rows take `direct_product` at any
 /// batch size.
 template <class S>
@@ -157,14 +162,27 @@ void direct_product(const S* a, Eigen::Index rows, Eigen::Index depth, const S* 
             throw Error("direct_product: an epilogue needs whole packets of rows (" + std::to_string(rows) + " rows, packets of " +
                         std::to_string(ps) + ")");
     }
-    // NP packets of rows from row i, NC columns from column j0; only rows >= i + skip are stored
-    auto tile = [&]<int NP, int NC>(Eigen::Index i, Eigen::Index j0, Eigen::Index skip) {
+    // The depth in blocks (a weight gradient's depth is the number of samples, thousands for a
+    // per_gpu network): a block's panels of A and B stay in the L2 while every tile reads them.
+    // Between blocks a tile's accumulators wait in `out`: saved and reloaded, they continue the
+    // same sums. Adding to `out` keeps its values from before in `before` (a copy when `out`
+    // holds partial sums).
+    const Eigen::Index blocks = std::max<Eigen::Index>(1, (depth + direct_depth_block - 1) / direct_depth_block);
+    std::vector<S> saved;
+    if (accumulate && blocks > 1) saved.assign(out, out + rows * cols);
+    const S* before = saved.empty() ? nullptr : saved.data();
+    const bool add_to_out = accumulate && blocks == 1;  // the tiles add their sums to `out` as they store them
+    // NP packets of rows from row i, NC columns from column j0, depth k0..k1, starting from 0 or
+    // (init false) from the sums in `out`; only rows >= i + skip are stored
+    auto tile = [&]<int NP, int NC>(Eigen::Index i, Eigen::Index j0, Eigen::Index skip, Eigen::Index k0, Eigen::Index k1,
+                                    bool init) {
         P acc[NP][NC];
         for (int p = 0; p < NP; ++p)
-            for (int j = 0; j < NC; ++j) acc[p][j] = ei::pset1<P>(S(0));
-        const S* ak = a + i;
-        const S* bk = b + j0 * col_stride;
-        for (Eigen::Index k = 0; k < depth; ++k, ak += rows, bk += depth_stride) {
+            for (int j = 0; j < NC; ++j)
+                acc[p][j] = init ? ei::pset1<P>(S(0)) : ei::ploadu<P>(out + (j0 + j) * rows + i + p * ps);
+        const S* ak = a + i + k0 * rows;
+        const S* bk = b + j0 * col_stride + k0 * depth_stride;
+        for (Eigen::Index k = k0; k < k1; ++k, ak += rows, bk += depth_stride) {
             P w[NP];
             for (int p = 0; p < NP; ++p) w[p] = ei::ploadu<P>(ak + p * ps);
             for (int j = 0; j < NC; ++j) {
@@ -176,59 +194,82 @@ void direct_product(const S* a, Eigen::Index rows, Eigen::Index depth, const S* 
             S* o = out + (j0 + j) * rows + i;
             if (skip == 0) {
                 for (int p = 0; p < NP; ++p)
-                    ei::pstoreu(o + p * ps, epilogue(accumulate ? ei::padd(ei::ploadu<P>(o + p * ps), acc[p][j]) : acc[p][j],
-                                                     i + p * ps, j0 + j));
+                    ei::pstoreu(o + p * ps, add_to_out ? ei::padd(ei::ploadu<P>(o + p * ps), acc[p][j]) : acc[p][j]);
             } else {  // NP == 1: the rows before i + skip are another tile's
                 alignas(64) S t[ps];
                 ei::pstoreu(t, acc[0][j]);
-                for (Eigen::Index r = skip; r < ps; ++r) o[r] = accumulate ? o[r] + t[r] : t[r];
+                for (Eigen::Index r = skip; r < ps; ++r) o[r] = add_to_out ? o[r] + t[r] : t[r];
             }
+        }
+    };
+    // the finished sums of columns j0..j1: `out` from before added (after several depth blocks),
+    // then the epilogue (kept out of the tiles' loops, whose registers it would crowd)
+    auto finish = [&](Eigen::Index j0, Eigen::Index j1) {
+        if (!before && std::is_same_v<E, store_as_is>) return;
+        for (Eigen::Index j = j0; j < j1; ++j) {
+            S* o = out + j * rows;
+            const S* o0 = before ? before + j * rows : nullptr;
+            Eigen::Index r = 0;
+            for (; r + ps <= rows; r += ps) {
+                const P v = ei::ploadu<P>(o + r);
+                ei::pstoreu(o + r, epilogue(o0 ? ei::padd(ei::ploadu<P>(o0 + r), v) : v, r, j));
+            }
+            for (; r < rows; ++r) o[r] = o0[r] + o[r];  // (no epilogue: it needs whole packets)
         }
     };
     // columns per tile: 8 with 32 vector registers (AVX-512: 16 accumulators), else 4 (AVX2's 16
     // registers hold 8 accumulators, the weights and a broadcast)
     constexpr int NC = EIGEN_ARCH_DEFAULT_NUMBER_OF_REGISTERS >= 32 ? 8 : 4;
-    auto columns = [&]<int NP>(Eigen::Index i, Eigen::Index skip) {
+    // every row tile of NCT columns from j0, one after the other: they share B's columns, read once
+    auto row_tiles = [&]<int NCT>(Eigen::Index j0, Eigen::Index k0, Eigen::Index k1, bool init, bool last) {
+        Eigen::Index i = 0;
+        for (; i + 2 * ps <= rows; i += 2 * ps) tile.template operator()<2, NCT>(i, j0, 0, k0, k1, init);
+        if (i + ps <= rows) {
+            tile.template operator()<1, NCT>(i, j0, 0, k0, k1, init);
+            i += ps;
+        }
+        // the last rows (e.g. the 65th action): a packet overlapping the rows before
+        if (i < rows) tile.template operator()<1, NCT>(rows - ps, j0, ps - (rows - i), k0, k1, init);
+        if (last) finish(j0, j0 + NCT);
+    };
+    // fewer rows than a packet (e.g. a value head of one row): scalar, 4 columns at a time
+    auto scalar_rows = [&](Eigen::Index k0, Eigen::Index k1, bool init, bool last) {
+        for (Eigen::Index r = 0; r < rows; ++r)
+            for (Eigen::Index j0 = 0; j0 < cols; j0 += 4) {
+                const int nc = int(std::min<Eigen::Index>(4, cols - j0));
+                S acc[4] = {S(0), S(0), S(0), S(0)};
+                if (!init)
+                    for (int j = 0; j < nc; ++j) acc[j] = out[(j0 + j) * rows + r];
+                for (Eigen::Index k = k0; k < k1; ++k) {
+                    const S w = a[k * rows + r];
+                    for (int j = 0; j < nc; ++j) acc[j] += w * b[(j0 + j) * col_stride + k * depth_stride];
+                }
+                for (int j = 0; j < nc; ++j) {
+                    const Eigen::Index at = (j0 + j) * rows + r;
+                    out[at] = last && accumulate ? (before ? before[at] : out[at]) + acc[j] : acc[j];
+                }
+            }
+    };
+    for (Eigen::Index blk = 0; blk < blocks; ++blk) {
+        const Eigen::Index k0 = blk * direct_depth_block, k1 = std::min(depth, k0 + direct_depth_block);
+        const bool init = blk == 0, last = blk + 1 == blocks;
+        if (rows < ps) {
+            scalar_rows(k0, k1, init, last);
+            continue;
+        }
         Eigen::Index j0 = 0;
-        for (; j0 + NC <= cols; j0 += NC) tile.template operator()<NP, NC>(i, j0, skip);
+        for (; j0 + NC <= cols; j0 += NC) row_tiles.template operator()<NC>(j0, k0, k1, init, last);
         if constexpr (NC == 8) {
             if (j0 + 4 <= cols) {
-                tile.template operator()<NP, 4>(i, j0, skip);
+                row_tiles.template operator()<4>(j0, k0, k1, init, last);
                 j0 += 4;
             }
         }
         switch (cols - j0) {
-            case 3: tile.template operator()<NP, 3>(i, j0, skip); break;
-            case 2: tile.template operator()<NP, 2>(i, j0, skip); break;
-            case 1: tile.template operator()<NP, 1>(i, j0, skip); break;
+            case 3: row_tiles.template operator()<3>(j0, k0, k1, init, last); break;
+            case 2: row_tiles.template operator()<2>(j0, k0, k1, init, last); break;
+            case 1: row_tiles.template operator()<1>(j0, k0, k1, init, last); break;
             default: break;
-        }
-    };
-    Eigen::Index i = 0;
-    for (; i + 2 * ps <= rows; i += 2 * ps) columns.template operator()<2>(i, 0);
-    if (i + ps <= rows) {
-        columns.template operator()<1>(i, 0);
-        i += ps;
-    }
-    if (i == rows) return;
-    if (rows >= ps) {  // the last rows (e.g. the 65th action): a packet overlapping the rows before
-        columns.template operator()<1>(rows - ps, ps - (rows - i));
-        return;
-    }
-    // fewer rows than a packet (e.g. a value head of one row): scalar, 4 columns at a time
-    for (Eigen::Index r = 0; r < rows; ++r) {
-        Eigen::Index j0 = 0;
-        for (; j0 < cols; j0 += 4) {
-            const int nc = int(std::min<Eigen::Index>(4, cols - j0));
-            S acc[4] = {S(0), S(0), S(0), S(0)};
-            for (Eigen::Index k = 0; k < depth; ++k) {
-                const S w = a[k * rows + r];
-                for (int j = 0; j < nc; ++j) acc[j] += w * b[(j0 + j) * col_stride + k * depth_stride];
-            }
-            for (int j = 0; j < nc; ++j) {
-                S& o = out[(j0 + j) * rows + r];
-                o = accumulate ? o + acc[j] : acc[j];
-            }
         }
     }
 }
