@@ -254,7 +254,8 @@ TEST_CASE("rl mlp: a product's outputs do not depend on the tile that computes t
 
 TEST_CASE_TEMPLATE("rl mlp: each output of a product is its sum in order, whatever the depth blocks", T, float, double) {
     // depths around direct_depth_block (one, two and three passes, where the tiles' partial sums
-    // wait in `out`), written or added to `out`: each output has the bits of the sum over k in
+    // wait in `out`), B plain or a transpose, written or added to `out`, one row (a lane per
+    // column) or more, full column packets and the rest: each output has the bits of the sum over k in
     // order, one multiply-add per term (fused where Eigen's packets use FMA; the rows below a
     // packet take plain multiplies and adds)
     detail::rng r(10);
@@ -268,18 +269,24 @@ TEST_CASE_TEMPLATE("rl mlp: each output of a product is its sum in order, whatev
     const Eigen::Index kb = rl::detail::direct_depth_block;
     for (Eigen::Index rows : {Eigen::Index(1), Eigen::Index(3), ps, 2 * ps + 1, Eigen::Index(64), Eigen::Index(65)})
         for (Eigen::Index depth : {kb - 1, kb, kb + 1, 2 * kb + 77})
-            for (Eigen::Index cols : {1, 3, 4, 9, 17})
-                for (const bool add : {false, true}) {
+            for (Eigen::Index cols : {Eigen::Index(1), Eigen::Index(3), Eigen::Index(4), Eigen::Index(9), Eigen::Index(17), 4 * ps + 5})
+                for (int mode = 0; mode < 4; ++mode) {
+                    const bool add = mode % 2 == 1, transposed = mode >= 2;
                     CAPTURE(rows);
                     CAPTURE(depth);
                     CAPTURE(cols);
                     CAPTURE(add);
+                    CAPTURE(transposed);
                     M a(rows, depth), bt(cols, depth), out(rows, cols);
                     for (auto* m : {&a, &bt, &out})
                         for (Eigen::Index i = 0; i < m->size(); ++i) m->data()[i] = T(r.normal());
                     const M before = out;
-                    // B read as the transpose of bt (a weight gradient's layout)
-                    rl::detail::direct_product(a.data(), rows, depth, bt.data(), Eigen::Index(1), cols, cols, out.data(), add);
+                    if (transposed)  // B read as the transpose of bt (a weight gradient's layout)
+                        rl::detail::direct_product(a.data(), rows, depth, bt.data(), Eigen::Index(1), cols, cols, out.data(), add);
+                    else {  // B column-major (a forward pass's layout)
+                        const M b = bt.transpose();
+                        rl::detail::direct_product(a.data(), rows, depth, b.data(), depth, Eigen::Index(1), cols, out.data(), add);
+                    }
                     bool same = true;
                     for (Eigen::Index j = 0; j < cols; ++j)
                         for (Eigen::Index i = 0; i < rows; ++i) {

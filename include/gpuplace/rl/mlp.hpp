@@ -150,6 +150,10 @@ struct activation_derivative {
 /// covered by a packet that overlaps the rows before, of which only the new rows are stored.
 /// An epilogue other than store_as_is (applied to each stored packet, e.g. a bias and an
 /// activation) needs rows to be a multiple of the packet size.
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wignored-attributes"  // a SIMD type as template argument (PacketBlock), as in Eigen's own headers
+#endif
 template <class S, class E = store_as_is>
 void direct_product(const S* a, Eigen::Index rows, Eigen::Index depth, const S* b, Eigen::Index col_stride,
                     Eigen::Index depth_stride, Eigen::Index cols, S* out, bool accumulate = false,
@@ -232,10 +236,10 @@ void direct_product(const S* a, Eigen::Index rows, Eigen::Index depth, const S* 
         if (i < rows) tile.template operator()<1, NCT>(rows - ps, j0, ps - (rows - i), k0, k1, init);
         if (last) finish(j0, j0 + NCT);
     };
-    // fewer rows than a packet (e.g. a value head of one row): scalar, 4 columns at a time
-    auto scalar_rows = [&](Eigen::Index k0, Eigen::Index k1, bool init, bool last) {
+    // fewer rows than a packet (e.g. a value head of one row): scalar, 4 columns at a time, from column jb
+    auto scalar_rows = [&](Eigen::Index k0, Eigen::Index k1, bool init, bool last, Eigen::Index jb) {
         for (Eigen::Index r = 0; r < rows; ++r)
-            for (Eigen::Index j0 = 0; j0 < cols; j0 += 4) {
+            for (Eigen::Index j0 = jb; j0 < cols; j0 += 4) {
                 const int nc = int(std::min<Eigen::Index>(4, cols - j0));
                 S acc[4] = {S(0), S(0), S(0), S(0)};
                 if (!init)
@@ -250,11 +254,61 @@ void direct_product(const S* a, Eigen::Index rows, Eigen::Index depth, const S* 
                 }
             }
     };
+    // one row (a value head, a per-GPU score): a lane per column, each term a multiply then an
+    // add as in the scalar loop (not fused: the same bits), several packets of columns at a time
+    // (independent chains of additions). B's rows are read as packets where B is a transpose
+    // (col_stride 1), else a square of packets is loaded from B's columns and transposed.
+    // Returns the first column left to the scalar loop.
+    auto one_row = [&](Eigen::Index k0, Eigen::Index k1, bool init, bool last) -> Eigen::Index {
+        if constexpr (ps == 1) {
+            return 0;
+        } else {
+            if (col_stride != 1 && depth_stride != 1) return 0;
+            auto run = [&]<int Q>(Eigen::Index j0) {
+                P acc[Q];
+                for (int q = 0; q < Q; ++q) acc[q] = init ? ei::pset1<P>(S(0)) : ei::ploadu<P>(out + j0 + q * ps);
+                if (col_stride == 1) {
+                    for (Eigen::Index k = k0; k < k1; ++k) {
+                        const P w = ei::pset1<P>(a[k]);
+                        for (int q = 0; q < Q; ++q)
+                            acc[q] = ei::padd(acc[q], ei::pmul(w, ei::ploadu<P>(b + j0 + q * ps + k * depth_stride)));
+                    }
+                } else {
+                    Eigen::Index k = k0;
+                    for (; k + ps <= k1; k += ps)
+                        for (int q = 0; q < Q; ++q) {
+                            ei::PacketBlock<P, int(ps)> blk;
+                            for (Eigen::Index l = 0; l < ps; ++l) blk.packet[l] = ei::ploadu<P>(b + (j0 + q * ps + l) * col_stride + k);
+                            ei::ptranspose(blk);  // packet m: B's row k + m, columns j0 + q ps ...
+                            for (Eigen::Index m = 0; m < ps; ++m)
+                                acc[q] = ei::padd(acc[q], ei::pmul(ei::pset1<P>(a[k + m]), blk.packet[m]));
+                        }
+                    if (k < k1)  // the last terms, lane by lane
+                        for (int q = 0; q < Q; ++q) {
+                            alignas(64) S t[ps];
+                            ei::pstoreu(t, acc[q]);
+                            for (Eigen::Index l = 0; l < ps; ++l)
+                                for (Eigen::Index kk = k; kk < k1; ++kk) t[l] += a[kk] * b[(j0 + q * ps + l) * col_stride + kk];
+                            acc[q] = ei::ploadu<P>(t);
+                        }
+                }
+                for (int q = 0; q < Q; ++q) {
+                    S* o = out + j0 + q * ps;
+                    ei::pstoreu(o, last && accumulate ? ei::padd(ei::ploadu<P>(before ? before + j0 + q * ps : o), acc[q]) : acc[q]);
+                }
+            };
+            constexpr int Q = 4;
+            Eigen::Index j0 = 0;
+            for (; j0 + Q * ps <= cols; j0 += Q * ps) run.template operator()<Q>(j0);
+            for (; j0 + ps <= cols; j0 += ps) run.template operator()<1>(j0);
+            return j0;
+        }
+    };
     for (Eigen::Index blk = 0; blk < blocks; ++blk) {
         const Eigen::Index k0 = blk * direct_depth_block, k1 = std::min(depth, k0 + direct_depth_block);
         const bool init = blk == 0, last = blk + 1 == blocks;
         if (rows < ps) {
-            scalar_rows(k0, k1, init, last);
+            scalar_rows(k0, k1, init, last, rows == 1 ? one_row(k0, k1, init, last) : Eigen::Index(0));
             continue;
         }
         Eigen::Index j0 = 0;
@@ -273,6 +327,10 @@ void direct_product(const S* a, Eigen::Index rows, Eigen::Index depth, const S* 
         }
     }
 }
+
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
 
 /// direct_product() with B column-major (depth x cols, leading dimension ldb).
 template <class S>
