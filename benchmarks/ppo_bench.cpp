@@ -38,6 +38,31 @@ void BM_ppo_iteration(benchmark::State& state) {
 }
 BENCHMARK(BM_ppo_iteration)->ArgNames({"gpus", "per_gpu"})->ArgsProduct({{32, 64}, {0, 1}})->Unit(benchmark::kMillisecond)->UseRealTime();
 
+/// One PPO iteration as gpuplace-train runs the main job (apps/gpuplace_train.cpp's embedded
+/// config: per_gpu network with node features, 16 envs x 128 steps, 4 epochs of 4 minibatches of
+/// 512 samples, the default scenario). A minibatch scores ~15 k (sample, valid GPU) columns, so the
+/// weight gradients are products of depth ~15 k.
+void BM_ppo_iteration_main_job(benchmark::State& state) {
+    gpuplace::rl::ppo_config c;
+    c.num_envs = 16;
+    c.num_steps = 128;
+    c.epochs = 4;
+    c.minibatches = 4;
+    c.total_steps = 1ULL << 40;
+    c.gamma = 1.0;
+    c.clip = 0.1;
+    c.ent_coef = 0.0;
+    c.network.arch = gpuplace::rl::architecture::per_gpu;
+    c.network.hidden = {64, 64};
+    c.network.value_hidden = {64, 64};
+    c.network.normalize_obs = false;
+    c.network.node_features = true;
+    gpuplace::rl::basic_ppo<gpuplace::env> ppo(gpuplace::preset_scenario("default"), c);
+    for (auto _ : state) ppo.iterate();
+    state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(c.num_envs * c.num_steps));
+}
+BENCHMARK(BM_ppo_iteration_main_job)->Unit(benchmark::kMillisecond)->UseRealTime();
+
 }  // namespace
 
 BENCHMARK_MAIN();
