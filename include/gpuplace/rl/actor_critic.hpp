@@ -402,7 +402,7 @@ private:
 
     /// The mean over the GPUs of each per-GPU feature, into rows C.. of vin (C + F x B): summed in
     /// double, GPU by GPU, four samples at a time (four independent chains of additions instead of
-    /// one; each sum keeps its order, so the bits of one sample at a time).
+    /// one). Each sum keeps its order: the same bits as Eigen's mean() of one sample's segment.
     template <class M>
     void feature_means(const M& obs, matrix& vin) const {
         const auto B = obs.cols();
