@@ -6,7 +6,7 @@
 # GPUPLACE_PPO_STEPS sets PPO's training budget (default: the embedded config's 600,000 env steps
 # after 400,000 steps of imitating the pack heuristic, 8 restarts; training takes about 2.5 minutes on
 # 2 cores with the x86-64-v3 build scripts/setup.sh makes, the whole job 5.5 minutes once set up;
-# a fresh checkout adds the Debian packages, torch and the builds).
+# a fresh checkout adds the Debian packages, torch==2.13.0 and the builds).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
