@@ -267,9 +267,11 @@ TEST_CASE_TEMPLATE("rl mlp: each output of a product is its sum in order, whatev
     constexpr bool fused = false;
 #endif
     const Eigen::Index kb = rl::detail::direct_depth_block;
-    for (Eigen::Index rows : {Eigen::Index(1), Eigen::Index(3), ps, 2 * ps + 1, Eigen::Index(64), Eigen::Index(65)})
+    // (2 ps + 1, 2 ps + 2 and 65 rows: the last rows take a lane per column when there is at least a
+    // packet of columns, a packet tile overlapping the rows before otherwise)
+    for (Eigen::Index rows : {Eigen::Index(1), Eigen::Index(3), ps, 2 * ps + 1, 2 * ps + 2, Eigen::Index(64), Eigen::Index(65)})
         for (Eigen::Index depth : {kb - 1, kb, kb + 1, 2 * kb + 77})
-            for (Eigen::Index cols : {Eigen::Index(1), Eigen::Index(3), Eigen::Index(4), Eigen::Index(9), Eigen::Index(17), 4 * ps + 5})
+            for (Eigen::Index cols : {Eigen::Index(1), Eigen::Index(3), Eigen::Index(4), Eigen::Index(9), ps, Eigen::Index(17), 4 * ps + 5})
                 for (int mode = 0; mode < 4; ++mode) {
                     const bool add = mode % 2 == 1, transposed = mode >= 2;
                     CAPTURE(rows);

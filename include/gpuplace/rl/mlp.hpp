@@ -147,7 +147,9 @@ struct activation_derivative {
 /// accumulators in registers while it reads A's columns where they are and broadcasts B's
 /// entries. Every output is the sum over k in order (one fused multiply-add per term where the
 /// CPU has FMA), so its value does not depend on the tile it is computed in: the last rows are
-/// covered by a packet that overlaps the rows before, of which only the new rows are stored.
+/// covered by a packet that overlaps the rows before, of which only the new rows are stored, or
+/// (one or two rows, a packet of columns or more: a policy head of G + 1 actions) by a lane per
+/// column.
 /// An epilogue other than store_as_is (applied to each stored packet, e.g. a bias and an
 /// activation) needs rows to be a multiple of the packet size.
 #if defined(__GNUC__)
@@ -176,6 +178,15 @@ void direct_product(const S* a, Eigen::Index rows, Eigen::Index depth, const S* 
     if (accumulate && blocks > 1) saved.assign(out, out + rows * cols);
     const S* before = saved.empty() ? nullptr : saved.data();
     const bool add_to_out = accumulate && blocks == 1;  // the tiles add their sums to `out` as they store them
+    // The last rows of a layer whose rows are not whole packets (the 65th action of 64 GPUs): a
+    // packet tile overlapping the rows before costs as much as two packets of rows, so up to two
+    // such rows take a lane per column instead (lane_row), when B can be read as packets of
+    // columns and there is at least a packet of them. Either way each output is the same chain
+    // of multiply-adds over k in order, from 0.
+    const Eigen::Index lane_rows = ps > 1 && rows > ps && rows % ps <= 2 && cols >= ps && (col_stride == 1 || depth_stride == 1)
+                                       ? rows % ps
+                                       : 0;
+    const Eigen::Index tiled_rows = rows - lane_rows;
     // NP packets of rows from row i, NC columns from column j0, depth k0..k1, starting from 0 or
     // (init false) from the sums in `out`; only rows >= i + skip are stored
     auto tile = [&]<int NP, int NC>(Eigen::Index i, Eigen::Index j0, Eigen::Index skip, Eigen::Index k0, Eigen::Index k1,
@@ -218,7 +229,7 @@ void direct_product(const S* a, Eigen::Index rows, Eigen::Index depth, const S* 
                 const P v = ei::ploadu<P>(o + r);
                 ei::pstoreu(o + r, epilogue(o0 ? ei::padd(ei::ploadu<P>(o0 + r), v) : v, r, j));
             }
-            for (; r < rows; ++r) o[r] = o0[r] + o[r];  // (no epilogue: it needs whole packets)
+            for (; r < tiled_rows; ++r) o[r] = o0[r] + o[r];  // (no epilogue: it needs whole packets; lane_row adds its own)
         }
     };
     // columns per tile: 8 with 32 vector registers (AVX-512: 16 accumulators), else 4 (AVX2's 16
@@ -233,7 +244,7 @@ void direct_product(const S* a, Eigen::Index rows, Eigen::Index depth, const S* 
             i += ps;
         }
         // the last rows (e.g. the 65th action): a packet overlapping the rows before
-        if (i < rows) tile.template operator()<1, NCT>(rows - ps, j0, ps - (rows - i), k0, k1, init);
+        if (i < tiled_rows) tile.template operator()<1, NCT>(rows - ps, j0, ps - (rows - i), k0, k1, init);
         if (last) finish(j0, j0 + NCT);
     };
     // fewer rows than a packet (e.g. a value head of one row): scalar, 4 columns at a time, from column jb
@@ -304,6 +315,42 @@ void direct_product(const S* a, Eigen::Index rows, Eigen::Index depth, const S* 
             return j0;
         }
     };
+    // Row r of A times B, a lane per column, packets of columns (when cols is not whole packets,
+    // a last packet overlapping the one before, of which only the new lanes are stored). Each
+    // lane's sum is pmadd(A(r, k), B(k, j), sum) over k in order, as a packet tile's lane is.
+    auto lane_row = [&](Eigen::Index r, Eigen::Index k0, Eigen::Index k1, bool init, bool last) {
+        if constexpr (ps > 1) {
+            auto run = [&](Eigen::Index j0, Eigen::Index first_lane) {
+                alignas(64) S t[ps];
+                for (Eigen::Index l = 0; l < ps; ++l) t[l] = init ? S(0) : out[(j0 + l) * rows + r];
+                P acc = ei::pload<P>(t);
+                if (col_stride == 1) {
+                    for (Eigen::Index k = k0; k < k1; ++k)
+                        acc = ei::pmadd(ei::pset1<P>(a[k * rows + r]), ei::ploadu<P>(b + j0 + k * depth_stride), acc);
+                } else {  // depth_stride 1: a square of packets from B's columns, transposed
+                    Eigen::Index k = k0;
+                    for (; k + ps <= k1; k += ps) {
+                        ei::PacketBlock<P, int(ps)> blk;
+                        for (Eigen::Index l = 0; l < ps; ++l) blk.packet[l] = ei::ploadu<P>(b + (j0 + l) * col_stride + k);
+                        ei::ptranspose(blk);  // packet m: B's row k + m, columns j0 ...
+                        for (Eigen::Index m = 0; m < ps; ++m) acc = ei::pmadd(ei::pset1<P>(a[(k + m) * rows + r]), blk.packet[m], acc);
+                    }
+                    for (; k < k1; ++k) {
+                        for (Eigen::Index l = 0; l < ps; ++l) t[l] = b[(j0 + l) * col_stride + k];
+                        acc = ei::pmadd(ei::pset1<P>(a[k * rows + r]), ei::pload<P>(t), acc);
+                    }
+                }
+                ei::pstore(t, acc);
+                for (Eigen::Index l = first_lane; l < ps; ++l) {
+                    const Eigen::Index at = (j0 + l) * rows + r;
+                    out[at] = last && accumulate ? (before ? before[at] : out[at]) + t[l] : t[l];
+                }
+            };
+            // the overlapping packet first, while its old lanes' sums in `out` are still untouched
+            if (cols % ps != 0) run(cols - ps, ps - cols % ps);
+            for (Eigen::Index j0 = 0; j0 + ps <= cols; j0 += ps) run(j0, 0);
+        }
+    };
     for (Eigen::Index blk = 0; blk < blocks; ++blk) {
         const Eigen::Index k0 = blk * direct_depth_block, k1 = std::min(depth, k0 + direct_depth_block);
         const bool init = blk == 0, last = blk + 1 == blocks;
@@ -325,6 +372,7 @@ void direct_product(const S* a, Eigen::Index rows, Eigen::Index depth, const S* 
             case 1: row_tiles.template operator()<1>(j0, k0, k1, init, last); break;
             default: break;
         }
+        for (Eigen::Index r = tiled_rows; r < rows; ++r) lane_row(r, k0, k1, init, last);
     }
 }
 
