@@ -7,7 +7,7 @@ vector env steps on the calling thread), timed by process CPU time and by the wa
 are compared, so that a noisy machine's slow stretches hit both. With --concurrent the two run at
 the same time instead, one per core (2 cores needed), each iterating for --seconds per round
 between shared start signals: each round's ratio then comes from one and the same stretch of the
-machine, whatever it was doing.
+machine, whatever it was doing; the two swap cores every round.
 
     python benchmarks/python/ppo_vs_sb3.py --iterations 3 --rounds 7
     python benchmarks/python/ppo_vs_sb3.py --concurrent --rounds 7 --seconds 4
@@ -80,24 +80,28 @@ def until(run, seconds, steps_per_iteration):
     return n * steps_per_iteration / (time.perf_counter() - t0), n * steps_per_iteration / (time.process_time() - c0)
 
 
-def _worker(kind, args, cpu, rounds, seconds, barrier, out):
-    os.sched_setaffinity(0, {cpu})
+def _worker(kind, args, cpus, rounds, seconds, barrier, out):
+    """Trains on cpus[r % 2] in round r (the two workers get the two cores in turn)."""
+    os.sched_setaffinity(0, {cpus[0]})
     run = (make_cxx if kind == "cxx" else make_sb3)(*args)
     per_iteration = args[1] * args[2]
     for r in range(rounds):
+        os.sched_setaffinity(0, {cpus[r % 2]})
         barrier.wait()
         out.put((kind, r, until(run, seconds, per_iteration)))
 
 
 def concurrent(args, rounds, seconds):
-    """Both trainers at once, one per core, `rounds` windows of `seconds`; per-round (C++, SB3) rates."""
+    """Both trainers at once, one per core, `rounds` windows of `seconds`; per-round (C++, SB3) rates.
+    The trainers swap cores every round, so that a core slower than the other (a busier neighbour
+    on the host) slows each of them in half the rounds."""
     cpus = sorted(os.sched_getaffinity(0))
     if len(cpus) < 2:
         raise SystemExit(f"--concurrent needs 2 cores, this process may use {len(cpus)}")
     ctx = mp.get_context("spawn")
     barrier, out = ctx.Barrier(2), ctx.Queue()
     procs = [ctx.Process(target=_worker, args=(k, args, c, rounds, seconds, barrier, out))
-             for k, c in (("cxx", cpus[0]), ("sb3", cpus[1]))]
+             for k, c in (("cxx", (cpus[0], cpus[1])), ("sb3", (cpus[1], cpus[0])))]
     for p in procs:
         p.start()
     got = {}
@@ -137,7 +141,8 @@ def main():
               flush=True)
 
     if a.concurrent:
-        print(f"concurrent: {a.rounds} rounds of {a.seconds:g} s, one trainer per core", flush=True)
+        print(f"concurrent: {a.rounds} rounds of {a.seconds:g} s, one trainer per core, swapping cores every round",
+              flush=True)
         for r, (c, s_) in enumerate(concurrent(args, a.rounds, a.seconds)):
             report(r, c, s_)
     else:
