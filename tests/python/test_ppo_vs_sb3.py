@@ -10,8 +10,7 @@ import sys
 
 import pytest
 
-pytest.importorskip("sb3_contrib")
-pytest.importorskip("torch")
+pytest.importorskip("sb3_contrib")  # (it imports torch, the pinned CPU build that scripts/setup.sh installs)
 
 _SCRIPT = pathlib.Path(__file__).resolve().parents[2] / "benchmarks" / "python" / "ppo_vs_sb3.py"
 _TINY = ["--num-envs", "2", "--n-steps", "16", "--batch", "16", "--epochs", "1"]

@@ -247,6 +247,11 @@ void direct_product(const S* a, Eigen::Index rows, Eigen::Index depth, const S* 
         if (i < tiled_rows) tile.template operator()<1, NCT>(rows - ps, j0, ps - (rows - i), k0, k1, init);
         if (last) finish(j0, j0 + NCT);
     };
+    // the value of output `at` when its sum over this block's depths is `sum`: `out` from before
+    // added after the last block
+    auto finished = [&](Eigen::Index at, S sum, bool last) {
+        return last && accumulate ? (before ? before[at] : out[at]) + sum : sum;
+    };
     // fewer rows than a packet (e.g. a value head of one row): scalar, 4 columns at a time, from column jb
     auto scalar_rows = [&](Eigen::Index k0, Eigen::Index k1, bool init, bool last, Eigen::Index jb) {
         for (Eigen::Index r = 0; r < rows; ++r)
@@ -259,97 +264,89 @@ void direct_product(const S* a, Eigen::Index rows, Eigen::Index depth, const S* 
                     const S w = a[k * rows + r];
                     for (int j = 0; j < nc; ++j) acc[j] += w * b[(j0 + j) * col_stride + k * depth_stride];
                 }
-                for (int j = 0; j < nc; ++j) {
-                    const Eigen::Index at = (j0 + j) * rows + r;
-                    out[at] = last && accumulate ? (before ? before[at] : out[at]) + acc[j] : acc[j];
-                }
+                for (int j = 0; j < nc; ++j) out[(j0 + j) * rows + r] = finished((j0 + j) * rows + r, acc[j], last);
             }
     };
-    // one row (a value head, a per-GPU score): a lane per column, each term a multiply then an
-    // add as in the scalar loop (not fused: the same bits), several packets of columns at a time
-    // (independent chains of additions). B's rows are read as packets where B is a transpose
+    // Row r of A times Q packets of B's columns from j0, a lane per column (several packets: independent
+    // chains of additions), lanes from first_lane on stored. Each term is fused as in a packet tile
+    // (Fused: a layer's last rows, which a tile would otherwise cover) or a multiply then an add as in
+    // the scalar loop (a layer of one row). B's rows are read as packets where B is a transpose
     // (col_stride 1), else a square of packets is loaded from B's columns and transposed.
-    // Returns the first column left to the scalar loop.
-    auto one_row = [&](Eigen::Index k0, Eigen::Index k1, bool init, bool last) -> Eigen::Index {
-        if constexpr (ps == 1) {
-            return 0;
-        } else {
-            if (col_stride != 1 && depth_stride != 1) return 0;
-            auto run = [&]<int Q>(Eigen::Index j0) {
-                P acc[Q];
-                for (int q = 0; q < Q; ++q) acc[q] = init ? ei::pset1<P>(S(0)) : ei::ploadu<P>(out + j0 + q * ps);
-                if (col_stride == 1) {
-                    for (Eigen::Index k = k0; k < k1; ++k) {
-                        const P w = ei::pset1<P>(a[k]);
-                        for (int q = 0; q < Q; ++q)
-                            acc[q] = ei::padd(acc[q], ei::pmul(w, ei::ploadu<P>(b + j0 + q * ps + k * depth_stride)));
-                    }
-                } else {
-                    Eigen::Index k = k0;
-                    for (; k + ps <= k1; k += ps)
-                        for (int q = 0; q < Q; ++q) {
-                            ei::PacketBlock<P, int(ps)> blk;
-                            for (Eigen::Index l = 0; l < ps; ++l) blk.packet[l] = ei::ploadu<P>(b + (j0 + q * ps + l) * col_stride + k);
-                            ei::ptranspose(blk);  // packet m: B's row k + m, columns j0 + q ps ...
-                            for (Eigen::Index m = 0; m < ps; ++m)
-                                acc[q] = ei::padd(acc[q], ei::pmul(ei::pset1<P>(a[k + m]), blk.packet[m]));
-                        }
-                    if (k < k1)  // the last terms, lane by lane
-                        for (int q = 0; q < Q; ++q) {
-                            alignas(64) S t[ps];
-                            ei::pstoreu(t, acc[q]);
-                            for (Eigen::Index l = 0; l < ps; ++l)
-                                for (Eigen::Index kk = k; kk < k1; ++kk) t[l] += a[kk] * b[(j0 + q * ps + l) * col_stride + kk];
-                            acc[q] = ei::ploadu<P>(t);
-                        }
-                }
-                for (int q = 0; q < Q; ++q) {
-                    S* o = out + j0 + q * ps;
-                    ei::pstoreu(o, last && accumulate ? ei::padd(ei::ploadu<P>(before ? before + j0 + q * ps : o), acc[q]) : acc[q]);
-                }
+    auto lanes = [&]<bool Fused, int Q>(Eigen::Index r, Eigen::Index j0, Eigen::Index first_lane, Eigen::Index k0,
+                                        Eigen::Index k1, bool init, bool last) {
+        if constexpr (ps > 1) {
+            auto term = [](const P& acc, const P& w, const P& x) {
+                if constexpr (Fused) return ei::pmadd(w, x, acc);
+                else return ei::padd(acc, ei::pmul(w, x));
             };
-            constexpr int Q = 4;
-            Eigen::Index j0 = 0;
-            for (; j0 + Q * ps <= cols; j0 += Q * ps) run.template operator()<Q>(j0);
-            for (; j0 + ps <= cols; j0 += ps) run.template operator()<1>(j0);
-            return j0;
+            alignas(64) S t[ps];
+            P acc[Q];
+            for (int q = 0; q < Q; ++q) {
+                const Eigen::Index jq = j0 + q * ps;
+                if (init) {
+                    acc[q] = ei::pset1<P>(S(0));
+                } else if (rows == 1) {
+                    acc[q] = ei::ploadu<P>(out + jq);
+                } else {
+                    for (Eigen::Index l = 0; l < ps; ++l) t[l] = out[(jq + l) * rows + r];
+                    acc[q] = ei::pload<P>(t);
+                }
+            }
+            if (col_stride == 1) {
+                for (Eigen::Index k = k0; k < k1; ++k) {
+                    const P w = ei::pset1<P>(a[k * rows + r]);
+                    for (int q = 0; q < Q; ++q) acc[q] = term(acc[q], w, ei::ploadu<P>(b + j0 + q * ps + k * depth_stride));
+                }
+            } else {  // depth_stride 1
+                Eigen::Index k = k0;
+                for (; k + ps <= k1; k += ps)
+                    for (int q = 0; q < Q; ++q) {
+                        ei::PacketBlock<P, int(ps)> blk;
+                        for (Eigen::Index l = 0; l < ps; ++l) blk.packet[l] = ei::ploadu<P>(b + (j0 + q * ps + l) * col_stride + k);
+                        ei::ptranspose(blk);  // packet m: B's row k + m, columns j0 + q ps ...
+                        for (Eigen::Index m = 0; m < ps; ++m) acc[q] = term(acc[q], ei::pset1<P>(a[(k + m) * rows + r]), blk.packet[m]);
+                    }
+                for (int q = 0; q < Q && k < k1; ++q) {  // the last terms
+                    if constexpr (Fused) {  // B's row gathered into a packet, one term at a time
+                        for (Eigen::Index kk = k; kk < k1; ++kk) {
+                            for (Eigen::Index l = 0; l < ps; ++l) t[l] = b[(j0 + q * ps + l) * col_stride + kk];
+                            acc[q] = ei::pmadd(ei::pset1<P>(a[kk * rows + r]), ei::pload<P>(t), acc[q]);
+                        }
+                    } else {  // lane by lane, as the scalar loop
+                        ei::pstore(t, acc[q]);
+                        for (Eigen::Index l = 0; l < ps; ++l)
+                            for (Eigen::Index kk = k; kk < k1; ++kk) t[l] += a[kk * rows + r] * b[(j0 + q * ps + l) * col_stride + kk];
+                        acc[q] = ei::pload<P>(t);
+                    }
+                }
+            }
+            for (int q = 0; q < Q; ++q) {
+                const Eigen::Index jq = j0 + q * ps;
+                if (rows == 1 && first_lane == 0) {
+                    S* o = out + jq;
+                    ei::pstoreu(o, last && accumulate ? ei::padd(ei::ploadu<P>(before ? before + jq : o), acc[q]) : acc[q]);
+                } else {
+                    ei::pstore(t, acc[q]);
+                    for (Eigen::Index l = first_lane; l < ps; ++l) out[(jq + l) * rows + r] = finished((jq + l) * rows + r, t[l], last);
+                }
+            }
         }
     };
-    // Row r of A times B, a lane per column, packets of columns (when cols is not whole packets,
-    // a last packet overlapping the one before, of which only the new lanes are stored). Each
-    // lane's sum is pmadd(A(r, k), B(k, j), sum) over k in order, as a packet tile's lane is.
+    // one row (a value head, a per-GPU score), unfused; returns the first column left to the scalar loop
+    auto one_row = [&](Eigen::Index k0, Eigen::Index k1, bool init, bool last) -> Eigen::Index {
+        if (ps == 1 || (col_stride != 1 && depth_stride != 1)) return 0;
+        Eigen::Index j0 = 0;
+        for (; j0 + 4 * ps <= cols; j0 += 4 * ps) lanes.template operator()<false, 4>(0, j0, 0, k0, k1, init, last);
+        for (; j0 + ps <= cols; j0 += ps) lanes.template operator()<false, 1>(0, j0, 0, k0, k1, init, last);
+        return j0;
+    };
+    // a layer's last rows (from tiled_rows), fused; the last packet of columns overlaps the one before
+    // when cols is not whole packets, and runs first, while its old lanes' sums in `out` are untouched
     auto lane_row = [&](Eigen::Index r, Eigen::Index k0, Eigen::Index k1, bool init, bool last) {
-        if constexpr (ps > 1) {
-            auto run = [&](Eigen::Index j0, Eigen::Index first_lane) {
-                alignas(64) S t[ps];
-                for (Eigen::Index l = 0; l < ps; ++l) t[l] = init ? S(0) : out[(j0 + l) * rows + r];
-                P acc = ei::pload<P>(t);
-                if (col_stride == 1) {
-                    for (Eigen::Index k = k0; k < k1; ++k)
-                        acc = ei::pmadd(ei::pset1<P>(a[k * rows + r]), ei::ploadu<P>(b + j0 + k * depth_stride), acc);
-                } else {  // depth_stride 1: a square of packets from B's columns, transposed
-                    Eigen::Index k = k0;
-                    for (; k + ps <= k1; k += ps) {
-                        ei::PacketBlock<P, int(ps)> blk;
-                        for (Eigen::Index l = 0; l < ps; ++l) blk.packet[l] = ei::ploadu<P>(b + (j0 + l) * col_stride + k);
-                        ei::ptranspose(blk);  // packet m: B's row k + m, columns j0 ...
-                        for (Eigen::Index m = 0; m < ps; ++m) acc = ei::pmadd(ei::pset1<P>(a[(k + m) * rows + r]), blk.packet[m], acc);
-                    }
-                    for (; k < k1; ++k) {
-                        for (Eigen::Index l = 0; l < ps; ++l) t[l] = b[(j0 + l) * col_stride + k];
-                        acc = ei::pmadd(ei::pset1<P>(a[k * rows + r]), ei::pload<P>(t), acc);
-                    }
-                }
-                ei::pstore(t, acc);
-                for (Eigen::Index l = first_lane; l < ps; ++l) {
-                    const Eigen::Index at = (j0 + l) * rows + r;
-                    out[at] = last && accumulate ? (before ? before[at] : out[at]) + t[l] : t[l];
-                }
-            };
-            // the overlapping packet first, while its old lanes' sums in `out` are still untouched
-            if (cols % ps != 0) run(cols - ps, ps - cols % ps);
-            for (Eigen::Index j0 = 0; j0 + ps <= cols; j0 += ps) run(j0, 0);
-        }
+        if (cols % ps != 0) lanes.template operator()<true, 1>(r, cols - ps, ps - cols % ps, k0, k1, init, last);
+        Eigen::Index j0 = 0;
+        for (; j0 + 4 * ps <= cols; j0 += 4 * ps) lanes.template operator()<true, 4>(r, j0, 0, k0, k1, init, last);
+        for (; j0 + ps <= cols; j0 += ps) lanes.template operator()<true, 1>(r, j0, 0, k0, k1, init, last);
     };
     for (Eigen::Index blk = 0; blk < blocks; ++blk) {
         const Eigen::Index k0 = blk * direct_depth_block, k1 = std::min(depth, k0 + direct_depth_block);
