@@ -1,9 +1,6 @@
-// Compares the heuristic baselines on the default scenario (a few held-out seeds) and, when the
-// shared data folder is present (env var GPUPLACE_DATA, default ../shared/data), on a window of
-// a Gavel Philly-derived trace. Prints the tables of mean +- standard error.
+// Compares the heuristic baselines on the default scenario (a few held-out seeds) and on a window
+// of a Gavel Philly-derived trace shipped in data/philly/. Prints the tables of mean +- standard error.
 #include <cstdio>
-#include <cstdlib>
-#include <filesystem>
 #include <string>
 
 #include <gpuplace/gpuplace.hpp>
@@ -16,12 +13,7 @@ int main() {
     const auto report = evaluate(default_scenario(), policies, held_out_seeds(5), 2);
     std::printf("default scenario\n%s\n", report.table().c_str());
 
-    const char* d = std::getenv("GPUPLACE_DATA");
-    const std::string file = std::string(d && *d ? d : "../shared/data") + "/gavel/philly_seed0/0e4a51.trace";
-    if (!std::filesystem::exists(file)) {
-        std::printf("skipping the trace table: %s not found\n", file.c_str());
-        return 0;
-    }
+    const std::string file = "$GPUPLACE_DATA/philly/0e4a51.trace";  // the data folder: data.hpp
     auto s = default_scenario();
     s.name = "philly 0e4a51";
     s.workload.kind = "trace";
@@ -29,6 +21,6 @@ int main() {
     s.workload.path = file;
     s.workload.trace_opts.target_load = 1.0;  // compress arrivals to offered load 1 on the 64 GPUs
     s.workload.episode_jobs = 100;            // each seed replays 100 consecutive jobs
-    std::printf("%s\n%s", file.c_str(), evaluate(s, policies, held_out_seeds(5), 2).table().c_str());
+    std::printf("%s\n%s", resolve_data_path(file).c_str(), evaluate(s, policies, held_out_seeds(5), 2).table().c_str());
     return 0;
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Builds the project's default model zoo from Gavel's measured throughputs.
 
-Reads ../shared/data/gavel/simulation_throughputs.json (Gavel, MIT licence) and writes
+Reads data/gavel/simulation_throughputs.json (Gavel, MIT licence) and writes
   data/model_zoo_v100.json              the zoo ModelZoo::load / ModelZoo::from_json read
   include/gpuplace/detail/gavel_zoo.hpp the same numbers as constexpr tables (ModelZoo::gavel_v100())
 
@@ -24,7 +24,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-DEFAULT_INPUT = os.path.join(ROOT, "..", "shared", "data", "gavel", "simulation_throughputs.json")
+DEFAULT_INPUT = os.path.join(ROOT, "data", "gavel", "simulation_throughputs.json")
 GAVEL_COMMIT = "c4fa40097339e9608ab71fd64c8bdea96a5e4a4c"
 
 # Memory estimate per GPU (GB): CUDA context and framework overhead + weights, gradients and
@@ -220,7 +220,7 @@ def main():
     ap.add_argument("--header", default=os.path.join(ROOT, "include", "gpuplace", "detail", "gavel_zoo.hpp"))
     a = ap.parse_args()
     if not os.path.exists(a.input):
-        sys.exit(f"make_zoo.py: {a.input} not found (the Gavel data lives in ../shared/data/gavel)")
+        sys.exit(f"make_zoo.py: {a.input} not found (the Gavel data is data/gavel/simulation_throughputs.json)")
     with open(a.input) as f:
         raw = json.load(f)
     doc, stats = build(raw, a.gpu)

@@ -42,11 +42,7 @@ TEST_CASE("evaluate: results do not depend on the thread count; the queue policy
 }
 
 TEST_CASE("evaluate: a Philly-derived trace scenario") {
-    const std::string file = std::string(GPUPLACE_SHARED_DATA) + "/gavel/philly_seed0/2869ce.trace";
-    if (!std::filesystem::exists(file)) {
-        MESSAGE("skipped: " << file << " not found (the shared data folder is absent)");
-        return;
-    }
+    const std::string file = "$GPUPLACE_DATA/philly/2869ce.trace";
     auto s = default_scenario();
     s.workload = workload_config::from_json(
         detail::json{{"kind", "trace"}, {"format", "philly"}, {"path", file}, {"max_jobs", 30}, {"target_load", 1.0}});

@@ -96,11 +96,7 @@ TEST_CASE("model zoo: calibration reproduces every stored throughput on the meas
 }
 
 TEST_CASE("model zoo: calibration reproduces the raw Gavel measurements wherever they are consistent") {
-    const std::string file = std::string(GPUPLACE_SHARED_DATA) + "/gavel/simulation_throughputs.json";
-    if (!std::filesystem::exists(file)) {
-        MESSAGE("skipped: " << file << " not found (the shared data folder is absent)");
-        return;
-    }
+    const std::string file = std::string(GPUPLACE_SOURCE_DIR) + "/data/gavel/simulation_throughputs.json";
     std::ifstream in(file);
     const auto raw = detail::json::parse(in);
     const auto z = ModelZoo::gavel_v100();

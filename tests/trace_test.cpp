@@ -17,19 +17,12 @@ trace read_test_trace(trace_format f, const std::string& text, trace_options o =
     std::istringstream in(text);
     return read_trace(f, in, "t", zoo(), o, gpus);
 }
-std::string shared(const std::string& rel) { return std::string(GPUPLACE_SHARED_DATA) + "/" + rel; }
-bool have(const std::string& file) {
-    if (std::filesystem::exists(file)) return true;
-    MESSAGE("skipped: " << file << " not found (the shared data folder is absent)");
-    return false;
-}
+std::string repo(const std::string& rel) { return std::string(GPUPLACE_SOURCE_DIR) + "/" + rel; }
 const std::string philly_row = "A3C\tcd %s && python3 main.py\t--max-steps\t0\t1000\t12.5\t2\n";
 }  // namespace
 
-TEST_CASE("trace: Gavel Philly-derived rows from ../shared/data") {
-    const auto file = shared("gavel/philly_seed0/0e4a51.trace");
-    if (!have(file)) return;
-    const auto t = load_trace(trace_format::philly, file, zoo());
+TEST_CASE("trace: Gavel Philly-derived rows (data/philly)") {
+    const auto t = load_trace(trace_format::philly, repo("data/philly/0e4a51.trace"), zoo());
     CHECK(t.rows == 1181);
     REQUIRE(t.jobs.size() == 1181);
     // first line: Transformer (batch size 128) ... -step 1 95121 0.000000 1
@@ -41,25 +34,30 @@ TEST_CASE("trace: Gavel Philly-derived rows from ../shared/data") {
     CHECK(t.jobs[1].submit_time == 6);
     for (std::size_t i = 1; i < t.jobs.size(); ++i) CHECK(t.jobs[i].submit_time >= t.jobs[i - 1].submit_time);
     CHECK(t.jobs.back().submit_time == 7363956);
+    // the same file through the data folder
+    CHECK(load_trace(trace_format::philly, "$GPUPLACE_DATA/philly/0e4a51.trace", zoo()).jobs.size() == 1181);
 }
 
-TEST_CASE("trace: Alibaba openb pods from ../shared/data") {
-    const auto file = shared("alibaba_openb/openb_pod_list_default.csv");
-    if (!have(file)) return;
-    const auto t = load_trace(trace_format::openb, file, zoo());
-    CHECK(t.rows == 8152);
-    CHECK(t.filtered == 1949);  // 1088 CPU-only pods, the never-scheduled ones and zero-length ones
-    REQUIRE(t.jobs.size() == 6203);
-    // openb-pod-0000: 1 GPU, gpu_milli 1000, scheduled 0, deleted 12537496
-    CHECK(t.jobs[0].num_gpus == 1);
+TEST_CASE("trace: openb pods (examples/data/openb_sample.csv, a file in the openb schema)") {
+    const auto t = load_trace(trace_format::openb, repo("examples/data/openb_sample.csv"), zoo());
+    CHECK(t.rows == 40);
+    CHECK(t.filtered == 8);  // 4 CPU-only pods, 3 never scheduled, 1 that ran for no time
+    REQUIRE(t.jobs.size() == 32);
+    // fixture-pod-0000: 4 GPUs, gpu_milli 1000, created 2652, scheduled 2701, deleted 8048
+    CHECK(t.jobs[0].num_gpus == 4);
     CHECK(t.jobs[0].gpu_fraction == 1.0);
-    CHECK(t.jobs[0].work / zoo()[t.jobs[0].model].at(1).consolidated == doctest::Approx(12537496));
-    // openb-pod-0001: gpu_milli 460, created 427061
-    CHECK(t.jobs[1].gpu_fraction == doctest::Approx(0.46));
-    CHECK(t.jobs[1].submit_time == 427061);
-    std::size_t multi = 0;
-    for (const auto& j : t.jobs) multi += j.num_gpus > 1;
-    CHECK(multi == 74);  // 75 multi-GPU pods, one never scheduled
+    CHECK(t.jobs[0].submit_time == 0);
+    CHECK(t.jobs[0].work / zoo()[t.jobs[0].model].at(4).consolidated == doctest::Approx(8048 - 2701));
+    // fixture-pod-0001: 1 GPU, gpu_milli 250, created 6808
+    CHECK(t.jobs[1].gpu_fraction == doctest::Approx(0.25));
+    CHECK(t.jobs[1].submit_time == 6808 - 2652);
+    std::size_t multi = 0, shared = 0;
+    for (const auto& j : t.jobs) {
+        multi += j.num_gpus > 1;
+        shared += j.gpu_fraction < 1.0;
+    }
+    CHECK(multi == 6);
+    CHECK(shared == 12);
 }
 
 TEST_CASE("trace: the plain CSV schema") {
@@ -163,8 +161,7 @@ TEST_CASE("trace: window, first N, time scale, GPU cap and target load") {
 }
 
 TEST_CASE("trace: a trace workload is read once and replayed, same seed same episode") {
-    const auto file = shared("gavel/philly_seed0/2869ce.trace");
-    if (!have(file)) return;
+    const auto file = repo("data/philly/2869ce.trace");
     auto s = default_scenario();
     s.workload = workload_config::from_json(
         detail::json{{"kind", "trace"}, {"format", "philly"}, {"path", file}, {"max_jobs", 40}, {"target_load", 1.0}});
@@ -195,4 +192,68 @@ TEST_CASE("trace: workload JSON errors name the path") {
     auto s = default_scenario();
     s.workload = workload_config::from_json(json{{"kind", "trace"}, {"format", "csv"}, {"path", "/nonexistent.csv"}});
     CHECK_THROWS_WITH_AS(env{s}, "/nonexistent.csv: cannot open the trace file", TraceError);
+}
+
+TEST_CASE("trace: a row with more fields than its header or format is an error") {
+    CHECK_THROWS_WITH_AS(read_test_trace(trace_format::csv, "submit_time,num_gpus,duration\n0,1,60,7\n"),
+                         "t:2:8: extra field 4: the row has 4 fields, the header has 3", TraceError);
+    CHECK_THROWS_WITH_AS(read_test_trace(trace_format::philly, "A3C\tcmd\t--max-steps\t0\t1000\t12.5\t2\textra\n"),
+                         "t:1:35: extra field 8: the row has 8 fields, the philly format has 7", TraceError);
+    const std::string oh = "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n";
+    CHECK_THROWS_AS(read_test_trace(trace_format::openb, oh + "p,1,1,1,1000,,LS,Running,0,10,0,9\n"), TraceError);
+    // skippable like any bad row
+    trace_options o;
+    o.skip_bad_rows = true;
+    const auto t = read_test_trace(trace_format::csv, "submit_time,num_gpus,duration\n0,1,60,7\n1,1,60\n", o);
+    CHECK(t.jobs.size() == 1);
+    CHECK(t.skipped_bad == 1);
+}
+
+namespace {
+/// A scenario replaying `text` (written to a file) with the trace options of `opts`.
+gpuplace::scenario empty_trace_scenario(const std::string& file, const std::string& text, const std::string& format,
+                                        gpuplace::detail::json opts = gpuplace::detail::json::object()) {
+    std::ofstream(file) << text;
+    opts["kind"] = "trace";
+    opts["format"] = format;
+    opts["path"] = file;
+    auto s = default_scenario();
+    s.workload = workload_config::from_json(opts);
+    return s;
+}
+}  // namespace
+
+TEST_CASE("trace: a workload that leaves no job is an error when the env is built, saying why") {
+    const auto dir = std::filesystem::temp_directory_path() / "gpuplace_trace_test_empty";
+    std::filesystem::create_directories(dir);
+    const std::string f = (dir / "t").string();
+    auto fails = [&](const gpuplace::scenario& s, const std::string& why) {
+        CHECK_THROWS_WITH_AS(env{s}, (f + ": no jobs to replay: " + why).c_str(), TraceError);
+        auto t = s;
+        t.comm = {{"model", "tree_route"}};
+        CHECK_THROWS_AS(tree_route_env{t}, TraceError);
+    };
+    fails(empty_trace_scenario(f, "submit_time,num_gpus,duration\n", "csv"), "0 data rows (an empty file, or a header alone)");
+    fails(empty_trace_scenario(f, "", "philly"), "0 data rows (an empty file, or a header alone)");
+    const std::string rows = "submit_time,num_gpus,duration\n0,1,60\n10,16,60\n";
+    fails(empty_trace_scenario(f, rows, "csv", {{"window", {100, nullptr}}}),
+          "2 data rows, of which 2 outside the time window or beyond max_jobs");
+    fails(empty_trace_scenario(f, "submit_time,num_gpus,duration\n0,0,60\nx,1,60\n", "csv", {{"skip_bad_rows", true}}),
+          "2 data rows, of which 2 bad (skip_bad_rows)");
+    fails(empty_trace_scenario(f, "submit_time,num_gpus,duration\n0,99,60\n", "csv", {{"drop_oversized", true}}),
+          "1 data row, of which 1 larger than the GPU cap (drop_oversized)");
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("env: without a current job, the accessors and step() raise instead of reading a job") {
+    auto s = default_scenario();
+    s.workload.synthetic.num_jobs = 2;
+    env e(s);
+    CHECK_THROWS_WITH_AS((void)e.current_job(), "current_job(): reset() has not been called", StateError);
+    e.reset(3);
+    while (!e.done()) e.step(first_fit_policy{}.act(e));
+    CHECK(e.terminated());
+    CHECK_THROWS_WITH_AS((void)e.current_job(), "current_job(): the episode is over", StateError);
+    CHECK(e.why_invalid(0) == "the episode is over");
+    CHECK_THROWS_AS(e.step(0), StateError);
 }

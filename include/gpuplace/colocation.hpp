@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "data.hpp"
 #include "detail/json_util.hpp"
 #include "error.hpp"
 #include "model_zoo.hpp"
@@ -91,10 +92,11 @@ public:
     /// Loads a user's profile of factors: CSV with header `model,other,factor` (factor of `model`
     /// next to `other`, 0 = cannot share), or JSON {"<model>": {"<other>": factor}}. Entries
     /// override `base`. Errors name file:line (CSV) or the JSON path.
-    [[nodiscard]] static interference_table load_profile(const std::string& file, const ModelZoo& zoo,
+    [[nodiscard]] static interference_table load_profile(const std::string& path, const ModelZoo& zoo,
                                                          interference_table base) {
+        const std::string file = resolve_data_path(path);
         std::ifstream in(file);
-        if (!in) throw ConfigError("co-location profile: cannot open \"" + file + "\"");
+        if (!in) throw ConfigError("co-location profile: cannot open \"" + display_path(file) + "\"");
         if (base.num_models() != zoo.size()) base = interference_table(zoo.size());
         const bool is_json = file.size() >= 5 && file.substr(file.size() - 5) == ".json";
         if (is_json) {

@@ -5,12 +5,14 @@
 /// Unknown keys and bad values are ConfigErrors naming the JSON path and the value.
 
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "data.hpp"
 #include "detail/json_util.hpp"
 #include "colocation.hpp"
 #include "workload.hpp"
@@ -120,13 +122,25 @@ struct scenario {
         return from_json(detail::parse_json(text, source));
     }
 
-    /// Reads a scenario file.
+    /// Reads a scenario file. Relative file paths in it (trace, zoo file, co-location profile) are
+    /// relative to the file's folder: they are made absolute (resolve_paths()).
     [[nodiscard]] static scenario load(const std::string& file) {
         std::ifstream in(file);
-        if (!in) throw ConfigError("cannot open scenario file \"" + file + "\"");
+        if (!in) throw ConfigError("cannot open scenario file \"" + display_path(file) + "\"");
         std::stringstream ss;
         ss << in.rdbuf();
-        return parse(ss.str(), file);
+        auto s = parse(ss.str(), file);
+        s.resolve_paths(std::filesystem::path(display_path(file)).parent_path().string());
+        return s;
+    }
+
+    /// Makes the relative file paths of the scenario (the trace, a zoo file, a co-location profile)
+    /// relative to base_dir (see relative_to()). "$GPUPLACE_DATA/..." paths stay as they are.
+    void resolve_paths(std::string_view base_dir) {
+        if (base_dir.empty()) return;
+        if (!workload.path.empty()) workload.path = relative_to(workload.path, base_dir);
+        if (zoo.is_string()) zoo = relative_to(zoo.get<std::string>(), base_dir);
+        if (!colocation.profile.empty()) colocation.profile = relative_to(colocation.profile, base_dir);
     }
 
     [[nodiscard]] detail::json to_json() const {

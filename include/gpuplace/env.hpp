@@ -185,6 +185,7 @@ public:
         terminated_ = truncated_ = false;
         started_ = true;
         pending_reward_ = advance();
+        terminated_ = current_ == none;  // no job to place: every job has finished (a workload of none)
         write_observation();
     }
 
@@ -287,7 +288,11 @@ public:
     [[nodiscard]] bool has_current() const noexcept { return current_ != none; }
     /// Index (into simulator().jobs()) of the job being placed, or `none`.
     [[nodiscard]] std::uint32_t current_index() const noexcept { return current_; }
-    [[nodiscard]] const J& current_job() const { return sim_.job(current_); }
+    /// The job being placed; StateError when there is none (before reset(), or once the episode is over).
+    [[nodiscard]] const J& current_job() const {
+        if (current_ == none) throw StateError(started_ ? "current_job(): the episode is over" : "current_job(): reset() has not been called");
+        return sim_.job(current_);
+    }
     /// GPUs picked so far for the current job, in pick order.
     [[nodiscard]] std::span<const gpu_id> picked() const noexcept { return picked_; }
     [[nodiscard]] bool is_picked(gpu_id g) const noexcept { return is_picked_[g] != 0; }
@@ -340,7 +345,7 @@ public:
 
     /// Communication cost and slowdown the current job would get on `gpus` (sorted ascending).
     [[nodiscard]] comm_result evaluate(std::span<const gpu_id> gpus) const {
-        return comm_.evaluate(topo_, zoo_, sim_.job(current_).model, gpus);
+        return comm_.evaluate(topo_, zoo_, current_job().model, gpus);
     }
 
     /// Why an action is invalid, or an empty string when it is valid.
@@ -352,6 +357,7 @@ public:
             return "out of range [0, " + std::to_string(A) + "] (" + std::to_string(G_) + " GPUs, DEFER = " +
                    std::to_string(A) + ")";
         if (buf_.mask[static_cast<std::size_t>(action)]) return {};
+        if (current_ == none) return "no job is being placed";
         const auto& job = sim_.job(current_);
         const std::string cur = "job " + std::to_string(job.id) + " needs " + std::to_string(job.num_gpus) +
                                 " GPUs, " + std::to_string(picked_.size()) + " picked";

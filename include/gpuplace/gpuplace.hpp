@@ -8,6 +8,7 @@
 #include "colocation_policy.hpp"
 #include "comm.hpp"
 #include "config.hpp"
+#include "data.hpp"
 #include "env.hpp"
 #include "error.hpp"
 #include "evaluate.hpp"

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "data.hpp"
 #include "detail/gavel_zoo.hpp"
 #include "detail/json_util.hpp"
 #include "error.hpp"
@@ -211,9 +212,10 @@ public:
     }
 
     /// Loads a zoo from a JSON file; errors name the file.
-    [[nodiscard]] static ModelZoo load(const std::string& file) {
+    [[nodiscard]] static ModelZoo load(const std::string& path) {
+        const std::string file = resolve_data_path(path);
         std::ifstream in(file);
-        if (!in) throw ConfigError("model zoo: cannot open \"" + file + "\"");
+        if (!in) throw ConfigError("model zoo: cannot open \"" + display_path(file) + "\"");
         std::stringstream ss;
         ss << in.rdbuf();
         return from_json(detail::parse_json(ss.str(), file), file + ":");

@@ -23,6 +23,7 @@
 #include <system_error>
 #include <vector>
 
+#include "data.hpp"
 #include "detail/json_util.hpp"
 #include "detail/rng.hpp"
 #include "error.hpp"
@@ -82,6 +83,22 @@ struct trace {
     std::size_t capped = 0;             ///< jobs whose GPU request was clamped to the cap
     std::size_t dropped = 0;            ///< jobs dropped for exceeding the cap
     double arrival_scale = 1.0;         ///< factor target_load applied to submit times
+
+    /// Why no job is left, for an error message: the rows read and what removed each.
+    [[nodiscard]] std::string empty_reason() const {
+        std::string r = display_path(source) + ": no jobs to replay: " + std::to_string(rows) + " data row" + (rows == 1 ? "" : "s");
+        if (rows == 0) return r + " (an empty file, or a header alone)";
+        std::string parts;
+        auto add = [&](std::size_t n, const char* what) {
+            if (n == 0) return;
+            parts += (parts.empty() ? "" : ", ") + std::to_string(n) + " " + what;
+        };
+        add(skipped_bad, "bad (skip_bad_rows)");
+        add(filtered, "without a GPU or never scheduled");
+        add(outside, "outside the time window or beyond max_jobs");
+        add(dropped, "larger than the GPU cap (drop_oversized)");
+        return r + (parts.empty() ? "" : ", of which " + parts);
+    }
 
     /// Offered load on `cluster_gpus` GPUs: sum of GPUs x consolidated duration / (GPUs x span).
     [[nodiscard]] double offered_load(const ModelZoo& zoo, std::size_t cluster_gpus) const noexcept {
@@ -164,6 +181,14 @@ public:
         fail(line, text.size() + 1,
              "missing field " + std::to_string(f.size() + 1) + " (" + std::string(*it) + "): the row has " +
                  std::to_string(f.size()) + " of " + std::to_string(n) + " fields");
+    }
+
+    /// Requires at most n fields (a row longer than its header, or than the format's fields).
+    void no_extra_fields(std::size_t line, const std::vector<trace_field>& f, std::size_t n, std::string_view of) const {
+        if (f.size() <= n) return;
+        fail(line, f[n].column,
+             "extra field " + std::to_string(n + 1) + ": the row has " + std::to_string(f.size()) + " fields, " +
+                 std::string(of) + " has " + std::to_string(n));
     }
 
     /// Passes the first non-empty line to `header(line_no, text)` when `has_header`, then runs
@@ -300,6 +325,7 @@ inline void finish_trace(trace& t, const ModelZoo& zoo, const trace_options& o, 
             split_fields(text, '\t', f);
             p.need_fields(line, text, f, 7,
                           {"job type", "command", "steps flag", "needs data dir", "total steps", "arrival time", "GPU count"});
+            p.no_extra_fields(line, f, 7, "the philly format");
             TrainingJob j;
             j.model = field_model(p, zoo, line, f[0], "job type");
             j.work = p.number(line, f[4], "total steps");
@@ -311,10 +337,12 @@ inline void finish_trace(trace& t, const ModelZoo& zoo, const trace_options& o, 
         });
     } else {
         std::vector<int> col;  // index in the row of each wanted, then optional, column (-1: absent)
+        std::size_t header_fields = 0;
         auto resolve = [&](std::size_t line, std::string_view header, std::initializer_list<std::string_view> wanted,
                            std::initializer_list<std::string_view> optional, bool strict) {
             std::vector<trace_field> h;
             split_fields(header, ',', h);
+            header_fields = h.size();
             col.assign(wanted.size() + optional.size(), -1);
             for (std::size_t c = 0; c < h.size(); ++c) {
                 const auto name = trim(h[c].text);
@@ -352,6 +380,7 @@ inline void finish_trace(trace& t, const ModelZoo& zoo, const trace_options& o, 
             };
             p.each_row(in, true, t, header, [&](std::size_t line, std::string_view text) {
                 split_fields(text, ',', f);
+                p.no_extra_fields(line, f, header_fields, "the header");
                 const auto k = p.gpus(line, field(line, text, col[0], "num_gpu"), "num_gpu", true);
                 const auto& milli_f = field(line, text, col[1], "gpu_milli");
                 const double created = p.time(line, field(line, text, col[2], "creation_time"), "creation_time");
@@ -394,6 +423,7 @@ inline void finish_trace(trace& t, const ModelZoo& zoo, const trace_options& o, 
             };
             p.each_row(in, true, t, header, [&](std::size_t line, std::string_view text) {
                 split_fields(text, ',', f);
+                p.no_extra_fields(line, f, header_fields, "the header");
                 TrainingJob j;
                 j.submit_time = p.time(line, field(line, text, col[0], "submit_time"), "submit_time");
                 j.num_gpus = p.gpus(line, field(line, text, col[1], "num_gpus"), "num_gpus");
@@ -419,18 +449,13 @@ inline void finish_trace(trace& t, const ModelZoo& zoo, const trace_options& o, 
     return t;
 }
 
-/// Reads a trace file (see read_trace). A path starting with "$GPUPLACE_DATA/" is resolved
-/// against that environment variable (default "../shared/data").
+/// Reads a trace file (see read_trace). "$GPUPLACE_DATA/..." names a file of the data folder
+/// (data.hpp); errors show the file's absolute path.
 [[nodiscard]] inline trace load_trace(trace_format format, const std::string& path, const ModelZoo& zoo,
                                       const trace_options& o = {}, std::size_t cluster_gpus = 0) {
-    std::string file = path;
-    constexpr std::string_view var = "$GPUPLACE_DATA/";
-    if (file.rfind(var, 0) == 0) {
-        const char* d = std::getenv("GPUPLACE_DATA");
-        file = std::string(d && *d ? d : "../shared/data") + "/" + file.substr(var.size());
-    }
+    const std::string file = resolve_data_path(path);
     std::ifstream in(file);
-    if (!in) throw TraceError(file + ": cannot open the trace file");
+    if (!in) throw TraceError(display_path(file) + ": cannot open the trace file");
     return read_trace(format, in, file, zoo, o, cluster_gpus);
 }
 

@@ -247,6 +247,33 @@ public:
         return run_step(nullptr, actions_out.empty() ? nullptr : actions_out.data(), obs_out.data());
     }
 
+    // ---- saving and restoring (to resume training) ----------------------------------------------
+
+    /// The seed of the last reset() (every episode's seed derives from it).
+    [[nodiscard]] std::uint64_t seed() const noexcept { return seed_; }
+    /// Env i's action sampler (its random stream).
+    [[nodiscard]] const detail::rng& sampler(std::size_t i) const { return sampler_.at(i); }
+
+    /// Puts env i where a run left it: episode `episode` of the reset seed after `actions` (replayed:
+    /// an env is deterministic), its sampler at `sampler`. Needs reset() first. InvalidAction or
+    /// StateError when the actions do not fit the episode (they come from another scenario or build).
+    void restore(std::size_t i, std::uint64_t episode, std::span<const std::int64_t> actions, const detail::rng& sampler) {
+        if (!started_) throw StateError("vector env: restore() called before reset()");
+        auto& e = envs_.at(i);
+        e.reset(episode_seed(seed_, i, episode));
+        episode_[i] = episode;
+        for (std::size_t k = 0; k < actions.size(); ++k) {
+            if (e.done())
+                throw StateError("vector env: restore(): env " + std::to_string(i) + "'s episode ended after " +
+                                 std::to_string(k) + " of " + std::to_string(actions.size()) + " actions");
+            (void)e.step(actions[k]);
+        }
+        if (e.done()) throw StateError("vector env: restore(): env " + std::to_string(i) + "'s episode is over after its actions");
+        sampler_[i] = sampler;
+        reward_[i] = 0;
+        terminated_[i] = truncated_[i] = done_[i] = 0;
+    }
+
     // ---- buffers (row i belongs to env i) ------------------------------------------------------
     [[nodiscard]] std::span<const float> observations() const noexcept { return obs_; }
     [[nodiscard]] std::span<const std::uint8_t> action_masks() const noexcept { return mask_; }

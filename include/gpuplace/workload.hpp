@@ -53,7 +53,7 @@ struct workload_config {
     proximity_drl_workload proximity_drl;
     std::vector<TrainingJob> jobs;  ///< kind "jobs": submit order is by submit_time, then list order
     trace_format format = trace_format::philly;  ///< kind "trace"
-    std::string path;                            ///< kind "trace": the file ("$GPUPLACE_DATA/..." allowed)
+    std::string path;                            ///< kind "trace": the file ("$GPUPLACE_DATA/..." allowed, data.hpp)
     trace_options trace_opts;                    ///< kind "trace": window, scaling, cap, bad rows
     std::size_t episode_jobs = 0;  ///< kind "trace": > 0 replays a seed-chosen run of this many consecutive jobs
 
@@ -218,9 +218,12 @@ inline void generate_proximity_drl(const proximity_drl_workload& w, const ModelZ
 class workload_source {
 public:
     workload_source() = default;
-    /// Loads the trace of a "trace" workload (TraceError / ConfigError on bad input).
+    /// Loads the trace of a "trace" workload (TraceError / ConfigError on bad input; a TraceError
+    /// too when no job is left to replay, saying what removed the rows).
     workload_source(const workload_config& c, const ModelZoo& zoo, std::size_t cluster_gpus) : cfg_(c) {
-        if (c.kind == "trace") trace_ = std::make_shared<const trace>(load_trace(c.format, c.path, zoo, c.trace_opts, cluster_gpus));
+        if (c.kind != "trace") return;
+        trace_ = std::make_shared<const trace>(load_trace(c.format, c.path, zoo, c.trace_opts, cluster_gpus));
+        if (trace_->jobs.empty()) throw TraceError(trace_->empty_reason());
     }
 
     /// The loaded trace (kind "trace"), else nullptr.

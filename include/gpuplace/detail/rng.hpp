@@ -4,7 +4,9 @@
 /// Distributions are implemented here (not with <random>) so that the same seed gives the same
 /// numbers with every standard library.
 
+#include <array>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 
 namespace gpuplace::detail {
@@ -73,6 +75,12 @@ public:
         const double u1 = 1.0 - uniform();  // (0, 1]
         const double u2 = uniform();
         return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586476925 * u2);
+    }
+
+    /// The generator's whole state (to save and restore a stream exactly).
+    [[nodiscard]] constexpr std::array<std::uint64_t, 4> state() const noexcept { return {s_[0], s_[1], s_[2], s_[3]}; }
+    constexpr void set_state(const std::array<std::uint64_t, 4>& s) noexcept {
+        for (std::size_t i = 0; i < 4; ++i) s_[i] = s[i];
     }
 
 private:

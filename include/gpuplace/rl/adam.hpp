@@ -70,6 +70,13 @@ public:
             update(params[i]->data(), grads[i]->data(), m_[i].data(), v_[i].data(), params[i]->size(), k);
     }
     [[nodiscard]] long long steps() const noexcept { return t_; }
+    /// The first and second moments, one vector per parameter vector (to save and restore them).
+    [[nodiscard]] std::vector<vector>& first_moments() noexcept { return m_; }
+    [[nodiscard]] std::vector<vector>& second_moments() noexcept { return v_; }
+    [[nodiscard]] const std::vector<vector>& first_moments() const noexcept { return m_; }
+    [[nodiscard]] const std::vector<vector>& second_moments() const noexcept { return v_; }
+    /// Sets the step count (restoring a saved optimiser).
+    void set_steps(long long t) noexcept { t_ = t; }
     /// Zeroes the moments and the step count (a new phase of training).
     void reset() noexcept {
         for (auto& m : m_) m.setZero();
