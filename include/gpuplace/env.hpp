@@ -1066,4 +1066,28 @@ using env = basic_env<>;
 /// Proximity-DRL's setting: tree topology with the route cost model.
 using tree_route_env = basic_env<TreeTopology, TrainingJob, TreeRouteCost>;
 
+/// The name of a scenario's comm model: "ring_allreduce" (the default) or "tree_route".
+/// ConfigError naming /comm/model for anything else.
+[[nodiscard]] inline std::string comm_model_name(const scenario& s) {
+    std::string m(RingAllReduce::name);
+    if (s.comm.is_object() && s.comm.contains("model")) {
+        const auto& v = s.comm["model"];
+        if (!v.is_string()) throw ConfigError("config /comm/model: expected a string, got " + detail::short_dump(v));
+        m = v.template get<std::string>();
+    }
+    if (m != RingAllReduce::name && m != TreeRouteCost::name)
+        throw ConfigError("config /comm/model: unknown model \"" + m + "\" (allowed: " + std::string(RingAllReduce::name) + ", " +
+                          std::string(TreeRouteCost::name) + ")");
+    return m;
+}
+
+/// Calls f(std::type_identity<E>{}) with E the env type a scenario needs (env for ring_allreduce,
+/// tree_route_env for tree_route) and returns its result: the one place that maps a scenario to an
+/// env type.
+template <class F>
+decltype(auto) visit_env(const scenario& s, F&& f) {
+    if (comm_model_name(s) == TreeRouteCost::name) return std::forward<F>(f)(std::type_identity<tree_route_env>{});
+    return std::forward<F>(f)(std::type_identity<env>{});
+}
+
 }  // namespace gpuplace

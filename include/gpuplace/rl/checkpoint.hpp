@@ -19,6 +19,7 @@
 #include <tuple>
 
 #include "../config.hpp"
+#include "../detail/atomic_file.hpp"
 #include "../detail/json_util.hpp"
 #include "../error.hpp"
 #include "../evaluate.hpp"
@@ -196,13 +197,17 @@ template <std::floating_point S = float>
     return checkpoint_from_json<S>(j, source);
 }
 
-/// Writes a checkpoint file.
+/// Writes a checkpoint file atomically: the file is always either the old checkpoint or the new
+/// one (detail/atomic_file.hpp).
 template <std::floating_point S>
 void save_checkpoint(const std::string& file, const basic_actor_critic<S>& net, const ppo_config& cfg, const scenario& s) {
-    std::ofstream out(file);
-    if (!out) throw CheckpointError("checkpoint " + file + ": cannot open for writing");
-    out << checkpoint_json(net, cfg, s).dump() << "\n";
-    if (!out) throw CheckpointError("checkpoint " + file + ": write failed");
+    try {
+        gpuplace::detail::write_file_atomic(file, checkpoint_json(net, cfg, s).dump() + "\n");
+    } catch (const CheckpointError&) {
+        throw;
+    } catch (const Error& e) {
+        throw CheckpointError(std::string("checkpoint ") + e.what());
+    }
 }
 
 /// Reads a checkpoint file.

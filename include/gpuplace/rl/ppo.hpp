@@ -31,6 +31,7 @@
 #include "adam.hpp"
 #include "blocking.hpp"
 #include "categorical.hpp"
+#include "state_file.hpp"
 
 namespace gpuplace::rl {
 
@@ -214,12 +215,10 @@ public:
         adv_.assign(T * N, 0);
         ret_.assign(T * N, 0);
         ep_ret_.assign(N, 0.0);
-        if (!cfg_.teacher.empty() && cfg_.imitation_steps > 0) {
-            const auto t = cfg_.teacher == "colocation_packer"
-                               ? wrap_policy<Env, colocation_packer_policy>(cfg_.teacher)
-                               : heuristic<Env>(cfg_.teacher);
-            for (std::size_t i = 0; i < N; ++i) teachers_.push_back(t.make(gpuplace::detail::mix_seed(cfg_.seed, 0x7465ULL + i)));
-        }
+        if (!cfg_.teacher.empty() && cfg_.imitation_steps > 0)
+            teacher_ = cfg_.teacher == "colocation_packer" ? wrap_policy<Env, colocation_packer_policy>(cfg_.teacher)
+                                                           : heuristic<Env>(cfg_.teacher);
+        ep_actions_.resize(N);
         venv_.reset(gpuplace::detail::mix_seed(cfg_.seed, 0x656e76ULL));
     }
 
@@ -233,7 +232,7 @@ public:
     /// Behaviour-cloning iterations (teacher rollouts of num_steps x num_envs), before PPO's.
     [[nodiscard]] std::size_t imitation_iterations() const noexcept {
         const auto per = cfg_.num_envs * cfg_.num_steps;
-        return teachers_.empty() ? 0 : (cfg_.imitation_steps + per - 1) / per;
+        return teacher_.make ? (cfg_.imitation_steps + per - 1) / per : 0;
     }
     /// PPO iterations (total_steps / (num_envs x num_steps), rounded up).
     [[nodiscard]] std::size_t ppo_iterations() const noexcept {
@@ -250,6 +249,11 @@ public:
         ppo_stats st;
         const auto t0 = clock::now();
         st.imitation = iter_ < imitation_iterations();
+        if (st.imitation) {  // the teachers start each iteration afresh: a saved state needs none of theirs
+            teachers_.clear();
+            for (std::size_t i = 0; i < cfg_.num_envs; ++i)
+                teachers_.push_back(teacher_.make(gpuplace::detail::mix_seed(gpuplace::detail::mix_seed(cfg_.seed, 0x7465ULL + i), iter_)));
+        }
         rollout(st.imitation);
         const auto t1 = clock::now();
         if (st.imitation) {
@@ -276,8 +280,155 @@ public:
         return st;
     }
 
+    // ---- saving and resuming -----------------------------------------------------------------
+
+    /// The trainer's whole state between iterations, as a state document (rl/state_file.hpp): the
+    /// network and its normalisers, Adam's moments and step count, every random stream (the
+    /// sampler and minibatch shuffles, the envs' action samplers), each env's episode (its index
+    /// and the actions taken so far: an env is deterministic, so they are replayed), the reward
+    /// scaler, the statistics window and the counters. A trainer built with the same scenario and
+    /// config that load_state()s it continues bit for bit as this one would.
+    [[nodiscard]] gpuplace::detail::json save_state() const {
+        using gpuplace::detail::json;
+        using detail::to_bytes;
+        json j;
+        j["ppo"] = cfg_.to_json();
+        j["scenario"] = scen_.to_json();
+        j["iteration"] = iter_;
+        j["env_steps"] = steps_;
+        j["episodes"] = episodes_;
+        const auto rs = rng_.state();
+        j["rng"] = to_bytes<std::uint64_t>(rs);
+        json parts = json::array(), norms = json::array(), m = json::array(), v = json::array();
+        for (const auto& [name, n] : net_.named()) parts.push_back(to_bytes<S>({n->params().data(), std::size_t(n->params().size())}));
+        for (const auto& r : net_.normalizers()) norms.push_back(norm_json(r));
+        for (const auto& x : opt_.first_moments()) m.push_back(to_bytes<S>({x.data(), std::size_t(x.size())}));
+        for (const auto& x : opt_.second_moments()) v.push_back(to_bytes<S>({x.data(), std::size_t(x.size())}));
+        j["network"] = {{"parts", std::move(parts)}, {"normalizers", std::move(norms)}};
+        j["adam"] = {{"steps", opt_.steps()}, {"m", std::move(m)}, {"v", std::move(v)}};
+        j["return_normalizer"] = norm_json(ret_norm_);
+        j["episode_returns"] = to_bytes<double>(ep_ret_);
+        std::vector<double> recent;
+        for (const auto& e : recent_) recent.insert(recent.end(), {e.ret, e.jct, e.comm});
+        j["recent"] = to_bytes<double>(recent);
+        const auto N = cfg_.num_envs;
+        std::vector<std::uint64_t> episode(N), sampler;
+        json actions = json::array();
+        for (std::size_t i = 0; i < N; ++i) {
+            episode[i] = venv_.episode(i);
+            const auto st = venv_.sampler(i).state();
+            sampler.insert(sampler.end(), st.begin(), st.end());
+            actions.push_back(to_bytes<std::int64_t>(ep_actions_[i]));
+        }
+        j["envs"] = {{"seed", venv_.seed()}, {"episode", to_bytes<std::uint64_t>(episode)},
+                     {"sampler", to_bytes<std::uint64_t>(sampler)}, {"actions", std::move(actions)}};
+        return j;
+    }
+
+    /// Continues from a save_state() document of a trainer with the same scenario and config
+    /// (threads aside). CheckpointError naming `source` and what differs or is malformed; the
+    /// trainer is unusable after a failed load (build a new one).
+    void load_state(const gpuplace::detail::json& j, std::string_view source) {
+        using gpuplace::detail::json;
+        using detail::from_bytes;
+        using detail::state_get;
+        using detail::state_uint;
+        const std::string src(source);
+        auto fail = [&](const std::string& what) { throw CheckpointError("state " + src + ": " + what); };
+        auto without_threads = [](json c) {
+            c.erase("threads");
+            return c;
+        };
+        const auto& pj = state_get(j, source, "", "ppo");
+        if (without_threads(pj) != without_threads(cfg_.to_json()))
+            fail("made with another PPO config: " + detail::differences(without_threads(pj), without_threads(cfg_.to_json())));
+        const auto& sj = state_get(j, source, "", "scenario");
+        if (sj != scen_.to_json()) fail("made for another scenario: " + detail::differences(sj, scen_.to_json()));
+        const auto iter = state_uint(j, source, "", "iteration");
+        if (iter > total_iterations()) fail("/iteration: " + std::to_string(iter) + " is past the run's " + std::to_string(total_iterations()));
+        const auto r = from_bytes<std::uint64_t>(state_get(j, source, "", "rng"), source, "/rng", 4);
+        // network
+        const auto& nj = state_get(j, source, "", "network");
+        const auto& parts = state_get(nj, source, "/network", "parts");
+        auto named = net_.named();
+        if (!parts.is_array() || parts.size() != named.size()) fail("/network/parts: expected " + std::to_string(named.size()) + " parts");
+        std::vector<std::vector<S>> params;
+        for (std::size_t k = 0; k < named.size(); ++k)
+            params.push_back(from_bytes<S>(parts[k], source, "/network/parts/" + std::to_string(k), named[k].second->num_params()));
+        const auto& norms = state_get(nj, source, "/network", "normalizers");
+        if (!norms.is_array() || norms.size() != net_.normalizers().size()) fail("/network/normalizers: wrong number of normalizers");
+        // optimiser
+        const auto& aj = state_get(j, source, "", "adam");
+        const auto& mj = state_get(aj, source, "/adam", "m");
+        const auto& vj = state_get(aj, source, "/adam", "v");
+        if (!mj.is_array() || !vj.is_array() || mj.size() != named.size() || vj.size() != named.size())
+            fail("/adam: expected moments for " + std::to_string(named.size()) + " parts");
+        std::vector<std::vector<S>> m, v;
+        for (std::size_t k = 0; k < named.size(); ++k) {
+            m.push_back(from_bytes<S>(mj[k], source, "/adam/m/" + std::to_string(k), named[k].second->num_params()));
+            v.push_back(from_bytes<S>(vj[k], source, "/adam/v/" + std::to_string(k), named[k].second->num_params()));
+        }
+        const auto N = cfg_.num_envs;
+        const auto ep_ret = from_bytes<double>(state_get(j, source, "", "episode_returns"), source, "/episode_returns", N);
+        const auto recent = from_bytes<double>(state_get(j, source, "", "recent"), source, "/recent");
+        if (recent.size() % 3 != 0 || recent.size() / 3 > window_) fail("/recent: malformed statistics window");
+        const auto& ej = state_get(j, source, "", "envs");
+        const auto episode = from_bytes<std::uint64_t>(state_get(ej, source, "/envs", "episode"), source, "/envs/episode", N);
+        const auto sampler = from_bytes<std::uint64_t>(state_get(ej, source, "/envs", "sampler"), source, "/envs/sampler", 4 * N);
+        const auto& acts = state_get(ej, source, "/envs", "actions");
+        if (!acts.is_array() || acts.size() != N) fail("/envs/actions: expected " + std::to_string(N) + " lists");
+        // everything read: apply
+        for (std::size_t k = 0; k < named.size(); ++k)
+            std::copy(params[k].begin(), params[k].end(), named[k].second->params().data());
+        for (std::size_t k = 0; k < norms.size(); ++k) set_norm(net_.normalizers()[k], norms[k], src, "/network/normalizers/" + std::to_string(k));
+        for (std::size_t k = 0; k < named.size(); ++k) {
+            std::copy(m[k].begin(), m[k].end(), opt_.first_moments()[k].data());
+            std::copy(v[k].begin(), v[k].end(), opt_.second_moments()[k].data());
+        }
+        const auto& adam_steps = state_get(aj, source, "/adam", "steps");
+        if (!adam_steps.is_number_integer()) fail("/adam/steps: expected an integer");
+        opt_.set_steps(adam_steps.template get<long long>());
+        set_norm(ret_norm_, state_get(j, source, "", "return_normalizer"), src, "/return_normalizer");
+        ep_ret_ = ep_ret;
+        recent_.clear();
+        for (std::size_t k = 0; k < recent.size(); k += 3) recent_.push_back({recent[k], recent[k + 1], recent[k + 2]});
+        rng_.set_state({r[0], r[1], r[2], r[3]});
+        iter_ = iter;
+        steps_ = state_uint(j, source, "", "env_steps");
+        episodes_ = state_uint(j, source, "", "episodes");
+        venv_.reset(state_uint(ej, source, "/envs", "seed"));
+        for (std::size_t i = 0; i < N; ++i) {
+            ep_actions_[i] = from_bytes<std::int64_t>(acts[i], source, "/envs/actions/" + std::to_string(i));
+            gpuplace::detail::rng smp;
+            smp.set_state({sampler[4 * i], sampler[4 * i + 1], sampler[4 * i + 2], sampler[4 * i + 3]});
+            try {
+                venv_.restore(i, episode[i], ep_actions_[i], smp);
+            } catch (const Error& e) {
+                fail("/envs/actions/" + std::to_string(i) + ": the env's episode cannot be replayed: " + e.what());
+            }
+        }
+    }
+
 private:
     using clock = std::chrono::steady_clock;
+
+    static gpuplace::detail::json norm_json(const running_norm& r) {
+        using detail::to_bytes;
+        const double c = r.count();
+        return {{"mean", to_bytes<double>({r.mean().data(), std::size_t(r.mean().size())})},
+                {"var", to_bytes<double>({r.var().data(), std::size_t(r.var().size())})},
+                {"count", to_bytes<double>({&c, 1})}};
+    }
+    static void set_norm(running_norm& r, const gpuplace::detail::json& j, const std::string& src, const std::string& path) {
+        using detail::from_bytes;
+        using detail::state_get;
+        const auto n = std::size_t(r.mean().size());
+        const auto mean = from_bytes<double>(state_get(j, src, path, "mean"), src, path + "/mean", n);
+        const auto var = from_bytes<double>(state_get(j, src, path, "var"), src, path + "/var", n);
+        const auto count = from_bytes<double>(state_get(j, src, path, "count"), src, path + "/count", 1);
+        r.set(Eigen::Map<const Eigen::VectorXd>(mean.data(), Eigen::Index(n)),
+              Eigen::Map<const Eigen::VectorXd>(var.data(), Eigen::Index(n)), count[0]);
+    }
     struct episode_summary {
         double ret = 0, jct = 0, comm = 0;
     };
@@ -317,6 +468,10 @@ private:
             }
             venv_.step(act);
             steps_ += N;
+            for (std::size_t i = 0; i < N; ++i) {  // the episode so far (a saved state replays it)
+                if (venv_.dones()[i]) ep_actions_[i].clear();
+                else ep_actions_[i].push_back(act[i]);
+            }
             // bootstrap truncated episodes from their final observation
             std::vector<std::size_t> trunc;
             for (std::size_t i = 0; i < N; ++i)
@@ -468,7 +623,9 @@ private:
 
     ppo_config cfg_;
     scenario scen_;
-    std::vector<std::function<std::int64_t(const Env&)>> teachers_;
+    any_policy<Env> teacher_;  ///< empty without imitation
+    std::vector<std::function<std::int64_t(const Env&)>> teachers_;  ///< per env, made afresh each imitation iteration
+    std::vector<std::vector<std::int64_t>> ep_actions_;  ///< per env: the actions of its current episode
     basic_vector_env<Env> venv_;
     gpuplace::detail::rng rng_;
     obs_spec spec_;

@@ -1,7 +1,7 @@
 #pragma once
 /// \file rl/rl.hpp
 /// The reference PPO on Eigen: MLP, Adam, masked categorical, actor-critic, PPO trainer,
-/// checkpoints. Include this one header.
+/// checkpoints, training runs that resume. Include this one header.
 
 #include "actor_critic.hpp"
 #include "adam.hpp"
@@ -12,3 +12,5 @@
 #include "mlp.hpp"
 #include "normalizer.hpp"
 #include "ppo.hpp"
+#include "run.hpp"
+#include "state_file.hpp"

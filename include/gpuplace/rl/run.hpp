@@ -1,0 +1,569 @@
+#pragma once
+/// \file rl/run.hpp
+/// A training run as gpuplace-train and `python -m gpuplace train` make it: PPO restarts (training
+/// seeds seed, seed+1, ...) with greedy validation every few iterations, the network with the best
+/// validation JCT kept, and everything written to a run folder:
+///
+///   run.json                  the config and scenario (a resumed run must match them)
+///   validation_heuristics.csv every heuristic's mean JCT on the validation seeds (the yardstick)
+///   [seed_K/]learning.csv     one row per iteration (seed_K/ per restart when there are several)
+///   [seed_K/]state.bin        the restart's whole state (rl/state_file.hpp), every checkpoint_every
+///                             iterations, when stopped, and at its end (with its results)
+///   restarts.csv              per restart: best validation JCT, env steps, seconds (restarts > 1)
+///   ppo.json                  the kept network (rl/checkpoint.hpp)
+///
+/// A run stopped at any point (a signal, a crash, a killed machine) continues with `resume`: from
+/// each restart's last state, the final ppo.json byte for byte the one an uninterrupted run writes
+/// and the logs the same but for their wall-time columns (seconds, steps_per_sec). Every file a
+/// user keeps is written atomically (detail/atomic_file.hpp).
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "../config.hpp"
+#include "../detail/atomic_file.hpp"
+#include "../detail/json_util.hpp"
+#include "../evaluate.hpp"
+#include "../version.hpp"
+#include "checkpoint.hpp"
+#include "ppo.hpp"
+#include "state_file.hpp"
+
+namespace gpuplace::rl {
+
+/// The version of run.json and state.bin files; a run of another version is not resumed.
+inline constexpr int run_state_version = 1;
+
+/// The embedded default training config (gpuplace-train's). Training first clones the pack
+/// heuristic (400k env steps), fits the value head for 10 iterations, then runs PPO for 600k env
+/// steps (docs/ppo.md). gamma is 1: DEFER takes no simulated time, so with a per-step discount
+/// every DEFER would postpone the time penalty and look good. 8 restarts (training seeds 1-8, one
+/// per core at a time); the network with the best validation JCT is kept. "train_reward" (optional)
+/// overrides the reward weights used for training only.
+inline constexpr std::string_view default_run_config_json = R"({
+  "scenario": "default",
+  "restarts": 8,
+  "validation_seeds": 16,
+  "validate_every": 5,
+  "checkpoint_every": 10,
+  "ppo": {
+    "total_steps": 600000, "num_envs": 16, "num_steps": 128, "epochs": 4, "minibatches": 4,
+    "teacher": "pack", "imitation_steps": 400000, "imitation_learning_rate": 0.001, "value_warmup": 10,
+    "learning_rate": 0.0003, "anneal_lr": true, "gamma": 1.0, "gae_lambda": 0.95,
+    "clip": 0.1, "clip_value": false, "vf_coef": 0.5, "ent_coef": 0.0, "max_grad_norm": 0.5,
+    "normalize_advantages": true, "normalize_rewards": true, "seed": 1, "threads": 1,
+    "network": {"architecture": "per_gpu", "hidden": [64, 64], "value_hidden": [64, 64],
+                "activation": "tanh", "normalize_obs": false, "node_features": true}
+  }
+})";
+
+/// Seeds of the validation episodes: 2000000 + i (disjoint from held_out_seeds()).
+[[nodiscard]] inline std::vector<std::uint64_t> validation_seeds(std::size_t n) {
+    std::vector<std::uint64_t> v;
+    for (std::size_t i = 0; i < n; ++i) v.push_back(2'000'000 + i);
+    return v;
+}
+
+/// What a training run does (the JSON of gpuplace-train --config; see default_run_config_json).
+struct run_config {
+    gpuplace::detail::json scenario = "default";  ///< a preset name, a scenario file or an inline scenario
+    gpuplace::detail::json train_reward;          ///< null, or reward weights merged over the scenario's for training
+    std::size_t validation_seeds = 8;             ///< greedy validation episodes (0: keep the last network)
+    std::size_t validate_every = 10;              ///< iterations between validations
+    std::size_t restarts = 1;                     ///< training seeds ppo.seed .. ppo.seed + restarts - 1
+    std::size_t checkpoint_every = 10;            ///< iterations between saved states
+    ppo_config ppo;
+    std::string base_dir;  ///< where relative file names in the config are (the config file's folder); not saved
+
+    /// Reads a config; unknown keys and bad values are ConfigErrors naming the JSON path.
+    [[nodiscard]] static run_config from_json(const gpuplace::detail::json& j, std::string base_dir = {}) {
+        using namespace gpuplace::detail;
+        check_keys(j, "", {"scenario", "train_reward", "validation_seeds", "validate_every", "restarts", "checkpoint_every", "ppo"});
+        run_config c;
+        c.base_dir = std::move(base_dir);
+        if (auto it = j.find("scenario"); it != j.end()) {
+            if (!it->is_string() && !it->is_object())
+                config_fail("/scenario", "expected a preset name, a scenario file or an object, got " + short_dump(*it));
+            c.scenario = *it;
+        }
+        if (auto it = j.find("train_reward"); it != j.end()) {
+            if (!it->is_object() && !it->is_null()) config_fail("/train_reward", "expected an object of reward weights, got " + short_dump(*it));
+            c.train_reward = *it;
+        }
+        read_int(j, "", "validation_seeds", c.validation_seeds, 0, 100000);
+        read_int(j, "", "validate_every", c.validate_every, 1, 1 << 30);
+        read_int(j, "", "restarts", c.restarts, 1, 64);
+        read_int(j, "", "checkpoint_every", c.checkpoint_every, 1, 1 << 30);
+        c.ppo = ppo_config::from_json(j.value("ppo", json::object()), "/ppo");
+        (void)c.train_scenario();  // the scenario and the reward weights are checked here, not at the first use
+        return c;
+    }
+
+    /// The embedded default (default_run_config_json).
+    [[nodiscard]] static run_config defaults() {
+        return from_json(gpuplace::detail::parse_json(default_run_config_json, "default training config"));
+    }
+
+    [[nodiscard]] gpuplace::detail::json to_json() const {
+        gpuplace::detail::json j = {{"scenario", scenario},
+                                    {"validation_seeds", validation_seeds},
+                                    {"validate_every", validate_every},
+                                    {"restarts", restarts},
+                                    {"checkpoint_every", checkpoint_every},
+                                    {"ppo", ppo.to_json()}};
+        if (!train_reward.is_null()) j["train_reward"] = train_reward;
+        return j;
+    }
+
+    /// The scenario the network is validated and evaluated on.
+    [[nodiscard]] gpuplace::scenario eval_scenario() const {
+        if (scenario.is_string()) {
+            const auto n = scenario.get<std::string>();
+            for (const auto& p : preset_names())
+                if (n == p) return preset_scenario(n);
+            return gpuplace::scenario::load(relative_to(n, base_dir));
+        }
+        auto s = gpuplace::scenario::from_json(scenario);
+        s.resolve_paths(base_dir);
+        return s;
+    }
+
+    /// The scenario the network is trained on: eval_scenario() with train_reward's weights.
+    [[nodiscard]] gpuplace::scenario train_scenario() const {
+        auto s = eval_scenario();
+        if (train_reward.is_null()) return s;
+        auto j = s.to_json();
+        j["reward"].merge_patch(train_reward);
+        try {
+            return gpuplace::scenario::from_json(j);
+        } catch (const ConfigError& e) {
+            throw ConfigError(std::string("config /train_reward: ") + e.what());
+        }
+    }
+};
+
+/// How a run is carried out (not part of what it computes).
+struct run_options {
+    std::string out = "out/train";  ///< the run folder
+    bool resume = false;            ///< continue the run in `out` from its saved states
+    std::size_t parallel = 1;       ///< restarts trained at a time (one thread each)
+    std::function<void(const std::string&)> print;        ///< progress lines (none when empty)
+    std::function<bool()> stop_requested;                 ///< checked after each iteration: save and stop
+    std::function<void(std::string_view, std::size_t)> hook;  ///< tests: ("iteration", n) after an iteration's
+                                                              ///< log row, ("restart", k) after restart k ended
+};
+
+/// One restart's results.
+struct restart_result {
+    std::uint64_t seed = 0;
+    bool finished = false;
+    double best_val = 1e300;  ///< best greedy validation JCT (s)
+    std::size_t env_steps = 0;
+    double seconds = 0;       ///< wall time of its training (resumed runs: summed)
+    std::shared_ptr<const actor_critic> network;  ///< the network with the best validation JCT
+};
+
+/// What train_run() returns.
+struct run_result {
+    bool complete = false;  ///< false: stopped (stop_requested) with every state saved
+    std::vector<restart_result> restarts;
+    std::size_t kept = 0;   ///< index of the kept restart
+    std::shared_ptr<const actor_critic> network;  ///< the kept network (complete runs)
+    ppo_config ppo;         ///< its PPO config (its training seed)
+    double seconds = 0;     ///< wall time of this call
+    std::size_t env_steps = 0;  ///< over all restarts
+};
+
+namespace detail {
+
+inline constexpr std::string_view learning_header =
+    "iteration,env_steps,seconds,steps_per_sec,episodes,mean_return,mean_jct,mean_comm_cost,val_jct,val_comm_cost,"
+    "policy_loss,value_loss,entropy,approx_kl,clip_frac,explained_variance,learning_rate,phase,teacher_agreement\n";
+
+[[nodiscard]] inline std::string hms(double s) {
+    char b[32];
+    const long t = long(std::max(0.0, s));
+    std::snprintf(b, sizeof b, "%ld:%02ld:%02ld", t / 3600, (t / 60) % 60, t % 60);
+    return b;
+}
+
+[[nodiscard]] inline std::string read_text(const std::string& file) {
+    std::ifstream in(file, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+/// A network's parameters and normalisers as a state document (the same layout as save_state()'s).
+[[nodiscard]] inline gpuplace::detail::json network_state(const actor_critic& net) {
+    using gpuplace::detail::json;
+    json parts = json::array(), norms = json::array();
+    for (const auto& [name, n] : net.named()) parts.push_back(to_bytes<float>({n->params().data(), std::size_t(n->params().size())}));
+    for (const auto& r : net.normalizers()) {
+        const double c = r.count();
+        norms.push_back({{"mean", to_bytes<double>({r.mean().data(), std::size_t(r.mean().size())})},
+                         {"var", to_bytes<double>({r.var().data(), std::size_t(r.var().size())})},
+                         {"count", to_bytes<double>({&c, 1})}});
+    }
+    return {{"parts", std::move(parts)}, {"normalizers", std::move(norms)}};
+}
+
+/// Sets a network (of the right shape) from network_state().
+inline void set_network_state(actor_critic& net, const gpuplace::detail::json& j, const std::string& src, const std::string& path) {
+    const auto& parts = state_get(j, src, path, "parts");
+    auto named = net.named();
+    if (!parts.is_array() || parts.size() != named.size())
+        throw CheckpointError("state " + src + ": " + path + "/parts: expected " + std::to_string(named.size()) + " parts");
+    std::vector<std::vector<float>> values;
+    for (std::size_t k = 0; k < named.size(); ++k)
+        values.push_back(from_bytes<float>(parts[k], src, path + "/parts/" + std::to_string(k), named[k].second->num_params()));
+    const auto& norms = state_get(j, src, path, "normalizers");
+    if (!norms.is_array() || norms.size() != net.normalizers().size())
+        throw CheckpointError("state " + src + ": " + path + "/normalizers: wrong number of normalizers");
+    for (std::size_t k = 0; k < named.size(); ++k) std::copy(values[k].begin(), values[k].end(), named[k].second->params().data());
+    for (std::size_t k = 0; k < norms.size(); ++k) {
+        auto& r = net.normalizers()[k];
+        const auto n = std::size_t(r.mean().size());
+        const std::string p = path + "/normalizers/" + std::to_string(k);
+        const auto mean = from_bytes<double>(state_get(norms[k], src, p, "mean"), src, p + "/mean", n);
+        const auto var = from_bytes<double>(state_get(norms[k], src, p, "var"), src, p + "/var", n);
+        const auto count = from_bytes<double>(state_get(norms[k], src, p, "count"), src, p + "/count", 1);
+        r.set(Eigen::Map<const Eigen::VectorXd>(mean.data(), Eigen::Index(n)),
+              Eigen::Map<const Eigen::VectorXd>(var.data(), Eigen::Index(n)), count[0]);
+    }
+}
+
+/// Reads a restart's state file, falling back to the previous one (state.prev.bin) when the
+/// latest cannot be read. Returns null when neither exists.
+[[nodiscard]] inline gpuplace::detail::json read_restart_state(const std::string& dir, std::string& used,
+                                                               const std::function<void(const std::string&)>& print) {
+    namespace fs = std::filesystem;
+    const std::string cur = dir + "/state.bin", prev = dir + "/state.prev.bin";
+    if (!fs::exists(cur) && !fs::exists(prev)) return nullptr;
+    std::string why;
+    if (fs::exists(cur)) {
+        try {
+            used = cur;
+            return read_state_file(cur);
+        } catch (const CheckpointError& e) {
+            if (!fs::exists(prev)) throw;
+            why = e.what();
+        }
+    }
+    used = prev;
+    try {
+        auto j = read_state_file(prev);
+        if (print && !why.empty()) print(why + "; using the previous state " + prev + "\n");
+        return j;
+    } catch (const CheckpointError& e) {
+        if (why.empty()) throw;
+        throw CheckpointError(why + "; the previous state cannot be used either: " + e.what());
+    }
+}
+
+/// Writes a restart's state: the last one becomes state.prev.bin, then state.bin is written atomically.
+inline void write_restart_state(const std::string& dir, const gpuplace::detail::json& doc) {
+    namespace fs = std::filesystem;
+    const std::string cur = dir + "/state.bin", prev = dir + "/state.prev.bin";
+    std::error_code ec;
+    if (fs::exists(cur)) fs::rename(cur, prev, ec);
+    write_state_file(cur, doc);
+}
+
+/// Trains one restart (training seed pc.seed) in `dir`; resumes from its state when asked and there is one.
+template <class E>
+restart_result train_restart(const gpuplace::scenario& train_s, const gpuplace::scenario& eval_s, const ppo_config& pc,
+                             const run_config& rc, const std::vector<std::uint64_t>& vseeds, const std::string& dir,
+                             const std::string& tag, bool announce, std::size_t index, const run_options& o,
+                             std::mutex& print_lock) {
+    using gpuplace::detail::json;
+    namespace fs = std::filesystem;
+    auto say = [&](const std::string& s) {
+        if (!o.print) return;
+        const std::lock_guard lock(print_lock);
+        o.print(s);
+    };
+    fs::create_directories(dir);
+    restart_result res;
+    res.seed = pc.seed;
+    basic_ppo<E> ppo(train_s, pc);
+    actor_critic best_net = ppo.network();
+    double elapsed0 = 0;
+    std::string rows;
+    if (o.resume) {
+        std::string used;
+        const auto st = read_restart_state(dir, used, o.print);
+        if (!st.is_null()) {
+            const auto& fmt = state_get(st, used, "", "format");
+            if (fmt != "gpuplace-restart-state") throw CheckpointError("state " + used + ": /format: not a restart state");
+            if (state_uint(st, used, "", "version") != run_state_version)
+                throw CheckpointError("state " + used + ": /version: made by another version of gpuplace's run state (this build resumes version " +
+                                      std::to_string(run_state_version) + ")");
+            if (state_uint(st, used, "", "seed") != pc.seed)
+                throw CheckpointError("state " + used + ": /seed: a state of training seed " + std::to_string(state_uint(st, used, "", "seed")) +
+                                      ", expected " + std::to_string(pc.seed));
+            const auto& lj = state_get(st, used, "", "log");
+            if (!lj.is_string()) throw CheckpointError("state " + used + ": /log: expected the learning log's rows");
+            rows = lj.get<std::string>();
+            res.best_val = from_bytes<double>(state_get(st, used, "", "best_val"), used, "/best_val", 1)[0];
+            set_network_state(best_net, state_get(st, used, "", "best_network"), used, "/best_network");
+            elapsed0 = from_bytes<double>(state_get(st, used, "", "seconds"), used, "/seconds", 1)[0];
+            const auto& fin = state_get(st, used, "", "finished");
+            if (fin.is_boolean() && fin.get<bool>()) {
+                res.finished = true;
+                res.env_steps = state_uint(st, used, "", "env_steps");
+                res.seconds = elapsed0;
+                res.network = std::make_shared<const actor_critic>(std::move(best_net));
+                gpuplace::detail::write_file_atomic(dir + "/learning.csv", std::string(learning_header) + rows);
+                say(tag + "already trained (" + used + ")\n");
+                return res;
+            }
+            ppo.load_state(state_get(st, used, "", "trainer"), used);
+            say(tag + "resuming at iteration " + std::to_string(ppo.iterations()) + " of " + std::to_string(ppo.total_iterations()) +
+                " (" + used + ")\n");
+        }
+    }
+    if (announce) {
+        char b[512];
+        std::snprintf(b, sizeof b, "training PPO on scenario %s: %zu parameters, %zu env steps (%zu iterations of %zu x %zu)\n",
+                      eval_s.name.c_str(), ppo.network().num_params(), pc.total_steps, ppo.ppo_iterations(), pc.num_envs,
+                      pc.num_steps);
+        say(b);
+        if (ppo.imitation_iterations() > 0) {
+            std::snprintf(b, sizeof b, "first cloning %s: %zu env steps of its rollouts (%zu iterations), then %zu value-only iterations\n",
+                          pc.teacher.c_str(), pc.imitation_steps, ppo.imitation_iterations(), pc.value_warmup);
+            say(b);
+        }
+    }
+    const std::string log_file = dir + "/learning.csv";
+    gpuplace::detail::write_file_atomic(log_file, std::string(learning_header) + rows);
+    std::ofstream log(log_file, std::ios::app);
+    auto save = [&](bool finished) {
+        json st = {{"format", "gpuplace-restart-state"}, {"version", run_state_version}, {"gpuplace", version_string},
+                   {"seed", pc.seed}, {"finished", finished}, {"log", rows}, {"env_steps", ppo.env_steps()}};
+        st["best_val"] = to_bytes<double>({&res.best_val, 1});
+        st["best_network"] = network_state(best_net);
+        const double secs = elapsed0 + res.seconds;
+        st["seconds"] = to_bytes<double>({&secs, 1});
+        if (!finished) st["trainer"] = ppo.save_state();
+        log.close();
+        write_restart_state(dir, st);
+        gpuplace::detail::write_file_atomic(log_file, std::string(learning_header) + rows);  // the log's form that matches the state
+        log.open(log_file, std::ios::app);
+    };
+    const std::size_t nval = vseeds.size();
+    const auto t0 = std::chrono::steady_clock::now();
+    auto since = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+    const std::size_t run_steps0 = ppo.env_steps(), start_iter = ppo.iterations();
+    while (!ppo.done()) {
+        const auto st = ppo.iterate();
+        res.seconds = since();
+        const double el = elapsed0 + res.seconds;
+        const double sps = double(st.env_steps - run_steps0) / std::max(res.seconds, 1e-9);
+        double vj = NAN, vc = NAN;
+        if (nval > 0 && (st.iteration % rc.validate_every == 0 || ppo.done())) {
+            auto cur = std::make_shared<const actor_critic>(ppo.network());
+            const auto rep = evaluate<E>(eval_s, {as_policy<E>("ppo", cur)}, vseeds, 1);
+            vj = rep.policies[0].get("avg_jct").mean;
+            vc = rep.policies[0].get("avg_comm_cost").mean;
+            if (vj < res.best_val) {
+                res.best_val = vj;
+                best_net = ppo.network();
+            }
+        }
+        char line[512];
+        std::snprintf(line, sizeof line, "%zu,%zu,%.3f,%.1f,%zu,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s,%.4g\n",
+                      st.iteration, st.env_steps, el, sps, st.episodes, st.mean_return, st.mean_jct, st.mean_comm_cost,
+                      vj, vc, st.policy_loss, st.value_loss, st.entropy, st.approx_kl, st.clip_frac,
+                      st.explained_variance, st.learning_rate, st.imitation ? "imitation" : "ppo", st.teacher_agreement);
+        rows += line;
+        log << line << std::flush;
+        if (o.hook) o.hook("iteration", st.iteration);
+        if (!std::isnan(vj) || ppo.done()) {
+            const double eta = res.seconds / double(st.iteration - start_iter) * double(ppo.total_iterations() - st.iteration);
+            char b[512];
+            if (st.imitation)
+                std::snprintf(b, sizeof b, "%s[%s] it %4zu/%zu  steps %8zu  %6.0f steps/s  imitating %s: cross-entropy %.3f, agreement %.3f  "
+                              "val JCT %.3f h  ETA %s\n",
+                              tag.c_str(), hms(el).c_str(), st.iteration, ppo.total_iterations(), st.env_steps, sps, pc.teacher.c_str(),
+                              st.policy_loss, st.teacher_agreement, vj / 3600, hms(eta).c_str());
+            else
+                std::snprintf(b, sizeof b, "%s[%s] it %4zu/%zu  steps %8zu  %6.0f steps/s  return %8.2f  JCT %.3f h  val JCT %.3f h  "
+                              "entropy %.3f  ETA %s\n",
+                              tag.c_str(), hms(el).c_str(), st.iteration, ppo.total_iterations(), st.env_steps, sps, st.mean_return,
+                              st.mean_jct / 3600, vj / 3600, st.entropy, hms(eta).c_str());
+            say(b);
+        }
+        const bool stop = !ppo.done() && o.stop_requested && o.stop_requested();
+        if (stop || (!ppo.done() && st.iteration % rc.checkpoint_every == 0)) save(false);
+        if (stop) {
+            say(tag + "stopped after iteration " + std::to_string(st.iteration) + "; state saved in " + dir + "/state.bin\n");
+            res.env_steps = ppo.env_steps();
+            return res;
+        }
+    }
+    if (nval == 0) best_net = ppo.network();  // nothing to select on: the last network
+    res.finished = true;
+    res.env_steps = ppo.env_steps();
+    save(true);
+    res.seconds += elapsed0;
+    res.network = std::make_shared<const actor_critic>(std::move(best_net));
+    if (o.hook) o.hook("restart", index);
+    return res;
+}
+
+}  // namespace detail
+
+/// Runs (or with o.resume continues) the training run of `rc` in o.out on env type E (visit_env()
+/// picks it for the scenario). Throws ConfigError / CheckpointError on bad input, naming files and
+/// what differs; a stopped run (o.stop_requested) returns complete = false with every state saved.
+template <class E>
+run_result train_run(const run_config& rc, const run_options& o) {
+    using gpuplace::detail::json;
+    using namespace detail;
+    namespace fs = std::filesystem;
+    const auto t0 = std::chrono::steady_clock::now();
+    std::mutex print_lock;
+    auto say = [&](const std::string& s) {
+        if (!o.print) return;
+        const std::lock_guard lock(print_lock);
+        o.print(s);
+    };
+    const auto eval_s = rc.eval_scenario();
+    const auto train_s = rc.train_scenario();
+    fs::create_directories(o.out);
+    const json ident = {{"format", "gpuplace-run"}, {"version", run_state_version}, {"gpuplace", version_string},
+                        {"config", rc.to_json()}, {"scenario", eval_s.to_json()}};
+    const std::string run_file = o.out + "/run.json";
+    if (o.resume) {
+        if (!fs::exists(run_file))
+            throw CheckpointError("resume: " + o.out + " holds no run to resume (" + run_file + " does not exist)");
+        const json stored = gpuplace::detail::parse_json(read_text(run_file), run_file);
+        if (!stored.is_object() || stored.value("format", "") != "gpuplace-run")
+            throw CheckpointError("resume: " + run_file + " is not a gpuplace run file");
+        if (stored.value("version", 0) != run_state_version || stored.value("gpuplace", "") != version_string)
+            throw CheckpointError("resume: " + run_file + " was written by gpuplace " + stored.value("gpuplace", "?") +
+                                  " (run state version " + gpuplace::detail::short_dump(stored.value("version", json())) +
+                                  "); this is gpuplace " + version_string + " (version " + std::to_string(run_state_version) + ")");
+        for (const char* k : {"config", "scenario"})
+            if (stored.value(k, json()) != ident[k])
+                throw CheckpointError("resume: the run in " + o.out + " was made with another " + k + ": " +
+                                      differences(stored.value(k, json()), ident[k]));
+    } else {
+        // a new run: the states of an earlier run in this folder must not be resumed by mistake later
+        std::error_code ec;
+        for (const auto& d : {fs::path(o.out)}) {
+            fs::remove(d / "state.bin", ec);
+            fs::remove(d / "state.prev.bin", ec);
+        }
+        for (std::size_t r = 0; r < 64; ++r) {
+            const auto d = fs::path(o.out) / ("seed_" + std::to_string(rc.ppo.seed + r));
+            fs::remove(d / "state.bin", ec);
+            fs::remove(d / "state.prev.bin", ec);
+        }
+        auto stored = ident;
+        stored["base_dir"] = rc.base_dir;  // where the config's relative file names are (not compared)
+        gpuplace::detail::write_file_atomic(run_file, stored.dump(2) + "\n");
+    }
+    const auto vseeds = validation_seeds(rc.validation_seeds);
+    if (!vseeds.empty()) {  // the yardstick: every heuristic on the validation seeds
+        std::vector<any_policy<E>> hs;
+        for (const auto& n : heuristic_names()) hs.push_back(heuristic<E>(n));
+        const auto rep = evaluate<E>(eval_s, hs, vseeds, 1);
+        std::string line = "validation seeds (" + std::to_string(vseeds.size()) + "), mean JCT of the heuristics:";
+        std::string csv = "policy,avg_jct\n";
+        for (const auto& p : rep.policies) {
+            char b[128];
+            std::snprintf(b, sizeof b, "  %s %.3f h", p.policy.c_str(), p.get("avg_jct").mean / 3600);
+            line += b;
+            std::ostringstream v;
+            v.precision(17);
+            v << p.policy << "," << p.get("avg_jct").mean << "\n";
+            csv += v.str();
+        }
+        say(line + "\n");
+        gpuplace::detail::write_file_atomic(o.out + "/validation_heuristics.csv", csv);
+    }
+    const std::size_t R = rc.restarts;
+    const std::size_t par = std::clamp<std::size_t>(o.parallel, 1, R);
+    if (R > 1) {
+        char b[256];
+        std::snprintf(b, sizeof b, "%zu restarts (training seeds %llu..%llu), %zu at a time; the best on validation is kept\n", R,
+                      static_cast<unsigned long long>(rc.ppo.seed), static_cast<unsigned long long>(rc.ppo.seed + R - 1), par);
+        say(b);
+    }
+    run_result out;
+    out.restarts.resize(R);
+    std::vector<std::exception_ptr> errs(R);
+    auto one = [&](std::size_t r) {
+        try {
+            auto c = rc.ppo;
+            c.seed = rc.ppo.seed + r;
+            const std::string dir = R > 1 ? o.out + "/seed_" + std::to_string(c.seed) : o.out;
+            const std::string tag = R > 1 ? "seed " + std::to_string(c.seed) + " " : "";
+            out.restarts[r] = train_restart<E>(train_s, eval_s, c, rc, vseeds, dir, tag, r == 0, r, o, print_lock);
+        } catch (...) {
+            errs[r] = std::current_exception();
+        }
+    };
+    for (std::size_t r0 = 0; r0 < R; r0 += par) {
+        if (r0 > 0 && o.stop_requested && o.stop_requested()) break;  // later restarts have not started: nothing to save
+        std::vector<std::thread> ts;
+        for (std::size_t r = r0; r < std::min(R, r0 + par); ++r) ts.emplace_back(one, r);
+        for (auto& t : ts) t.join();
+    }
+    for (auto& e : errs)
+        if (e) std::rethrow_exception(e);
+    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    for (const auto& r : out.restarts) out.env_steps += r.env_steps;
+    out.complete = std::all_of(out.restarts.begin(), out.restarts.end(), [](const restart_result& r) { return r.finished; });
+    if (!out.complete) return out;
+    std::size_t win = 0;
+    for (std::size_t r = 0; r < R; ++r)
+        if (out.restarts[r].best_val < out.restarts[win].best_val) win = r;
+    out.kept = win;
+    out.network = out.restarts[win].network;
+    out.ppo = rc.ppo;
+    out.ppo.seed = rc.ppo.seed + win;
+    if (R > 1) {
+        std::ostringstream rs;
+        rs.precision(17);
+        rs << "seed,best_val_jct,env_steps,seconds\n";
+        for (std::size_t r = 0; r < R; ++r) {
+            const auto& x = out.restarts[r];
+            rs << x.seed << "," << x.best_val << "," << x.env_steps << "," << x.seconds << "\n";
+            char b[256];
+            std::snprintf(b, sizeof b, "seed %llu: best validation JCT %.3f h (%s)%s\n", static_cast<unsigned long long>(x.seed),
+                          x.best_val / 3600, hms(x.seconds).c_str(), r == win ? "  <- kept" : "");
+            say(b);
+        }
+        gpuplace::detail::write_file_atomic(o.out + "/restarts.csv", rs.str());
+        // the kept run's learning log is the one plotted
+        gpuplace::detail::write_file_atomic(o.out + "/learning.csv", read_text(o.out + "/seed_" + std::to_string(out.restarts[win].seed) + "/learning.csv"));
+    }
+    double train_secs = 0;
+    for (const auto& r : out.restarts) train_secs = std::max(train_secs, r.seconds);
+    char b[256];
+    std::snprintf(b, sizeof b, "trained in %s (%zu env steps over %zu run(s)); best validation JCT %.3f h\n", hms(out.seconds).c_str(),
+                  out.env_steps, R, out.restarts[win].best_val / 3600);
+    say(b);
+    save_checkpoint(o.out + "/ppo.json", *out.network, out.ppo, eval_s);
+    say("checkpoint " + o.out + "/ppo.json (the network with the best validation JCT)\n");
+    return out;
+}
+
+}  // namespace gpuplace::rl
