@@ -1,5 +1,4 @@
-"""Quick start (Python): step a gpuplace environment through Gymnasium, train sb3-contrib's
-MaskablePPO on it for a few seconds, then compare it with every heuristic on held-out seeds."""
+"""Quick start: a Gymnasium step, MaskablePPO for a few seconds, then every heuristic next to it."""
 import gymnasium as gym
 from sb3_contrib import MaskablePPO
 
