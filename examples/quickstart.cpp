@@ -15,13 +15,9 @@ int main() {
     }
 
     const auto m = env.episode_metrics();
-    std::printf("jobs done        %zu / %zu\n", m.jobs_done, m.jobs_total);
-    std::printf("steps            %zu\n", env.steps());
-    std::printf("average JCT      %.2f h (p95 %.2f h)\n", m.avg_jct / 3600, m.p95_jct / 3600);
-    std::printf("queueing delay   %.2f h\n", m.avg_queueing_delay / 3600);
-    std::printf("makespan         %.2f h\n", m.makespan / 3600);
-    std::printf("avg slowdown     %.3f\n", m.avg_slowdown);
-    std::printf("GPU utilisation  %.1f %%\n", 100 * m.utilization);
-    std::printf("reward sum       %.4f  (= -sum of JCTs / 3600 s)\n", total_reward);
+    std::printf("%zu of %zu jobs done in %zu steps\n", m.jobs_done, m.jobs_total, env.steps());
+    std::printf("average JCT %.2f h (p95 %.2f h), makespan %.2f h, GPU utilisation %.1f %%\n",
+                m.avg_jct / 3600, m.p95_jct / 3600, m.makespan / 3600, 100 * m.utilization);
+    std::printf("reward sum %.4f (= -sum of JCTs / 3600 s)\n", total_reward);
     return m.jobs_done == m.jobs_total ? 0 : 1;
 }

@@ -106,7 +106,7 @@ TEST_CASE("regression: co-location utilization counts a shared GPU once") {
     CHECK(r.m.utilization == doctest::Approx(e.simulator().busy_gpu_time() / (12.0 * r.m.makespan)).epsilon(1e-12));
 }
 
-// checkpoint_fuzzer (CI run): a parameter written 0.701e30879 made nlohmann::json throw
+// checkpoint_fuzzer: a parameter written 0.701e30879 made nlohmann::json throw
 // out_of_range 406 ("number overflow"), which is not a parse_error: it escaped parse_checkpoint as
 // an nlohmann exception and terminated the fuzzer. The scenario reader had the same hole. Fix
 // (include/gpuplace/detail/json_util.hpp, include/gpuplace/rl/checkpoint.hpp): such a number is
