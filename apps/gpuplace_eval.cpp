@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include <gpuplace/detail/atomic_file.hpp>
 #include <gpuplace/gpuplace.hpp>
 
 namespace {
@@ -109,9 +110,10 @@ void run_eval(const gpuplace::scenario& s, const std::vector<std::string>& polic
                         t->dropped, t->arrival_scale);
     }
     std::printf("%s", rep.table().c_str());
-    if (!o.csv.empty()) std::ofstream(o.csv) << rep.csv();
-    if (!o.summary_csv.empty()) std::ofstream(o.summary_csv) << rep.summary_csv();
-    if (!o.json.empty()) std::ofstream(o.json) << rep.to_json().dump(2) << "\n";
+    // reports are written atomically: a file is the whole old report or the whole new one
+    if (!o.csv.empty()) gpuplace::detail::write_file_atomic(o.csv, rep.csv());
+    if (!o.summary_csv.empty()) gpuplace::detail::write_file_atomic(o.summary_csv, rep.summary_csv());
+    if (!o.json.empty()) gpuplace::detail::write_file_atomic(o.json, rep.to_json().dump(2) + "\n");
 }
 }  // namespace
 

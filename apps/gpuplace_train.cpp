@@ -76,6 +76,7 @@ int compare(const rl::run_config& rc, std::shared_ptr<const rl::actor_critic> ne
     std::vector<any_policy<E>> ps{rl::as_policy<E>("ppo", std::move(net))};
     for (const auto& n : heuristic_names()) ps.push_back(heuristic<E>(n));
     const auto rep = evaluate<E>(eval_s, ps, held_out_seeds(seeds), 0);
+    std::filesystem::create_directories(out);
     std::printf("\nscenario %s, %zu held-out seeds:\n%s", eval_s.name.c_str(), seeds, rep.table().c_str());
     std::printf("\n%s", rep.paired_table("ppo").c_str());
     detail::write_file_atomic(out + "/compare.csv", rep.csv());

@@ -19,7 +19,7 @@ int main(int argc, char** argv) {
     auto shared = gpuplace::scenario::parse(R"json({
       "name": "colocation_openb",
       "topology": {"preset": "dgx_a100", "racks": 1, "nodes_per_rack": 1},
-      "workload": {"kind": "trace", "format": "openb", "path": "",
+      "workload": {"kind": "trace", "format": "openb", "path": "examples/data/openb_sample.csv",
                    "target_load": 3.0, "episode_jobs": 300},
       "env": {"allow_defer": true},
       "colocation": {"enabled": true, "max_jobs_per_gpu": 4, "gpu_memory_gb": 32}

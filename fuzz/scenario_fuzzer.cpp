@@ -3,7 +3,8 @@
 // must reset and step through valid actions without any error but gpuplace::Error.
 //
 // Inputs above the size caps in fuzz_check.hpp (GPUs, jobs), and inputs that name files (a trace
-// workload, a zoo file, a co-location profile), are parsed but not built.
+// workload, a zoo file, a co-location profile), are parsed but not built: the scenario_files fuzzer
+// builds scenarios with the files they name.
 
 #include <cmath>
 #include <cstddef>
@@ -14,6 +15,7 @@
 #include <gpuplace/config.hpp>
 #include <gpuplace/env.hpp>
 
+#include "drive_env.hpp"
 #include "fuzz_check.hpp"
 
 namespace gp = gpuplace;
@@ -28,39 +30,6 @@ bool too_big(const gp::scenario& s, std::size_t G) {
     if (w.kind == "proximity_drl" && w.proximity_drl.num_jobs > gp::fuzz::max_jobs) return true;
     if (s.zoo.is_string() || !s.colocation.profile.empty()) return true;  // reads a file
     return false;
-}
-
-template <class E>
-void drive(const gp::scenario& s, std::uint64_t seed) {
-    std::unique_ptr<E> e;
-    try {
-        e = std::make_unique<E>(s);
-    } catch (const gp::ConfigError&) {
-        return;  // e.g. a job that can never fit: rejected at construction, as documented
-    }
-    try {
-        e->reset(seed);
-    } catch (const gp::ConfigError&) {
-        return;  // a drawn job the cluster or zoo cannot take (e.g. a proximity_drl request > G)
-    }
-    const std::size_t G = e->num_gpus();
-    for (std::size_t step = 0; step < gp::fuzz::max_steps && !e->done(); ++step) {
-        const auto mask = e->action_mask();
-        FUZZ_CHECK(mask.size() == G + 1, "mask size %zu for %zu GPUs", mask.size(), G);
-        std::size_t valid = 0;
-        for (auto m : mask) valid += m != 0;
-        FUZZ_CHECK(valid > 0, "all-zero mask at step %zu", step);
-        for (float x : e->observation()) FUZZ_CHECK(std::isfinite(x) && x >= 0.0f && x <= 1.0f, "feature %g", double(x));
-        // rotate through the valid actions so that DEFER is taken too
-        std::size_t k = (seed + step) % valid;
-        std::int64_t a = -1;
-        for (std::size_t i = 0; i <= G; ++i)
-            if (mask[i] && k-- == 0) {
-                a = std::int64_t(i);
-                break;
-            }
-        (void)e->step(a);
-    }
 }
 
 }  // namespace
@@ -97,8 +66,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (too_big(s, G)) return 0;
     const std::uint64_t seed = size;
     const auto& m = s.comm["model"];
-    if (m == "tree_route") drive<gp::tree_route_env>(s, seed);
-    else if (m == "ring_allreduce") drive<gp::env>(s, seed);
+    if (m == "tree_route") gp::fuzz::drive<gp::tree_route_env>(s, seed);
+    else if (m == "ring_allreduce") gp::fuzz::drive<gp::env>(s, seed);
     else {
         // an unknown or non-string comm model is a ConfigError, never a silent default
         bool threw = false;

@@ -107,8 +107,8 @@ const std::vector<example>& catalogue() {
         });
         add("ConfigError", "unknown scenario preset \"big\" (allowed: default, proximity_drl, colocation)",
             [] { (void)gp::preset_scenario("big"); });
-        add("ConfigError", "cannot open scenario file \"no/such/scenario.json\"",
-            [] { (void)gp::scenario::load("no/such/scenario.json"); });
+        add("ConfigError", "cannot open scenario file \"/no/such/scenario.json\"",
+            [] { (void)gp::scenario::load("/no/such/scenario.json"); });
         add("ConfigError", "trace options: time_scale must be > 0 (got 0.000000)", [] {
             gp::trace_options o;
             o.time_scale = 0;
@@ -138,8 +138,8 @@ const std::vector<example>& catalogue() {
             (void)read_catalogue_trace(gp::trace_format::openb,
                        "name,num_gpu,gpu_milli,creation_time,deletion_time,scheduled_time\np,1,1000,0,5,10\n", "pods.csv");
         });
-        add("TraceError", "no/such.trace: cannot open the trace file",
-            [] { (void)gp::load_trace(gp::trace_format::philly, "no/such.trace", gp::ModelZoo::builtin()); });
+        add("TraceError", "/no/such.trace: cannot open the trace file",
+            [] { (void)gp::load_trace(gp::trace_format::philly, "/no/such.trace", gp::ModelZoo::builtin()); });
         // ---- InvalidAction -----------------------------------------------------------------
         add("InvalidAction", "invalid action 7: out of range [0, 4] (4 GPUs, DEFER = 4)", [] {
             gp::env e(tiny_catalogue_scenario({{0, 2}}));

@@ -92,8 +92,8 @@ TEST_CASE("vector env: exactly N separate envs, with 1 and 2 threads, across aut
     const auto one = run_side_by_side(s, 3, 1, 77, 3);
     const auto two = run_side_by_side(s, 3, 2, 77, 3);
     CHECK(same_bytes<float>(one, two));
-    // more threads than envs are clamped; the results do not change
-    const auto many = run_side_by_side(s, 3, 8, 77, 3);
+    // a thread per env; the results do not change
+    const auto many = run_side_by_side(s, 3, 3, 77, 3);
     CHECK(same_bytes<float>(one, many));
     // another seed gives other episodes
     const auto other = run_side_by_side(s, 3, 2, 78, 1);
@@ -207,7 +207,11 @@ TEST_CASE("vector env: step_random() is sample_valid_actions() then step(), what
     CHECK(same_bytes<float>(ref, run(1, true)));
     CHECK(same_bytes<float>(ref, run(2, true)));
     CHECK(same_bytes<float>(ref, run(3, false)));
-    CHECK(same_bytes<float>(ref, run(8, true)));  // clamped to N
+    CHECK(same_bytes<float>(ref, run(5, true)));  // one thread per env
+    CHECK_THROWS_WITH_AS(gp::vector_env(gp::default_scenario(), 5, 8),
+                         "vector env: num_threads 8 out of range [1, 5] (each thread steps at least one of the 5 envs)",
+                         gp::ConfigError);
+    CHECK_THROWS_AS(gp::vector_env(gp::default_scenario(), 5, 0), gp::ConfigError);
     // the actions are those of the sampler seeds: env i's stream is a function of (seed, i)
     CHECK(gp::sampler_seed(11, 0) != gp::sampler_seed(11, 1));
     CHECK(gp::sampler_seed(11, 0) != gp::sampler_seed(12, 0));

@@ -296,9 +296,13 @@ private:
         for (std::size_t i = 1; i < n; ++i) v.push_back(v.front());
         return v;
     }
-    static std::size_t clamp_threads(std::size_t t, std::size_t n) noexcept {
-        if (t == 0) t = 1;
-        return n == 0 ? 1 : std::min(t, n);
+    /// The worker threads: 1..num_envs (each thread steps at least one env); ConfigError otherwise.
+    static std::size_t clamp_threads(std::size_t t, std::size_t n) {
+        if (n == 0) throw ConfigError("vector env: num_envs must be >= 1");
+        if (t == 0 || t > n)
+            throw ConfigError("vector env: num_threads " + std::to_string(t) + " out of range [1, " + std::to_string(n) +
+                              "] (each thread steps at least one of the " + std::to_string(n) + " envs)");
+        return t;
     }
     [[nodiscard]] std::pair<std::size_t, std::size_t> block(std::size_t w) const noexcept {
         const std::size_t n = envs_.size(), t = pool_->size();

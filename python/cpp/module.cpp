@@ -17,7 +17,13 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <functional>
 #include <cmath>
 #include <cstdint>
@@ -132,6 +138,51 @@ py::object to_py(const json& j) {
 std::string type_name(py::handle o) { return py::str(py::type::handle_of(o).attr("__name__")).cast<std::string>(); }
 
 /// A scenario from JSON text, a dict, a preset name or a .json file.
+/// A Python value as JSON: dicts (string keys), lists and tuples, str, bool, None, and numbers
+/// (numpy's too). A non-finite float or any other type is a ConfigError naming its JSON path.
+json py_to_json(py::handle o, const std::string& path) {
+    const auto where = [&] { return path.empty() ? std::string("/") : path; };
+    if (o.is_none()) return nullptr;
+    if (py::isinstance<py::bool_>(o)) return o.cast<bool>();
+    if (py::isinstance<py::str>(o)) return o.cast<std::string>();
+    if (py::isinstance<py::dict>(o)) {
+        json j = json::object();
+        for (auto [k, v] : o.cast<py::dict>()) {
+            if (!py::isinstance<py::str>(k))
+                throw gp::ConfigError("config " + where() + ": keys must be strings, got " + type_name(k) + " " +
+                                      py::repr(k).cast<std::string>());
+            const auto key = k.cast<std::string>();
+            j[key] = py_to_json(v, path + "/" + key);
+        }
+        return j;
+    }
+    if (py::isinstance<py::list>(o) || py::isinstance<py::tuple>(o)) {
+        json j = json::array();
+        std::size_t i = 0;
+        for (auto v : o) j.push_back(py_to_json(v, path + "/" + std::to_string(i++)));
+        return j;
+    }
+    if (PyIndex_Check(o.ptr())) {  // int, numpy integers
+        py::int_ v = py::reinterpret_steal<py::int_>(PyNumber_Index(o.ptr()));
+        if (!v) throw py::error_already_set();
+        long long x = PyLong_AsLongLong(v.ptr());
+        if (!PyErr_Occurred()) return x;
+        PyErr_Clear();
+        const unsigned long long u = PyLong_AsUnsignedLongLong(v.ptr());
+        if (!PyErr_Occurred()) return u;
+        PyErr_Clear();
+        throw gp::ConfigError("config " + where() + ": integer " + py::str(v).cast<std::string>() + " is too large");
+    }
+    if (PyFloat_Check(o.ptr()) || py::hasattr(o, "__float__")) {
+        const double x = py::float_(py::reinterpret_borrow<py::object>(o)).cast<double>();
+        if (!std::isfinite(x))
+            throw gp::ConfigError("config " + where() + ": " + py::repr(o).cast<std::string>() + " is not a finite number");
+        return x;
+    }
+    throw gp::ConfigError("config " + where() + ": " + type_name(o) + " " + py::repr(o).cast<std::string>() +
+                          " is not a JSON value (dict, list, str, number, bool or None)");
+}
+
 gp::scenario to_scenario(py::handle o) {
     if (py::isinstance<py::str>(o)) {
         const auto text = o.cast<std::string>();
@@ -140,10 +191,7 @@ gp::scenario to_scenario(py::handle o) {
         if (text.size() > 5 && text.compare(text.size() - 5, 5, ".json") == 0) return gp::scenario::load(text);
         return gp::preset_scenario(text);  // unknown names: ConfigError listing the presets
     }
-    if (py::isinstance<py::dict>(o)) {
-        const auto text = py::module_::import("json").attr("dumps")(o).cast<std::string>();
-        return gp::scenario::parse(text, "scenario dict");
-    }
+    if (py::isinstance<py::dict>(o)) return gp::scenario::from_json(py_to_json(o, ""));
     throw py::type_error("scenario must be a JSON string or a dict, got " + type_name(o));
 }
 
@@ -947,12 +995,23 @@ py::dict run_episode(py::object scenario, py::object policy, py::object seed, py
     return run_episode_impl<gp::env>(sc, pol, rp, s, record);
 }
 
-std::vector<std::uint64_t> to_seeds(py::handle o) {
-    if (PyIndex_Check(o.ptr()) && !py::isinstance<py::bool_>(o)) {
-        const auto n = to_seed(o);
-        if (n == 0) throw py::value_error("seeds: need at least one seed");
-        return gp::held_out_seeds(static_cast<std::size_t>(n));
+/// A number of held-out seeds: an integer in [1, 10^7]; ConfigError naming the value otherwise.
+std::size_t seed_count(py::handle o) {
+    if (py::isinstance<py::bool_>(o) || !PyIndex_Check(o.ptr()))
+        throw gp::ConfigError("seeds: expected a number of held-out seeds or a list of seeds, got " + type_name(o) + " " +
+                              py::repr(o).cast<std::string>());
+    py::int_ v = py::reinterpret_steal<py::int_>(PyNumber_Index(o.ptr()));
+    if (!v) throw py::error_already_set();
+    const long long n = PyLong_AsLongLong(v.ptr());
+    if (PyErr_Occurred() || n < 1 || n > 10'000'000) {
+        PyErr_Clear();
+        throw gp::ConfigError("seeds: " + py::str(v).cast<std::string>() + " is not a number of held-out seeds (1 to 10000000)");
     }
+    return static_cast<std::size_t>(n);
+}
+
+std::vector<std::uint64_t> to_seeds(py::handle o) {
+    if (PyIndex_Check(o.ptr()) && !py::isinstance<py::bool_>(o)) return gp::held_out_seeds(seed_count(o));
     if (py::isinstance<py::str>(o) || !py::hasattr(o, "__iter__"))
         throw py::type_error("seeds must be a count or a sequence of ints, got " + type_name(o));
     std::vector<std::uint64_t> v;
@@ -995,8 +1054,7 @@ py::dict comm_cost(py::object gpus, py::object topology, py::object comm, py::ob
             if (!s.empty() && s.front() == '{') return gp::detail::parse_json(s, what);
             return json::object();
         }
-        if (py::isinstance<py::dict>(o))
-            return gp::detail::parse_json(py::module_::import("json").attr("dumps")(o).cast<std::string>(), what);
+        if (py::isinstance<py::dict>(o)) return py_to_json(o, "");
         throw py::type_error(std::string(what) + " must be a name, JSON text or a dict, got " + type_name(o));
     };
     json tj = to_json(topology, "topology");
@@ -1044,8 +1102,7 @@ py::dict stats_dict(const rl::ppo_stats& st) {
 json to_json_obj(py::handle o, const char* what) {
     if (o.is_none()) return json::object();
     if (py::isinstance<py::str>(o)) return gp::detail::parse_json(o.cast<std::string>(), what);
-    if (py::isinstance<py::dict>(o))
-        return gp::detail::parse_json(py::module_::import("json").attr("dumps")(o).cast<std::string>(), what);
+    if (py::isinstance<py::dict>(o)) return py_to_json(o, "");
     throw py::type_error(std::string(what) + " must be a dict or JSON text, got " + type_name(o));
 }
 
@@ -1072,6 +1129,112 @@ std::int64_t network_act(PyNetwork& n, const PyEnv<E>& p) {
     if (!e.has_current()) throw gp::StateError("Network.act: no job is being placed; call reset() first");
     rl::basic_network_policy<float> pol(n.net);
     return pol.act(e);
+}
+
+// ---- training runs that resume (rl/run.hpp) ------------------------------------------------------
+
+/// A training run (gpuplace-train's) from Python: the GIL is released while it trains; `print` and
+/// `on_iteration` are called with it held; Ctrl-C stops the run after the current iteration with every
+/// state saved (the KeyboardInterrupt is raised once the run has returned).
+py::dict train_run(py::object config, const std::string& out, bool resume, std::size_t parallel, py::object print,
+                   py::object on_iteration) {
+    auto j = gp::detail::parse_json(rl::default_run_config_json, "default training config");
+    std::string base_dir;
+    if (resume && config.is_none()) {  // the run's own config
+        const auto run_file = out + "/run.json";
+        std::ifstream in(run_file);
+        if (!in) throw gp::CheckpointError("resume: " + out + " holds no run to resume (" + run_file + " does not exist)");
+        std::stringstream ss;
+        ss << in.rdbuf();
+        const auto stored = gp::detail::parse_json(ss.str(), run_file);
+        j = stored.value("config", json::object());
+        base_dir = stored.value("base_dir", "");
+    } else if (!config.is_none()) {
+        j.merge_patch(to_json_obj(config, "training config"));
+    }
+    const auto rc = rl::run_config::from_json(j, base_dir);
+    rl::run_options o;
+    o.out = out;
+    o.resume = resume;
+    o.parallel = parallel;
+    std::atomic<bool> interrupted{false}, finished{false};
+    std::exception_ptr err;
+    if (!print.is_none())
+        o.print = [&print](const std::string& line) {
+            py::gil_scoped_acquire gil;
+            print(line);
+        };
+    o.stop_requested = [&interrupted] { return interrupted.load(); };
+    if (!on_iteration.is_none())
+        o.hook = [&on_iteration](std::string_view event, std::size_t n) {
+            if (event != "iteration") return;
+            py::gil_scoped_acquire gil;
+            on_iteration(n);
+        };
+    rl::run_result r;
+    {
+        // The run trains in a thread of its own while this (the main) thread watches for Ctrl-C:
+        // Python runs signal handlers only in the main thread.
+        py::gil_scoped_release nogil;
+        std::mutex m;
+        std::condition_variable cv;
+        std::thread worker([&] {
+            try {
+                r = gp::visit_env(rc.eval_scenario(), [&](auto type) { return rl::train_run<typename decltype(type)::type>(rc, o); });
+            } catch (...) {
+                err = std::current_exception();
+            }
+            const std::lock_guard lock(m);
+            finished = true;
+            cv.notify_all();
+        });
+        std::unique_lock lock(m);
+        while (!cv.wait_for(lock, std::chrono::milliseconds(100), [&] { return finished.load(); })) {
+            lock.unlock();
+            {
+                py::gil_scoped_acquire gil;
+                if (PyErr_CheckSignals() != 0) {  // a KeyboardInterrupt (or another handler's error) is pending
+                    PyErr_Clear();
+                    interrupted = true;
+                }
+            }
+            lock.lock();
+        }
+        lock.unlock();
+        worker.join();
+    }
+    if (err) std::rethrow_exception(err);
+    if (interrupted && !r.complete) {
+        PyErr_SetString(PyExc_KeyboardInterrupt, ("training stopped; every state is saved: resume with out=\"" + out + "\", resume=True").c_str());
+        throw py::error_already_set();
+    }
+    py::dict d;
+    d["complete"] = r.complete;
+    d["kept"] = r.complete ? py::object(py::int_(r.restarts[r.kept].seed)) : py::none();
+    d["checkpoint"] = r.complete ? py::object(py::str(out + "/ppo.json")) : py::none();
+    d["seconds"] = r.seconds;
+    d["env_steps"] = r.env_steps;
+    py::list rs;
+    for (const auto& x : r.restarts) {
+        py::dict e;
+        e["seed"] = x.seed;
+        e["finished"] = x.finished;
+        e["best_val_jct"] = x.best_val;
+        e["env_steps"] = x.env_steps;
+        e["seconds"] = x.seconds;
+        rs.append(e);
+    }
+    d["restarts"] = rs;
+    return d;
+}
+
+void bind_training_run(py::module_& m) {
+    m.def("train_run", &train_run, py::arg("config") = py::none(), py::arg("out") = "runs/cpp_ppo", py::arg("resume") = false,
+          py::arg("parallel") = std::size_t{1}, py::arg("print") = py::none(), py::arg("on_iteration") = py::none(),
+          "Runs gpuplace-train's training run (include/gpuplace/rl/run.hpp): config (dict or JSON) merged over the default "
+          "training config; with resume and no config, the run in `out` continues from its saved states.");
+    m.def("default_run_config", [] { return to_py(gp::detail::parse_json(rl::default_run_config_json, "default training config")); },
+          "The default training config (gpuplace-train --print-config).");
 }
 
 void bind_ppo(py::module_& m) {
@@ -1138,6 +1301,8 @@ void bind_ppo(py::module_& m) {
               return gp::evaluate<gp::env>(sc, {rl::as_policy<gp::env>(name, n.net)}, sd, threads);
           }, py::arg("scenario"), py::arg("network"), py::arg("seeds") = 20, py::arg("name") = "ppo", py::arg("threads") = 1,
           "Runs a loaded network through the C++ harness; returns an EvalReport.");
+
+    bind_training_run(m);
 }
 #endif
 
@@ -1158,8 +1323,18 @@ PYBIND11_MODULE(GPUPLACE_PY_MODULE, m) {
 
     m.def("comm_model_of", [](py::object s) { return comm_model_of(to_scenario(s)); }, py::arg("scenario"),
           "The scenario's communication model name (ring_allreduce or tree_route); validates the scenario.");
-    m.def("normalize_scenario", [](py::object s) { return to_py(to_scenario(s).to_json()); }, py::arg("scenario"),
-          "Parses and validates a scenario; returns it with every option filled in.");
+    m.def("normalize_scenario", [](py::object s, const std::string& base_dir) {
+              auto sc = to_scenario(s);
+              sc.resolve_paths(base_dir);
+              return to_py(sc.to_json());
+          }, py::arg("scenario"), py::arg("base_dir") = "",
+          "Parses and validates a scenario; returns it with every option filled in. With base_dir (a scenario file's "
+          "folder), relative file paths in it become paths under that folder.");
+    m.def("set_data_dir", &gp::set_data_dir, py::arg("path"),
+          "Sets the folder \"$GPUPLACE_DATA/...\" paths name (the package sets it to the data it ships).");
+    m.def("data_dir", &gp::data_dir, "The folder \"$GPUPLACE_DATA/...\" paths name.");
+    m.def("resolve_data_path", [](const std::string& p) { return gp::resolve_data_path(p); }, py::arg("path"),
+          "The file a path names (\"$GPUPLACE_DATA/x\" in data_dir()).");
     m.def("preset_scenario", [](const std::string& n) { return to_py(gp::preset_scenario(n).to_json()); }, py::arg("name"),
           "A named preset scenario (default, proximity_drl) as a dict.");
     m.def("episode_seed", &gp::episode_seed, py::arg("seed"), py::arg("index"), py::arg("episode"),
@@ -1168,7 +1343,8 @@ PYBIND11_MODULE(GPUPLACE_PY_MODULE, m) {
           "Seed of env `index`'s action sampler (sample_valid_actions, step_random) in a vector env reset with `seed`.");
     m.def("heuristic_names", &gp::heuristic_names, "Names of the heuristic policies.");
     m.def("eval_metric_names", &gp::eval_metric_names, "Metrics of the harness table, in order.");
-    m.def("held_out_seeds", &gp::held_out_seeds, py::arg("n"), "The held-out evaluation seeds 1000000 + i.");
+    m.def("held_out_seeds", [](py::object n) { return gp::held_out_seeds(seed_count(n)); }, py::arg("n"),
+          "The held-out evaluation seeds 1000000 + i, i < n.");
 
     py::class_<PyHeuristic>(m, "Heuristic", "A heuristic policy by name (see heuristic_names()).")
         .def(py::init<const std::string&>(), py::arg("name"))

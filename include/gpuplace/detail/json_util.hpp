@@ -2,6 +2,8 @@
 /// \file detail/json_util.hpp
 /// Path-aware JSON reading: every error names the JSON path and the offending value.
 
+#include <algorithm>
+#include <cctype>
 #include <cstddef>
 #include <initializer_list>
 #include <string>
@@ -111,8 +113,17 @@ inline void read_string(const json& obj, std::string_view path, const char* key,
 /// The message of a JSON syntax error or of a number too large for a double (nlohmann's
 /// out_of_range 406, e.g. 1e400), as "invalid JSON at byte N: <what>".
 [[nodiscard]] inline std::string json_error_text(std::string_view text, const json::exception& e) {
-    if (const auto* pe = dynamic_cast<const json::parse_error*>(&e))
-        return "invalid JSON at byte " + std::to_string(pe->byte) + ": " + e.what();
+    if (const auto* pe = dynamic_cast<const json::parse_error*>(&e)) {
+        std::string msg = "invalid JSON at byte " + std::to_string(pe->byte) + ": " + e.what();
+        // the token the parser stopped in: Infinity and NaN (Python's json.dumps writes them for
+        // non-finite floats) are not JSON
+        std::size_t b = std::min<std::size_t>(pe->byte > 0 ? pe->byte - 1 : 0, text.size());
+        while (b > 0 && (std::isalnum(static_cast<unsigned char>(text[b - 1])) || text[b - 1] == '-' || text[b - 1] == '+')) --b;
+        const auto token = text.substr(b, 9);
+        if (token.starts_with("Infinity") || token.starts_with("-Infinity") || token.starts_with("NaN"))
+            msg += " (JSON has no Infinity or NaN: every number must be finite)";
+        return msg;
+    }
     const std::string what = e.what();
     std::size_t byte = 0;
     if (const auto open = what.find('\''), close = what.rfind('\''); open != std::string::npos && close > open)

@@ -34,7 +34,14 @@ from ._core import (  # noqa: E402
     heuristic_names,
     run_episode,
 )
-from .config import PRESETS, load_scenario, make_core_env, make_core_vector_env
+import os as _os  # noqa: E402
+
+# "$GPUPLACE_DATA/..." paths (include/gpuplace/data.hpp) name the data this package ships, unless
+# the environment variable GPUPLACE_DATA names another folder.
+if not _os.environ.get("GPUPLACE_DATA") and _os.path.isdir(_os.path.join(_os.path.dirname(__file__), "data")):
+    _core.set_data_dir(_os.path.join(_os.path.dirname(__file__), "data"))
+
+from .config import PRESETS, load_scenario, make_core_env, make_core_vector_env  # noqa: E402
 from .env import GpuPlaceEnv
 from .evaluation import evaluate, evaluate_agent
 from .registration import ENV_IDS, register_envs

@@ -53,7 +53,7 @@ def load_scenario(scenario: ScenarioLike = "default", overrides: Mapping[str, An
                 raise _core.ConfigError(f"{text}:{e.lineno}:{e.colno}: invalid JSON: {e.msg}") from None
             if not isinstance(parsed, dict):
                 raise _core.ConfigError(f"{text}: a scenario must be a JSON object, got {type(parsed).__name__}")
-            data = _normalize(parsed, source=text)
+            data = _normalize(parsed, source=text, base_dir=os.path.dirname(os.path.abspath(text)))
         else:
             raise _core.ConfigError(
                 f'unknown scenario "{text}": not a preset ({", ".join(PRESETS)}), a .json file or JSON text'
@@ -62,14 +62,16 @@ def load_scenario(scenario: ScenarioLike = "default", overrides: Mapping[str, An
         data = _normalize(dict(scenario))
     else:
         raise TypeError(f"scenario must be a preset name, a file path, JSON text or a dict, got {type(scenario).__name__}")
+    if overrides is not None and not isinstance(overrides, Mapping):
+        raise _core.ConfigError(f"scenario overrides: expected a dict of options, got {type(overrides).__name__} {overrides!r}")
     if overrides:
         data = _normalize(_deep_merge(data, overrides), source="scenario overrides")
     return data
 
 
-def _normalize(d: dict, source: str | None = None) -> dict:
+def _normalize(d: dict, source: str | None = None, base_dir: str = "") -> dict:
     try:
-        return _core.normalize_scenario(d)
+        return _core.normalize_scenario(d, base_dir)
     except _core.ConfigError as e:
         if source:
             raise _core.ConfigError(f"{source}: {e}") from None

@@ -55,19 +55,83 @@ def train(
     return trainer, stats
 
 
+def run(
+    config: Mapping[str, Any] | str | None = None,
+    out: str = "runs/cpp_ppo",
+    resume: bool = False,
+    parallel: int | None = None,
+    show_progress: bool = True,
+) -> dict:
+    """A training run as ``gpuplace-train`` makes it (include/gpuplace/rl/run.hpp): ``config`` (a dict
+    or JSON text, e.g. ``{"scenario": "proximity_drl", "ppo": {"total_steps": 100000}}``) merged over
+    the default training config (``_core.default_run_config()``); restarts, greedy validation, the
+    best network kept in ``out/ppo.json``, and every state saved in ``out``.
+
+    ``resume=True`` continues the run in ``out`` from its saved states (with ``config`` None, the run's
+    own config): the final ``ppo.json`` is byte for byte the one an uninterrupted run writes. Ctrl-C
+    stops after the current iteration with every state saved, then raises KeyboardInterrupt.
+    Returns a dict: complete, kept (the kept training seed), checkpoint, seconds, env_steps, restarts.
+    """
+    _require()
+    if parallel is None:
+        parallel = max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
+    os.makedirs(out, exist_ok=True)
+    if not show_progress:
+        return _core.train_run(config, out, resume, parallel)
+    cfg = _core.default_run_config()
+    if isinstance(config, str):
+        config = json.loads(config)
+    if config:
+        cfg = _merge(cfg, config)
+    ppo = cfg.get("ppo", {})
+    per = ppo.get("num_envs", 16) * ppo.get("num_steps", 128)
+    its = -(-ppo.get("total_steps", 300_000) // per)
+    if ppo.get("teacher") and ppo.get("imitation_steps", 0) > 0:
+        its += -(-ppo["imitation_steps"] // per)
+    total = its * int(cfg.get("restarts", 1))
+    with progress_bar(total=total, desc="C++ PPO (iterations)") as bar:
+        return _core.train_run(config, out, resume, parallel, print=lambda line: bar.write(line.rstrip("\n")),
+                               on_iteration=lambda n: bar.update(1))
+
+
+def _merge(base: dict, over: Mapping[str, Any]) -> dict:
+    out = dict(base)
+    for k, v in over.items():
+        out[k] = _merge(out[k], v) if isinstance(v, Mapping) and isinstance(out.get(k), dict) else v
+    return out
+
+
 def train_cli(args) -> int:
+    """``python -m gpuplace train``: the same run as ``gpuplace-train`` (same config and files)."""
     _require()
     _core.keep_freed_memory()  # a program's choice, not the library's (include/gpuplace/rl/memory.hpp)
-    cfg = {"total_steps": args.timesteps, "num_envs": args.num_envs, "seed": args.seed, "threads": args.threads}
-    os.makedirs(args.out, exist_ok=True)
-    ckpt = os.path.join(args.out, "ppo.json")
-    log = os.path.join(args.out, "iterations.csv")
-    trainer, stats = train(args.scenario, cfg, checkpoint=ckpt, log_csv=log, show_progress=not args.quiet)
-    print(f"trained {trainer.env_steps} steps in {trainer.iterations} iterations; checkpoint {ckpt}, curve {log}")
+    over: dict[str, Any] = {}
+    if args.config:
+        with open(args.config, encoding="utf-8") as f:
+            over = json.load(f)
+    if args.scenario is not None:
+        over["scenario"] = args.scenario
+    ppo = over.setdefault("ppo", {})
+    for key, value in (("total_steps", args.timesteps), ("num_envs", args.num_envs), ("seed", args.seed), ("threads", args.threads)):
+        if value is not None:
+            ppo[key] = value
+    if not ppo:
+        over.pop("ppo")
+    for key, value in (("restarts", args.restarts), ("checkpoint_every", args.checkpoint_every)):
+        if value is not None:
+            over[key] = value
+    config = None if args.resume and not over else over
+    try:
+        res = run(config, out=args.out, resume=args.resume, show_progress=not args.quiet)
+    except KeyboardInterrupt:
+        print(f"stopped; every state is saved. Continue with:\n  python -m gpuplace train --out {args.out} --resume")
+        return 130
+    ckpt = res["checkpoint"]
+    print(f"trained {res['env_steps']} env steps in {res['seconds']:.1f} s; kept training seed {res['kept']}; checkpoint {ckpt}")
     if args.eval_seeds > 0:
         from .cli import _policies, _write_report
 
-        sc = load_scenario(args.scenario)
+        sc = load_scenario(_core.load_checkpoint(ckpt).scenario)
         seeds = list(_core.held_out_seeds(args.eval_seeds))
         rep = _core.evaluate(sc, _policies(args.policies), seeds, 1)
         net = _core.load_checkpoint(ckpt)

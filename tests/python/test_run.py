@@ -1,0 +1,80 @@
+"""Training runs from Python (gpuplace.ppo.run, python -m gpuplace train): the same run folder as
+gpuplace-train; Ctrl-C saves every state and raises KeyboardInterrupt; resume=True continues to the
+same checkpoint, byte for byte."""
+
+import csv
+import json
+import signal
+
+import pytest
+
+import gpuplace
+from gpuplace import _core
+from gpuplace.cli import main
+
+pytestmark = pytest.mark.skipif(not getattr(_core, "has_ppo", False), reason="built without the C++ PPO")
+
+
+def _config(small):
+    return {
+        "scenario": dict(small, workload=dict(small["workload"], num_jobs=40)),
+        "restarts": 2,
+        "validation_seeds": 2,
+        "validate_every": 2,
+        "checkpoint_every": 2,
+        "ppo": {"total_steps": 1024, "num_envs": 4, "num_steps": 32, "teacher": "pack", "imitation_steps": 512,
+                "value_warmup": 1, "seed": 7, "network": {"hidden": [16], "value_hidden": [16]}},
+    }
+
+
+def _rows(path, drop=("seconds", "steps_per_sec")):
+    with open(path, newline="") as f:
+        table = list(csv.reader(f))
+    keep = [i for i, n in enumerate(table[0]) if n not in drop]
+    return [[r[i] for i in keep] for r in table]
+
+
+def test_run_interrupted_by_ctrl_c_resumes_to_the_same_checkpoint(tmp_path, small):
+    from gpuplace.ppo import run
+
+    cfg = _config(small)
+    ref = run(cfg, out=str(tmp_path / "ref"), show_progress=False)
+    assert ref["complete"] and ref["kept"] in (7, 8) and len(ref["restarts"]) == 2
+
+    out = tmp_path / "stopped"
+    with pytest.raises(KeyboardInterrupt, match="resume"):
+        _core.train_run(cfg, str(out), False, 1, None, lambda n: n == 5 and signal.raise_signal(signal.SIGINT))
+    assert (out / "seed_7" / "state.bin").exists() and not (out / "ppo.json").exists()
+    res = run(None, out=str(out), resume=True, show_progress=False)  # the run's own config
+    assert res["complete"]
+    assert (tmp_path / "ref" / "ppo.json").read_bytes() == (out / "ppo.json").read_bytes()
+    for log in ("learning.csv", "seed_7/learning.csv", "seed_8/learning.csv"):
+        assert _rows(tmp_path / "ref" / log) == _rows(out / log)
+
+
+def test_resume_refuses_another_config_and_an_empty_folder(tmp_path, small):
+    from gpuplace.ppo import run
+
+    cfg = _config(small)
+    cfg["restarts"] = 1
+    run(cfg, out=str(tmp_path / "a"), show_progress=False)
+    other = dict(cfg, ppo=dict(cfg["ppo"], total_steps=2048))
+    with pytest.raises(gpuplace.CheckpointError, match="/ppo/total_steps"):
+        run(other, out=str(tmp_path / "a"), resume=True, show_progress=False)
+    with pytest.raises(gpuplace.CheckpointError, match="holds no run to resume"):
+        run(None, out=str(tmp_path / "nothing"), resume=True, show_progress=False)
+
+
+def test_cli_train_and_resume(tmp_path, capsys, small):
+    cfg = _config(small)
+    cfg["restarts"] = 1
+    (tmp_path / "cfg.json").write_text(json.dumps(cfg))
+    out = tmp_path / "run"
+    assert main(["train", "--config", str(tmp_path / "cfg.json"), "--out", str(out), "--eval-seeds", "2",
+                 "--policies", "random", "-q"]) == 0
+    text = capsys.readouterr().out
+    assert "ppo" in text and "random" in text and (out / "ppo.json").exists()
+    first = (out / "ppo.json").read_bytes()
+    # a finished run resumes to the same checkpoint without training again
+    assert main(["train", "--out", str(out), "--resume", "--eval-seeds", "0", "-q"]) == 0
+    assert (out / "ppo.json").read_bytes() == first
