@@ -39,8 +39,8 @@ def test_vector_env_threads_are_checked():
     ("submit_time,num_gpus,duration\n", "csv", {}, "0 data rows"),
     ("", "philly", {}, "0 data rows"),
     ("submit_time,num_gpus,duration\n0,1,60\n", "csv", {"window": [100, None]}, "1 data row, of which 1 outside the time window"),
-    ("submit_time,num_gpus,duration\nx,1,60\n", "csv", {"skip_bad_rows": True}, "1 bad (skip_bad_rows)"),
-    ("submit_time,num_gpus,duration\n0,99,60\n", "csv", {"drop_oversized": True}, "larger than the GPU cap"),
+    ("submit_time,num_gpus,duration\nx,1,60\n", "csv", {"skip_bad_rows": True}, r"1 data row, of which 1 bad \(skip_bad_rows\)"),
+    ("submit_time,num_gpus,duration\n0,99,60\n", "csv", {"drop_oversized": True}, "1 data row, of which 1 larger than the GPU cap"),
 ])
 def test_a_workload_without_jobs_is_an_error_everywhere(tmp_path, text, fmt, opts, why):
     f = tmp_path / "t"

@@ -17,7 +17,13 @@ _CHOICES = ("auto", "portable") + tuple(level for level, _, _ in reversed(_LEVEL
 
 
 def _runs(package, check):
-    """Whether gpuplace._cpu says this CPU runs the level (False when the probe is missing)."""
+    """Whether gpuplace._cpu says this CPU runs the level (False when the probe is missing). The
+    environment variable GPUPLACE_CPU_CAP (tests: ``portable`` or ``x86-64-v3``) makes the loader
+    believe the CPU runs no level above it."""
+    cap = os.environ.get("GPUPLACE_CPU_CAP", "").strip().lower()
+    order = ("portable", "x86_64_v3", "x86_64_v4")
+    if cap.replace("-", "_") in order and order.index(check) > order.index(cap.replace("-", "_")):
+        return False
     try:
         return bool(getattr(importlib.import_module(f"{package}._cpu"), check)())
     except (ImportError, AttributeError):

@@ -16,8 +16,8 @@ BatchPolicy = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 
 def _seeds(seeds) -> list[int]:
-    if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool):
-        return list(_core.held_out_seeds(int(seeds)))
+    if isinstance(seeds, (int, np.integer, str)):  # a count (bool and str: a ConfigError naming the value)
+        return list(_core.held_out_seeds(seeds))
     return [int(s) for s in seeds]
 
 
