@@ -592,3 +592,36 @@ TEST_CASE("env: the default scenario runs to the end with first-fit") {
     CHECK(r.m.jobs_total == 160);
     CHECK(close_rel(r.episode_return, -sum_jct(e.finished()) / 3600.0));
 }
+
+TEST_CASE("env: step_result::elapsed is the simulated time each step advanced") {
+    auto s = gpuplace::default_scenario();
+    s.workload.synthetic.num_jobs = 30;
+    gpuplace::env e(s);
+    gpuplace::vector_env v(s, 1);
+    for (std::uint64_t seed : {1u, 2u}) {
+        e.reset(seed);
+        const double t0 = e.now();
+        double sum = 0;
+        gpuplace::pack_policy p;
+        while (!e.done()) {
+            const double before = e.now();
+            const auto r = e.step(p.act(e));
+            CHECK(r.elapsed == e.now() - before);
+            CHECK(r.elapsed >= 0);
+            sum += r.elapsed;
+        }
+        CHECK(sum == doctest::Approx(e.now() - t0).epsilon(1e-12));
+    }
+    v.reset(9);
+    gpuplace::env w(s);
+    w.reset(gpuplace::episode_seed(9, 0, 0));
+    for (int k = 0; k < 50; ++k) {
+        const double before = w.now();
+        const std::int64_t a = gpuplace::pack_policy{}.act(w);
+        (void)w.step(a);
+        const std::int64_t acts[1] = {a};
+        v.step(acts);
+        CHECK(v.elapsed()[0] == w.now() - before);
+        if (w.done()) break;
+    }
+}

@@ -89,6 +89,7 @@ struct step_result {
     double reward = 0;
     bool terminated = false;  ///< every job of the workload has finished
     bool truncated = false;   ///< a step or time limit was reached first
+    double elapsed = 0;       ///< simulated seconds the step advanced (0 for a pick that starts no job)
 };
 
 /// Summary of the episode so far.
@@ -195,6 +196,7 @@ public:
         if (!started_) throw StateError("step() called before reset()");
         if (terminated_ || truncated_) throw StateError("step() called on a finished episode; call reset()");
         check_action(action);
+        const double t_start = sim_.now();
         double reward = pending_reward_;
         pending_reward_ = 0;
         const auto moves = time_moves_;
@@ -238,7 +240,7 @@ public:
         if (!decided && current_ != none) update_after_pick(g, node, rack);
         else if (sim_.colocation() || current_ == none) write_observation();
         else update_after_decision(started, finished_before, time_moves_ != moves);
-        return {reward, terminated_, truncated_};
+        return {reward, terminated_, truncated_, sim_.now() - t_start};
     }
 
     // ---- buffers ------------------------------------------------------------------------------

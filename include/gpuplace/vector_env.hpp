@@ -160,6 +160,7 @@ public:
         final_obs_.assign(N * obs_size_, 0.0f);
         mask_.assign(N * A_, 0);
         reward_.assign(N, 0.0);
+        elapsed_.assign(N, 0.0);
         terminated_.assign(N, 0);
         truncated_.assign(N, 0);
         done_.assign(N, 0);
@@ -278,6 +279,8 @@ public:
     [[nodiscard]] std::span<const float> observations() const noexcept { return obs_; }
     [[nodiscard]] std::span<const std::uint8_t> action_masks() const noexcept { return mask_; }
     [[nodiscard]] std::span<const double> rewards() const noexcept { return reward_; }
+    /// Simulated seconds each env's last step advanced (for discounting by simulated time).
+    [[nodiscard]] std::span<const double> elapsed() const noexcept { return elapsed_; }
     [[nodiscard]] std::span<const std::uint8_t> terminated() const noexcept { return terminated_; }
     [[nodiscard]] std::span<const std::uint8_t> truncated() const noexcept { return truncated_; }
     /// terminated or truncated, per env (1 where the last step ended an episode).
@@ -342,6 +345,7 @@ private:
             }
             const auto r = en.step(a);
             reward_[i] = r.reward;
+            elapsed_[i] = r.elapsed;
             terminated_[i] = r.terminated;
             truncated_[i] = r.truncated;
             const bool done = r.terminated || r.truncated;
@@ -390,7 +394,7 @@ private:
     std::vector<std::uint8_t> mask_, terminated_, truncated_, done_;
     std::vector<std::size_t> ended_;  ///< per worker: episodes that ended in its block
     std::vector<detail::rng> sampler_;
-    std::vector<double> reward_;
+    std::vector<double> reward_, elapsed_;
     std::vector<final_info> final_;
     std::vector<std::uint64_t> episode_;
     std::uint64_t seed_ = 0;
