@@ -171,9 +171,7 @@ int main(int argc, char** argv) {
             for (const auto& n : gpuplace::queue_names()) std::printf("queue %s\n", n.c_str());
             return 0;
         }
-        const auto presets = gpuplace::preset_names();
-        auto s = std::find(presets.begin(), presets.end(), scen) != presets.end() ? gpuplace::preset_scenario(scen)
-                                                                                   : gpuplace::scenario::load(scen);
+        auto s = gpuplace::is_preset_name(scen) ? gpuplace::preset_scenario(scen) : gpuplace::scenario::load(scen);
         const outputs outs{csv, summary_csv, json_out};
         if (calib) return calibration(s);
         if (!trace_file.empty()) {

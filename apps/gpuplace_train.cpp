@@ -71,14 +71,16 @@ std::string read_file(const std::string& f) {
 }
 
 template <class E>
-int compare(const rl::run_config& rc, std::shared_ptr<const rl::actor_critic> net, const std::string& out, std::size_t seeds, bool plot) {
-    const auto eval_s = rc.eval_scenario();
-    std::vector<any_policy<E>> ps{rl::as_policy<E>("ppo", std::move(net))};
-    for (const auto& n : heuristic_names()) ps.push_back(heuristic<E>(n));
-    const auto rep = evaluate<E>(eval_s, ps, held_out_seeds(seeds), 0);
+int compare(const rl::run_config& rc, std::shared_ptr<const rl::actor_critic> net, const std::vector<rl::restart_result>& restarts,
+            const std::string& out, std::size_t seeds, bool plot) {
+    const auto rep = rl::compare_with_heuristics<E>(rc, std::move(net), held_out_seeds(seeds), 0,
+                                                    restarts.size() > 1 ? restarts : std::vector<rl::restart_result>{});
+    const auto me = rl::policy_name(rc), best = rep.best("avg_jct", {"ppo"});
+    std::printf("\nscenario %s, %zu held-out seeds, every heuristic under every queue policy:\n%s", rep.scenario.c_str(), seeds,
+                rep.table().c_str());
+    std::printf("the best heuristic: %s\n\n%s", best.c_str(), rep.paired_table(me).c_str());
+    if (restarts.size() > 1) std::printf("\n%s", rl::spread_over_seeds(rep, me).text().c_str());
     std::filesystem::create_directories(out);
-    std::printf("\nscenario %s, %zu held-out seeds:\n%s", eval_s.name.c_str(), seeds, rep.table().c_str());
-    std::printf("\n%s", rep.paired_table("ppo").c_str());
     detail::write_file_atomic(out + "/compare.csv", rep.csv());
     detail::write_file_atomic(out + "/compare.json", rep.to_json().dump(2) + "\n");
     if (plot) {
@@ -153,6 +155,7 @@ int main(int argc, char** argv) {
         return visit_env(s, [&](auto type) -> int {
             using E = typename decltype(type)::type;
             std::shared_ptr<const rl::actor_critic> net;
+            std::vector<rl::restart_result> restarts;
             if (!load.empty()) {
                 net = std::make_shared<const rl::actor_critic>(rl::load_checkpoint(load).network);
                 std::printf("loaded %s\n", load.c_str());
@@ -187,9 +190,10 @@ int main(int argc, char** argv) {
                     return 128 + (sig ? sig : SIGINT);
                 }
                 net = res.network;
+                restarts = res.restarts;
             }
             if (!do_compare) return 0;
-            return compare<E>(rc, net, out, seeds, !no_plot);
+            return compare<E>(rc, net, restarts, out, seeds, !no_plot);
         });
     } catch (const std::exception& e) {
         std::fprintf(stderr, "error: %s\n", e.what());

@@ -105,7 +105,7 @@ const std::vector<example>& catalogue() {
             p.racks = 0;
             gp::TreeTopology t(p);
         });
-        add("ConfigError", "unknown scenario preset \"big\" (allowed: default, proximity_drl, colocation)",
+        add("ConfigError", "unknown scenario preset \"big\" (allowed: default, proximity_drl, colocation, philly, philly:<file>)",
             [] { (void)gp::preset_scenario("big"); });
         add("ConfigError", "cannot open scenario file \"/no/such/scenario.json\"",
             [] { (void)gp::scenario::load("/no/such/scenario.json"); });

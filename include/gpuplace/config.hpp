@@ -138,7 +138,7 @@ struct scenario {
     /// relative to base_dir (see relative_to()). "$GPUPLACE_DATA/..." paths stay as they are.
     void resolve_paths(std::string_view base_dir) {
         if (base_dir.empty()) return;
-        if (!workload.path.empty()) workload.path = relative_to(workload.path, base_dir);
+        workload.resolve_paths(base_dir);
         if (zoo.is_string()) zoo = relative_to(zoo.get<std::string>(), base_dir);
         if (!colocation.profile.empty()) colocation.profile = relative_to(colocation.profile, base_dir);
     }
@@ -201,15 +201,61 @@ inline constexpr std::string_view colocation_scenario_json = R"json({
   "reward": {"jct": 1.0, "time_scale": 3600}
 })json";
 
-/// Names of the preset scenarios.
-[[nodiscard]] inline std::vector<std::string> preset_names() { return {"default", "proximity_drl", "colocation"}; }
+/// The Philly-derived trace files (data/philly/, data/README.md) a policy is trained on, and those
+/// held out from training (results on Philly traces are reported on these, file by file).
+[[nodiscard]] inline std::vector<std::string> philly_training_files() {
+    return {"103959", "11cb48", "2869ce", "6214e9", "b436b2", "ed69ec", "ee9e8c"};
+}
+[[nodiscard]] inline std::vector<std::string> philly_heldout_files() { return {"0e4a51", "6c71a0", "7f04ca", "e13805"}; }
 
-/// A named preset scenario: "default", "proximity_drl" or "colocation".
+/// Philly: the default scenario's 64 GPUs replaying windows of 200 consecutive jobs of Gavel's
+/// Philly-derived traces (models and steps from the trace, throughputs from the zoo). Each episode
+/// picks one of the training files and a window of it, with the file's arrivals compressed to an
+/// offered load drawn from [0.8, 1.2] on the 64 GPUs. "philly:<file>" is one file (e.g. a held-out
+/// one, "philly:0e4a51") at offered load 1.0.
+inline constexpr std::string_view philly_scenario_json = R"json({
+  "name": "philly",
+  "topology": {"preset": "dgx_a100", "racks": 2, "nodes_per_rack": 4},
+  "comm": {"model": "ring_allreduce"},
+  "workload": {"kind": "trace", "format": "philly", "path": [], "target_load": [0.8, 1.2], "episode_jobs": 200},
+  "env": {"queue_policy": "fifo", "backfill": true, "allow_defer": true, "queue_window": 8},
+  "reward": {"jct": 1.0, "time_scale": 3600}
+})json";
+
+/// Names of the preset scenarios ("philly:<file>" too: one file of data/philly/).
+[[nodiscard]] inline std::vector<std::string> preset_names() { return {"default", "proximity_drl", "colocation", "philly"}; }
+
+/// A named preset scenario: "default", "proximity_drl", "colocation", "philly" or "philly:<file>".
 [[nodiscard]] inline scenario preset_scenario(std::string_view name) {
     if (name == "default") return scenario::parse(default_scenario_json, "default scenario");
     if (name == "proximity_drl") return scenario::parse(proximity_drl_scenario_json, "proximity_drl scenario");
     if (name == "colocation") return scenario::parse(colocation_scenario_json, "colocation scenario");
-    throw ConfigError("unknown scenario preset \"" + std::string(name) + "\" (allowed: default, proximity_drl, colocation)");
+    if (name == "philly" || name.starts_with("philly:")) {
+        auto j = detail::parse_json(philly_scenario_json, "philly scenario");
+        auto& w = j["workload"];
+        if (name == "philly") {
+            for (const auto& f : philly_training_files()) w["path"].push_back("$GPUPLACE_DATA/philly/" + f + ".trace");
+        } else {
+            const auto file = std::string(name.substr(7));
+            if (file.empty() || file.find_first_of("/\\.") != std::string::npos)
+                throw ConfigError("scenario preset \"" + std::string(name) + "\": expected philly:<file>, a file of data/philly/ "
+                                  "without its extension (e.g. philly:0e4a51)");
+            w["path"] = "$GPUPLACE_DATA/philly/" + file + ".trace";
+            w["target_load"] = 1.0;
+            j["name"] = std::string(name);
+        }
+        return scenario::from_json(j);
+    }
+    std::string known;
+    for (const auto& p : preset_names()) known += (known.empty() ? "" : ", ") + p;
+    throw ConfigError("unknown scenario preset \"" + std::string(name) + "\" (allowed: " + known + ", philly:<file>)");
+}
+
+/// Whether a name is a preset (preset_names(), or "philly:<file>").
+[[nodiscard]] inline bool is_preset_name(std::string_view name) {
+    for (const auto& p : preset_names())
+        if (name == p) return true;
+    return name.starts_with("philly:");
 }
 
 [[nodiscard]] inline scenario default_scenario() { return preset_scenario("default"); }

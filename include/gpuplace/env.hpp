@@ -155,11 +155,7 @@ public:
         dirty_racks_.reserve(topo_.num_racks());
         request_feat_.resize(G_ + 1);
         for (std::size_t k = 0; k <= G_; ++k) request_feat_[k] = request_feature(static_cast<std::uint32_t>(k));
-        for (const auto& [k, p] : cfg_.workload.synthetic.gpu_counts)
-            if (p > 0 && k > G_ && cfg_.workload.kind == "synthetic")
-                throw ConfigError("config /workload/gpu_counts/" + std::to_string(k) + ": jobs of " + std::to_string(k) +
-                                  " GPUs can never fit in a cluster of " + std::to_string(G_) + " GPUs");
-        validate_workload();
+        workload_.validate(zoo_, G_);
         if (cfg_.colocation.enabled) reserve_room_classes();
     }
 
@@ -398,46 +394,7 @@ private:
 
     /// An upper bound on the GPUs all jobs of one episode request (0 for a fixed job list, whose
     /// first episode sizes the buffers for all).
-    [[nodiscard]] std::size_t max_episode_gpus() const noexcept {
-        const auto& w = cfg_.workload;
-        if (w.kind == "synthetic") {
-            std::size_t k = 0;
-            for (const auto& [kk, p] : w.synthetic.gpu_counts)
-                if (p > 0) k = std::max<std::size_t>(k, kk);
-            return w.synthetic.num_jobs * std::min(k, G_);
-        }
-        if (w.kind == "proximity_drl")
-            return w.proximity_drl.num_jobs * std::min<std::size_t>(w.proximity_drl.max_request, G_);
-        std::size_t total = 0;
-        if (const auto* tr = workload_.loaded())
-            for (const auto& j : tr->jobs) total += std::min<std::size_t>(j.num_gpus, G_);
-        return total;
-    }
-
-    /// A fixed job that can never run, or a model the zoo does not have, is a ConfigError naming
-    /// its JSON path at construction (not at the first reset()).
-    void validate_workload() const {
-        const auto& w = cfg_.workload;
-        if (w.kind == "jobs")
-            for (std::size_t i = 0; i < w.jobs.size(); ++i) {
-                const auto p = "config /workload/jobs/" + std::to_string(i);
-                if (w.jobs[i].num_gpus > G_)
-                    throw ConfigError(p + "/num_gpus: job " + std::to_string(i) + " requests " +
-                                      std::to_string(w.jobs[i].num_gpus) + " GPUs, which can never fit in a cluster of " +
-                                      std::to_string(G_) + " GPUs");
-                if (w.jobs[i].model >= zoo_.size())
-                    throw ConfigError(p + "/model: model id " + std::to_string(w.jobs[i].model) + " is not in the zoo (" +
-                                      std::to_string(zoo_.size()) + " models)");
-            }
-        if (w.kind == "synthetic")
-            for (const auto& m : w.synthetic.models) {
-                try {
-                    (void)zoo_.find(m.first);
-                } catch (const ConfigError& e) {
-                    throw ConfigError("config /workload/models/" + m.first + ": " + e.what());
-                }
-            }
-    }
+    [[nodiscard]] std::size_t max_episode_gpus() const noexcept { return workload_.max_episode_gpus(G_); }
 
     void prepare_jobs() {
         ideal_.resize(jobs_.size());
@@ -538,16 +495,7 @@ private:
     /// models for generated workloads; the distinct (model, share) pairs of a trace), so that
     /// reset() does not allocate for it again.
     void reserve_room_classes() {
-        std::size_t n = zoo_.size();
-        if (const auto* tr = workload_.loaded()) {
-            std::vector<std::pair<model_id, double>> keys;
-            keys.reserve(tr->jobs.size());
-            for (const auto& j : tr->jobs) keys.emplace_back(j.model, double(j.gpu_fraction));
-            std::sort(keys.begin(), keys.end());
-            n = std::max<std::size_t>(n, std::size_t(std::unique(keys.begin(), keys.end()) - keys.begin()));
-        } else if (cfg_.workload.kind == "jobs") {
-            n = std::max(n, cfg_.workload.jobs.size());
-        }
+        const std::size_t n = workload_.max_room_classes(zoo_.size());
         class_rep_.reserve(n);
         class_hosts_.reserve(n);
         class_gen_.reserve(n);

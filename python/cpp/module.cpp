@@ -1335,6 +1335,11 @@ PYBIND11_MODULE(GPUPLACE_PY_MODULE, m) {
     m.def("data_dir", &gp::data_dir, "The folder \"$GPUPLACE_DATA/...\" paths name.");
     m.def("resolve_data_path", [](const std::string& p) { return gp::resolve_data_path(p); }, py::arg("path"),
           "The file a path names (\"$GPUPLACE_DATA/x\" in data_dir()).");
+    m.def("preset_names", &gp::preset_names, "Names of the preset scenarios (\"philly:<file>\" is one too).");
+    m.def("is_preset_name", [](const std::string& n) { return gp::is_preset_name(n); }, py::arg("name"),
+          "Whether a name is a preset scenario (preset_names(), or \"philly:<file>\").");
+    m.def("philly_training_files", &gp::philly_training_files, "The Philly-derived trace files policies are trained on.");
+    m.def("philly_heldout_files", &gp::philly_heldout_files, "The Philly-derived trace files held out from training.");
     m.def("preset_scenario", [](const std::string& n) { return to_py(gp::preset_scenario(n).to_json()); }, py::arg("name"),
           "A named preset scenario (default, proximity_drl) as a dict.");
     m.def("episode_seed", &gp::episode_seed, py::arg("seed"), py::arg("index"), py::arg("episode"),

@@ -45,6 +45,11 @@ struct ppo_config {
     double learning_rate = 3e-4;
     bool anneal_lr = true;              ///< linear decay to 0 over total_steps
     double gamma = 0.99;
+    /// "step": gamma per decision. "time": gamma per discount_seconds of simulated time (a semi-MDP:
+    /// a decision that advances no time, a pick or a DEFER, is not discounted; a step that advances
+    /// dt seconds is discounted by gamma^(dt / discount_seconds)).
+    std::string discount = "step";
+    double discount_seconds = 3600.0;
     double gae_lambda = 0.95;
     double clip = 0.2;
     bool clip_value = false;
@@ -65,7 +70,7 @@ struct ppo_config {
     [[nodiscard]] gpuplace::detail::json to_json() const {
         return {{"total_steps", total_steps}, {"num_envs", num_envs}, {"num_steps", num_steps}, {"epochs", epochs},
                 {"minibatches", minibatches}, {"learning_rate", learning_rate}, {"anneal_lr", anneal_lr},
-                {"gamma", gamma}, {"gae_lambda", gae_lambda}, {"clip", clip}, {"clip_value", clip_value},
+                {"gamma", gamma}, {"discount", discount}, {"discount_seconds", discount_seconds}, {"gae_lambda", gae_lambda}, {"clip", clip}, {"clip_value", clip_value},
                 {"vf_coef", vf_coef}, {"ent_coef", ent_coef}, {"max_grad_norm", max_grad_norm},
                 {"normalize_advantages", normalize_advantages}, {"normalize_rewards", normalize_rewards},
                 {"seed", seed}, {"threads", threads}, {"teacher", teacher}, {"imitation_steps", imitation_steps},
@@ -77,7 +82,7 @@ struct ppo_config {
     [[nodiscard]] static ppo_config from_json(const gpuplace::detail::json& j, std::string_view path = "/ppo") {
         using namespace gpuplace::detail;
         check_keys(j, path, {"total_steps", "num_envs", "num_steps", "epochs", "minibatches", "learning_rate", "anneal_lr",
-                             "gamma", "gae_lambda", "clip", "clip_value", "vf_coef", "ent_coef", "max_grad_norm",
+                             "gamma", "discount", "discount_seconds", "gae_lambda", "clip", "clip_value", "vf_coef", "ent_coef", "max_grad_norm",
                              "normalize_advantages", "normalize_rewards", "seed", "threads", "teacher", "imitation_steps",
                              "imitation_learning_rate", "value_warmup", "network"});
         ppo_config c;
@@ -89,6 +94,10 @@ struct ppo_config {
         read_number(j, path, "learning_rate", c.learning_rate, 0.0, 10.0);
         read_bool(j, path, "anneal_lr", c.anneal_lr);
         read_number(j, path, "gamma", c.gamma, 0.0, 1.0);
+        read_string(j, path, "discount", c.discount);
+        if (c.discount != "step" && c.discount != "time")
+            config_fail(join_path(path, "discount"), "unknown discount \"" + c.discount + "\" (allowed: step, time)");
+        read_number(j, path, "discount_seconds", c.discount_seconds, 1e-9, 1e12);
         read_number(j, path, "gae_lambda", c.gae_lambda, 0.0, 1.0);
         read_number(j, path, "clip", c.clip, 0.0, 10.0);
         read_bool(j, path, "clip_value", c.clip_value);
@@ -211,6 +220,7 @@ public:
         logp_.assign(T * N, 0);
         values_.assign(T * N, 0);
         rewards_.assign(T * N, 0);
+        gammas_.assign(T * N, 0);
         dones_.assign(T * N, 0);
         adv_.assign(T * N, 0);
         ret_.assign(T * N, 0);
@@ -433,9 +443,14 @@ private:
         double ret = 0, jct = 0, comm = 0;
     };
 
-    double scale_reward(std::size_t i, double r, bool done) {
+    /// The discount of a step that advanced `elapsed` simulated seconds (ppo_config::discount).
+    [[nodiscard]] double discount_of(double elapsed) const noexcept {
+        return cfg_.discount == "time" ? std::pow(cfg_.gamma, elapsed / cfg_.discount_seconds) : cfg_.gamma;
+    }
+
+    double scale_reward(std::size_t i, double r, bool done, double g) {
         if (!cfg_.normalize_rewards) return r;
-        ep_ret_[i] = ep_ret_[i] * cfg_.gamma + r;
+        ep_ret_[i] = ep_ret_[i] * g + r;
         Eigen::MatrixXd one(1, 1);
         one(0, 0) = ep_ret_[i];
         ret_norm_.update(one);
@@ -486,7 +501,9 @@ private:
             }
             for (std::size_t i = 0; i < N; ++i) {
                 const bool done = venv_.terminated()[i] || venv_.truncated()[i];
-                rewards_[base + i] = S(scale_reward(i, venv_.rewards()[i], done)) + S(cfg_.gamma) * boot[i];
+                const double g = discount_of(venv_.elapsed()[i]);
+                gammas_[base + i] = S(g);
+                rewards_[base + i] = S(scale_reward(i, venv_.rewards()[i], done, g)) + S(g) * boot[i];
                 dones_[base + i] = done;
                 if (done) {
                     const auto& f = venv_.final(i);
@@ -504,10 +521,11 @@ private:
         for (std::size_t i = 0; i < N; ++i) last[i] = w.values(Eigen::Index(i));
         // GAE
         std::vector<S> gae(N, S(0));
-        const S g = S(cfg_.gamma), lam = S(cfg_.gae_lambda);
+        const S lam = S(cfg_.gae_lambda);
         for (std::size_t t = T; t-- > 0;) {
             for (std::size_t i = 0; i < N; ++i) {
                 const auto k = t * N + i;
+                const S g = gammas_[k];
                 const S nonterm = dones_[k] ? S(0) : S(1);
                 const S next_v = t + 1 == T ? last[i] : values_[k + N];
                 const S delta = rewards_[k] + g * next_v * nonterm - values_[k];
@@ -634,7 +652,7 @@ private:
     Eigen::MatrixXf obs_;
     std::vector<std::uint8_t> masks_, dones_;
     std::vector<std::int64_t> actions_;
-    std::vector<S> logp_, values_, rewards_, adv_, ret_;
+    std::vector<S> logp_, values_, rewards_, gammas_, adv_, ret_;
     std::vector<double> ep_ret_;
     running_norm ret_norm_{1};
     std::deque<episode_summary> recent_;
