@@ -317,7 +317,7 @@ template <class E = env>
 
 /// Names of every heuristic policy.
 [[nodiscard]] inline std::vector<std::string> heuristic_names() {
-    return {"random", "first_fit", "pack", "load_balance", "topology_greedy"};
+    return {"random", "first_fit", "pack", "load_balance", "topology_greedy", "pack_wait"};
 }
 
 /// Every heuristic under every queue policy, "<heuristic>+<queue>" (heuristic by heuristic): the
@@ -348,6 +348,7 @@ template <class E = env>
     else if (base == "pack") p = wrap_policy<E, pack_policy>(name);
     else if (base == "load_balance") p = wrap_policy<E, load_balance_policy>(name);
     else if (base == "topology_greedy") p = wrap_policy<E, topology_greedy_policy>(name);
+    else if (base == "pack_wait") p = wrap_policy<E, pack_wait_policy>(name);
     else {
         std::string known;
         for (const auto& n : heuristic_names()) known += (known.empty() ? "" : ", ") + n;
