@@ -272,3 +272,50 @@ TEST_CASE("rl policy adapter: a network acts next to the heuristics in the evalu
     rl::network_policy pol(net);
     CHECK_THROWS_AS((void)pol.act(e), Error);
 }
+
+TEST_CASE("rl size-free: a per_gpu network acts on clusters of other sizes; checkpoints refuse only what differs") {
+    using namespace gpuplace;
+    auto sized = [](std::size_t racks, std::size_t nodes) {
+        auto s = default_scenario();
+        s.topology = {{"preset", "dgx_a100"}, {"racks", racks}, {"nodes_per_rack", nodes}};
+        s.workload.synthetic.num_jobs = 30;
+        return s;
+    };
+    env small(sized(1, 2)), big(sized(2, 4)), huge(sized(4, 8));
+    rl::network_config cfg;
+    cfg.node_features = true;
+    const auto net = std::make_shared<const rl::actor_critic>(rl::obs_spec::of(big), cfg, 7);
+    // the same scores for the same per-GPU inputs: GPU g of the small cluster and of the big one
+    const auto s16 = rl::obs_spec::of(small), s64 = rl::obs_spec::of(big);
+    CHECK(net->incompatibility(s16).empty());
+    const auto n16 = net->for_spec(s16);
+    Eigen::MatrixXf o16 = Eigen::MatrixXf::Zero(Eigen::Index(s16.obs_size()), 1), o64 = Eigen::MatrixXf::Zero(Eigen::Index(s64.obs_size()), 1);
+    gpuplace::detail::rng r(3);
+    for (std::size_t f = 0; f < s16.gpu_features; ++f)
+        for (std::size_t g = 0; g < 16; ++g) o16(Eigen::Index(f * 16 + g), 0) = o64(Eigen::Index(f * 64 + g), 0) = float(r.uniform());
+    for (std::size_t c = 0; c < s16.context; ++c)
+        o16(Eigen::Index(16 * s16.gpu_features + c), 0) = o64(Eigen::Index(64 * s64.gpu_features + c), 0) = float(r.uniform());
+    rl::actor_critic::workspace w16, w64;
+    n16.forward(o16, w16);
+    net->forward(o64, w64);
+    // (to rounding: the products take other paths for 16 and 64 columns)
+    for (Eigen::Index g = 0; g < 16; ++g) CHECK(w16.logits(g, 0) == doctest::Approx(w64.logits(g, 0)).epsilon(1e-5));
+    CHECK(w16.logits(16, 0) == doctest::Approx(w64.logits(64, 0)).epsilon(1e-5));  // DEFER
+    // acting through the harness on 16, 64 and 256 GPUs
+    for (auto* e : {&small, &big, &huge}) {
+        const auto rep = evaluate(e->config(), {rl::as_policy<env>("ppo", net)}, {1, 2}, 1);
+        CHECK(rep.policies[0].per_seed[0].jobs_done == 30);
+    }
+    // what truly differs is refused, naming it
+    auto window = sized(1, 2);
+    window.env.queue_window = 4;
+    CHECK(net->incompatibility(rl::obs_spec::of(env(window))).find("queue window") != std::string::npos);
+    auto coloc = preset_scenario("colocation");
+    CHECK(net->incompatibility(rl::obs_spec::of(env(coloc))).find("features per GPU") != std::string::npos);
+    CHECK_THROWS_WITH_AS(evaluate(window, {rl::as_policy<env>("ppo", net)}, {1}, 1), doctest::Contains("network policy: the network reads"),
+                         Error);
+    rl::network_config flat;
+    flat.arch = rl::architecture::flat;
+    const rl::actor_critic fnet(s64, flat, 1);
+    CHECK(fnet.incompatibility(s16).find("a flat network acts only on the observation it was trained on") == 0);
+}

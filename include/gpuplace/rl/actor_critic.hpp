@@ -190,6 +190,39 @@ public:
     [[nodiscard]] const obs_spec& spec() const noexcept { return spec_; }
     [[nodiscard]] const network_config& config() const noexcept { return cfg_; }
 
+    /// Why this network cannot act on observations of shape `env`, or "" when it can. A per_gpu
+    /// network's weights do not depend on the number of GPUs: it acts on any cluster whose GPUs have
+    /// the same features and whose context (job, queue window, global) has the same size, nodes of
+    /// any size included (with node_features, GPUs must be numbered node by node). A flat network
+    /// needs the very observation it was trained on.
+    [[nodiscard]] std::string incompatibility(const obs_spec& env) const {
+        auto shape = [](const obs_spec& o) {
+            return std::to_string(o.num_gpus) + " GPUs x " + std::to_string(o.gpu_features) + " per-GPU features + " +
+                   std::to_string(o.context) + " context values";
+        };
+        if (env == spec_) return {};
+        if (cfg_.arch == architecture::flat)
+            return "a flat network acts only on the observation it was trained on (" + shape(spec_) + "); this env has " + shape(env);
+        if (env.gpu_features != spec_.gpu_features)
+            return "the network reads " + std::to_string(spec_.gpu_features) + " features per GPU, this env has " +
+                   std::to_string(env.gpu_features) + " (co-location adds 3)";
+        if (env.context != spec_.context)
+            return "the network reads " + std::to_string(spec_.context) + " context values (job, queue window, global), this env has " +
+                   std::to_string(env.context) + " (the queue window differs: each waiting job is 4 values)";
+        if (cfg_.node_features && (env.gpus_per_node == 0 || env.num_gpus % env.gpus_per_node != 0))
+            return "the network pools features over nodes, and this env's GPUs are not numbered node by node";
+        return {};
+    }
+
+    /// The same network (the same weights and normalisers) for observations of shape `env`: a
+    /// per_gpu network on another cluster (see incompatibility(); Error naming what differs).
+    [[nodiscard]] basic_actor_critic for_spec(const obs_spec& env) const {
+        if (const auto why = incompatibility(env); !why.empty()) throw Error("actor_critic: " + why);
+        basic_actor_critic n = *this;
+        n.spec_ = env;
+        return n;
+    }
+
     /// Every sub-network (for the optimiser, gradient clipping and checkpoints), in a fixed order.
     [[nodiscard]] std::vector<net*> parts() {
         std::vector<net*> v;

@@ -226,17 +226,24 @@ class basic_network_policy {
 public:
     explicit basic_network_policy(std::shared_ptr<const basic_actor_critic<S>> net) : net_(std::move(net)) {}
     void reset(std::uint64_t) {}
+    /// The network's greedy action in e's state. A per_gpu network acts on a cluster of another size
+    /// (basic_actor_critic::for_spec(); made once per env shape); Error naming what differs otherwise.
     template <class E>
     std::int64_t act(const E& e) {
-        if (e.observation_size() != net_->spec().obs_size() || e.num_actions() != net_->spec().num_actions())
-            throw Error("network policy: env has observation size " + std::to_string(e.observation_size()) + " and " +
-                        std::to_string(e.num_actions()) + " actions; the network expects " +
-                        std::to_string(net_->spec().obs_size()) + " and " + std::to_string(net_->spec().num_actions()));
-        return std::int64_t(net_->act(e.observation(), e.action_mask(), ws_));
+        const auto* net = net_.get();
+        if (const auto want = obs_spec::of(e); want != net->spec()) {
+            if (!bound_ || bound_->spec() != want) {
+                if (const auto why = net_->incompatibility(want); !why.empty()) throw Error("network policy: " + why);
+                bound_ = std::make_shared<const basic_actor_critic<S>>(net_->for_spec(want));
+            }
+            net = bound_.get();
+        }
+        return std::int64_t(net->act(e.observation(), e.action_mask(), ws_));
     }
 
 private:
     std::shared_ptr<const basic_actor_critic<S>> net_;
+    std::shared_ptr<const basic_actor_critic<S>> bound_;  ///< net_ for another cluster's shape, when needed
     typename basic_actor_critic<S>::workspace ws_;
 };
 using network_policy = basic_network_policy<float>;
