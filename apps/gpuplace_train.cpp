@@ -70,19 +70,60 @@ std::string read_file(const std::string& f) {
     return ss.str();
 }
 
-template <class E>
+/// One line of the summary over several compare scenarios.
+struct compare_row {
+    std::string scenario, best;
+    double mine = 0, best_mean = 0, pack_fifo = 0;
+    paired_stat vs_best, vs_pack_fifo;
+};
+
 int compare(const rl::run_config& rc, std::shared_ptr<const rl::actor_critic> net, const std::vector<rl::restart_result>& restarts,
             const std::string& out, std::size_t seeds, bool plot) {
-    const auto rep = rl::compare_with_heuristics<E>(rc, std::move(net), held_out_seeds(seeds), 0,
-                                                    restarts.size() > 1 ? restarts : std::vector<rl::restart_result>{});
-    const auto me = rl::policy_name(rc), best = rep.best("avg_jct", {"ppo"});
-    std::printf("\nscenario %s, %zu held-out seeds, every heuristic under every queue policy:\n%s", rep.scenario.c_str(), seeds,
-                rep.table().c_str());
-    std::printf("the best heuristic: %s\n\n%s", best.c_str(), rep.paired_table(me).c_str());
-    if (restarts.size() > 1) std::printf("\n%s", rl::spread_over_seeds(rep, me).text().c_str());
-    std::filesystem::create_directories(out);
-    detail::write_file_atomic(out + "/compare.csv", rep.csv());
-    detail::write_file_atomic(out + "/compare.json", rep.to_json().dump(2) + "\n");
+    const auto me = rl::policy_name(rc);
+    const auto scenarios = rc.compare_scenarios();
+    std::vector<compare_row> rows;
+    for (std::size_t k = 0; k < scenarios.size(); ++k) {
+        const auto& s = scenarios[k];
+        const auto rep = visit_env(s, [&](auto type) {
+            using E = typename decltype(type)::type;
+            return rl::compare_with_heuristics<E>(s, rc, net, held_out_seeds(seeds), 0,
+                                                  restarts.size() > 1 ? restarts : std::vector<rl::restart_result>{});
+        });
+        const auto best = rep.best("avg_jct", {"ppo"});
+        std::printf("\nscenario %s, %zu held-out seeds, every heuristic under every queue policy:\n%s", s.name.c_str(), seeds,
+                    rep.table().c_str());
+        std::printf("the best heuristic: %s\n\n%s", best.c_str(), rep.paired_table(me).c_str());
+        if (restarts.size() > 1) std::printf("\n%s", rl::spread_over_seeds(rep, me).text().c_str());
+        std::filesystem::create_directories(out);
+        const std::string suffix = scenarios.size() > 1 ? "_" + std::to_string(k) : "";
+        detail::write_file_atomic(out + "/compare" + suffix + ".csv", rep.csv());
+        detail::write_file_atomic(out + "/compare" + suffix + ".json", rep.to_json().dump(2) + "\n");
+        compare_row row{s.name, best};
+        for (const auto& p : rep.policies) {
+            if (p.policy == me) row.mine = p.get("avg_jct").mean;
+            if (p.policy == best) row.best_mean = p.get("avg_jct").mean;
+            if (p.policy == "pack+fifo") row.pack_fifo = p.get("avg_jct").mean;
+        }
+        for (const auto& ps : rep.paired(me)) {
+            if (ps.other == best) row.vs_best = ps;
+            if (ps.other == "pack+fifo") row.vs_pack_fifo = ps;
+        }
+        rows.push_back(row);
+    }
+    if (rows.size() > 1) {
+        std::printf("\n%s on each scenario (mean JCT, h; paired differences on the same %zu seeds):\n", me.c_str(), seeds);
+        std::printf("%-18s %9s  %-24s %9s  %-26s %-26s\n", "scenario", me.c_str(), "best heuristic", "its JCT", "minus the best",
+                    "minus pack+fifo");
+        for (const auto& r : rows) {
+            char a[64], b[64];
+            std::snprintf(a, sizeof a, "%+.3f +- %.3f (%zu/%zu)", r.vs_best.diff.mean / 3600, r.vs_best.diff.sem / 3600, r.vs_best.lower,
+                          r.vs_best.seeds);
+            std::snprintf(b, sizeof b, "%+.3f +- %.3f (%zu/%zu)", r.vs_pack_fifo.diff.mean / 3600, r.vs_pack_fifo.diff.sem / 3600,
+                          r.vs_pack_fifo.lower, r.vs_pack_fifo.seeds);
+            std::printf("%-18s %9.3f  %-24s %9.3f  %-26s %-26s\n", r.scenario.c_str(), r.mine / 3600, r.best.c_str(), r.best_mean / 3600, a, b);
+        }
+        std::printf("(x/y: lower on x of y seeds)\n");
+    }
     if (plot) {
         const std::string script = "scripts/plot_training.py";
         if (!std::filesystem::exists(script)) {
@@ -119,7 +160,10 @@ int main(int argc, char** argv) {
     app.add_flag("--resume", resume, "continue the run in --out from its last saved state");
     app.add_flag("--compare", do_compare, "evaluate against every heuristic on held-out seeds");
     app.add_option("--seeds", seeds, "held-out seeds of --compare")->capture_default_str()->check(CLI::Range(1, 100000));
-    app.add_option("--load", load, "evaluate this checkpoint instead of training (implies --compare)")->check(CLI::ExistingFile);
+    std::vector<std::string> compare_on;
+    app.add_option("--load", load, "evaluate this checkpoint instead of training (implies --compare)");
+    app.add_option("--compare-on", compare_on, "scenarios --compare evaluates on (default: the run's), e.g. philly:0e4a51")
+        ->delimiter(',');
     app.add_flag("--no-plot", no_plot, "do not write plots");
     app.add_flag("--print-config", print_config, "print the embedded default config and exit");
     CLI11_PARSE(app, argc, argv);
@@ -135,6 +179,7 @@ int main(int argc, char** argv) {
         if (threads) over["ppo"]["threads"] = threads;
         if (restarts) over["restarts"] = restarts;
         if (checkpoint_every) over["checkpoint_every"] = checkpoint_every;
+        if (!compare_on.empty()) over["compare_on"] = compare_on;
         const bool configured = !config_file.empty() || !over.empty();
         json cfg = detail::parse_json(rl::default_run_config_json, "default training config");
         std::string base_dir;
@@ -157,7 +202,7 @@ int main(int argc, char** argv) {
             std::shared_ptr<const rl::actor_critic> net;
             std::vector<rl::restart_result> restarts;
             if (!load.empty()) {
-                net = std::make_shared<const rl::actor_critic>(rl::load_checkpoint(load).network);
+                net = std::make_shared<const rl::actor_critic>(rl::load_checkpoint(rl::model_path(load)).network);
                 std::printf("loaded %s\n", load.c_str());
                 do_compare = true;
             } else {
@@ -193,7 +238,7 @@ int main(int argc, char** argv) {
                 restarts = res.restarts;
             }
             if (!do_compare) return 0;
-            return compare<E>(rc, net, restarts, out, seeds, !no_plot);
+            return compare(rc, net, restarts, out, seeds, !no_plot);
         });
     } catch (const std::exception& e) {
         std::fprintf(stderr, "error: %s\n", e.what());

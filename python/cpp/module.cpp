@@ -1282,6 +1282,9 @@ void bind_ppo(py::module_& m) {
           "the per_gpu network allocates matrices whose sizes change every minibatch; by default glibc returns them to "
           "the system and faults them in again. `python -m gpuplace train` calls it.");
 
+    m.def("model_names", &rl::model_names, "Names of the reference policies shipped with gpuplace (data/models/).");
+    m.def("model_path", &rl::model_path, py::arg("name"),
+          "The checkpoint file a name means: a reference policy's file in the data folder, else the name as a path.");
     m.def("load_checkpoint", [](const std::string& file) {
               auto ck = rl::load_checkpoint<float>(file);
               PyNetwork n;

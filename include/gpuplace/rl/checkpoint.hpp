@@ -17,8 +17,10 @@
 #include <sstream>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "../config.hpp"
+#include "../data.hpp"
 #include "../detail/atomic_file.hpp"
 #include "../detail/json_util.hpp"
 #include "../error.hpp"
@@ -210,14 +212,33 @@ void save_checkpoint(const std::string& file, const basic_actor_critic<S>& net, 
     }
 }
 
-/// Reads a checkpoint file.
+/// Reads a checkpoint file ("$GPUPLACE_DATA/..." names a file of the data folder, data.hpp).
 template <std::floating_point S = float>
-[[nodiscard]] basic_checkpoint<S> load_checkpoint(const std::string& file) {
+[[nodiscard]] basic_checkpoint<S> load_checkpoint(const std::string& path) {
+    const std::string file = resolve_data_path(path);
     std::ifstream in(file);
     if (!in) throw CheckpointError("checkpoint " + file + ": cannot open");
     std::stringstream ss;
     ss << in.rdbuf();
     return parse_checkpoint<S>(ss.str(), file);
+}
+
+/// Names of the reference policies shipped with gpuplace (data/models/<name>.json, trained by
+/// scripts/train_models.sh; docs/ppo.md has their held-out tables).
+[[nodiscard]] inline std::vector<std::string> model_names() { return {"default", "philly", "proximity_drl"}; }
+
+/// The checkpoint file a name means: one of model_names() (its file in the data folder), else the
+/// name itself as a path.
+[[nodiscard]] inline std::string model_path(const std::string& name) {
+    for (const auto& m : model_names())
+        if (name == m) return "$GPUPLACE_DATA/models/" + name + ".json";
+    return name;
+}
+
+/// A reference policy by name (model_names()) or a checkpoint by file name.
+template <std::floating_point S = float>
+[[nodiscard]] basic_checkpoint<S> load_model(const std::string& name) {
+    return load_checkpoint<S>(model_path(name));
 }
 
 /// A network acting greedily (argmax over valid actions); satisfies the Policy concept.

@@ -89,6 +89,9 @@ struct run_config {
     std::size_t checkpoint_every = 10;            ///< iterations between saved states
     std::string queue;  ///< the network's queue policy (queue_names(); "" = the scenario's): it is trained
                         ///< and evaluated under it, as a heuristic "<name>+<queue>" is
+    /// Scenarios --compare evaluates on (preset names, files or objects); empty = the run's scenario.
+    /// E.g. a policy trained on "philly" is compared on the held-out files "philly:0e4a51", ...
+    std::vector<gpuplace::detail::json> compare_on;
     ppo_config ppo;
     std::string base_dir;  ///< where relative file names in the config are (the config file's folder); not saved
 
@@ -96,7 +99,7 @@ struct run_config {
     [[nodiscard]] static run_config from_json(const gpuplace::detail::json& j, std::string base_dir = {}) {
         using namespace gpuplace::detail;
         check_keys(j, "", {"scenario", "train_reward", "validation_seeds", "validate_every", "restarts", "checkpoint_every",
-                           "queue", "ppo"});
+                           "queue", "compare_on", "ppo"});
         run_config c;
         c.base_dir = std::move(base_dir);
         if (auto it = j.find("scenario"); it != j.end()) {
@@ -121,8 +124,18 @@ struct run_config {
                 config_fail("/queue", e.what());
             }
         }
+        if (auto it = j.find("compare_on"); it != j.end()) {
+            if (!it->is_array()) config_fail("/compare_on", "expected a list of scenarios, got " + short_dump(*it));
+            for (std::size_t i = 0; i < it->size(); ++i) {
+                if (!(*it)[i].is_string() && !(*it)[i].is_object())
+                    config_fail("/compare_on/" + std::to_string(i), "expected a preset name, a scenario file or an object, got " +
+                                                                        short_dump((*it)[i]));
+                c.compare_on.push_back((*it)[i]);
+            }
+        }
         c.ppo = ppo_config::from_json(j.value("ppo", json::object()), "/ppo");
         (void)c.train_scenario();  // the scenario and the reward weights are checked here, not at the first use
+        for (const auto& sc : c.compare_on) (void)c.load(sc);
         return c;
     }
 
@@ -140,19 +153,31 @@ struct run_config {
                                     {"ppo", ppo.to_json()}};
         if (!train_reward.is_null()) j["train_reward"] = train_reward;
         if (!queue.empty()) j["queue"] = queue;
+        if (!compare_on.empty()) j["compare_on"] = compare_on;
         return j;
     }
 
-    /// The scenario the network is validated and evaluated on.
-    [[nodiscard]] gpuplace::scenario eval_scenario() const {
-        if (scenario.is_string()) {
-            const auto n = scenario.get<std::string>();
+    /// A scenario of the config (a preset name, a file relative to base_dir, or an object).
+    [[nodiscard]] gpuplace::scenario load(const gpuplace::detail::json& sc) const {
+        if (sc.is_string()) {
+            const auto n = sc.get<std::string>();
             if (is_preset_name(n)) return preset_scenario(n);
             return gpuplace::scenario::load(relative_to(n, base_dir));
         }
-        auto s = gpuplace::scenario::from_json(scenario);
+        auto s = gpuplace::scenario::from_json(sc);
         s.resolve_paths(base_dir);
         return s;
+    }
+
+    /// The scenario the network is validated and evaluated on.
+    [[nodiscard]] gpuplace::scenario eval_scenario() const { return load(scenario); }
+
+    /// The scenarios --compare evaluates on: compare_on, else the run's scenario.
+    [[nodiscard]] std::vector<gpuplace::scenario> compare_scenarios() const {
+        std::vector<gpuplace::scenario> v;
+        for (const auto& sc : compare_on) v.push_back(load(sc));
+        if (v.empty()) v.push_back(eval_scenario());
+        return v;
     }
 
     /// The scenario the network acts in: eval_scenario() under the run's queue policy.
@@ -221,9 +246,9 @@ struct run_result {
 /// `restarts` (optional) adds each restart's own network as "<name>[seed K]", for the spread over
 /// training seeds.
 template <class E>
-[[nodiscard]] eval_report compare_with_heuristics(const run_config& rc, std::shared_ptr<const actor_critic> net,
-                                                  const std::vector<std::uint64_t>& seeds, std::size_t threads = 0,
-                                                  const std::vector<restart_result>& restarts = {}) {
+[[nodiscard]] eval_report compare_with_heuristics(const gpuplace::scenario& s, const run_config& rc,
+                                                  std::shared_ptr<const actor_critic> net, const std::vector<std::uint64_t>& seeds,
+                                                  std::size_t threads = 0, const std::vector<restart_result>& restarts = {}) {
     std::vector<any_policy<E>> ps;
     auto add = [&](std::string name, std::shared_ptr<const actor_critic> n) {
         auto p = as_policy<E>(std::move(name), std::move(n));
@@ -234,7 +259,15 @@ template <class E>
     for (const auto& r : restarts)
         if (r.network) add(policy_name(rc) + "[seed " + std::to_string(r.seed) + "]", r.network);
     for (const auto& n : heuristic_variants()) ps.push_back(heuristic<E>(n));
-    return evaluate<E>(rc.eval_scenario(), ps, seeds, threads);
+    return evaluate<E>(s, ps, seeds, threads);
+}
+
+/// The same on the run's own scenario.
+template <class E>
+[[nodiscard]] eval_report compare_with_heuristics(const run_config& rc, std::shared_ptr<const actor_critic> net,
+                                                  const std::vector<std::uint64_t>& seeds, std::size_t threads = 0,
+                                                  const std::vector<restart_result>& restarts = {}) {
+    return compare_with_heuristics<E>(rc.eval_scenario(), rc, std::move(net), seeds, threads, restarts);
 }
 
 /// Over the training seeds in a compare_with_heuristics() report: each seed's held-out mean of

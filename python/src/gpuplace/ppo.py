@@ -55,6 +55,15 @@ def train(
     return trainer, stats
 
 
+def load_model(name: str):
+    """A trained network: a reference policy shipped with gpuplace by name (``_core.model_names()``:
+    "default", "philly", "proximity_drl"; docs/ppo.md has their held-out tables) or a checkpoint file.
+    The network acts greedily with ``.act(env)`` and in ``_core.evaluate_network``; a per_gpu network
+    acts on clusters of any size."""
+    _require()
+    return _core.load_checkpoint(_core.model_path(name))
+
+
 def run(
     config: Mapping[str, Any] | str | None = None,
     out: str = "runs/cpp_ppo",
