@@ -202,7 +202,9 @@ int main(int argc, char** argv) {
             std::shared_ptr<const rl::actor_critic> net;
             std::vector<rl::restart_result> restarts;
             if (!load.empty()) {
-                net = std::make_shared<const rl::actor_critic>(rl::load_checkpoint(rl::model_path(load)).network);
+                auto ck = rl::load_model(load);
+                net = std::make_shared<const rl::actor_critic>(std::move(ck.network));
+                rc.queue = ck.queue;  // the policy acts under its own queue policy
                 std::printf("loaded %s\n", load.c_str());
                 do_compare = true;
             } else {

@@ -319,3 +319,16 @@ TEST_CASE("rl size-free: a per_gpu network acts on clusters of other sizes; chec
     const rl::actor_critic fnet(s64, flat, 1);
     CHECK(fnet.incompatibility(s16).find("a flat network acts only on the observation it was trained on") == 0);
 }
+
+TEST_CASE("rl checkpoint: the queue policy a network acts under round trips; unknown ones are refused") {
+    using namespace gpuplace;
+    const auto s = default_scenario();
+    const rl::actor_critic net(rl::obs_spec::of(env(s)), rl::network_config{}, 2);
+    auto j = rl::checkpoint_json(net, rl::ppo_config{}, s, "sjf");
+    CHECK(rl::checkpoint_from_json(j, "c").queue == "sjf");
+    CHECK(rl::checkpoint_from_json(rl::checkpoint_json(net, rl::ppo_config{}, s), "c").queue.empty());
+    j["queue"] = "lifo";
+    CHECK_THROWS_WITH_AS(rl::checkpoint_from_json(j, "c"), "checkpoint c: /queue: unknown queue policy \"lifo\"", CheckpointError);
+    CHECK(rl::model_path("default") == "$GPUPLACE_DATA/models/default.json");
+    CHECK(rl::model_path("my/ppo.json") == "my/ppo.json");
+}

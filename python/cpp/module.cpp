@@ -1120,6 +1120,7 @@ struct PyPPO {
 struct PyNetwork {
     std::shared_ptr<const rl::basic_actor_critic<float>> net;
     json scenario, ppo;
+    std::string queue;  ///< the queue policy it acts under ("" = the scenario's)
 };
 
 template <class E>
@@ -1274,6 +1275,8 @@ void bind_ppo(py::module_& m) {
     py::class_<PyNetwork>(m, "Network", "A trained actor-critic loaded from a checkpoint; acts greedily under the mask.")
         .def_property_readonly("scenario", [](const PyNetwork& n) { return to_py(n.scenario); })
         .def_property_readonly("ppo_config", [](const PyNetwork& n) { return to_py(n.ppo); })
+        .def_property_readonly("queue", [](const PyNetwork& n) { return n.queue; },
+                               "The queue policy the network acts under (\"\" = the scenario's).")
         .def("act", &network_act<gp::env>, py::arg("env"))
         .def("act", &network_act<gp::tree_route_env>, py::arg("env"));
 
@@ -1290,6 +1293,7 @@ void bind_ppo(py::module_& m) {
               PyNetwork n;
               n.scenario = ck.scenario;
               n.ppo = ck.ppo.to_json();
+              n.queue = ck.queue;
               n.net = std::make_shared<const rl::basic_actor_critic<float>>(std::move(ck.network));
               return n;
           }, py::arg("path"), "Loads a PPO checkpoint (CheckpointError when truncated, corrupted or of another version).");
@@ -1299,9 +1303,12 @@ void bind_ppo(py::module_& m) {
               const auto sc = to_scenario(scenario);
               const auto sd = to_seeds(seeds);
               py::gil_scoped_release nogil;
-              if (comm_model_of(sc) == gp::TreeRouteCost::name)
-                  return gp::evaluate<gp::tree_route_env>(sc, {rl::as_policy<gp::tree_route_env>(name, n.net)}, sd, threads);
-              return gp::evaluate<gp::env>(sc, {rl::as_policy<gp::env>(name, n.net)}, sd, threads);
+              return gp::visit_env(sc, [&](auto type) {
+                  using E = typename decltype(type)::type;
+                  auto p = rl::as_policy<E>(name, n.net);
+                  p.queue = n.queue;  // under its own queue policy, as in training
+                  return gp::evaluate<E>(sc, {std::move(p)}, sd, threads);
+              });
           }, py::arg("scenario"), py::arg("network"), py::arg("seeds") = 20, py::arg("name") = "ppo", py::arg("threads") = 1,
           "Runs a loaded network through the C++ harness; returns an EvalReport.");
 

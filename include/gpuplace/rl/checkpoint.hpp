@@ -6,7 +6,7 @@
 ///
 /// Format (version 1):
 ///   {"format": "gpuplace-ppo", "version": 1, "obs_spec": {"num_gpus", "gpu_features", "context", "gpus_per_node" (optional)},
-///    "network": {...network_config}, "ppo": {...ppo_config}, "scenario": {...},
+///    "network": {...network_config}, "ppo": {...ppo_config}, "scenario": {...}, "queue" (optional),
 ///    "parts": {"<name>": {"sizes": [...], "params": [...]}},
 ///    "normalizers": [{"mean": [...], "var": [...], "count": n}, ...]}
 
@@ -39,12 +39,14 @@ struct basic_checkpoint {
     basic_actor_critic<S> network;
     ppo_config ppo;
     gpuplace::detail::json scenario;  ///< the scenario the network was trained on
+    std::string queue;                ///< the queue policy it acts under ("" = the scenario's; rl/run.hpp)
 };
 using checkpoint = basic_checkpoint<float>;
 
 /// The checkpoint JSON of a network.
 template <std::floating_point S>
-[[nodiscard]] gpuplace::detail::json checkpoint_json(const basic_actor_critic<S>& net, const ppo_config& cfg, const scenario& s) {
+[[nodiscard]] gpuplace::detail::json checkpoint_json(const basic_actor_critic<S>& net, const ppo_config& cfg, const scenario& s,
+                                                     const std::string& queue = {}) {
     gpuplace::detail::json j;
     j["format"] = "gpuplace-ppo";
     j["version"] = checkpoint_version;
@@ -54,6 +56,7 @@ template <std::floating_point S>
     j["network"] = net.config().to_json();
     j["ppo"] = cfg.to_json();
     j["scenario"] = s.to_json();
+    if (!queue.empty()) j["queue"] = queue;
     for (const auto& [name, n] : net.named()) {
         gpuplace::detail::json p = gpuplace::detail::json::array();
         for (Eigen::Index i = 0; i < n->params().size(); ++i) p.push_back(double(n->params()(i)));
@@ -142,6 +145,12 @@ template <std::floating_point S = float>
         ckpt_fail(source, "", e.what());
     }
     c.scenario = ckpt_get(j, source, "", "scenario");
+    if (auto it = j.find("queue"); it != j.end()) {  // optional: the queue policy the network acts under
+        bool known = false;
+        for (const auto& q : queue_names()) known = known || (it->is_string() && it->template get<std::string>() == q);
+        if (!known) ckpt_fail(source, "/queue", "unknown queue policy " + gpuplace::detail::short_dump(*it));
+        c.queue = it->template get<std::string>();
+    }
     // every part's sizes and parameter count are checked against the document before the network
     // is allocated: a corrupted config cannot make the loader allocate more than the file holds
     const auto& parts = ckpt_get(j, source, "", "parts");
@@ -202,9 +211,10 @@ template <std::floating_point S = float>
 /// Writes a checkpoint file atomically: the file is always either the old checkpoint or the new
 /// one (detail/atomic_file.hpp).
 template <std::floating_point S>
-void save_checkpoint(const std::string& file, const basic_actor_critic<S>& net, const ppo_config& cfg, const scenario& s) {
+void save_checkpoint(const std::string& file, const basic_actor_critic<S>& net, const ppo_config& cfg, const scenario& s,
+                     const std::string& queue = {}) {
     try {
-        gpuplace::detail::write_file_atomic(file, checkpoint_json(net, cfg, s).dump() + "\n");
+        gpuplace::detail::write_file_atomic(file, checkpoint_json(net, cfg, s, queue).dump() + "\n");
     } catch (const CheckpointError&) {
         throw;
     } catch (const Error& e) {

@@ -449,7 +449,7 @@ restart_result train_restart(const gpuplace::scenario& train_s, const gpuplace::
                 res.seconds = elapsed0;
                 res.network = std::make_shared<const actor_critic>(std::move(best_net));
                 gpuplace::detail::write_file_atomic(dir + "/learning.csv", std::string(learning_header) + rows);
-                if (dir != o.out) save_checkpoint(dir + "/ppo.json", *res.network, pc, eval_s);
+                if (dir != o.out) save_checkpoint(dir + "/ppo.json", *res.network, pc, eval_s, rc.queue);
                 say(tag + "already trained (" + used + ")\n");
                 return res;
             }
@@ -555,7 +555,7 @@ restart_result train_restart(const gpuplace::scenario& train_s, const gpuplace::
     save(true);
     res.seconds += elapsed0;
     res.network = std::make_shared<const actor_critic>(std::move(best_net));
-    if (dir != o.out) save_checkpoint(dir + "/ppo.json", *res.network, pc, eval_s);  // each restart's own best
+    if (dir != o.out) save_checkpoint(dir + "/ppo.json", *res.network, pc, eval_s, rc.queue);  // each restart's own best
     if (o.hook) o.hook("restart", index);
     return res;
 }
@@ -703,7 +703,7 @@ run_result train_run(const run_config& rc, const run_options& o) {
     std::snprintf(b, sizeof b, "trained in %s (%zu env steps over %zu run(s)); best validation JCT %.3f h\n", hms(out.seconds).c_str(),
                   out.env_steps, R, out.restarts[win].best_val / 3600);
     say(b);
-    save_checkpoint(o.out + "/ppo.json", *out.network, out.ppo, eval_s);
+    save_checkpoint(o.out + "/ppo.json", *out.network, out.ppo, eval_s, rc.queue);
     say("checkpoint " + o.out + "/ppo.json (the network with the best validation JCT)\n");
     return out;
 }
