@@ -499,7 +499,10 @@ restart_result train_restart(const gpuplace::scenario& train_s, const gpuplace::
         const double el = elapsed0 + res.seconds;
         const double sps = double(st.env_steps - run_steps0) / std::max(res.seconds, 1e-9);
         double vj = NAN, vc = NAN;
-        if (nval > 0 && (st.iteration % rc.validate_every == 0 || ppo.done())) {
+        // validation: every validate_every PPO iterations, the clone once (at the end of imitation),
+        // and the last network
+        const bool last_clone = st.imitation && st.iteration == ppo.imitation_iterations();
+        if (nval > 0 && ((!st.imitation && st.iteration % rc.validate_every == 0) || last_clone || ppo.done())) {
             auto cur = std::make_shared<const actor_critic>(ppo.network());
             const auto rep = evaluate<E>(rc.policy_scenario(), {as_policy<E>("ppo", cur)}, vseeds, 1);
             vj = rep.policies[0].get("avg_jct").mean;
