@@ -1094,6 +1094,9 @@ py::dict stats_dict(const rl::ppo_stats& st) {
     d["explained_variance"] = st.explained_variance;
     d["grad_norm"] = st.grad_norm;
     d["learning_rate"] = st.learning_rate;
+    d["imitation"] = st.imitation;
+    d["teacher_agreement"] = st.teacher_agreement;
+    d["defer_share"] = st.defer_share;
     d["rollout_seconds"] = st.rollout_seconds;
     d["update_seconds"] = st.update_seconds;
     return d;

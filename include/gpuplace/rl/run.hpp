@@ -309,7 +309,7 @@ namespace detail {
 
 inline constexpr std::string_view learning_header =
     "iteration,env_steps,seconds,steps_per_sec,episodes,mean_return,mean_jct,mean_comm_cost,val_jct,val_comm_cost,"
-    "policy_loss,value_loss,entropy,approx_kl,clip_frac,explained_variance,learning_rate,phase,teacher_agreement\n";
+    "policy_loss,value_loss,entropy,approx_kl,clip_frac,explained_variance,learning_rate,phase,teacher_agreement,defer_share\n";
 
 [[nodiscard]] inline std::string hms(double s) {
     char b[32];
@@ -522,10 +522,11 @@ restart_result train_restart(const gpuplace::scenario& train_s, const gpuplace::
             }
         }
         char line[512];
-        std::snprintf(line, sizeof line, "%zu,%zu,%.3f,%.1f,%zu,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s,%.4g\n",
+        std::snprintf(line, sizeof line, "%zu,%zu,%.3f,%.1f,%zu,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s,%.4g,%.4g\n",
                       st.iteration, st.env_steps, el, sps, st.episodes, st.mean_return, st.mean_jct, st.mean_comm_cost,
                       vj, vc, st.policy_loss, st.value_loss, st.entropy, st.approx_kl, st.clip_frac,
-                      st.explained_variance, st.learning_rate, st.imitation ? "imitation" : "ppo", st.teacher_agreement);
+                      st.explained_variance, st.learning_rate, st.imitation ? "imitation" : "ppo", st.teacher_agreement,
+                      st.defer_share);
         rows += line;
         log << line << std::flush;
         if (o.hook) o.hook("iteration", st.iteration);
@@ -539,9 +540,9 @@ restart_result train_restart(const gpuplace::scenario& train_s, const gpuplace::
                               st.policy_loss, st.teacher_agreement, vj / 3600, hms(eta).c_str());
             else
                 std::snprintf(b, sizeof b, "%s[%s] it %4zu/%zu  steps %8zu  %6.0f steps/s  return %8.2f  JCT %.3f h  val JCT %.3f h  "
-                              "entropy %.3f  ETA %s\n",
+                              "entropy %.3f  DEFER %.2f  ETA %s\n",
                               tag.c_str(), hms(el).c_str(), st.iteration, ppo.total_iterations(), st.env_steps, sps, st.mean_return,
-                              st.mean_jct / 3600, vj / 3600, st.entropy, hms(eta).c_str());
+                              st.mean_jct / 3600, vj / 3600, st.entropy, st.defer_share, hms(eta).c_str());
             say(b);
         }
         const bool stop = !ppo.done() && o.stop_requested && o.stop_requested();
