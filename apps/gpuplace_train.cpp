@@ -5,6 +5,7 @@
 // Ctrl-C (SIGINT) or SIGTERM: the current iteration finishes, the state is saved and the program
 // exits with 130 / 143; `gpuplace-train --out DIR --resume` continues. A second signal exits at once
 // (the files on disk are always whole: every write is atomic).
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -145,7 +146,8 @@ int main(int argc, char** argv) {
     std::string config_file, scenario_name, out = "out/train", load;
     std::size_t steps = 0, seed = 0, restarts = 0, threads = 0, checkpoint_every = 0, seeds = 20;
     bool resume = false, do_compare = false, no_plot = false, print_config = false;
-    app.add_option("--config", config_file, "training config (JSON) merged over the embedded default")->check(CLI::ExistingFile);
+    app.add_option("--config", config_file,
+                   "training config (JSON) merged over the embedded default, or a recipe by name (default, philly, proximity_drl)");
     app.add_option("--scenario", scenario_name, "scenario: a preset (" + [] {
         std::string s;
         for (const auto& p : preset_names()) s += (s.empty() ? "" : ", ") + p;
@@ -165,10 +167,17 @@ int main(int argc, char** argv) {
     app.add_option("--compare-on", compare_on, "scenarios --compare evaluates on (default: the run's), e.g. philly:0e4a51")
         ->delimiter(',');
     app.add_flag("--no-plot", no_plot, "do not write plots");
-    app.add_flag("--print-config", print_config, "print the embedded default config and exit");
+    app.add_flag("--print-config", print_config, "print the config (the embedded default, or --config's recipe) and exit");
     CLI11_PARSE(app, argc, argv);
     if (print_config) {
-        std::printf("%s\n", std::string(rl::default_run_config_json).c_str());
+        try {
+            const auto recipes = rl::run_recipe_names();
+            const bool named = std::find(recipes.begin(), recipes.end(), config_file) != recipes.end();
+            std::printf("%s\n", rl::run_recipe(named ? config_file : "default").dump(2).c_str());
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "error: %s\n", e.what());
+            return 1;
+        }
         return 0;
     }
     try {
@@ -183,7 +192,11 @@ int main(int argc, char** argv) {
         const bool configured = !config_file.empty() || !over.empty();
         json cfg = detail::parse_json(rl::default_run_config_json, "default training config");
         std::string base_dir;
-        if (!config_file.empty()) {
+        const auto recipes = rl::run_recipe_names();
+        if (!config_file.empty() && !std::filesystem::exists(config_file) &&
+            std::find(recipes.begin(), recipes.end(), config_file) != recipes.end()) {
+            cfg = rl::run_recipe(config_file);  // a recipe by name
+        } else if (!config_file.empty()) {
             cfg.merge_patch(detail::parse_json(read_file(config_file), config_file));
             base_dir = std::filesystem::path(display_path(config_file)).parent_path().string();
         }

@@ -1153,6 +1153,8 @@ py::dict train_run(py::object config, const std::string& out, bool resume, std::
         const auto stored = gp::detail::parse_json(ss.str(), run_file);
         j = stored.value("config", json::object());
         base_dir = stored.value("base_dir", "");
+    } else if (py::isinstance<py::str>(config) && config.cast<std::string>().find('{') == std::string::npos) {
+        j = rl::run_recipe(config.cast<std::string>());  // a recipe by name
     } else if (!config.is_none()) {
         j.merge_patch(to_json_obj(config, "training config"));
     }
@@ -1237,6 +1239,9 @@ void bind_training_run(py::module_& m) {
           py::arg("parallel") = std::size_t{1}, py::arg("print") = py::none(), py::arg("on_iteration") = py::none(),
           "Runs gpuplace-train's training run (include/gpuplace/rl/run.hpp): config (dict or JSON) merged over the default "
           "training config; with resume and no config, the run in `out` continues from its saved states.");
+    m.def("run_recipe", [](const std::string& n) { return to_py(rl::run_recipe(n)); }, py::arg("name"),
+          "A training recipe's config by name (run_recipe_names()).");
+    m.def("run_recipe_names", &rl::run_recipe_names, "Names of the training recipes (default, philly, proximity_drl).");
     m.def("default_run_config", [] { return to_py(gp::detail::parse_json(rl::default_run_config_json, "default training config")); },
           "The default training config (gpuplace-train --print-config).");
 }

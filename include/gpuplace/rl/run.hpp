@@ -49,28 +49,67 @@ namespace gpuplace::rl {
 /// The version of run.json and state.bin files; a run of another version is not resumed.
 inline constexpr int run_state_version = 1;
 
-/// The embedded default training config (gpuplace-train's). Training first clones the pack
-/// heuristic (400k env steps), fits the value head for 10 iterations, then runs PPO for 600k env
-/// steps (docs/ppo.md). gamma is 1: DEFER takes no simulated time, so with a per-step discount
-/// every DEFER would postpone the time penalty and look good. 8 restarts (training seeds 1-8, one
-/// per core at a time); the network with the best validation JCT is kept. "train_reward" (optional)
-/// overrides the reward weights used for training only.
+/// The embedded default training config (gpuplace-train's), the "default" recipe (docs/ppo.md has
+/// why each value). The network acts under queue policy sjf (as the best heuristics do). Training
+/// first clones pack_wait (400k env steps; the clone matches it), fits the value head alone for 100
+/// iterations (a critic fit before the policy moves keeps PPO from drifting off the clone), then
+/// runs PPO for 1.2M env steps at a small learning rate. gamma is 1: DEFER takes no simulated time,
+/// so with a per-step discount every DEFER would postpone the time penalty and look good. 5
+/// restarts (training seeds 1-5, one per core at a time): --compare reports each seed's network
+/// and the median seed against the best heuristic; the network with the best validation JCT is kept.
+/// "train_reward" (optional) overrides the reward weights used for training only.
 inline constexpr std::string_view default_run_config_json = R"({
   "scenario": "default",
-  "restarts": 8,
+  "queue": "sjf",
+  "restarts": 5,
   "validation_seeds": 16,
   "validate_every": 5,
   "checkpoint_every": 10,
   "ppo": {
-    "total_steps": 600000, "num_envs": 16, "num_steps": 128, "epochs": 4, "minibatches": 4,
-    "teacher": "pack", "imitation_steps": 400000, "imitation_learning_rate": 0.001, "value_warmup": 10,
-    "learning_rate": 0.0003, "anneal_lr": true, "gamma": 1.0, "gae_lambda": 0.95,
+    "total_steps": 1200000, "num_envs": 16, "num_steps": 128, "epochs": 4, "minibatches": 4,
+    "teacher": "pack_wait", "imitation_steps": 400000, "imitation_learning_rate": 0.001, "value_warmup": 100,
+    "learning_rate": 0.0002, "anneal_lr": true, "gamma": 1.0, "gae_lambda": 0.95,
     "clip": 0.1, "clip_value": false, "vf_coef": 0.5, "ent_coef": 0.0, "max_grad_norm": 0.5,
     "normalize_advantages": true, "normalize_rewards": true, "seed": 1, "threads": 1,
     "network": {"architecture": "per_gpu", "hidden": [64, 64], "value_hidden": [64, 64],
                 "activation": "tanh", "normalize_obs": false, "node_features": true}
   }
 })";
+
+/// The "philly" recipe: the philly preset (windows of the training trace files at loads 0.8-1.2),
+/// compared on each held-out file. Cloning pack under sjf, then PPO at a smaller learning rate.
+inline constexpr std::string_view philly_run_config_json = R"({
+  "scenario": "philly",
+  "queue": "sjf",
+  "restarts": 3,
+  "validation_seeds": 16,
+  "validate_every": 5,
+  "compare_on": ["philly:0e4a51", "philly:6c71a0", "philly:7f04ca", "philly:e13805"],
+  "ppo": {"teacher": "pack", "total_steps": 600000, "learning_rate": 0.00005}
+})";
+
+/// The "proximity_drl" recipe: the Proximity-DRL preset (no DEFER), cloning pack under sjf.
+inline constexpr std::string_view proximity_drl_run_config_json = R"({
+  "scenario": "proximity_drl",
+  "queue": "sjf",
+  "restarts": 3,
+  "ppo": {"teacher": "pack", "total_steps": 600000, "learning_rate": 0.0001}
+})";
+
+/// Names of the training recipes (gpuplace-train --config <name>, scripts/train_models.sh).
+[[nodiscard]] inline std::vector<std::string> run_recipe_names() { return {"default", "philly", "proximity_drl"}; }
+
+/// A recipe's config: for "default" the embedded default; for the others their keys merged over it.
+[[nodiscard]] inline gpuplace::detail::json run_recipe(std::string_view name) {
+    auto j = gpuplace::detail::parse_json(default_run_config_json, "default training config");
+    if (name == "default") return j;
+    if (name == "philly") j.merge_patch(gpuplace::detail::parse_json(philly_run_config_json, "philly training config"));
+    else if (name == "proximity_drl")
+        j.merge_patch(gpuplace::detail::parse_json(proximity_drl_run_config_json, "proximity_drl training config"));
+    else
+        throw ConfigError("unknown training recipe \"" + std::string(name) + "\" (allowed: default, philly, proximity_drl)");
+    return j;
+}
 
 /// Seeds of the validation episodes: 2000000 + i (disjoint from held_out_seeds()).
 [[nodiscard]] inline std::vector<std::uint64_t> validation_seeds(std::size_t n) {

@@ -89,7 +89,7 @@ def run(
         return _core.train_run(config, out, resume, parallel)
     cfg = _core.default_run_config()
     if isinstance(config, str):
-        config = json.loads(config)
+        config = _core.run_recipe(config) if config in _core.run_recipe_names() else json.loads(config)
     if config:
         cfg = _merge(cfg, config)
     ppo = cfg.get("ppo", {})
@@ -115,7 +115,9 @@ def train_cli(args) -> int:
     _require()
     _core.keep_freed_memory()  # a program's choice, not the library's (include/gpuplace/rl/memory.hpp)
     over: dict[str, Any] = {}
-    if args.config:
+    if args.config in _core.run_recipe_names() and not os.path.exists(args.config):
+        over = _core.run_recipe(args.config)  # a recipe by name
+    elif args.config:
         with open(args.config, encoding="utf-8") as f:
             over = json.load(f)
     if args.scenario is not None:
