@@ -105,6 +105,7 @@ def train_cli(args) -> int:
     """``python -m gpuplace train``: the same run as ``gpuplace-train`` (same config and files)."""
     _require()
     _core.keep_freed_memory()  # a program's choice, not the library's (include/gpuplace/rl/memory.hpp)
+    _core.pin_cache_sizes()  # the same training on every CPU (include/gpuplace/rl/blocking.hpp)
     over: dict[str, Any] = {}
     if args.config:
         with open(args.config, encoding="utf-8") as f:

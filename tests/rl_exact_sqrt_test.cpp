@@ -1,4 +1,4 @@
-// detail/exact_sqrt.hpp: a vectorised square root with the bits of std::sqrt.
+// rl/detail/exact_sqrt.hpp: a vectorised square root with the bits of std::sqrt.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -7,7 +7,7 @@
 
 #include <Eigen/Core>
 
-#include <gpuplace/detail/exact_sqrt.hpp>
+#include <gpuplace/rl/detail/exact_sqrt.hpp>
 #include <gpuplace/detail/rng.hpp>
 
 namespace {
@@ -29,7 +29,7 @@ TEST_CASE_TEMPLATE("exact_sqrt: the same bits as std::sqrt, whatever the length 
     for (Eigen::Index n : {1, 3, 7, 16, 17, 33, 1000, 4099}) {
         CAPTURE(n);
         const auto x = sqrt_inputs<T>(n);
-        const Eigen::Array<T, Eigen::Dynamic, 1> y = x.unaryExpr(gpuplace::detail::exact_sqrt_op{});
+        const Eigen::Array<T, Eigen::Dynamic, 1> y = x.unaryExpr(gpuplace::rl::detail::exact_sqrt_op{});
         for (Eigen::Index i = 0; i < n; ++i) {
             const T want = std::sqrt(x(i));
             if (std::memcmp(&want, &y(i), sizeof(T)) != 0) {
@@ -48,9 +48,9 @@ TEST_CASE_TEMPLATE("exact_sqrt: the same bits as std::sqrt, whatever the length 
 
 TEST_CASE("exact_sqrt: vectorised wherever Eigen vectorises on x86") {
 #if defined(EIGEN_VECTORIZE_SSE2)
-    CHECK(gpuplace::detail::exact_sqrt_vectorized);
-    CHECK(Eigen::internal::functor_traits<gpuplace::detail::exact_sqrt_op>::PacketAccess);
+    CHECK(gpuplace::rl::detail::exact_sqrt_vectorized);
+    CHECK(Eigen::internal::functor_traits<gpuplace::rl::detail::exact_sqrt_op>::PacketAccess);
 #else
-    CHECK_FALSE(gpuplace::detail::exact_sqrt_vectorized);
+    CHECK_FALSE(gpuplace::rl::detail::exact_sqrt_vectorized);
 #endif
 }
