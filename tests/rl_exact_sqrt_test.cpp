@@ -1,9 +1,14 @@
-// rl/detail/exact_sqrt.hpp: a vectorised square root with the bits of std::sqrt.
+// rl/detail/exact_sqrt.hpp: a vectorised square root with the bits of std::sqrt; the only kind of
+// header allowed to name Eigen's internals.
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <limits>
+#include <sstream>
+#include <string>
 
 #include <Eigen/Core>
 
@@ -53,4 +58,27 @@ TEST_CASE("exact_sqrt: vectorised wherever Eigen vectorises on x86") {
 #else
     CHECK_FALSE(gpuplace::rl::detail::exact_sqrt_vectorized);
 #endif
+}
+
+TEST_CASE("rl detail: no header outside include/gpuplace/rl/detail names Eigen::internal") {
+    // Eigen's internals are not its public API and may change in any release: what needs them (a
+    // vectorised functor's traits) lives in rl/detail, and the cases above fail first if a new
+    // Eigen changes them
+    namespace fs = std::filesystem;
+    const fs::path root = fs::path(GPUPLACE_SOURCE_DIR) / "include" / "gpuplace";
+    const fs::path allowed = root / "rl" / "detail";
+    std::string offenders;
+    std::size_t headers = 0;
+    for (const auto& e : fs::recursive_directory_iterator(root)) {
+        if (!e.is_regular_file() || e.path().extension() != ".hpp") continue;
+        ++headers;
+        if (e.path().parent_path() == allowed) continue;
+        std::ifstream in(e.path());
+        std::stringstream text;
+        text << in.rdbuf();
+        if (text.str().find("Eigen::internal") != std::string::npos)
+            offenders += fs::relative(e.path(), root).generic_string() + " ";
+    }
+    CHECK(headers > 20);  // the walk found the library
+    CHECK(offenders == "");
 }

@@ -7,7 +7,7 @@
 namespace {
 using namespace gpuplace;
 
-scenario tiny_scenario() {
+scenario ppo_test_scenario() {
     return scenario::parse(R"({
       "name": "tiny",
       "topology": {"preset": "custom", "racks": 1, "nodes_per_rack": 2, "gpus_per_node": 4},
@@ -17,7 +17,7 @@ scenario tiny_scenario() {
     })");
 }
 
-rl::ppo_config quick(std::size_t threads = 1) {
+rl::ppo_config ppo_test_config(std::size_t threads = 1) {
     rl::ppo_config c;
     c.total_steps = 512;
     c.num_envs = 4;
@@ -33,8 +33,8 @@ rl::ppo_config quick(std::size_t threads = 1) {
 }  // namespace
 
 TEST_CASE("rl ppo: deterministic by seed and independent of the number of env threads") {
-    const auto s = tiny_scenario();
-    rl::ppo a(s, quick(1)), b(s, quick(1)), c(s, quick(3));
+    const auto s = ppo_test_scenario();
+    rl::ppo a(s, ppo_test_config(1)), b(s, ppo_test_config(1)), c(s, ppo_test_config(3));
     while (!a.done()) a.iterate();
     while (!b.done()) b.iterate();
     while (!c.done()) c.iterate();
@@ -44,7 +44,7 @@ TEST_CASE("rl ppo: deterministic by seed and independent of the number of env th
         CHECK(pa[i]->params() == pb[i]->params());
         CHECK(pa[i]->params() == pc[i]->params());
     }
-    rl::ppo_config other = quick(1);
+    rl::ppo_config other = ppo_test_config(1);
     other.seed = 99;
     rl::ppo d(s, other);
     while (!d.done()) d.iterate();
