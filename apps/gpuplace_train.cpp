@@ -141,6 +141,7 @@ int compare(const rl::run_config& rc, std::shared_ptr<const rl::actor_critic> ne
 
 int main(int argc, char** argv) {
     gpuplace::rl::keep_freed_memory();  // the per_gpu network's matrices change size every minibatch (rl/memory.hpp)
+    gpuplace::rl::pin_cache_sizes();    // the same training on every CPU (rl/blocking.hpp)
     CLI::App app{"Trains the reference PPO on a scenario, then (with --compare) evaluates it against every heuristic "
                  "on held-out seeds. Without --config, the embedded default config (--print-config) is used."};
     std::string config_file, scenario_name, out = "out/train", load;

@@ -1292,6 +1292,9 @@ void bind_ppo(py::module_& m) {
           "Makes the C library keep freed memory for reuse (process-wide; glibc only, else returns False). Training "
           "the per_gpu network allocates matrices whose sizes change every minibatch; by default glibc returns them to "
           "the system and faults them in again. `python -m gpuplace train` calls it.");
+    m.def("pin_cache_sizes", [] { rl::pin_cache_sizes(); },
+          "Makes Eigen block the networks' products for fixed cache sizes (include/gpuplace/rl/blocking.hpp; process-wide), "
+          "so that training gives the same numbers on every CPU that runs this core. `python -m gpuplace train` calls it.");
 
     m.def("model_names", &rl::model_names, "Names of the reference policies shipped with gpuplace (data/models/).");
     m.def("model_path", &rl::model_path, py::arg("name"),

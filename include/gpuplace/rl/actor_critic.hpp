@@ -18,7 +18,6 @@
 
 #include "../env.hpp"
 #include "../error.hpp"
-#include "blocking.hpp"
 #include "categorical.hpp"
 #include "mlp.hpp"
 #include "normalizer.hpp"
@@ -129,11 +128,8 @@ public:
 
     basic_actor_critic() = default;
 
-    /// An untrained network for observations of shape `spec`, initialised from `seed`. Pins the
-    /// cache sizes Eigen blocks products for (rl/blocking.hpp), so that its outputs are the same
-    /// on every CPU.
+    /// An untrained network for observations of shape `spec`, initialised from `seed`.
     basic_actor_critic(obs_spec spec, network_config cfg, std::uint64_t seed) : spec_(spec), cfg_(std::move(cfg)) {
-        pin_cache_sizes();
         build();
         gpuplace::detail::rng r(seed);
         const double h = std::sqrt(2.0);
@@ -336,21 +332,9 @@ public:
         // the sub-networks read their inputs where they are, in the workspace (until backward())
         const auto& pc = ctx_in_.forward_view(w.ctx, w.c_ctx);  // H x B
         const auto& g1 = gpu_in_.forward_view(w.xg, w.c_gpu);   // H x n
-        const auto H = g1.rows();
-        w.a1.resize(H, n);
-        if (detail::fuses_activation<S>(H, cfg_.act)) {  // one pass: the context added, then the activation
-            constexpr Eigen::Index ps = detail::packet_rows<S>;
-            using P = typename Eigen::internal::packet_traits<S>::type;
-            for (Eigen::Index k = 0; k < n; ++k) {
-                const detail::bias_activation<S> f{pc.col(w.col_b[std::size_t(k)]).data(), cfg_.act, true};
-                for (Eigen::Index i = 0; i < H; i += ps)
-                    Eigen::internal::pstoreu(&w.a1(i, k), f(Eigen::internal::ploadu<P>(&g1(i, k)), i, k));
-            }
-        } else {
-            w.a1 = g1;
-            for (Eigen::Index k = 0; k < n; ++k) w.a1.col(k) += pc.col(w.col_b[std::size_t(k)]);
-            detail::activate(w.a1, cfg_.act);
-        }
+        w.a1 = g1;
+        for (Eigen::Index k = 0; k < n; ++k) w.a1.col(k) += pc.col(w.col_b[std::size_t(k)]);
+        detail::activate(w.a1, cfg_.act);
         const auto& sc = tail_.forward_view(w.a1, w.c_tail);  // 1 x n
         w.logits.setZero(A, B);
         for (Eigen::Index k = 0; k < n; ++k) w.logits(w.col_g[std::size_t(k)], w.col_b[std::size_t(k)]) = sc(0, k);

@@ -29,7 +29,6 @@
 #include "../vector_env.hpp"
 #include "actor_critic.hpp"
 #include "adam.hpp"
-#include "blocking.hpp"
 #include "categorical.hpp"
 #include "state_file.hpp"
 
@@ -263,7 +262,6 @@ public:
     /// One iteration: a rollout of num_steps x num_envs steps, then epochs of minibatch updates.
     /// The first imitation_iterations() roll out the teacher and clone its actions; then PPO.
     ppo_stats iterate() {
-        pin_cache_sizes();  // again, in case the caller changed Eigen's setting since (rl/blocking.hpp)
         ppo_stats st;
         const auto t0 = clock::now();
         st.imitation = iter_ < imitation_iterations();

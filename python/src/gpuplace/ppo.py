@@ -114,6 +114,7 @@ def train_cli(args) -> int:
     """``python -m gpuplace train``: the same run as ``gpuplace-train`` (same config and files)."""
     _require()
     _core.keep_freed_memory()  # a program's choice, not the library's (include/gpuplace/rl/memory.hpp)
+    _core.pin_cache_sizes()  # the same training on every CPU (include/gpuplace/rl/blocking.hpp)
     over: dict[str, Any] = {}
     if args.config in _core.run_recipe_names() and not os.path.exists(args.config):
         over = _core.run_recipe(args.config)  # a recipe by name
