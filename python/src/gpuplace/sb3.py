@@ -184,25 +184,33 @@ class PerGpuPolicy(MaskableActorCriticPolicy):
     def _obs(self, obs) -> torch.Tensor:
         return obs.float()
 
-    def _distribution(self, logits, action_masks):
+    def _masks(self, action_masks) -> torch.Tensor | None:
+        if action_masks is None:
+            return None
+        return torch.as_tensor(action_masks, dtype=torch.bool, device=self.device).reshape(-1, self.action_space.n)
+
+    def _distribution(self, logits, masks):
         d = self.action_dist.proba_distribution(action_logits=logits)
-        if action_masks is not None:
-            d.apply_masking(action_masks)
+        if masks is not None:
+            d.apply_masking(masks)
         return d
 
     def forward(self, obs, deterministic: bool = False, action_masks=None):
-        logits, values = self.net(self._obs(obs))
-        d = self._distribution(logits, action_masks)
+        m = self._masks(action_masks)
+        logits, values = self.net(self._obs(obs), m)  # with masks, only the valid GPUs are scored
+        d = self._distribution(logits, m)
         actions = d.get_actions(deterministic=deterministic)
         return actions, values.unsqueeze(-1), d.log_prob(actions)
 
     def evaluate_actions(self, obs, actions, action_masks=None):
-        logits, values = self.net(self._obs(obs))
-        d = self._distribution(logits, action_masks)
+        m = self._masks(action_masks)
+        logits, values = self.net(self._obs(obs), m)
+        d = self._distribution(logits, m)
         return values.unsqueeze(-1), d.log_prob(actions), d.entropy()
 
     def get_distribution(self, obs, action_masks=None):
-        return self._distribution(self.net.logits(self._obs(obs)), action_masks)
+        m = self._masks(action_masks)
+        return self._distribution(self.net.logits(self._obs(obs), m), m)
 
     def predict_values(self, obs) -> torch.Tensor:
         return self.net.values(self._obs(obs)).unsqueeze(-1)
@@ -211,8 +219,8 @@ class PerGpuPolicy(MaskableActorCriticPolicy):
     def greedy_actions(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The most probable valid action of each row (numpy in, numpy out), without SB3's predict()."""
         o = torch.as_tensor(obs, dtype=torch.float32, device=self.device)
-        m = torch.as_tensor(masks, dtype=torch.bool, device=self.device)
-        return masked_logits(self.net.logits(o), m).argmax(-1).cpu().numpy()
+        m = self._masks(masks)
+        return masked_logits(self.net.logits(o, m), m).argmax(-1).cpu().numpy()
 
 
 # ---- C++ checkpoints ---------------------------------------------------------------------------
@@ -407,7 +415,7 @@ def pretrain(
                     perm = torch.randperm(per)
                     for b in range(0, per - mb + 1, mb):
                         idx = perm[b : b + mb]
-                        logits = masked_logits(pol.net.logits(o[idx]), m[idx])
+                        logits = masked_logits(pol.net.logits(o[idx], m[idx]), m[idx])
                         loss = torch.nn.functional.cross_entropy(logits, a[idx])
                         opt.zero_grad(set_to_none=True)
                         loss.backward()
