@@ -22,6 +22,7 @@ import json
 import multiprocessing as mp
 import os
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -40,6 +41,7 @@ def sb3_restart(args: dict) -> dict:
     from gpuplace.sb3 import save_cpp_checkpoint, train_per_gpu
 
     torch.set_num_threads(1)
+    cpu0 = time.process_time()
     d = args["dir"]
     os.makedirs(d, exist_ok=True)
     model, info = train_per_gpu(args["scenario"], total_timesteps=args["ppo_steps"], teacher=args["teacher"] or None,
@@ -51,7 +53,8 @@ def sb3_restart(args: dict) -> dict:
     save_cpp_checkpoint(model, os.path.join(d, "ppo.json"), info["scenario"])
     pre = info["pretrain"]
     return {"seed": args["seed"], "best_val_jct": info["best_val_jct"], "best_timesteps": info["best_timesteps"],
-            "env_steps": info["env_steps"], "seconds": info["seconds"], "agreement": pre.get("agreement"),
+            "env_steps": info["env_steps"], "seconds": info["seconds"], "cpu_seconds": time.process_time() - cpu0,
+            "agreement": pre.get("agreement"),
             "imitation_seconds": pre.get("seconds"), "dir": d}
 
 
@@ -63,9 +66,14 @@ def run_cpp(binary: str, out: str, restarts: int, steps: int | None, seeds: int)
     os.makedirs(out, exist_ok=True)
     print("C++:", " ".join(cmd), flush=True)
     t0 = time.perf_counter()
+    ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     with open(os.path.join(out, "train.log"), "w") as log:
         subprocess.run(cmd, check=True, stdout=log, stderr=subprocess.STDOUT)
-    print(f"C++ done in {time.perf_counter() - t0:.0f} s", flush=True)
+    ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (ru1.ru_utime - ru0.ru_utime) + (ru1.ru_stime - ru0.ru_stime)
+    with open(os.path.join(out, "cpu_seconds.txt"), "w") as f:  # training and the --compare evaluation
+        f.write(f"{cpu:.1f}\n")
+    print(f"C++ done in {time.perf_counter() - t0:.0f} s ({cpu:.0f} s CPU)", flush=True)
     return out
 
 
@@ -83,6 +91,9 @@ def cpp_summary(d: str) -> dict:
         res["best_val_jct"] = [float(r[1]) for r in rows]
         res["run_seconds"] = [float(r[3]) for r in rows]
         res["env_steps"] = sum(int(r[2]) for r in rows)
+    cpu = os.path.join(d, "cpu_seconds.txt")
+    if os.path.exists(cpu):
+        res["cpu_seconds"] = float(open(cpu).read())
     return res
 
 
@@ -198,14 +209,19 @@ def main() -> int:
     lines.append(f"SB3 held-out mean JCT of each restart (training seeds {a.first_seed}..{a.first_seed + a.restarts - 1}): "
                  + ", ".join(f"{fmt_h(per_restart[s])}" for s in sorted(per_restart)) + f" h; median {fmt_h(med)} h.")
     lines.append("")
-    lines.append("| trainer | restarts (at a time) | env steps | wall time | env steps/s | per run |")
-    lines.append("|---|---|---|---|---|---|")
+    lines.append("| trainer | restarts (at a time) | env steps | wall time | env steps/s (wall) | CPU time | "
+                 "env steps per CPU second | one run (median wall) |")
+    lines.append("|---|---|---|---|---|---|---|---|")
     if cpp:
+        c_cpu = cpp.get("cpu_seconds")
         lines.append(f"| C++ PPO (gpuplace-train) | {cpp.get('restarts')} ({a.parallel}) | {cpp.get('env_steps', 0):,} | "
                      f"{cpp['seconds'] / 60:.1f} min | {cpp['steps_per_second']:,.0f} | "
-                     f"{statistics.median(cpp.get('run_seconds', [0])):.0f} s (median) |")
+                     + (f"{c_cpu / 60:.1f} min (with --compare) | {cpp.get('env_steps', 0) / c_cpu:,.0f} | " if c_cpu else "- | - | ")
+                     + f"{statistics.median(cpp.get('run_seconds', [0])):.0f} s |")
+    s_cpu = sum(r.get("cpu_seconds", 0.0) for r in runs)
     lines.append(f"| MaskablePPO + PerGpuPolicy | {a.restarts} ({a.parallel}) | {sb3_steps:,} | {sb3_wall / 60:.1f} min | "
-                 f"{sb3_steps / sb3_wall:,.0f} | {statistics.median(r['seconds'] for r in runs):.0f} s (median) |")
+                 f"{sb3_steps / sb3_wall:,.0f} | {s_cpu / 60:.1f} min | {sb3_steps / max(s_cpu, 1e-9):,.0f} | "
+                 f"{statistics.median(r['seconds'] for r in runs):.0f} s |")
     text = "\n".join(lines) + "\n"
     print("\n" + text)
     with open(os.path.join(a.out, "table.md"), "w") as f:

@@ -26,9 +26,22 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
+try:
+    import torch
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+    from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.utils import LinearSchedule
+    from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper, VecNormalize
+except ImportError as e:  # pragma: no cover - depends on the install
+    raise ImportError(
+        "gpuplace.sb3 needs the sb3 extra: pip install 'torch==2.13.0' && pip install './python[sb3]'"
+    ) from e
+
 from . import _core
 from .config import ScenarioLike, load_scenario, make_core_vector_env
 from .progress import progress_bar
+from .torch_net import NetConfig, ObsSpec, PerGpuNet, check_compatible, masked_logits, read_checkpoint, spec_from_checkpoint
+from .torch_net import load_checkpoint as _load_net
 
 #: Episode seeds the validation of :func:`train_per_gpu` uses: 2000000 + i, disjoint from the
 #: held-out seeds (1000000 + i), as gpuplace-train's.
@@ -36,17 +49,6 @@ VALIDATION_SEED_BASE = 2_000_000
 
 # queue policy name -> the env settings it means (include/gpuplace/evaluate.hpp apply_queue)
 _QUEUES = {"fifo": ("fifo", False), "backfill": ("fifo", True), "sjf": ("sjf", True), "fewest_gpus": ("fewest_gpus", True)}
-
-
-def _require_sb3():
-    try:
-        import sb3_contrib  # noqa: F401
-        import stable_baselines3  # noqa: F401
-        import torch  # noqa: F401
-    except ImportError as e:  # pragma: no cover - depends on the install
-        raise ImportError(
-            "MaskablePPO needs the sb3 extra: pip install 'torch==2.13.0' && pip install './python[sb3]'"
-        ) from e
 
 
 # ---- queue policies and teachers ---------------------------------------------------------------
@@ -92,25 +94,6 @@ def teacher_scenario(scenario: ScenarioLike, teacher: str | None) -> dict:
 
 
 # ---- the per-GPU policy ------------------------------------------------------------------------
-
-_require_sb3()
-import torch  # noqa: E402
-from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy  # noqa: E402
-from stable_baselines3.common.callbacks import BaseCallback  # noqa: E402
-from stable_baselines3.common.utils import LinearSchedule  # noqa: E402
-from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper, VecNormalize  # noqa: E402
-
-from .torch_net import (  # noqa: E402
-    NetConfig,
-    ObsSpec,
-    PerGpuNet,
-    check_compatible,
-    masked_logits,
-    read_checkpoint,
-    spec_from_checkpoint,
-)
-from .torch_net import load_checkpoint as _load_net  # noqa: E402
-
 
 class PerGpuPolicy(MaskableActorCriticPolicy):
     """A MaskablePPO policy whose network is :class:`gpuplace.torch_net.PerGpuNet`, the twin of the
