@@ -48,7 +48,6 @@ def sb3_restart(args: dict) -> dict:
                                 imitation_steps=args["imitation_steps"], value_warmup=args["value_warmup"],
                                 num_envs=args["num_envs"], seed=args["seed"], validation_seeds=args["validation_seeds"],
                                 log_dir=d, show_progress=False)
-    model.gpuplace_queue = args["queue"]
     model.save(os.path.join(d, "maskable_ppo.zip"))
     save_cpp_checkpoint(model, os.path.join(d, "ppo.json"), info["scenario"])
     pre = info["pretrain"]
@@ -132,12 +131,12 @@ def main() -> int:
     cpp = cpp_summary(cpp_dir)
 
     # 2. SB3: R restarts, P at a time, each in its own process (one torch thread each)
-    from gpuplace.sb3 import split_teacher, teacher_scenario
+    from gpuplace.sb3 import queue_policy_of, split_teacher, teacher_scenario
 
     queue = split_teacher(a.teacher)[1] if a.teacher else None
     train_sc = teacher_scenario(sc, a.teacher)
     jobs = [{"scenario": train_sc, "teacher": a.teacher, "imitation_steps": a.imitation_steps, "ppo_steps": a.ppo_steps,
-             "value_warmup": a.value_warmup, "num_envs": a.num_envs, "seed": s, "queue": queue,
+             "value_warmup": a.value_warmup, "num_envs": a.num_envs, "seed": s,
              "validation_seeds": a.validation_seeds, "dir": os.path.join(a.out, "sb3", f"seed_{s}")}
             for s in range(a.first_seed, a.first_seed + a.restarts)]
     print(f"SB3: {a.restarts} restarts of MaskablePPO + PerGpuPolicy ({a.teacher} cloned for {a.imitation_steps} env "
@@ -166,7 +165,7 @@ def main() -> int:
     net = _core.load_checkpoint(os.path.join(cpp_dir, "ppo.json"))
     r = _core.evaluate_network(sc, net, seeds, "cpp_ppo", 1)
     rep.add("cpp_ppo", r.per_seed("cpp_ppo"), r.returns("cpp_ppo"))
-    sb3_name = "sb3_ppo" + (f"+{queue}" if queue and queue != "backfill" else "")
+    sb3_name = "sb3_ppo" + (f"+{queue}" if queue and queue != queue_policy_of(sc) else "")
     per_restart = {}
     t_eval = time.perf_counter()
     for run in runs:

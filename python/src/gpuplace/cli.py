@@ -100,13 +100,14 @@ def cmd_train_sb3(args) -> int:
             log_csv=os.path.join(args.out, "episodes.csv"),
             show_progress=not args.quiet,
         )
-        train_sc, queue = load_scenario(args.scenario), None
+        train_sc = load_scenario(args.scenario)
+        model.gpuplace_queue = None
         print(f"trained {timesteps} steps ({len(cb.rows)} episodes); learning curve {args.out}/episodes.csv")
     else:
         from .sb3 import queue_policy_of, save_cpp_checkpoint, split_teacher, train_per_gpu
 
         queue = split_teacher(teacher)[1] if teacher else None
-        if queue and queue_policy_of(args.scenario) != queue:
+        if queue and queue_policy_of(args.scenario) != queue:  # train_per_gpu trains under it
             print(f"teacher {teacher} acts under queue policy {queue}: training, validation and the agent's evaluation "
                   f"run under {queue} (the scenario's own is {queue_policy_of(args.scenario)})")
         timesteps = args.timesteps or 600_000
@@ -134,9 +135,7 @@ def cmd_train_sb3(args) -> int:
               f"{info['best_val_jct'] / 3600:.3f} h; learning curve {args.out}/episodes.csv")
         save_cpp_checkpoint(model, os.path.join(args.out, "ppo.json"), train_sc)
         print(f"C++ checkpoint {args.out}/ppo.json (gpuplace-train --load, gpuplace._core.load_checkpoint)")
-    if queue and queue_policy_of(args.scenario) == queue:
-        queue = None  # the scenario already runs under it
-    model.gpuplace_queue = queue  # saved with the model: evaluate --model runs it under that queue policy
+    queue = model.gpuplace_queue  # saved with the model: evaluate --model runs it under that queue policy
     path = os.path.join(args.out, "maskable_ppo.zip")
     model.save(path)
     print(f"model {path}")

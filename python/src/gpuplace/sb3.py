@@ -42,6 +42,7 @@ from .config import ScenarioLike, load_scenario, make_core_vector_env
 from .progress import progress_bar
 from .torch_net import NetConfig, ObsSpec, PerGpuNet, check_compatible, masked_logits, read_checkpoint, spec_from_checkpoint
 from .torch_net import load_checkpoint as _load_net
+from .torch_net import save_checkpoint as _save_net
 
 #: Episode seeds the validation of :func:`train_per_gpu` uses: 2000000 + i, disjoint from the
 #: held-out seeds (1000000 + i), as gpuplace-train's.
@@ -249,8 +250,6 @@ def load_cpp_checkpoint(model_or_policy, path) -> dict:
 def save_cpp_checkpoint(model_or_policy, path, scenario: ScenarioLike | None = None, ppo: Mapping[str, Any] | None = None) -> None:
     """Writes a PerGpuPolicy as a C++ checkpoint (``gpuplace-train --load``, ``gpuplace._core.load_checkpoint``).
     ``scenario``: the one recorded (default: the model's env's)."""
-    from .torch_net import save_checkpoint
-
     pol = _policy_of(model_or_policy)
     if scenario is None:
         env = getattr(model_or_policy, "env", None)
@@ -258,7 +257,7 @@ def save_cpp_checkpoint(model_or_policy, path, scenario: ScenarioLike | None = N
         if venv is None:
             raise ValueError("save_cpp_checkpoint: pass the scenario (the policy has no gpuplace env to take it from)")
         scenario = venv.scenario
-    save_checkpoint(path, pol.net, load_scenario(scenario), ppo)
+    _save_net(path, pol.net, load_scenario(scenario), ppo)
 
 
 # ---- training ----------------------------------------------------------------------------------
@@ -657,7 +656,9 @@ def train_per_gpu(
     0 seeds: the last weights).
 
     A teacher with a queue policy (``"pack+sjf"``) trains (and validates) in the scenario under
-    that queue policy (:func:`teacher_scenario`); evaluate the model there too (``info["scenario"]``).
+    that queue policy (:func:`teacher_scenario`); evaluate the model there too (``info["scenario"]``;
+    ``model.gpuplace_queue`` names the queue policy when it is not the scenario's own, and is saved
+    with the model: ``python -m gpuplace evaluate --model`` applies it).
 
     Returns ``(model, info)``: info holds ``scenario`` (the one trained in), ``pretrain`` (see
     :func:`pretrain`), ``validation`` (rows of timesteps, val_jct), ``best_val_jct``, ``env_steps``
@@ -676,6 +677,8 @@ def train_per_gpu(
     model = MaskablePPO(PerGpuPolicy, venv, policy_kwargs={"hidden": list(hidden), "node_features": node_features},
                         seed=seed, verbose=verbose, device="cpu", **kwargs)
     model.set_logger(quiet_logger(verbose))
+    queue = queue_policy_of(sc)
+    model.gpuplace_queue = queue if queue != queue_policy_of(scenario) else None
     if log_dir:
         os.makedirs(log_dir, exist_ok=True)
     val_rows: list[dict] = []
