@@ -229,6 +229,40 @@ public:
     /// The loaded trace (kind "trace"), else nullptr.
     [[nodiscard]] const trace* loaded() const noexcept { return trace_.get(); }
 
+    /// An upper bound on the GPUs all jobs of one episode request on a cluster of `cluster_gpus`
+    /// GPUs (0 for a fixed job list, whose first episode sizes the buffers for all).
+    [[nodiscard]] std::size_t max_episode_gpus(std::size_t cluster_gpus) const noexcept {
+        const std::size_t G = cluster_gpus;
+        if (cfg_.kind == "synthetic") {
+            std::size_t k = 0;
+            for (const auto& [kk, p] : cfg_.synthetic.gpu_counts)
+                if (p > 0) k = std::max<std::size_t>(k, kk);
+            return cfg_.synthetic.num_jobs * std::min(k, G);
+        }
+        if (cfg_.kind == "proximity_drl") return cfg_.proximity_drl.num_jobs * std::min<std::size_t>(cfg_.proximity_drl.max_request, G);
+        std::size_t total = 0;
+        if (trace_)
+            for (const auto& j : trace_->jobs) total += std::min<std::size_t>(j.num_gpus, G);
+        return total;
+    }
+
+    /// An upper bound on the distinct (model, GPU share, memory) kinds of job in one episode, for
+    /// a zoo of `zoo_models` models: the zoo's models for generated workloads, the distinct
+    /// (model, share) pairs of a trace, the jobs of a fixed list.
+    [[nodiscard]] std::size_t max_job_kinds(std::size_t zoo_models) const {
+        std::size_t n = zoo_models;
+        if (trace_) {
+            std::vector<std::pair<model_id, double>> keys;
+            keys.reserve(trace_->jobs.size());
+            for (const auto& j : trace_->jobs) keys.emplace_back(j.model, double(j.gpu_fraction));
+            std::sort(keys.begin(), keys.end());
+            n = std::max<std::size_t>(n, std::size_t(std::unique(keys.begin(), keys.end()) - keys.begin()));
+        } else if (cfg_.kind == "jobs") {
+            n = std::max(n, cfg_.jobs.size());
+        }
+        return n;
+    }
+
     /// Fills `out` with the jobs of the episode of `seed`, sorted by submit time.
     void generate(const ModelZoo& zoo, std::size_t cluster_gpus, std::uint64_t seed, std::vector<TrainingJob>& out) const {
         if (cfg_.kind == "synthetic") {
