@@ -1,5 +1,5 @@
 // Tests of include/gpuplace/observation.hpp: the layout, the features, the rows written from a
-// hand-made state (exact values), what after_pick() and gpu() + flush_racks() rewrite against a
+// hand-made state (exact values), what after_pick() and touch() + flush() rewrite against a
 // full rewrite, the job / queue / global tail, and bind().
 
 #include <doctest/doctest.h>
@@ -31,7 +31,9 @@ struct obs_fixture {
         for (std::size_t i = 0; i < n; ++i) jobs[i].id = static_cast<gp::job_id>(i);
         sim.reset(jobs, std::vector<double>(n, 3600.0));
         queue.reset(n);
-        (void)sim.advance([&](std::uint32_t j) { queue.insert(j, 1, [](std::uint32_t a, std::uint32_t b) { return a < b; }); });
+        const auto ev = sim.advance();
+        for (std::uint32_t j = ev.first_arrival; j < ev.first_arrival + ev.arrivals; ++j)
+            queue.insert(j, 1, [](std::uint32_t a, std::uint32_t b) { return a < b; });
         for (std::uint32_t j = 0; j < n; ++j) queue.info(j) = {0.25f, 0.5f, 0.75f, 0.0, 0};
     }
     /// Everything, as an env's reset() writes it, with job 0 current.
@@ -130,8 +132,8 @@ TEST_CASE_TEMPLATE("observation: what one action changed, rewritten, equals a fu
     std::sort(started.begin(), started.end());
     f.sim.start(0, started, 1.0, 0.0);
     f.picks.clear(f.topo);
-    for (auto g : started) inc.gpu(f.topo, f.sim.cluster(), g, f.sim.now(), true);
-    inc.flush_racks(f.topo, f.sim.cluster(), f.picks);
+    inc.touch(started);
+    inc.flush(f.topo, f.sim.cluster(), f.picks, f.sim.now(), false);
     inc.tail(f.sim, f.queue, 1, 1, 0);
     gp::observation_writer full(f.topo, 3, false, 600.0);
     full.gpu_rows(f.topo, f.sim, f.picks, true);

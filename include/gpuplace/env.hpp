@@ -95,18 +95,24 @@ public:
     void reset(std::uint64_t seed = 0) {
         seed_ = seed;
         workload_.generate(zoo_, num_gpus(), seed, gen_);
-        jobs_.clear();  // element-wise construction: J need only be constructible from TrainingJob
-        for (const auto& g : gen_) jobs_.emplace_back(g);
-        prepare_jobs();
+        for (std::size_t i = 0; i < gen_.size(); ++i) {  // checked before anything changes
+            gen_[i].id = static_cast<job_id>(i);
+            validate_job(i, gen_[i].num_gpus, gen_[i].model, num_gpus(), zoo_);
+        }
+        if (sim_.colocation())
+            for (std::size_t i = 0; i < gen_.size(); ++i) validate_job_memory(cfg_, i, gen_[i].model, zoo_);
         sim_.reserve_placements(workload_.max_episode_gpus(num_gpus()));  // once: later resets (autoresets) allocate nothing
-        sim_.reset(jobs_, ideal_, memory_);
+        sim_.reset(std::span<const TrainingJob>(gen_),
+                   [this](const J& j) { return double(j.work) * comm_.ideal_step_time(topo_, zoo_, j.model, j.num_gpus); },
+                   [this](const J& j) { return zoo_[j.model].memory_gb; });
+        prepare_jobs();
         picks_.clear(topo_);
         current_ = none;
         steps_ = 0;
         episode_return_ = 0;
         terminated_ = truncated_ = false;
         started_ = true;
-        pending_reward_ = advance();
+        pending_reward_ = advance().reward;
         terminated_ = current_ == none;  // no job to place: every job has finished (a workload of none)
         write_observation();
     }
@@ -120,57 +126,33 @@ public:
         const double t_start = sim_.now();
         double reward = pending_reward_;
         pending_reward_ = 0;
-        const auto moves = time_moves_;
-        std::size_t finished_before = 0;  // read only on a decision: a pick alone leaves the simulator untouched
-        std::span<const gpu_id> started;  // GPUs of the job this step started
-        bool decided = true;              // the current job changed (placed or deferred)
-        gpu_id g = 0;                     // a pick: the GPU, its node and its rack
-        std::size_t node = 0, rack = 0;
-        if (action == defer_action()) {
-            finished_before = sim_.finished().size();
+        if (action != defer_action()) {
+            const auto g = static_cast<gpu_id>(action);
+            const auto node = topo_.node_of(g), rack = topo_.rack_of(g);
+            picks_.add(g, node, rack);
+            if (picks_.size() < cur_gpus_) {  // a pick alone changes neither the cluster nor time
+                obs_.after_pick(topo_, picks_, g, node, rack, cur_gpus_);
+                obs_.defer(false);  // DEFER is allowed only before the first pick
+                return end_step(reward, false, t_start);
+            }
+            reward += start_current();
+        } else {
             queue_.defer(current_);
             current_ = none;
-            reward += advance();
-        } else {
-            g = static_cast<gpu_id>(action);
-            node = topo_.node_of(g);
-            rack = topo_.rack_of(g);
-            picks_.add(g, node, rack);
-            if (picks_.size() == cur_gpus_) {
-                finished_before = sim_.finished().size();
-                const std::size_t k = picks_.size();
-                reward += start_current();
-                started = sim_.placements().last(k);  // start() appended the job's GPUs
-                reward += advance();
-            } else {
-                decided = false;
-            }
         }
-        ++steps_;
-        if (decided && sim_.all_done()) terminated_ = true;  // (a pick alone finishes nothing)
-        else if (steps_ >= opt_.step_limit || sim_.now() >= opt_.time_limit)
-            truncated_ = true;
-        episode_return_ += reward;
-        // Only what the action changed is rewritten: after a pick that does not complete the job,
-        // the picked GPU and its rack; after a decision, the GPUs whose jobs changed (all of them
-        // with co-location, where room and interference depend on the current job; and once no
-        // job is current).
-        if (!decided && current_ != none) {
-            obs_.after_pick(topo_, picks_, g, node, rack, cur_gpus_);
-            obs_.defer(defer_allowed());
-        } else if (sim_.colocation() || current_ == none) {
+        const auto p = advance();
+        reward += p.reward;
+        // With co-location room and interference depend on the current job, and once no job is
+        // current every mask entry changes: the whole observation. Otherwise only the GPUs whose
+        // jobs changed, their racks, every remaining time when time moved, and the tail.
+        if (sim_.colocation() || current_ == none) {
             write_observation();
         } else {
-            if (time_moves_ != moves) obs_.remaining_all(cluster(), sim_.now());
-            for (auto s : started) obs_.gpu(topo_, cluster(), s, sim_.now(), true);
-            const auto fin = sim_.finished();
-            for (std::size_t i = finished_before; i < fin.size(); ++i)
-                for (auto f : sim_.gpus_of(fin[i])) obs_.gpu(topo_, cluster(), f, sim_.now(), true);
-            obs_.flush_racks(topo_, cluster(), picks_);
+            obs_.flush(topo_, cluster(), picks_, sim_.now(), p.time_moved);
             obs_.defer(defer_allowed());
             obs_.tail(sim_, queue_, current_, cur_gpus_, picks_.size());
         }
-        return {reward, terminated_, truncated_, sim_.now() - t_start};
+        return end_step(reward, true, t_start);
     }
 
     // ---- buffers ------------------------------------------------------------------------------
@@ -299,44 +281,33 @@ private:
         return ModelZoo::from_json(z, "/zoo");
     }
 
-    /// Checks the episode's jobs and computes what never changes about them: ideal durations,
-    /// observation features, memory and room classes (co-location).
+    /// What never changes about the episode's jobs: their observation features and room classes.
     void prepare_jobs() {
-        const std::size_t n = jobs_.size();
-        ideal_.resize(n);
-        for (std::size_t i = 0; i < n; ++i) {
-            auto& j = jobs_[i];
-            j.id = static_cast<job_id>(i);
-            validate_job(i, j.num_gpus, j.model, num_gpus(), zoo_);
-            ideal_[i] = double(j.work) * comm_.ideal_step_time(topo_, zoo_, j.model, j.num_gpus);
-        }
+        const std::size_t n = sim_.jobs().size();
         queue_.reset(n);
-        for (std::size_t i = 0; i < n; ++i) {
-            const auto& j = jobs_[i];
+        for (std::uint32_t i = 0; i < n; ++i) {
+            const auto& j = sim_.job(i);
             const auto p = zoo_[j.model].at(j.num_gpus);
-            queue_.info(static_cast<std::uint32_t>(i)) = {obs_.request(j.num_gpus), obs_.squash(ideal_[i]),
-                                                          static_cast<float>(std::clamp(1.0 - p.spread / p.consolidated, 0.0, 1.0)),
-                                                          double(j.submit_time), 0};
+            queue_.info(i) = {obs_.request(j.num_gpus), obs_.squash(sim_.ideal_duration(i)),
+                              static_cast<float>(std::clamp(1.0 - p.spread / p.consolidated, 0.0, 1.0)), double(j.submit_time), 0};
         }
         if (!sim_.colocation()) return;
-        memory_.resize(n);
-        for (std::size_t i = 0; i < n; ++i) {
-            validate_job_memory(cfg_, i, jobs_[i].model, zoo_);
-            memory_[i] = zoo_[jobs_[i].model].memory_gb;
-        }
         rooms_.build(n, [this](std::uint32_t a, std::uint32_t b) {
-            const auto &ja = jobs_[a], &jb = jobs_[b];
+            const auto &ja = sim_.job(a), &jb = sim_.job(b);
             if (ja.model != jb.model) return ja.model < jb.model;
-            const double sa = basic_simulator<J>::share_of(ja), sb = basic_simulator<J>::share_of(jb);
+            const double sa = sim_.share_of(ja), sb = sim_.share_of(jb);
             if (sa != sb) return sa < sb;
-            return memory_[a] < memory_[b];
+            return sim_.memory_of(a) < sim_.memory_of(b);
         });
     }
 
     [[nodiscard]] bool queue_less(std::uint32_t a, std::uint32_t b) const noexcept {
         switch (cfg_.env.order) {
             case queue_order::fifo: return a < b;
-            case queue_order::sjf: return ideal_[a] < ideal_[b] || (ideal_[a] == ideal_[b] && a < b);
+            case queue_order::sjf: {
+                const double ia = sim_.ideal_duration(a), ib = sim_.ideal_duration(b);
+                return ia < ib || (ia == ib && a < b);
+            }
             case queue_order::fewest_gpus: {
                 const auto ka = sim_.job(a).num_gpus, kb = sim_.job(b).num_gpus;
                 return ka < kb || (ka == kb && a < b);
@@ -377,9 +348,17 @@ private:
         cur_gpus_ = queue_.gpus_at(i);
     }
 
-    /// Advances to the next decision point; returns the reward of the elapsed time.
-    double advance() {
+    /// What advance() did: the reward of the elapsed time, and whether time moved.
+    struct progress {
+        double reward = 0;
+        bool time_moved = false;
+    };
+
+    /// Advances to the next decision point, through the simulator's events: arrivals join the
+    /// queue, the GPUs of finished jobs are marked for the observation.
+    progress advance() {
         double area = 0, elapsed = 0;
+        bool moved = false;
         for (;;) {
             std::size_t i = find_waiting();
             if (i != detail::wait_queue::npos) {
@@ -395,16 +374,27 @@ private:
                 set_current(i);
                 break;  // found one, or the episode is over (all finished)
             }
-            const double t0 = sim_.now();
-            const bool counting = sim_.arrived() > 0;  // the makespan runs from the first submit
-            area += sim_.advance([this](std::uint32_t j) {
+            const auto ev = sim_.advance();
+            for (auto j = ev.first_arrival; j < ev.first_arrival + ev.arrivals; ++j)
                 queue_.insert(j, sim_.job(j).num_gpus, [this](std::uint32_t a, std::uint32_t b) { return queue_less(a, b); });
-            });
-            ++time_moves_;
-            if (counting) elapsed += sim_.now() - t0;
+            if (!sim_.colocation())
+                for (const auto& r : ev.finished) obs_.touch(sim_.gpus_of(r));
+            area += ev.area;
+            if (ev.in_makespan) elapsed += ev.elapsed;
+            moved = true;
             queue_.next_epoch();
         }
-        return -(opt_.jct * area + opt_.makespan * elapsed) / opt_.time_scale;
+        return {-(opt_.jct * area + opt_.makespan * elapsed) / opt_.time_scale, moved};
+    }
+
+    /// Counts the step, sets terminated / truncated and returns the step's result.
+    step_result end_step(double reward, bool decided, double t_start) noexcept {
+        ++steps_;
+        if (decided && sim_.all_done()) terminated_ = true;  // (a pick alone finishes nothing)
+        else if (steps_ >= opt_.step_limit || sim_.now() >= opt_.time_limit)
+            truncated_ = true;
+        episode_return_ += reward;
+        return {reward, terminated_, truncated_, sim_.now() - t_start};
     }
 
     /// Starts the current job on the picked GPUs; returns the placement reward terms.
@@ -414,6 +404,7 @@ private:
         const auto& job = sim_.job(j);
         const auto res = comm_.evaluate(topo_, zoo_, job.model, picks_.gpus);
         sim_.start(j, picks_.gpus, res.slowdown, res.cost);
+        if (!sim_.colocation()) obs_.touch(picks_.gpus);
         queue_.erase(cur_pos_);
         picks_.clear(topo_);
         current_ = none;
@@ -462,7 +453,6 @@ private:
     std::uint32_t current_ = none;
     std::uint32_t cur_gpus_ = 0;  ///< GPUs the current job requests
     std::size_t steps_ = 0;
-    std::uint64_t time_moves_ = 0;  ///< calls of the simulator's advance(): when it changes, time moved
     double episode_return_ = 0, pending_reward_ = 0;
     /// The options step() reads, copied out of cfg_ (whose other fields are cold).
     struct step_options {
@@ -483,9 +473,7 @@ private:
     // cold
     scenario cfg_;
     workload_source workload_;
-    std::vector<TrainingJob> gen_;
-    std::vector<J> jobs_;
-    std::vector<double> ideal_, memory_;
+    std::vector<TrainingJob> gen_;  ///< the workload's jobs of the episode (the simulator makes its own J from them)
     detail::room_index rooms_;  ///< co-location: which GPUs have room for each class of jobs
     std::uint64_t seed_ = 0;
     std::vector<obs_segment> layout_;

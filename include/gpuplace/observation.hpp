@@ -139,6 +139,7 @@ public:
         buf_.allocate(size_, G_ + 1);
         rack_dirty_.assign(topo.num_racks(), 0);
         dirty_racks_.reserve(topo.num_racks());
+        dirty_gpus_.reserve(2 * G_);
         request_.resize(G_ + 1);
         for (std::size_t k = 0; k <= G_; ++k)
             request_[k] = static_cast<float>(std::log2(double(k) + 1.0) / std::log2(double(G_) + 1.0));
@@ -187,6 +188,7 @@ public:
         float* busy = buf_.obs.data();
         float* pick = busy + G_;
         std::uint8_t* mask = buf_.mask.data();
+        dirty_gpus_.clear();  // every GPU is rewritten
         for (std::size_t g = 0; g < G_; ++g) {
             const bool free = cl.is_free(static_cast<gpu_id>(g));
             busy[g] = free ? 0.0f : 1.0f;
@@ -213,6 +215,7 @@ public:
         float* itf = occ + 2 * G_;
         std::uint8_t* mask = buf_.mask.data();
         const double M = double(cl.max_jobs_per_gpu()), cap = gpu_memory_gb;
+        dirty_gpus_.clear();  // every GPU is rewritten
         for (std::size_t g = 0; g < G_; ++g) {
             const auto gg = static_cast<gpu_id>(g);
             const auto jobs = cl.jobs_on_count(gg);
@@ -309,26 +312,21 @@ public:
         buf_.obs[job_off_ + 1] = float(cur_gpus - picks.size()) / float(cur_gpus);
     }
 
-    /// The busy, picked, remaining and mask values of GPU g after a decision (no GPU is picked;
-    /// `active`: a job is current); marks its rack for flush_racks().
-    template <Topology T>
-    void gpu(const T& topo, const cluster_state& cl, gpu_id g, double now, bool active) noexcept {
-        const bool free = cl.is_free(g);
-        float* busy = buf_.obs.data();
-        busy[g] = free ? 0.0f : 1.0f;
-        busy[G_ + g] = 0.0f;
-        busy[2 * G_ + g] = free ? 0.0f : remaining(cl.end_time(g) - now);
-        buf_.mask[g] = static_cast<std::uint8_t>(active && free);
-        const auto r = topo.rack_of(g);
-        if (!rack_dirty_[r]) {
-            rack_dirty_[r] = 1;
-            dirty_racks_.push_back(static_cast<std::uint32_t>(r));  // capacity: number of racks
-        }
+    /// Marks GPUs whose jobs changed (a job started or finished on them), for flush(). GPUs are
+    /// exclusive (no co-location: its rows depend on the current job and are written whole), and
+    /// at most 2G GPUs are marked between two flushes: one start and the completions since.
+    void touch(std::span<const gpu_id> gpus) noexcept {
+        for (auto g : gpus) dirty_gpus_.push_back(g);  // capacity 2G
     }
 
-    /// The proximity, node-free and rack-free rows of the racks gpu() marked.
+    /// After a decision (a job started or was deferred; no GPU is picked and a job is current):
+    /// every remaining time when time moved, the busy, picked, remaining and mask values of the
+    /// GPUs touch() marked, and the proximity and free counts of their racks.
     template <Topology T>
-    void flush_racks(const T& topo, const cluster_state& cl, const detail::pick_set& picks) noexcept {
+    void flush(const T& topo, const cluster_state& cl, const detail::pick_set& picks, double now, bool time_moved) noexcept {
+        if (time_moved) remaining_all(cl, now);
+        for (auto g : dirty_gpus_) gpu(topo, cl, g, now);
+        dirty_gpus_.clear();
         for (auto r : dirty_racks_) {
             rack_rows(topo, cl, picks, r);
             rack_dirty_[r] = 0;
@@ -347,6 +345,23 @@ private:
             case 4: return f(std::integral_constant<std::size_t, 4>{});
             case 16: return f(std::integral_constant<std::size_t, 16>{});
             default: return f(std::integral_constant<std::size_t, 0>{});
+        }
+    }
+
+    /// The busy, picked, remaining and mask values of GPU g after a decision (no GPU is picked, a
+    /// job is current); marks its rack for flush().
+    template <Topology T>
+    void gpu(const T& topo, const cluster_state& cl, gpu_id g, double now) noexcept {
+        const bool free = cl.is_free(g);
+        float* busy = buf_.obs.data();
+        busy[g] = free ? 0.0f : 1.0f;
+        busy[G_ + g] = 0.0f;
+        busy[2 * G_ + g] = free ? 0.0f : remaining(cl.end_time(g) - now);
+        buf_.mask[g] = static_cast<std::uint8_t>(free);
+        const auto r = topo.rack_of(g);
+        if (!rack_dirty_[r]) {
+            rack_dirty_[r] = 1;
+            dirty_racks_.push_back(static_cast<std::uint32_t>(r));  // capacity: number of racks
         }
     }
 
@@ -400,7 +415,8 @@ private:
     double time_scale_ = 1;
     float time_scale_f_ = 1;  ///< time_scale as the float remaining() divides by
     std::size_t size_ = 0;
-    std::vector<std::uint8_t> rack_dirty_;               ///< racks whose rows flush_racks() rewrites
+    detail::bounded_vector<gpu_id> dirty_gpus_;          ///< GPUs flush() rewrites (capacity 2G)
+    std::vector<std::uint8_t> rack_dirty_;               ///< racks whose rows flush() rewrites
     detail::bounded_vector<std::uint32_t> dirty_racks_;  ///< capacity: the number of racks
     std::vector<float> request_;                         ///< request(k) for k = 0..G
 };
