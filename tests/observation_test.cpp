@@ -1,5 +1,5 @@
 // Tests of include/gpuplace/observation.hpp: the layout, the features, the rows written from a
-// hand-made state (exact values), what after_pick() and touch() + flush() rewrite against a
+// hand-made state (exact values), what after_pick() and update_gpus() + flush() rewrite against a
 // full rewrite, the job / queue / global tail, and bind().
 
 #include <doctest/doctest.h>
@@ -132,13 +132,23 @@ TEST_CASE_TEMPLATE("observation: what one action changed, rewritten, equals a fu
     std::sort(started.begin(), started.end());
     f.sim.start(0, started, 1.0, 0.0);
     f.picks.clear(f.topo);
-    inc.touch(started);
+    inc.update_gpus(f.topo, f.sim.cluster(), started, f.sim.now());
     inc.flush(f.topo, f.sim.cluster(), f.picks, f.sim.now(), false);
     inc.tail(f.sim, f.queue, 1, 1, 0);
-    gp::observation_writer full(f.topo, 3, false, 600.0);
-    full.gpu_rows(f.topo, f.sim, f.picks, true);
-    full.tail(f.sim, f.queue, 1, 1, 0);
-    CHECK(same(inc, full));
+    auto full_rewrite = [&] {
+        gp::observation_writer full(f.topo, 3, false, 600.0);
+        full.gpu_rows(f.topo, f.sim, f.picks, true);
+        full.tail(f.sim, f.queue, 1, 1, 0);
+        return full;
+    };
+    CHECK(same(inc, full_rewrite()));
+    // time moves to the job's end: its GPUs are free again, every remaining time changes
+    const auto ev = f.sim.advance();
+    REQUIRE(ev.finished.size() == 1);
+    inc.update_gpus(f.topo, f.sim.cluster(), f.sim.gpus_of(ev.finished[0]), f.sim.now());
+    inc.flush(f.topo, f.sim.cluster(), f.picks, f.sim.now(), true);
+    inc.tail(f.sim, f.queue, 1, 1, 0);
+    CHECK(same(inc, full_rewrite()));
 }
 
 TEST_CASE("observation: bind() copies the contents and checks the sizes") {

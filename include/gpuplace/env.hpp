@@ -143,8 +143,9 @@ public:
         const auto p = advance();
         reward += p.reward;
         // With co-location room and interference depend on the current job, and once no job is
-        // current every mask entry changes: the whole observation. Otherwise only the GPUs whose
-        // jobs changed, their racks, every remaining time when time moved, and the tail.
+        // current every mask entry changes: the whole observation. Otherwise the GPUs whose jobs
+        // changed were rewritten as they changed (start_current(), advance()); what is left are
+        // their racks, every remaining time when time moved, and the tail.
         if (sim_.colocation() || current_ == none) {
             write_observation();
         } else {
@@ -355,7 +356,7 @@ private:
     };
 
     /// Advances to the next decision point, through the simulator's events: arrivals join the
-    /// queue, the GPUs of finished jobs are marked for the observation.
+    /// queue, the rows of the GPUs of finished jobs are rewritten (see step()).
     progress advance() {
         double area = 0, elapsed = 0;
         bool moved = false;
@@ -378,7 +379,7 @@ private:
             for (auto j = ev.first_arrival; j < ev.first_arrival + ev.arrivals; ++j)
                 queue_.insert(j, sim_.job(j).num_gpus, [this](std::uint32_t a, std::uint32_t b) { return queue_less(a, b); });
             if (!sim_.colocation())
-                for (const auto& r : ev.finished) obs_.touch(sim_.gpus_of(r));
+                for (const auto& r : ev.finished) obs_.update_gpus(topo_, cluster(), sim_.gpus_of(r), sim_.now());
             area += ev.area;
             if (ev.in_makespan) elapsed += ev.elapsed;
             moved = true;
@@ -404,7 +405,7 @@ private:
         const auto& job = sim_.job(j);
         const auto res = comm_.evaluate(topo_, zoo_, job.model, picks_.gpus);
         sim_.start(j, picks_.gpus, res.slowdown, res.cost);
-        if (!sim_.colocation()) obs_.touch(picks_.gpus);
+        if (!sim_.colocation()) obs_.update_gpus(topo_, cluster(), picks_.gpus, sim_.now());
         queue_.erase(cur_pos_);
         picks_.clear(topo_);
         current_ = none;

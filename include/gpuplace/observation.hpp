@@ -139,7 +139,6 @@ public:
         buf_.allocate(size_, G_ + 1);
         rack_dirty_.assign(topo.num_racks(), 0);
         dirty_racks_.reserve(topo.num_racks());
-        dirty_gpus_.reserve(2 * G_);
         request_.resize(G_ + 1);
         for (std::size_t k = 0; k <= G_; ++k)
             request_[k] = static_cast<float>(std::log2(double(k) + 1.0) / std::log2(double(G_) + 1.0));
@@ -188,7 +187,7 @@ public:
         float* busy = buf_.obs.data();
         float* pick = busy + G_;
         std::uint8_t* mask = buf_.mask.data();
-        dirty_gpus_.clear();  // every GPU is rewritten
+        discard_marks();  // every GPU is rewritten
         for (std::size_t g = 0; g < G_; ++g) {
             const bool free = cl.is_free(static_cast<gpu_id>(g));
             busy[g] = free ? 0.0f : 1.0f;
@@ -215,7 +214,7 @@ public:
         float* itf = occ + 2 * G_;
         std::uint8_t* mask = buf_.mask.data();
         const double M = double(cl.max_jobs_per_gpu()), cap = gpu_memory_gb;
-        dirty_gpus_.clear();  // every GPU is rewritten
+        discard_marks();  // every GPU is rewritten
         for (std::size_t g = 0; g < G_; ++g) {
             const auto gg = static_cast<gpu_id>(g);
             const auto jobs = cl.jobs_on_count(gg);
@@ -301,32 +300,24 @@ public:
                     std::uint32_t cur_gpus) noexcept {
         buf_.obs[G_ + g] = 1.0f;
         buf_.mask[g] = 0;
-        if (picks.node[n] == 1) {
-            if (picks.rack[r] == 1) rack_proximity(topo, picks, r);
-            else
-                with_node_size(topo, [&](auto N) {
-                    const std::size_t gpn = N() > 0 ? N() : topo.gpus_per_node();
-                    for (std::size_t i = 0; i < gpn; ++i) buf_.obs[3 * G_ + n * gpn + i] = 1.0f;
-                });
-        }
+        if (picks.node[n] == 1) first_pick_in_node(topo, picks, n, r);
         buf_.obs[job_off_ + 1] = float(cur_gpus - picks.size()) / float(cur_gpus);
     }
 
-    /// Marks GPUs whose jobs changed (a job started or finished on them), for flush(). GPUs are
-    /// exclusive (no co-location: its rows depend on the current job and are written whole), and
-    /// at most 2G GPUs are marked between two flushes: one start and the completions since.
-    void touch(std::span<const gpu_id> gpus) noexcept {
-        for (auto g : gpus) dirty_gpus_.push_back(g);  // capacity 2G
+    /// Rewrites the busy, picked, remaining and mask values of `gpus`, whose jobs changed (a job
+    /// started or finished on them), and marks their racks for flush(). Without co-location (whose
+    /// rows depend on the current job and are written whole), for a step that ends with a job
+    /// being placed (a mask entry is then 1 iff its GPU is free) and no GPU picked.
+    template <Topology T>
+    void update_gpus(const T& topo, const cluster_state& cl, std::span<const gpu_id> gpus, double now) noexcept {
+        for (auto g : gpus) gpu(topo, cl, g, now);
     }
 
-    /// After a decision (a job started or was deferred; no GPU is picked and a job is current):
-    /// every remaining time when time moved, the busy, picked, remaining and mask values of the
-    /// GPUs touch() marked, and the proximity and free counts of their racks.
+    /// Ends a decision's update: every remaining time when time moved since the GPUs were
+    /// updated, and the proximity and free counts of the racks update_gpus() marked.
     template <Topology T>
     void flush(const T& topo, const cluster_state& cl, const detail::pick_set& picks, double now, bool time_moved) noexcept {
         if (time_moved) remaining_all(cl, now);
-        for (auto g : dirty_gpus_) gpu(topo, cl, g, now);
-        dirty_gpus_.clear();
         for (auto r : dirty_racks_) {
             rack_rows(topo, cl, picks, r);
             rack_dirty_[r] = 0;
@@ -348,8 +339,7 @@ private:
         }
     }
 
-    /// The busy, picked, remaining and mask values of GPU g after a decision (no GPU is picked, a
-    /// job is current); marks its rack for flush().
+    /// The busy, picked, remaining and mask values of GPU g (see update_gpus()); marks its rack.
     template <Topology T>
     void gpu(const T& topo, const cluster_state& cl, gpu_id g, double now) noexcept {
         const bool free = cl.is_free(g);
@@ -363,6 +353,23 @@ private:
             rack_dirty_[r] = 1;
             dirty_racks_.push_back(static_cast<std::uint32_t>(r));  // capacity: number of racks
         }
+    }
+
+    /// The proximity after the first pick in node n (of rack r): the node's GPUs 0.5 -> 1, or the
+    /// whole rack's when it is the first pick in the rack too.
+    template <Topology T>
+    void first_pick_in_node(const T& topo, const detail::pick_set& picks, std::size_t n, std::size_t r) noexcept {
+        if (picks.rack[r] == 1) return rack_proximity(topo, picks, r);
+        with_node_size(topo, [&](auto N) {
+            const std::size_t gpn = N() > 0 ? N() : topo.gpus_per_node();
+            for (std::size_t i = 0; i < gpn; ++i) buf_.obs[3 * G_ + n * gpn + i] = 1.0f;
+        });
+    }
+
+    /// Forgets the racks marked for flush() (their rows are being rewritten anyway).
+    void discard_marks() noexcept {
+        for (auto r : dirty_racks_) rack_dirty_[r] = 0;
+        dirty_racks_.clear();
     }
 
     /// The proximity of a GPU of rack r in a node without a pick: 0.5 when the rack has a pick, else 0.
@@ -415,7 +422,6 @@ private:
     double time_scale_ = 1;
     float time_scale_f_ = 1;  ///< time_scale as the float remaining() divides by
     std::size_t size_ = 0;
-    detail::bounded_vector<gpu_id> dirty_gpus_;          ///< GPUs flush() rewrites (capacity 2G)
     std::vector<std::uint8_t> rack_dirty_;               ///< racks whose rows flush() rewrites
     detail::bounded_vector<std::uint32_t> dirty_racks_;  ///< capacity: the number of racks
     std::vector<float> request_;                         ///< request(k) for k = 0..G
