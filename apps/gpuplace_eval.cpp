@@ -185,10 +185,8 @@ int main(int argc, char** argv) {
             s.workload = w;
             s.name = s.name + " + trace " + trace_file;
         }
-        // the environment type follows the scenario's comm model (as gpuplace-train does)
-        const std::string comm = s.comm.value("model", "ring_allreduce");
-        if (comm == gpuplace::TreeRouteCost::name) run_eval<gpuplace::tree_route_env>(s, policies, queues, seeds, threads, outs);
-        else run_eval<gpuplace::env>(s, policies, queues, seeds, threads, outs);
+        // the environment type follows the scenario's comm model
+        gpuplace::visit_env(s, [&](auto type) { run_eval<typename decltype(type)::type>(s, policies, queues, seeds, threads, outs); });
     } catch (const gpuplace::Error& e) {
         std::fprintf(stderr, "error: %s\n", e.what());
         return 1;

@@ -316,7 +316,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     } catch (const gp::ConfigError& e) {
         FUZZ_CHECK(false, "generated scenario rejected: %s\n%s", e.what(), j.dump().c_str());
     }
-    if (tree_route) run<gp::tree_route_env>(s, in, jct_only);
-    else run<gp::env>(s, in, jct_only);
+    FUZZ_CHECK(gp::comm_model_name(s) == (tree_route ? "tree_route" : "ring_allreduce"), "comm model %s",
+               gp::comm_model_name(s).c_str());
+    gp::visit_env(s, [&](auto type) { run<typename decltype(type)::type>(s, in, jct_only); });
     return 0;
 }

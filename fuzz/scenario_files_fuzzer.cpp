@@ -79,8 +79,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (s.workload.kind == "trace" && parts.size() > 1 && parts[1].size() > 64 * 1024) return 0;
     const std::uint64_t seed = size;
     try {
-        if (gp::comm_model_name(s) == gp::TreeRouteCost::name) gp::fuzz::drive<gp::tree_route_env>(s, seed);
-        else gp::fuzz::drive<gp::env>(s, seed);
+        gp::visit_env(s, [&](auto type) { gp::fuzz::drive<typename decltype(type)::type>(s, seed); });
     } catch (const gp::ConfigError&) {
         // a missing or unreadable zoo or profile file, an unknown comm model: errors naming them
     }

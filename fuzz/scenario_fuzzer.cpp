@@ -66,17 +66,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (too_big(s, G)) return 0;
     const std::uint64_t seed = size;
     const auto& m = s.comm["model"];
-    if (m == "tree_route") gp::fuzz::drive<gp::tree_route_env>(s, seed);
-    else if (m == "ring_allreduce") gp::fuzz::drive<gp::env>(s, seed);
-    else {
-        // an unknown or non-string comm model is a ConfigError, never a silent default
-        bool threw = false;
-        try {
-            gp::env e(s);
-        } catch (const gp::ConfigError&) {
-            threw = true;
-        }
-        FUZZ_CHECK(threw, "comm model %s accepted", m.dump().c_str());
+    const bool known = m == "tree_route" || m == "ring_allreduce";
+    bool threw = false;
+    try {
+        gp::visit_env(s, [&](auto type) { gp::fuzz::drive<typename decltype(type)::type>(s, seed); });
+    } catch (const gp::ConfigError& e) {
+        // only an unknown or non-string comm model escapes drive(): a ConfigError, never a silent default
+        threw = true;
+        FUZZ_CHECK(std::string_view(e.what()).rfind("config /comm/model: ", 0) == 0, "unexpected error: %s", e.what());
     }
+    FUZZ_CHECK(threw != known, "comm model %s: %s", m.dump().c_str(), threw ? "refused" : "accepted");
     return 0;
 }

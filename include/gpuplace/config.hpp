@@ -160,6 +160,25 @@ struct scenario {
     }
 };
 
+/// Checks job i of an episode (requesting `num_gpus` GPUs of `model`) against the cluster and the zoo.
+inline void validate_job(std::size_t i, std::uint32_t num_gpus, model_id model, std::size_t cluster_gpus, const ModelZoo& zoo) {
+    if (num_gpus < 1 || num_gpus > cluster_gpus)
+        throw ConfigError("workload job " + std::to_string(i) + ": requests " + std::to_string(num_gpus) +
+                          " GPUs, which can never fit in a cluster of " + std::to_string(cluster_gpus) + " GPUs");
+    if (model >= zoo.size())
+        throw ConfigError("workload job " + std::to_string(i) + ": model id " + std::to_string(model) +
+                          " is not in the zoo (" + std::to_string(zoo.size()) + " models)");
+}
+
+/// Checks that job i of an episode (of `model`) fits in a GPU's memory with co-location on.
+inline void validate_job_memory(const scenario& s, std::size_t i, model_id model, const ModelZoo& zoo) {
+    const double memory = zoo[model].memory_gb;
+    if (memory > s.colocation.gpu_memory_gb)
+        throw ConfigError("workload job " + std::to_string(i) + ": model \"" + zoo[model].name + "\" needs " +
+                          std::to_string(memory) + " GB per GPU, more than " +
+                          "/colocation/gpu_memory_gb = " + std::to_string(s.colocation.gpu_memory_gb));
+}
+
 /// The embedded default scenario: 64 GPUs in DGX-A100 nodes (2 racks x 4 nodes x 8 GPUs) under a
 /// 2:1 oversubscribed spine, 160 jobs of the built-in zoo (40% 1 GPU, 20% each 2/4/8 GPUs) at
 /// offered load 1.0, so that queues form and a spread multi-GPU job runs up to several times slower.

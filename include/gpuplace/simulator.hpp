@@ -2,7 +2,8 @@
 /// \file simulator.hpp
 /// Event-driven, continuous-time simulation of a cluster: arrivals and completions in a priority
 /// queue, the GPUs each running job holds, and a record of every finished job. It makes no
-/// scheduling decisions: the environment (or any scheduler) calls start() for the jobs it places.
+/// scheduling decisions: the environment (or any scheduler) calls start() for the jobs it places,
+/// and learns from what advance() returns which jobs arrived and finished.
 
 #include <algorithm>
 #include <cstdint>
@@ -19,6 +20,16 @@
 #include "topology.hpp"
 
 namespace gpuplace {
+
+/// What one basic_simulator::advance() did.
+struct advance_result {
+    double elapsed = 0;        ///< seconds time moved
+    double area = 0;           ///< jobs in system x elapsed: the integral of jobs in system over the interval
+    bool in_makespan = false;  ///< a job had arrived before the interval (the makespan runs from the first submit)
+    std::span<const job_record> finished;  ///< the jobs that finished, in order (valid until the next advance() or reset())
+    std::uint32_t first_arrival = 0;       ///< the jobs that arrived: first_arrival, first_arrival + 1, ...
+    std::uint32_t arrivals = 0;            ///< how many arrived
+};
 
 template <Job J = TrainingJob>
 class basic_simulator {
@@ -49,12 +60,23 @@ public:
     /// duration of each. Allocates only when the workload is larger than any seen before.
     /// `memory` (GB per GPU of each job) matters only with co-location; empty means 0.
     void reset(std::span<const J> jobs, std::span<const double> ideal, std::span<const double> memory = {}) {
-        jobs_.assign(jobs.begin(), jobs.end());
-        ideal_.assign(ideal.begin(), ideal.end());
+        reset(jobs, [&](const J& j) { return ideal[index_of(j)]; },
+              [&](const J& j) { return index_of(j) < memory.size() ? memory[index_of(j)] : 0.0; });
+    }
+
+    /// Starts an episode with a J made from each of `jobs` (sorted by submit time, ties by
+    /// position), of ideal duration ideal(job) and memory(job) GB per GPU (asked only with
+    /// co-location), called with each job of jobs(). The simulator owns the episode's job list.
+    template <class Source, class Ideal, class Memory>
+    void reset(std::span<const Source> jobs, Ideal&& ideal, Memory&& memory) {
+        jobs_.clear();
+        for (const auto& j : jobs) jobs_.emplace_back(j);
+        ideal_.resize(jobs_.size());
+        for (std::size_t i = 0; i < jobs_.size(); ++i) ideal_[i] = ideal(jobs_[i]);
         rec_.resize(jobs_.size());
         if (table_) {
-            memory_.assign(jobs_.size(), 0.0);
-            std::copy_n(memory.begin(), std::min(memory.size(), jobs_.size()), memory_.begin());
+            memory_.resize(jobs_.size());
+            for (std::size_t i = 0; i < jobs_.size(); ++i) memory_[i] = memory(jobs_[i]);
             remaining_.assign(jobs_.size(), 0.0);
             rate_.assign(jobs_.size(), 1.0);
             last_.assign(jobs_.size(), 0.0);
@@ -129,16 +151,18 @@ public:
     [[nodiscard]] double memory_of(std::uint32_t j) const noexcept { return table_ ? memory_[j] : 0.0; }
 
     /// Moves time to the next event and processes every completion, then every arrival, due then;
-    /// `on_arrival(job index)` is called for each arrival. Returns the integral of jobs in system
-    /// over the elapsed interval. Precondition: has_events().
-    template <class OnArrival>
-    double advance(OnArrival&& on_arrival) {
+    /// says what happened. Precondition: has_events().
+    advance_result advance() {
+        advance_result ev;
         const double t = next_event_time();
         const double dt = t - now_;
-        const double area = double(in_system_) * dt;
+        ev.elapsed = dt;
+        ev.area = double(in_system_) * dt;
+        ev.in_makespan = next_arrival_ > 0;
         busy_gpu_time_ += double(cluster_.busy_gpus()) * dt;
         memory_time_ += cluster_.memory_used_total() * dt;
         now_ = t;
+        const std::size_t finished_before = finished_.size();
         while (!heap_.empty() && heap_.front().time <= t) {
             std::pop_heap(heap_.begin(), heap_.end(), std::greater<>{});
             const auto e = heap_.back();
@@ -167,12 +191,14 @@ public:
             if (table_) update_rates();
         }
         drop_stale();
+        ev.finished = std::span<const job_record>(finished_).subspan(finished_before);
+        ev.first_arrival = static_cast<std::uint32_t>(next_arrival_);
         while (next_submit_ <= t && next_arrival_ < jobs_.size()) {
             ++in_system_;
-            next_submit_ = submit_of(next_arrival_ + 1);
-            on_arrival(static_cast<std::uint32_t>(next_arrival_++));
+            next_submit_ = submit_of(++next_arrival_);
         }
-        return area;
+        ev.arrivals = static_cast<std::uint32_t>(next_arrival_ - ev.first_arrival);
+        return ev;
     }
 
     /// Starts job j now on `gpus` (free GPUs, any order) with the given slowdown and comm cost;
@@ -222,6 +248,9 @@ public:
     }
 
 private:
+    /// The index of a job of jobs_.
+    [[nodiscard]] std::size_t index_of(const J& j) const noexcept { return std::size_t(&j - jobs_.data()); }
+
     /// Submit time of job i, or never past the last job.
     [[nodiscard]] double submit_of(std::size_t i) const noexcept {
         return i < jobs_.size() ? double(jobs_[i].submit_time) : never;

@@ -350,9 +350,10 @@ public:
         return best;
     }
 
-    /// An upper bound on the co-location room classes of an episode: the zoo's models for generated
-    /// workloads, the distinct (model, GPU share) pairs of a trace, the jobs of a fixed list.
-    [[nodiscard]] std::size_t max_room_classes(std::size_t zoo_models) const {
+    /// An upper bound on the distinct (model, GPU share, memory) kinds of job in one episode, for
+    /// a zoo of `zoo_models` models: the zoo's models for generated workloads, the distinct
+    /// (model, share) pairs of a trace, the jobs of a fixed list.
+    [[nodiscard]] std::size_t max_job_kinds(std::size_t zoo_models) const {
         std::size_t n = zoo_models;
         for (const auto& t : traces_) {
             std::vector<std::pair<model_id, double>> keys;
@@ -362,7 +363,7 @@ public:
             n = std::max<std::size_t>(n, std::size_t(std::unique(keys.begin(), keys.end()) - keys.begin()));
         }
         if (cfg_.kind == "jobs") n = std::max(n, cfg_.jobs.size());
-        for (const auto& p : parts_) n = std::max(n, p.max_room_classes(zoo_models));
+        for (const auto& p : parts_) n = std::max(n, p.max_job_kinds(zoo_models));
         return n;
     }
 

@@ -1356,9 +1356,15 @@ py::dict train_run(py::object config, const std::string& out, bool resume, std::
         lock.unlock();
         worker.join();
     }
+    if (PyErr_CheckSignals() != 0) {  // a Ctrl-C that came as the run ended
+        PyErr_Clear();
+        interrupted = true;
+    }
     if (err) std::rethrow_exception(err);
-    if (interrupted && !r.complete) {
-        PyErr_SetString(PyExc_KeyboardInterrupt, ("training stopped; every state is saved: resume with out=\"" + out + "\", resume=True").c_str());
+    if (interrupted) {
+        const auto msg = r.complete ? "training stopped after the run had finished; its checkpoint is " + out + "/ppo.json"
+                                    : "training stopped; every state is saved: resume with out=\"" + out + "\", resume=True";
+        PyErr_SetString(PyExc_KeyboardInterrupt, msg.c_str());
         throw py::error_already_set();
     }
     py::dict d;
