@@ -164,3 +164,20 @@ TEST_CASE("rl checkpoint: the queue policy a network acts under round trips; unk
     CHECK(rl::model_path("default") == "$GPUPLACE_DATA/models/default.json");
     CHECK(rl::model_path("my/ppo.json") == "my/ppo.json");
 }
+
+TEST_CASE("rl reference policies: every shipped model loads by name and schedules every job of its scenario") {
+    for (const auto& name : rl::model_names()) {
+        CAPTURE(name);
+        const auto ck = rl::load_model(name);
+        CHECK(rl::model_path(name) == "$GPUPLACE_DATA/models/" + name + ".json");
+        auto s = scenario::from_json(ck.scenario);
+        if (!ck.queue.empty()) apply_queue(s, ck.queue);
+        const auto net = std::make_shared<const rl::actor_critic>(ck.network);
+        const auto rep = visit_env(s, [&](auto type) {
+            using E = typename decltype(type)::type;
+            return evaluate<E>(s, {rl::as_policy<E>("ppo", net)}, held_out_seeds(2), 1);
+        });
+        for (const auto& m : rep.policies[0].per_seed) CHECK(m.jobs_done == m.jobs_total);
+    }
+    CHECK(rl::model_path("my_run/ppo.json") == "my_run/ppo.json");  // any other name is a path
+}
