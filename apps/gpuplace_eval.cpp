@@ -11,6 +11,7 @@
 
 #include <gpuplace/detail/atomic_file.hpp>
 #include <gpuplace/gpuplace.hpp>
+#include <gpuplace/json.hpp>
 
 namespace {
 std::vector<std::string> split(const std::string& s) {
@@ -113,7 +114,7 @@ void run_eval(const gpuplace::scenario& s, const std::vector<std::string>& polic
     // reports are written atomically: a file is the whole old report or the whole new one
     if (!o.csv.empty()) gpuplace::detail::write_file_atomic(o.csv, rep.csv());
     if (!o.summary_csv.empty()) gpuplace::detail::write_file_atomic(o.summary_csv, rep.summary_csv());
-    if (!o.json.empty()) gpuplace::detail::write_file_atomic(o.json, rep.to_json().dump(2) + "\n");
+    if (!o.json.empty()) gpuplace::detail::write_file_atomic(o.json, gpuplace::to_json(rep).dump(2) + "\n");
 }
 }  // namespace
 
@@ -173,7 +174,7 @@ int main(int argc, char** argv) {
         }
         const auto presets = gpuplace::preset_names();
         auto s = std::find(presets.begin(), presets.end(), scen) != presets.end() ? gpuplace::preset_scenario(scen)
-                                                                                   : gpuplace::scenario::load(scen);
+                                                                                   : gpuplace::load_scenario(scen);
         const outputs outs{csv, summary_csv, json_out};
         if (calib) return calibration(s);
         if (!trace_file.empty()) {

@@ -22,8 +22,8 @@
 
 #include <unistd.h>
 
-#include <gpuplace/config.hpp>
 #include <gpuplace/detail/rng.hpp>
+#include <gpuplace/json.hpp>
 #include <gpuplace/vector_env.hpp>
 
 namespace gp = gpuplace;
@@ -76,7 +76,7 @@ int main(int argc, char** argv) try {
     }
     if (envs == 0 || report == 0) usage("--envs and --report must be >= 1");
     const long rss_begin = rss_kb();
-    const auto s = scenario_name.find(".json") != std::string::npos ? gp::scenario::load(scenario_name)
+    const auto s = scenario_name.find(".json") != std::string::npos ? gp::load_scenario(scenario_name)
                                                                       : gp::preset_scenario(scenario_name);
     gp::vector_env v(s, envs, threads);
     v.reset(seed);

@@ -21,6 +21,7 @@
 #include <CLI/CLI.hpp>
 
 #include <gpuplace/gpuplace.hpp>
+#include <gpuplace/json.hpp>
 #include <gpuplace/rl/rl.hpp>
 
 namespace {
@@ -80,7 +81,7 @@ int compare(const rl::run_config& rc, std::shared_ptr<const rl::actor_critic> ne
     std::printf("\nscenario %s, %zu held-out seeds:\n%s", eval_s.name.c_str(), seeds, rep.table().c_str());
     std::printf("\n%s", rep.paired_table("ppo").c_str());
     detail::write_file_atomic(out + "/compare.csv", rep.csv());
-    detail::write_file_atomic(out + "/compare.json", rep.to_json().dump(2) + "\n");
+    detail::write_file_atomic(out + "/compare.json", to_json(rep).dump(2) + "\n");
     if (plot) {
         const std::string script = "scripts/plot_training.py";
         if (!std::filesystem::exists(script)) {

@@ -6,12 +6,13 @@
 
 #include <gpuplace/gpuplace.hpp>
 #include <gpuplace/rl/rl.hpp>
+#include <gpuplace/json.hpp>
 
 namespace {
 using namespace gpuplace;
 
 scenario tiny_checkpoint_scenario() {
-    return scenario::parse(R"({
+    return parse_scenario(R"({
       "name": "tiny",
       "topology": {"preset": "custom", "racks": 1, "nodes_per_rack": 2, "gpus_per_node": 4},
       "workload": {"kind": "synthetic", "num_jobs": 12, "load": 1.0,

@@ -87,28 +87,28 @@ TEST_CASE("workload config: JSON round trip and errors") {
     const json j = {{"kind", "synthetic"},  {"num_jobs", 12},       {"load", 0.7},
                     {"duration_min", 5.0},  {"duration_max", 50.0}, {"gpu_counts", {{"1", 0.25}, {"3", 0.75}}},
                     {"models", {{"A3C", 1.0}}}};
-    const auto c = gp::workload_config::from_json(j);
+    const auto c = gp::workload_from_json(j);
     CHECK(c.synthetic.num_jobs == 12);
     CHECK(c.synthetic.gpu_counts == std::vector<std::pair<std::uint32_t, double>>{{1, 0.25}, {3, 0.75}});
-    CHECK(c.to_json() == j);
+    CHECK(to_json(c) == j);
     const json l = {{"kind", "jobs"},
                     {"jobs", json::array({{{"submit_time", 5.0}, {"num_gpus", 2}, {"model", 1}, {"work", 10.0}},
                                           {{"submit_time", 0.0}, {"num_gpus", 1}, {"model", 0}, {"work", 20.0}}})}};
-    const auto cl = gp::workload_config::from_json(l);
+    const auto cl = gp::workload_from_json(l);
     REQUIRE(cl.jobs.size() == 2);
     CHECK(cl.jobs[0].num_gpus == 2);
     CHECK(cl.jobs[1].work == 20.0);
-    CHECK(cl.to_json() == l);
-    CHECK_THROWS_WITH_AS((void)gp::workload_config::from_json(json{{"num_jobz", 3}}),
+    CHECK(to_json(cl) == l);
+    CHECK_THROWS_WITH_AS((void)gp::workload_from_json(json{{"num_jobz", 3}}),
                          doctest::Contains("config /workload/num_jobz: unknown key \"num_jobz\""), gp::ConfigError);
-    CHECK_THROWS_WITH_AS((void)gp::workload_config::from_json(json{{"num_jobs", 0}}),
+    CHECK_THROWS_WITH_AS((void)gp::workload_from_json(json{{"num_jobs", 0}}),
                          "config /workload/num_jobs: value 0 out of range [1, 10000000]", gp::ConfigError);
-    CHECK_THROWS_WITH_AS((void)gp::workload_config::from_json(json{{"gpu_counts", {{"1", 0.0}}}}),
+    CHECK_THROWS_WITH_AS((void)gp::workload_from_json(json{{"gpu_counts", {{"1", 0.0}}}}),
                          "config /workload/gpu_counts: probabilities sum to 0", gp::ConfigError);
-    CHECK_THROWS_WITH_AS((void)gp::workload_config::from_json(json{{"models", {{"A3C", "many"}}}}),
+    CHECK_THROWS_WITH_AS((void)gp::workload_from_json(json{{"models", {{"A3C", "many"}}}}),
                          "config /workload/models/A3C: expected a weight >= 0, got \"many\"", gp::ConfigError);
     CHECK_THROWS_WITH_AS(
-        (void)gp::workload_config::from_json(
+        (void)gp::workload_from_json(
             json{{"kind", "jobs"}, {"jobs", json::array({{{"submit_time", 0}, {"num_gpus", 1}, {"model", 0}, {"work", 1}, {"x", 1}}})}}),
         "config /workload/jobs/0/x: unknown key \"x\" (allowed: submit_time, num_gpus, model, work)", gp::ConfigError);
 }

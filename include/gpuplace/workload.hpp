@@ -13,7 +13,6 @@
 #include <utility>
 #include <vector>
 
-#include "detail/json_util.hpp"
 #include "detail/rng.hpp"
 #include "job.hpp"
 #include "model_zoo.hpp"
@@ -56,9 +55,6 @@ struct workload_config {
     std::string path;                            ///< kind "trace": the file ("$GPUPLACE_DATA/..." allowed, data.hpp)
     trace_options trace_opts;                    ///< kind "trace": window, scaling, cap, bad rows
     std::size_t episode_jobs = 0;  ///< kind "trace": > 0 replays a seed-chosen run of this many consecutive jobs
-
-    [[nodiscard]] static workload_config from_json(const detail::json& j, std::string_view path = "/workload");
-    [[nodiscard]] detail::json to_json() const;
 };
 
 /// Samples a synthetic workload into `out` (cleared first; no allocation when its capacity
@@ -294,149 +290,5 @@ private:
     workload_config cfg_;
     std::shared_ptr<const trace> trace_;
 };
-
-inline workload_config workload_config::from_json(const detail::json& j, std::string_view path) {
-    using namespace detail;
-    workload_config c;
-    if (!j.is_object()) config_fail(path, "expected an object, got " + short_dump(j));
-    read_string(j, path, "kind", c.kind);
-    if (c.kind == "trace") {
-        check_keys(j, path, {"kind", "format", "path", "window", "max_jobs", "time_scale", "target_load", "max_gpus",
-                             "drop_oversized", "skip_bad_rows", "model", "episode_jobs"});
-        std::string fmt;
-        read_string(j, path, "format", fmt);
-        if (!j.contains("format")) config_fail(path, "kind \"trace\" needs \"format\" (philly, openb or csv)");
-        c.format = parse_trace_format(fmt, join_path(path, "format"));
-        read_string(j, path, "path", c.path);
-        if (c.path.empty()) config_fail(join_path(path, "path"), "kind \"trace\" needs the trace file's path");
-        c.trace_opts = trace_options_from_json(j, path);
-        read_int(j, path, "episode_jobs", c.episode_jobs, 0, 1LL << 40);
-        return c;
-    }
-    if (c.kind == "proximity_drl") {
-        check_keys(j, path, {"kind", "num_jobs", "max_length", "max_request", "time_step", "arrival_rate", "models"});
-        auto& w = c.proximity_drl;
-        read_int(j, path, "num_jobs", w.num_jobs, 1, 10'000'000);
-        read_int(j, path, "max_length", w.max_length, 1, 1'000'000);
-        read_int(j, path, "max_request", w.max_request, 1, 1 << 24);
-        read_number(j, path, "time_step", w.time_step, 1e-9, 1e12);
-        read_number(j, path, "arrival_rate", w.arrival_rate, 0.0, 1e12);
-        if (auto it = j.find("models"); it != j.end()) {
-            const auto p = join_path(path, "models");
-            if (!it->is_object()) config_fail(p, "expected an object {\"<model name>\": weight}, got " + short_dump(*it));
-            for (auto e = it->begin(); e != it->end(); ++e) {
-                if (!e->is_number() || e->get<double>() < 0)
-                    config_fail(join_path(p, e.key()), "expected a weight >= 0, got " + short_dump(*e));
-                w.models.emplace_back(e.key(), e->get<double>());
-            }
-        }
-        return c;
-    }
-    check_keys(j, path, {"kind", "num_jobs", "load", "gpu_counts", "duration_min", "duration_max", "models", "jobs"});
-    if (c.kind != "synthetic" && c.kind != "jobs")
-        config_fail(join_path(path, "kind"),
-                    "unknown workload kind \"" + c.kind + "\" (allowed: synthetic, proximity_drl, trace, jobs)");
-    auto& s = c.synthetic;
-    read_int(j, path, "num_jobs", s.num_jobs, 1, 10'000'000);
-    read_number(j, path, "load", s.load, 1e-6, 1e6);
-    read_number(j, path, "duration_min", s.duration_min, 1e-9, 1e12);
-    read_number(j, path, "duration_max", s.duration_max, 1e-9, 1e12);
-    if (s.duration_max < s.duration_min)
-        config_fail(join_path(path, "duration_max"), "value " + std::to_string(s.duration_max) +
-                                                         " is below duration_min " + std::to_string(s.duration_min));
-    if (auto it = j.find("gpu_counts"); it != j.end()) {
-        const auto p = join_path(path, "gpu_counts");
-        if (!it->is_object() || it->empty()) config_fail(p, "expected an object {\"<gpus>\": probability}, got " + short_dump(*it));
-        s.gpu_counts.clear();
-        for (auto e = it->begin(); e != it->end(); ++e) {
-            const auto ep = join_path(p, e.key());
-            long k = 0;
-            try {
-                std::size_t pos = 0;
-                k = std::stol(e.key(), &pos);
-                if (pos != e.key().size()) k = 0;
-            } catch (const std::exception&) { k = 0; }
-            if (k < 1 || k > (1 << 24)) config_fail(ep, "GPU count \"" + e.key() + "\" is not an integer >= 1");
-            if (!e->is_number() || e->get<double>() < 0)
-                config_fail(ep, "expected a probability >= 0, got " + short_dump(*e));
-            s.gpu_counts.emplace_back(static_cast<std::uint32_t>(k), e->get<double>());
-        }
-        std::sort(s.gpu_counts.begin(), s.gpu_counts.end());
-        double tot = 0;
-        for (auto& [k, pr] : s.gpu_counts) tot += pr;
-        if (!(tot > 0)) config_fail(p, "probabilities sum to 0");
-    }
-    if (auto it = j.find("models"); it != j.end()) {
-        const auto p = join_path(path, "models");
-        if (!it->is_object()) config_fail(p, "expected an object {\"<model name>\": weight}, got " + short_dump(*it));
-        for (auto e = it->begin(); e != it->end(); ++e) {
-            if (!e->is_number() || e->get<double>() < 0)
-                config_fail(join_path(p, e.key()), "expected a weight >= 0, got " + short_dump(*e));
-            s.models.emplace_back(e.key(), e->get<double>());
-        }
-    }
-    if (auto it = j.find("jobs"); it != j.end()) {
-        const auto p = join_path(path, "jobs");
-        if (!it->is_array() || it->empty()) config_fail(p, "expected a non-empty array of jobs");
-        for (std::size_t i = 0; i < it->size(); ++i) {
-            const auto& jj = (*it)[i];
-            const auto jp = join_path(p, std::to_string(i));
-            check_keys(jj, jp, {"submit_time", "num_gpus", "model", "work"});
-            TrainingJob job;
-            job.id = static_cast<job_id>(i);
-            for (const char* req : {"submit_time", "num_gpus", "model", "work"})
-                if (!jj.contains(req)) config_fail(jp, std::string("missing key \"") + req + "\"");
-            read_number(jj, jp, "submit_time", job.submit_time, 0.0, 1e15);
-            read_int(jj, jp, "num_gpus", job.num_gpus, 1, 1 << 24);
-            read_int(jj, jp, "model", job.model, 0, 65535);
-            read_number(jj, jp, "work", job.work, 1e-12, 1e18);
-            c.jobs.push_back(job);
-        }
-    }
-    if (c.kind == "jobs" && c.jobs.empty()) config_fail(join_path(path, "jobs"), "kind \"jobs\" needs a job list");
-    return c;
-}
-
-inline detail::json workload_config::to_json() const {
-    detail::json j;
-    j["kind"] = kind;
-    if (kind == "trace") {
-        j["format"] = to_string(format);
-        j["path"] = path;
-        trace_options_to_json(trace_opts, j);
-        j["episode_jobs"] = episode_jobs;
-    } else if (kind == "proximity_drl") {
-        const auto& w = proximity_drl;
-        j["num_jobs"] = w.num_jobs;
-        j["max_length"] = w.max_length;
-        j["max_request"] = w.max_request;
-        j["time_step"] = w.time_step;
-        j["arrival_rate"] = w.arrival_rate;
-        if (!w.models.empty()) {
-            detail::json m = detail::json::object();
-            for (auto& [n, p] : w.models) m[n] = p;
-            j["models"] = m;
-        }
-    } else if (kind == "synthetic") {
-        j["num_jobs"] = synthetic.num_jobs;
-        j["load"] = synthetic.load;
-        j["duration_min"] = synthetic.duration_min;
-        j["duration_max"] = synthetic.duration_max;
-        detail::json g = detail::json::object();
-        for (auto& [k, p] : synthetic.gpu_counts) g[std::to_string(k)] = p;
-        j["gpu_counts"] = g;
-        if (!synthetic.models.empty()) {
-            detail::json m = detail::json::object();
-            for (auto& [n, p] : synthetic.models) m[n] = p;
-            j["models"] = m;
-        }
-    } else {
-        detail::json arr = detail::json::array();
-        for (auto& jb : jobs)
-            arr.push_back({{"submit_time", jb.submit_time}, {"num_gpus", jb.num_gpus}, {"model", jb.model}, {"work", jb.work}});
-        j["jobs"] = arr;
-    }
-    return j;
-}
 
 }  // namespace gpuplace

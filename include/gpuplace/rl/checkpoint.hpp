@@ -18,11 +18,11 @@
 #include <string>
 #include <tuple>
 
-#include "../config.hpp"
 #include "../detail/atomic_file.hpp"
 #include "../detail/json_util.hpp"
 #include "../error.hpp"
 #include "../evaluate.hpp"
+#include "../json.hpp"
 #include "actor_critic.hpp"
 #include "ppo.hpp"
 
@@ -51,7 +51,7 @@ template <std::floating_point S>
                      {"gpus_per_node", sp.gpus_per_node}};
     j["network"] = net.config().to_json();
     j["ppo"] = cfg.to_json();
-    j["scenario"] = s.to_json();
+    j["scenario"] = gpuplace::to_json(s);
     for (const auto& [name, n] : net.named()) {
         gpuplace::detail::json p = gpuplace::detail::json::array();
         for (Eigen::Index i = 0; i < n->params().size(); ++i) p.push_back(double(n->params()(i)));

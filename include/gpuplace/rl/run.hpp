@@ -34,10 +34,10 @@
 #include <thread>
 #include <vector>
 
-#include "../config.hpp"
 #include "../detail/atomic_file.hpp"
 #include "../detail/json_util.hpp"
 #include "../evaluate.hpp"
+#include "../json.hpp"
 #include "../version.hpp"
 #include "checkpoint.hpp"
 #include "ppo.hpp"
@@ -135,9 +135,9 @@ struct run_config {
             const auto n = scenario.get<std::string>();
             for (const auto& p : preset_names())
                 if (n == p) return preset_scenario(n);
-            return gpuplace::scenario::load(relative_to(n, base_dir));
+            return gpuplace::load_scenario(relative_to(n, base_dir));
         }
-        auto s = gpuplace::scenario::from_json(scenario);
+        auto s = gpuplace::scenario_from_json(scenario);
         s.resolve_paths(base_dir);
         return s;
     }
@@ -146,10 +146,10 @@ struct run_config {
     [[nodiscard]] gpuplace::scenario train_scenario() const {
         auto s = eval_scenario();
         if (train_reward.is_null()) return s;
-        auto j = s.to_json();
+        auto j = gpuplace::to_json(s);
         j["reward"].merge_patch(train_reward);
         try {
-            return gpuplace::scenario::from_json(j);
+            return gpuplace::scenario_from_json(j);
         } catch (const ConfigError& e) {
             throw ConfigError(std::string("config /train_reward: ") + e.what());
         }
@@ -447,7 +447,7 @@ run_result train_run(const run_config& rc, const run_options& o) {
     const auto train_s = rc.train_scenario();
     fs::create_directories(o.out);
     const json ident = {{"format", "gpuplace-run"}, {"version", run_state_version}, {"gpuplace", version_string},
-                        {"config", rc.to_json()}, {"scenario", eval_s.to_json()}};
+                        {"config", rc.to_json()}, {"scenario", gpuplace::to_json(eval_s)}};
     const std::string run_file = o.out + "/run.json";
     if (o.resume) {
         if (!fs::exists(run_file))
