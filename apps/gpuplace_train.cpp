@@ -1,10 +1,12 @@
 // gpuplace-train: trains the reference PPO on a scenario (rl/run.hpp: restarts, validation, the
 // best network kept, a run folder that resumes), then (with --compare) evaluates it against every
-// heuristic on held-out seeds, prints the table and writes plots.
+// heuristic on held-out seeds, prints the table and writes plots (`python3 -m gpuplace plot training`,
+// from the installed Python package).
 //   gpuplace-train --help
 // Ctrl-C (SIGINT) or SIGTERM: the current iteration finishes, the state is saved and the program
 // exits with 130 / 143; `gpuplace-train --out DIR --resume` continues. A second signal exits at once
 // (the files on disk are always whole: every write is atomic).
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -18,11 +20,11 @@
 #include <unistd.h>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
 #include <gpuplace/gpuplace.hpp>
 #include <gpuplace/json.hpp>
 #include <gpuplace/rl/rl.hpp>
+
+#include "cli.hpp"
 
 namespace {
 using namespace gpuplace;
@@ -71,25 +73,75 @@ std::string read_file(const std::string& f) {
     return ss.str();
 }
 
-template <class E>
-int compare(const rl::run_config& rc, std::shared_ptr<const rl::actor_critic> net, const std::string& out, std::size_t seeds, bool plot) {
-    const auto eval_s = rc.eval_scenario();
-    std::vector<any_policy<E>> ps{rl::as_policy<E>("ppo", std::move(net))};
-    for (const auto& n : heuristic_names()) ps.push_back(heuristic<E>(n));
-    const auto rep = evaluate<E>(eval_s, ps, held_out_seeds(seeds), 0);
-    std::filesystem::create_directories(out);
-    std::printf("\nscenario %s, %zu held-out seeds:\n%s", eval_s.name.c_str(), seeds, rep.table().c_str());
-    std::printf("\n%s", rep.paired_table("ppo").c_str());
-    detail::write_file_atomic(out + "/compare.csv", rep.csv());
-    detail::write_file_atomic(out + "/compare.json", to_json(rep).dump(2) + "\n");
-    if (plot) {
-        const std::string script = "scripts/plot_training.py";
-        if (!std::filesystem::exists(script)) {
-            std::printf("plots skipped: %s not found (run from the repository root)\n", script.c_str());
-        } else {
-            const std::string cmd = "python3 " + script + " --dir '" + out + "'";
-            if (std::system(cmd.c_str()) != 0) std::printf("plots skipped: '%s' failed (is matplotlib installed?)\n", cmd.c_str());
+/// `s` as one word for /bin/sh: in single quotes, each ' written as '\''.
+std::string shell_quote(const std::string& s) {
+    std::string q = "'";
+    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+}
+
+/// One line of the summary over several compare scenarios.
+struct compare_row {
+    std::string scenario, best;
+    double mine = 0, best_mean = 0, pack_fifo = 0;
+    paired_stat vs_best, vs_pack_fifo;
+};
+
+int compare(const rl::run_config& rc, std::shared_ptr<const rl::actor_critic> net, const std::vector<rl::restart_result>& restarts,
+            const std::string& out, std::size_t seeds, bool plot) {
+    const auto me = rl::policy_name(rc);
+    const auto scenarios = rc.compare_scenarios();
+    std::vector<compare_row> rows;
+    for (std::size_t k = 0; k < scenarios.size(); ++k) {
+        const auto& s = scenarios[k];
+        const auto rep = visit_env(s, [&](auto type) {
+            using E = typename decltype(type)::type;
+            return rl::compare_with_heuristics<E>(s, rc, net, held_out_seeds(seeds), 0,
+                                                  restarts.size() > 1 ? restarts : std::vector<rl::restart_result>{});
+        });
+        const auto best = rep.best("avg_jct", {"ppo"});
+        std::printf("\nscenario %s, %zu held-out seeds, every heuristic under every queue policy:\n%s", s.name.c_str(), seeds,
+                    rep.table().c_str());
+        std::printf("the best heuristic: %s\n\n%s", best.c_str(), rep.paired_table(me).c_str());
+        if (restarts.size() > 1) std::printf("\n%s", rl::spread_over_seeds(rep, me).text().c_str());
+        std::filesystem::create_directories(out);
+        const std::string suffix = scenarios.size() > 1 ? "_" + std::to_string(k) : "";
+        detail::write_file_atomic(out + "/compare" + suffix + ".csv", rep.csv());
+        detail::write_file_atomic(out + "/compare" + suffix + ".json", to_json(rep).dump(2) + "\n");
+        compare_row row{s.name, best};
+        for (const auto& p : rep.policies) {
+            if (p.policy == me) row.mine = p.get("avg_jct").mean;
+            if (p.policy == best) row.best_mean = p.get("avg_jct").mean;
+            if (p.policy == "pack+fifo") row.pack_fifo = p.get("avg_jct").mean;
         }
+        for (const auto& ps : rep.paired(me)) {
+            if (ps.other == best) row.vs_best = ps;
+            if (ps.other == "pack+fifo") row.vs_pack_fifo = ps;
+        }
+        rows.push_back(row);
+    }
+    if (rows.size() > 1) {
+        std::printf("\n%s on each scenario (mean JCT, h; paired differences on the same %zu seeds):\n", me.c_str(), seeds);
+        std::printf("%-18s %9s  %-24s %9s  %-26s %-26s\n", "scenario", me.c_str(), "best heuristic", "its JCT", "minus the best",
+                    "minus pack+fifo");
+        for (const auto& r : rows) {
+            char a[64], b[64];
+            std::snprintf(a, sizeof a, "%+.3f +- %.3f (%zu/%zu)", r.vs_best.diff.mean / 3600, r.vs_best.diff.sem / 3600, r.vs_best.lower,
+                          r.vs_best.seeds);
+            std::snprintf(b, sizeof b, "%+.3f +- %.3f (%zu/%zu)", r.vs_pack_fifo.diff.mean / 3600, r.vs_pack_fifo.diff.sem / 3600,
+                          r.vs_pack_fifo.lower, r.vs_pack_fifo.seeds);
+            std::printf("%-18s %9.3f  %-24s %9.3f  %-26s %-26s\n", r.scenario.c_str(), r.mine / 3600, r.best.c_str(), r.best_mean / 3600, a, b);
+        }
+        std::printf("(x/y: lower on x of y seeds)\n");
+    }
+    if (plot) {
+        // the plots come from the installed Python package (matplotlib), never from a path in the repository
+        const std::string cmd = "python3 -m gpuplace plot training --dir " + shell_quote(out);
+        std::fflush(stdout);
+        if (const int st = std::system(cmd.c_str()); st != 0)
+            std::printf("plots skipped: '%s' failed (status %d); they need the Python package with its plot extra "
+                        "(pip install './python[plot]') and its 'plot training' command. The run itself is complete.\n",
+                        cmd.c_str(), st);
     }
     return 0;
 }
@@ -98,12 +150,15 @@ int compare(const rl::run_config& rc, std::shared_ptr<const rl::actor_critic> ne
 
 int main(int argc, char** argv) {
     gpuplace::rl::keep_freed_memory();  // the per_gpu network's matrices change size every minibatch (rl/memory.hpp)
+    gpuplace::rl::pin_cache_sizes();    // the same training on every CPU (rl/blocking.hpp)
     CLI::App app{"Trains the reference PPO on a scenario, then (with --compare) evaluates it against every heuristic "
-                 "on held-out seeds. Without --config, the embedded default config (--print-config) is used."};
+                 "on held-out seeds. Without --config, the embedded default config (--print-config) is used.",
+                 "gpuplace-train"};
     std::string config_file, scenario_name, out = "out/train", load;
     std::size_t steps = 0, seed = 0, restarts = 0, threads = 0, checkpoint_every = 0, seeds = 20;
     bool resume = false, do_compare = false, no_plot = false, print_config = false;
-    app.add_option("--config", config_file, "training config (JSON) merged over the embedded default")->check(CLI::ExistingFile);
+    app.add_option("--config", config_file,
+                   "training config (JSON) merged over the embedded default, or a recipe by name (default, philly, proximity_drl)");
     app.add_option("--scenario", scenario_name, "scenario: a preset (" + [] {
         std::string s;
         for (const auto& p : preset_names()) s += (s.empty() ? "" : ", ") + p;
@@ -118,12 +173,22 @@ int main(int argc, char** argv) {
     app.add_flag("--resume", resume, "continue the run in --out from its last saved state");
     app.add_flag("--compare", do_compare, "evaluate against every heuristic on held-out seeds");
     app.add_option("--seeds", seeds, "held-out seeds of --compare")->capture_default_str()->check(CLI::Range(1, 100000));
-    app.add_option("--load", load, "evaluate this checkpoint instead of training (implies --compare)")->check(CLI::ExistingFile);
+    std::vector<std::string> compare_on;
+    app.add_option("--load", load, "evaluate this checkpoint instead of training (implies --compare)");
+    app.add_option("--compare-on", compare_on, "scenarios --compare evaluates on (default: the run's), e.g. philly:0e4a51")
+        ->delimiter(',');
     app.add_flag("--no-plot", no_plot, "do not write plots");
-    app.add_flag("--print-config", print_config, "print the embedded default config and exit");
-    CLI11_PARSE(app, argc, argv);
+    app.add_flag("--print-config", print_config, "print the config (the embedded default, or --config's recipe) and exit");
+    if (const int rc = apps::parse(app, argc, argv); rc >= 0) return rc;
     if (print_config) {
-        std::printf("%s\n", std::string(rl::default_run_config_json).c_str());
+        try {
+            const auto recipes = rl::run_recipe_names();
+            const bool named = std::find(recipes.begin(), recipes.end(), config_file) != recipes.end();
+            std::printf("%s\n", rl::run_recipe(named ? config_file : "default").dump(2).c_str());
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "error: %s\n", e.what());
+            return 1;
+        }
         return 0;
     }
     try {
@@ -134,10 +199,15 @@ int main(int argc, char** argv) {
         if (threads) over["ppo"]["threads"] = threads;
         if (restarts) over["restarts"] = restarts;
         if (checkpoint_every) over["checkpoint_every"] = checkpoint_every;
+        if (!compare_on.empty()) over["compare_on"] = compare_on;
         const bool configured = !config_file.empty() || !over.empty();
         json cfg = detail::parse_json(rl::default_run_config_json, "default training config");
         std::string base_dir;
-        if (!config_file.empty()) {
+        const auto recipes = rl::run_recipe_names();
+        if (!config_file.empty() && !std::filesystem::exists(config_file) &&
+            std::find(recipes.begin(), recipes.end(), config_file) != recipes.end()) {
+            cfg = rl::run_recipe(config_file);  // a recipe by name
+        } else if (!config_file.empty()) {
             cfg.merge_patch(detail::parse_json(read_file(config_file), config_file));
             base_dir = std::filesystem::path(display_path(config_file)).parent_path().string();
         }
@@ -154,8 +224,11 @@ int main(int argc, char** argv) {
         return visit_env(s, [&](auto type) -> int {
             using E = typename decltype(type)::type;
             std::shared_ptr<const rl::actor_critic> net;
+            std::vector<rl::restart_result> restarts;
             if (!load.empty()) {
-                net = std::make_shared<const rl::actor_critic>(rl::load_checkpoint(load).network);
+                auto ck = rl::load_model(load);
+                net = std::make_shared<const rl::actor_critic>(std::move(ck.network));
+                rc.queue = ck.queue;  // the policy acts under its own queue policy
                 std::printf("loaded %s\n", load.c_str());
                 do_compare = true;
             } else {
@@ -188,9 +261,10 @@ int main(int argc, char** argv) {
                     return 128 + (sig ? sig : SIGINT);
                 }
                 net = res.network;
+                restarts = res.restarts;
             }
             if (!do_compare) return 0;
-            return compare<E>(rc, net, out, seeds, !no_plot);
+            return compare(rc, net, restarts, out, seeds, !no_plot);
         });
     } catch (const std::exception& e) {
         std::fprintf(stderr, "error: %s\n", e.what());

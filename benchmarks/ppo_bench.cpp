@@ -9,6 +9,7 @@
 
 #include <cstdint>
 
+#include <gpuplace/rl/blocking.hpp>
 #include <gpuplace/rl/ppo.hpp>
 
 #include "bench_scenarios.hpp"
@@ -26,6 +27,7 @@ void BM_ppo_iteration(benchmark::State& state) {
     c.network.arch = state.range(1) == 0 ? gpuplace::rl::architecture::flat : gpuplace::rl::architecture::per_gpu;
     c.network.hidden = {64, 64};
     c.network.value_hidden = {64, 64};
+    gpuplace::rl::pin_cache_sizes();  // as gpuplace-train does (rl/blocking.hpp)
     gpuplace::rl::basic_ppo<gpuplace::env> ppo(gpuplace::bench::scaled_default(state.range(0)), c);
     double rollout = 0, update = 0;
     for (auto _ : state) {
@@ -57,6 +59,7 @@ void BM_ppo_iteration_main_job(benchmark::State& state) {
     c.network.value_hidden = {64, 64};
     c.network.normalize_obs = false;
     c.network.node_features = true;
+    gpuplace::rl::pin_cache_sizes();  // as gpuplace-train does (rl/blocking.hpp)
     gpuplace::rl::basic_ppo<gpuplace::env> ppo(gpuplace::preset_scenario("default"), c);
     for (auto _ : state) ppo.iterate();
     state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(c.num_envs * c.num_steps));

@@ -1,4 +1,4 @@
-// Fuzzes the JSON scenario reader (gpuplace::scenario::parse) and what is built from it: a
+// Fuzzes the JSON scenario reader (gpuplace::parse_scenario) and what is built from it: a
 // scenario that parses must survive a to_json() round trip unchanged, and an env built from it
 // must reset and step through valid actions without any error but gpuplace::Error.
 //

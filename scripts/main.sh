@@ -1,19 +1,26 @@
 #!/usr/bin/env bash
-# Sets up everything (scripts/setup.sh) and runs the main job on the embedded default scenario:
-#  1. every heuristic policy on 20 held-out seeds (table; out/heuristics.{csv,json});
-#  2. the reference C++ PPO trained on the default scenario, then compared with every heuristic on
-#     the same 20 held-out seeds (table, learning curve and JCT comparison plots in out/default/).
-# GPUPLACE_PPO_STEPS sets PPO's training budget (default: the embedded config's 600,000 env steps
-# after 400,000 steps of imitating the pack heuristic, 8 restarts; training takes about 2.5 minutes on
-# 2 cores with the x86-64-v3 build scripts/setup.sh makes, the whole job 5.5 minutes once set up;
-# a fresh checkout adds the Debian packages, torch==2.13.0 and the builds).
+# Sets up everything (scripts/setup.sh) and runs the main job:
+#  1. every heuristic under every queue policy on the default scenario, 20 held-out seeds
+#     (table; out/heuristics.{csv,json});
+#  2. the reference C++ PPO trained on the default scenario (the default recipe: 5 training seeds),
+#     then compared with every heuristic variant on the same held-out seeds: the table, each training
+#     seed's network, the median seed against the best heuristic (out/default/);
+#  3. the philly recipe: trained on windows of the training trace files, compared on each held-out
+#     file (out/philly/).
+# GPUPLACE_PPO_STEPS sets PPO's training budget of step 2 (after its imitation). Every run can be
+# stopped (Ctrl-C) and continued: build/apps/gpuplace-train --out out/<name> --resume (docs/ppo.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 mkdir -p out
 [ -x .venv/bin/python3 ] && export PATH="$(pwd)/.venv/bin:$PATH"   # matplotlib for the plots
-printf '\n==> 1/2 every heuristic on the default scenario (20 held-out seeds)\n'
-build/apps/gpuplace-eval --scenario default --seeds 20 --csv out/heuristics.csv --json out/heuristics.json
-printf '\n==> 2/2 train PPO on the default scenario, then compare on the held-out seeds\n'
+start=$(date +%s)
+printf '\n==> 1/3 every heuristic under every queue policy, default scenario (20 held-out seeds)\n'
+build/apps/gpuplace-eval --scenario default --queue fifo,backfill,sjf,fewest_gpus --seeds 20 \
+  --csv out/heuristics.csv --json out/heuristics.json
+printf '\n==> 2/3 train PPO on the default scenario, then compare on the held-out seeds\n'
 build/apps/gpuplace-train --compare ${GPUPLACE_PPO_STEPS:+--steps "$GPUPLACE_PPO_STEPS"} --out out/default
-printf '\nresults: out/heuristics.csv, out/default/compare.csv, out/default/learning_curve.png, out/default/jct_comparison.png\n'
+printf '\n==> 3/3 train PPO on Philly-derived traces, then compare on the held-out trace files\n'
+build/apps/gpuplace-train --config philly --compare --no-plot --out out/philly
+printf '\nresults: out/heuristics.csv, out/default/compare.csv, out/default/learning_curve.png, out/default/jct_comparison.png, out/philly/compare_*.csv (%ss)\n' \
+  "$(( $(date +%s) - start ))"

@@ -13,7 +13,7 @@ printf '\n==> C++ tests (ctest)\n'
 ctest --test-dir build --output-on-failure -j "${GPUPLACE_JOBS:-2}"
 if [ -z "${GPUPLACE_NO_PYTHON:-}" ] && [ -d tests/python ] && [ -x .venv/bin/python ]; then
   printf '\n==> Python tests (pytest)\n'
-  GPUPLACE_DATA="${GPUPLACE_DATA:-$(pwd)/../shared/data}" .venv/bin/python -m pytest -q tests/python
+  .venv/bin/python -m pytest -q tests/python
 fi
 # Reliability stages: C++ tests under AddressSanitizer + UndefinedBehaviorSanitizer, and a short
 # fuzzing run over every fuzzer's corpus (skip with GPUPLACE_QUICK=1).

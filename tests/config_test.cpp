@@ -89,12 +89,12 @@ TEST_CASE("config: errors name the JSON path and the value") {
     CHECK(parse_error(R"({"topology": [1, 2]})") == "config /topology: expected an object, got [1,2]");
     CHECK(parse_error(R"({"zoo": 3})") == "config /zoo: expected a file name or an object, got 3");
     CHECK(parse_error(R"({"workload": {"kind": "replay"}})") ==
-          "config /workload/kind: unknown workload kind \"replay\" (allowed: synthetic, proximity_drl, trace, jobs)");
+          "config /workload/kind: unknown workload kind \"replay\" (allowed: synthetic, proximity_drl, trace, jobs, mixture)");
     CHECK(parse_error(R"({"workload": {"load": 0}})") == "config /workload/load: value 0 out of range [1e-06, 1000000.0]");
     CHECK(parse_error(R"({"workload": {"gpu_counts": {"two": 1}}})") ==
           "config /workload/gpu_counts/two: GPU count \"two\" is not an integer >= 1");
     CHECK(parse_error(R"({"workload": {"gpu_counts": {"2": -1}}})") ==
-          "config /workload/gpu_counts/2: expected a probability >= 0, got -1");
+          "config /workload/gpu_counts/2: expected a probability >= 0 or a range [lo, hi], got -1");
     CHECK(parse_error(R"({"workload": {"duration_min": 100, "duration_max": 10}})") ==
           "config /workload/duration_max: value 10.000000 is below duration_min 100.000000");
     CHECK(parse_error(R"({"workload": {"kind": "jobs", "jobs": [{"submit_time": 0, "num_gpus": 1, "model": 0}]}})") ==

@@ -9,12 +9,12 @@
 using namespace gpuplace;
 
 TEST_CASE("evaluate: heuristics by name, with a queue policy") {
-    CHECK(heuristic_names() == std::vector<std::string>{"random", "first_fit", "pack", "load_balance", "topology_greedy"});
+    CHECK(heuristic_names() == std::vector<std::string>{"random", "first_fit", "pack", "load_balance", "topology_greedy", "pack_wait"});
     const auto p = heuristic("pack+sjf");
     CHECK(p.name == "pack+sjf");
     CHECK(p.queue == "sjf");
     CHECK(heuristic("first_fit").queue.empty());
-    CHECK_THROWS_WITH_AS(heuristic("best"), "unknown policy \"best\" (known: random, first_fit, pack, load_balance, topology_greedy)",
+    CHECK_THROWS_WITH_AS(heuristic("best"), "unknown policy \"best\" (known: random, first_fit, pack, load_balance, topology_greedy, pack_wait)",
                          ConfigError);
     CHECK_THROWS_WITH_AS(heuristic("pack+lifo"), "unknown queue policy \"lifo\" (known: fifo, backfill, sjf, fewest_gpus)",
                          ConfigError);

@@ -121,4 +121,37 @@ TEST_CASE("policy: every heuristic finishes the default and Proximity-DRL scenar
     run(pack_policy{});
     run(load_balance_policy{});
     run(topology_greedy_policy{});
+    run(pack_wait_policy{});
+}
+
+TEST_CASE("policy: pack_wait holds back a job no node can hold now, instead of spreading it") {
+    // jobs of 3 (node 0), 3 (node 1), 3 (node 2), then 2: nodes 0-2 have 1 free, node 3 has 4
+    auto s = crafted_policy_scenario({3, 3, 3, 3, 2});
+    s.env.allow_defer = true;
+    env e(s);
+    e.reset(0);
+    place(e, {0, 1, 2});
+    place(e, {4, 5, 6});
+    place(e, {8, 9, 10});
+    place(e, {12, 13, 14});  // every node now has 1 free GPU: the 2-GPU job would be spread
+    REQUIRE(e.current_job().num_gpus == 2);
+    REQUIRE(e.action_mask()[e.defer_action()] == 1);
+    pack_wait_policy w;
+    CHECK(w.act(e) == e.defer_action());
+    CHECK(pack_policy{}.act(e) != e.defer_action());  // pack spreads it
+    // without DEFER it is pack
+    s.env.allow_defer = false;
+    env f(s);
+    f.reset(0);
+    place(f, {0, 1, 2});
+    place(f, {4, 5, 6});
+    place(f, {8, 9, 10});
+    place(f, {12, 13, 14});
+    CHECK(picks_of(f, pack_wait_policy{}) == picks_of(f, pack_policy{}));
+    // a job that fits in a node is placed as pack places it
+    env g(crafted_policy_scenario({3, 2, 2}));
+    g.reset(0);
+    place(g, {0, 1, 2});
+    place(g, {4, 5});
+    CHECK(picks_of(g, pack_wait_policy{}) == picks_of(g, pack_policy{}));
 }

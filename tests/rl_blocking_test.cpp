@@ -1,5 +1,6 @@
-// The cache sizes Eigen blocks the networks' products for are pinned (rl/blocking.hpp): training
-// gives the same numbers whatever cache sizes the CPU reports.
+// rl/blocking.hpp: once a program pins the cache sizes Eigen blocks the networks' products for,
+// training gives the same numbers whatever cache sizes the CPU reports; the library never changes
+// that process-wide setting by itself.
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -25,9 +26,8 @@ constexpr rl::cache_sizes large_core{1024 * 1024, 8 * 1024 * 1024, 64 * 1024 * 1
 
 void set_eigen(const rl::cache_sizes& s) { Eigen::setCpuCacheSizes(s.l1, s.l2, s.l3); }
 
-/// The default scenario's flat network (425 inputs) with minibatches of 64, for 2 iterations. The
-/// 64-row layers multiply with detail::direct_product (no blocking); layers with fewer rows than a
-/// SIMD packet (`narrow`) go through Eigen's GEMM, which blocks for the cache sizes.
+/// The default scenario's flat network (425 inputs) with minibatches of 64, for 2 iterations: 64-wide
+/// layers, or layers narrower than a SIMD packet (`narrow`).
 rl::ppo_config two_iterations(bool narrow = false) {
     rl::ppo_config c;
     c.num_envs = 4;
@@ -68,17 +68,16 @@ TEST_CASE("rl blocking: Eigen's blocking changes a product's rounding, which is 
     CHECK(rl::matrix_t<float>(a * b) == p_pinned);
 }
 
-TEST_CASE("rl blocking: PPO trains to the same bits whatever cache sizes the CPU reports") {
+TEST_CASE("rl blocking: PPO trains to the same bits whatever cache sizes the CPU reports, once the program pins them") {
     eigen_cache_guard guard;
     const auto s = default_scenario();
     for (const bool narrow : {false, true}) {
         CAPTURE(narrow);
         auto train = [&](const rl::cache_sizes& cpu) {
-            set_eigen(cpu);  // what Eigen would have read from this CPU
+            set_eigen(cpu);         // what Eigen would have read from this CPU
+            rl::pin_cache_sizes();  // the program's opt-in (gpuplace-train, python -m gpuplace train)
             rl::ppo p(s, two_iterations(narrow));
-            CHECK(rl::eigen_cache_sizes() == rl::pinned_cache_sizes);  // the trainer pinned them
             const rl::vector_t<float> initial = p.network().parts()[0]->params();
-            set_eigen(cpu);  // the caller changes them between iterations: iterate() pins them again
             while (!p.done()) p.iterate();
             CHECK(p.network().parts()[0]->params() != initial);  // training moved the weights
             CHECK(rl::eigen_cache_sizes() == rl::pinned_cache_sizes);
@@ -90,6 +89,19 @@ TEST_CASE("rl blocking: PPO trains to the same bits whatever cache sizes the CPU
         REQUIRE(small.size() == large.size());
         for (std::size_t i = 0; i < small.size(); ++i) CHECK(small[i] == large[i]);
     }
+}
+
+TEST_CASE("rl blocking: the library leaves Eigen's setting to the program; unpinned, other cache sizes take other paths") {
+    eigen_cache_guard guard;
+    const auto s = default_scenario();
+    auto train = [&](const rl::cache_sizes& cpu) {
+        set_eigen(cpu);
+        rl::ppo p(s, two_iterations());
+        while (!p.done()) p.iterate();
+        CHECK(rl::eigen_cache_sizes() == cpu);  // neither the network nor the trainer changed it
+        return rl::vector_t<float>(p.network().parts()[0]->params());
+    };
+    CHECK(train(small_core) != train(large_core));
 }
 
 TEST_CASE("rl blocking: a size <= 0 is a ConfigError naming it, and Eigen's setting is kept") {

@@ -71,6 +71,6 @@ TEST_CASE("workload: the synthetic generator draws zoo models measured at the GP
                          "time_step, arrival_rate, models)",
                          ConfigError);
     CHECK_THROWS_WITH_AS(workload_from_json(detail::json{{"kind", "poisson"}}),
-                         "config /workload/kind: unknown workload kind \"poisson\" (allowed: synthetic, proximity_drl, trace, jobs)",
+                         "config /workload/kind: unknown workload kind \"poisson\" (allowed: synthetic, proximity_drl, trace, jobs, mixture)",
                          ConfigError);
 }

@@ -7,6 +7,7 @@
 #include <set>
 #include <vector>
 
+#include <gpuplace/json.hpp>
 #include <gpuplace/workload.hpp>
 
 #include "test_util.hpp"
@@ -111,4 +112,134 @@ TEST_CASE("workload config: JSON round trip and errors") {
         (void)gp::workload_from_json(
             json{{"kind", "jobs"}, {"jobs", json::array({{{"submit_time", 0}, {"num_gpus", 1}, {"model", 0}, {"work", 1}, {"x", 1}}})}}),
         "config /workload/jobs/0/x: unknown key \"x\" (allowed: submit_time, num_gpus, model, work)", gp::ConfigError);
+}
+
+namespace {
+std::vector<gpuplace::TrainingJob> episode_of(const gpuplace::workload_config& w, std::uint64_t seed, std::size_t G = 64) {
+    const auto zoo = gpuplace::ModelZoo::builtin();
+    gpuplace::workload_source src(w, zoo, G);
+    std::vector<gpuplace::TrainingJob> out;
+    src.generate(zoo, G, seed, out);
+    return out;
+}
+double offered(const std::vector<gpuplace::TrainingJob>& jobs, std::size_t G) {
+    const auto zoo = gpuplace::ModelZoo::builtin();
+    double gs = 0;
+    for (const auto& j : jobs) gs += double(j.num_gpus) * j.work / zoo[j.model].at(j.num_gpus).consolidated;
+    return gs / (double(G) * (jobs.back().submit_time - jobs.front().submit_time));
+}
+}  // namespace
+
+TEST_CASE("workload: synthetic loads and GPU-count weights drawn per episode from ranges") {
+    using gpuplace::detail::json;
+    const auto fixed = gpuplace::workload_from_json(json{{"kind", "synthetic"}, {"num_jobs", 300}, {"load", 1.0}});
+    const auto ranged = gpuplace::workload_from_json(
+        json{{"kind", "synthetic"}, {"num_jobs", 300}, {"load", {0.5, 2.0}}, {"gpu_counts", {{"1", {0.0, 1.0}}, {"8", {0.0, 1.0}}}}});
+    CHECK(ranged.synthetic.load == 0.5);
+    CHECK(ranged.synthetic.load_max == 2.0);
+    CHECK(gpuplace::to_json(gpuplace::workload_from_json(gpuplace::to_json(ranged))) == gpuplace::to_json(ranged));
+    // a workload without ranges draws exactly what it always did (its to_json has no ranges either)
+    CHECK(fixed.synthetic.gpu_counts_max.empty());
+    CHECK(gpuplace::to_json(fixed)["load"] == 1.0);
+    std::set<std::size_t> ones;
+    double lo = 1e9, hi = 0;
+    for (std::uint64_t seed = 0; seed < 40; ++seed) {
+        const auto a = episode_of(ranged, seed), b = episode_of(ranged, seed);
+        REQUIRE(a.size() == b.size());
+        CHECK(a.back().submit_time == b.back().submit_time);  // same seed, same episode
+        std::size_t n1 = 0;
+        for (const auto& j : a) n1 += j.num_gpus == 1;
+        ones.insert(n1 / 30);
+        const double span = a.back().submit_time;
+        lo = std::min(lo, span);
+        hi = std::max(hi, span);
+    }
+    CHECK(ones.size() >= 5);  // the 1-GPU share varies across episodes
+    CHECK(hi > 2 * lo);       // and so does the load (arrival span)
+    CHECK_THROWS_WITH_AS(gpuplace::workload_from_json(json{{"kind", "synthetic"}, {"load", {2.0, 1.0}}}),
+                         "config /workload/load: range [2.0,1.0] is not within [1e-06, 1000000.0] with lo <= hi", gpuplace::ConfigError);
+    CHECK_THROWS_AS(gpuplace::workload_from_json(json{{"kind", "synthetic"}, {"gpu_counts", {{"1", {0.0, 0.0}}}}}),
+                    gpuplace::ConfigError);
+}
+
+TEST_CASE("workload: a trace workload of several files at a load drawn per episode") {
+    using gpuplace::detail::json;
+    const std::string a = "$GPUPLACE_DATA/philly/2869ce.trace", b = "$GPUPLACE_DATA/philly/e13805.trace";
+    const auto w = gpuplace::workload_from_json(
+        json{{"kind", "trace"}, {"format", "philly"}, {"path", {a, b}}, {"target_load", {0.5, 1.5}}, {"episode_jobs", 100}});
+    CHECK(w.trace_paths() == std::vector<std::string>{a, b});
+    CHECK(w.target_load_max == 1.5);
+    CHECK(gpuplace::to_json(gpuplace::workload_from_json(gpuplace::to_json(w))) == gpuplace::to_json(w));
+    const auto single_a = gpuplace::workload_from_json(json{{"kind", "trace"}, {"format", "philly"}, {"path", a}});
+    std::set<std::uint32_t> first_models;
+    double lo = 1e9, hi = 0;
+    for (std::uint64_t seed = 0; seed < 30; ++seed) {
+        const auto e = episode_of(w, seed);
+        REQUIRE(e.size() == 100);
+        CHECK(e.front().submit_time == 0);
+        CHECK(episode_of(w, seed).back().submit_time == e.back().submit_time);
+        first_models.insert(e.front().model);
+        const double l = offered(e, 64);
+        lo = std::min(lo, l);
+        hi = std::max(hi, l);
+    }
+    CHECK(first_models.size() > 3);  // windows from both files
+    CHECK(hi > 1.5 * lo);
+    // one file and a fixed load: exactly as before (the whole file compressed once, at load time)
+    const auto fixed = gpuplace::workload_from_json(json{{"kind", "trace"}, {"format", "philly"}, {"path", a}, {"target_load", 1.0}});
+    CHECK(fixed.target_load_max == 0);
+    CHECK(gpuplace::to_json(fixed)["path"] == a);
+    (void)single_a;
+}
+
+TEST_CASE("workload: a mixture draws one of its workloads per episode, by weight") {
+    using gpuplace::detail::json;
+    const auto w = gpuplace::workload_from_json(json{
+        {"kind", "mixture"},
+        {"components", {{{"weight", 3}, {"workload", {{"kind", "synthetic"}, {"num_jobs", 10}}}},
+                        {{"weight", 1}, {"workload", {{"kind", "trace"}, {"format", "philly"}, {"path", "$GPUPLACE_DATA/philly/2869ce.trace"},
+                                                       {"episode_jobs", 25}}}}}}});
+    CHECK(gpuplace::to_json(gpuplace::workload_from_json(gpuplace::to_json(w))) == gpuplace::to_json(w));
+    std::size_t synthetic = 0, trace = 0;
+    for (std::uint64_t seed = 0; seed < 200; ++seed) {
+        const auto e = episode_of(w, seed);
+        (e.size() == 10 ? synthetic : trace) += 1;
+        CHECK((e.size() == 10 || e.size() == 25));
+    }
+    CHECK(synthetic > 2 * trace);
+    CHECK(trace > 20);
+    auto s = gpuplace::default_scenario();
+    s.workload = w;
+    gpuplace::env e(s);  // bounds and validation through the components
+    for (std::uint64_t seed = 0; seed < 5; ++seed) {
+        e.reset(seed);
+        while (!e.done()) e.step(gpuplace::pack_policy{}.act(e));
+        CHECK(e.terminated());
+    }
+    CHECK_THROWS_WITH_AS(gpuplace::workload_from_json(json{{"kind", "mixture"}, {"components", json::array()}}),
+                         doctest::Contains("config /workload/components: kind \"mixture\" needs a non-empty list"), gpuplace::ConfigError);
+    auto bad = s;
+    bad.workload = gpuplace::workload_from_json(json{
+        {"kind", "mixture"}, {"components", {{{"workload", {{"kind", "synthetic"}, {"gpu_counts", {{"128", 1}}}}}}}}});
+    CHECK_THROWS_WITH_AS(gpuplace::env{bad}, doctest::Contains("config /workload/components/0/workload/gpu_counts/128"), gpuplace::ConfigError);
+}
+
+TEST_CASE("presets: philly (the training files) and philly:<file> (one file at load 1)") {
+    const auto p = gpuplace::preset_scenario("philly");
+    CHECK(p.workload.kind == "trace");
+    CHECK(p.workload.trace_paths().size() == gpuplace::philly_training_files().size());
+    CHECK(p.workload.episode_jobs == 200);
+    for (const auto& f : gpuplace::philly_heldout_files())
+        for (const auto& t : p.workload.trace_paths()) CHECK(t.find(f) == std::string::npos);  // held-out files never in training
+    gpuplace::env e(p);
+    e.reset(3);
+    CHECK(e.info().jobs_total == 200);
+    const auto h = gpuplace::preset_scenario("philly:0e4a51");
+    CHECK(h.name == "philly:0e4a51");
+    CHECK(h.workload.path == "$GPUPLACE_DATA/philly/0e4a51.trace");
+    CHECK(h.workload.trace_opts.target_load == 1.0);
+    CHECK(gpuplace::is_preset_name("philly:0e4a51"));
+    CHECK_FALSE(gpuplace::is_preset_name("nope"));
+    CHECK_THROWS_AS(gpuplace::preset_scenario("philly:../x"), gpuplace::ConfigError);
+    CHECK_THROWS_AS(gpuplace::env{gpuplace::preset_scenario("philly:nope")}, gpuplace::TraceError);
 }

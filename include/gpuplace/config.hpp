@@ -85,7 +85,7 @@ struct scenario {
     /// relative to base_dir (see relative_to()). "$GPUPLACE_DATA/..." paths stay as they are.
     void resolve_paths(std::string_view base_dir) {
         if (base_dir.empty()) return;
-        if (!workload.path.empty()) workload.path = relative_to(workload.path, base_dir);
+        workload.resolve_paths(base_dir);
         if (!zoo.file.empty()) zoo.file = relative_to(zoo.file, base_dir);
         if (!colocation.profile.empty()) colocation.profile = relative_to(colocation.profile, base_dir);
     }
@@ -111,37 +111,6 @@ struct scenario {
         throw ConfigError("config /comm/model: unknown model \"" + s.comm.model + "\" (allowed: " + std::string(RingAllReduce::name) +
                           ", " + std::string(TreeRouteCost::name) + ")");
     return s.comm.model;
-}
-
-/// Checks a scenario's workload against a cluster of `num_gpus` GPUs and a zoo (what an env does
-/// when it is built): GPU counts that can never fit, a fixed job that can never run, or a model the
-/// zoo does not have, are ConfigErrors naming the JSON path.
-inline void validate_workload(const scenario& s, std::size_t num_gpus, const ModelZoo& zoo) {
-    const auto& w = s.workload;
-    if (w.kind == "synthetic")
-        for (const auto& [k, p] : w.synthetic.gpu_counts)
-            if (p > 0 && k > num_gpus)
-                throw ConfigError("config /workload/gpu_counts/" + std::to_string(k) + ": jobs of " + std::to_string(k) +
-                                  " GPUs can never fit in a cluster of " + std::to_string(num_gpus) + " GPUs");
-    if (w.kind == "jobs")
-        for (std::size_t i = 0; i < w.jobs.size(); ++i) {
-            const auto p = "config /workload/jobs/" + std::to_string(i);
-            if (w.jobs[i].num_gpus > num_gpus)
-                throw ConfigError(p + "/num_gpus: job " + std::to_string(i) + " requests " +
-                                  std::to_string(w.jobs[i].num_gpus) + " GPUs, which can never fit in a cluster of " +
-                                  std::to_string(num_gpus) + " GPUs");
-            if (w.jobs[i].model >= zoo.size())
-                throw ConfigError(p + "/model: model id " + std::to_string(w.jobs[i].model) + " is not in the zoo (" +
-                                  std::to_string(zoo.size()) + " models)");
-        }
-    if (w.kind == "synthetic")
-        for (const auto& m : w.synthetic.models) {
-            try {
-                (void)zoo.find(m.first);
-            } catch (const ConfigError& e) {
-                throw ConfigError("config /workload/models/" + m.first + ": " + e.what());
-            }
-        }
 }
 
 /// Checks the jobs of an episode against a cluster of `num_gpus` GPUs, the zoo and, with

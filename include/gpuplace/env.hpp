@@ -83,7 +83,7 @@ public:
         picks_.resize(topo_);
         obs_ = observation_writer(topo_, e.queue_window, cfg_.colocation.enabled, w.time_scale);
         layout_ = gpuplace::observation_layout(G, e.queue_window, cfg_.colocation.enabled);
-        validate_workload(cfg_, G, zoo_);
+        workload_.validate(zoo_, G);
         if (cfg_.colocation.enabled) rooms_.reserve(workload_.max_job_kinds(zoo_.size()), G);
     }
 

@@ -228,6 +228,19 @@ struct eval_report {
         return out;
     }
 
+    /// The policy with the lowest mean `metric`, among those whose name does not start with one
+    /// of `exclude` (e.g. {"ppo"}: the best heuristic). Error when none is left.
+    [[nodiscard]] std::string best(const std::string& metric = "avg_jct", const std::vector<std::string>& exclude = {}) const {
+        const policy_eval* b = nullptr;
+        for (const auto& p : policies) {
+            bool skip = false;
+            for (const auto& x : exclude) skip = skip || p.policy.rfind(x, 0) == 0;
+            if (!skip && (!b || p.get(metric).mean < b->get(metric).mean)) b = &p;
+        }
+        if (!b) throw Error("eval_report::best(): no policy left to choose from");
+        return b->policy;
+    }
+
 private:
     [[nodiscard]] const policy_eval* find(const std::string& policy) const {
         std::string known;
@@ -287,7 +300,16 @@ template <class E = env>
 
 /// Names of every heuristic policy.
 [[nodiscard]] inline std::vector<std::string> heuristic_names() {
-    return {"random", "first_fit", "pack", "load_balance", "topology_greedy"};
+    return {"random", "first_fit", "pack", "load_balance", "topology_greedy", "pack_wait"};
+}
+
+/// Every heuristic under every queue policy, "<heuristic>+<queue>" (heuristic by heuristic): the
+/// honest yardstick, since the queue order is as much a scheduler's decision as placement is.
+[[nodiscard]] inline std::vector<std::string> heuristic_variants() {
+    std::vector<std::string> v;
+    for (const auto& h : heuristic_names())
+        for (const auto& q : queue_names()) v.push_back(h + "+" + q);
+    return v;
 }
 
 /// A heuristic policy by name: one of heuristic_names(), optionally with a queue policy,
@@ -309,6 +331,7 @@ template <class E = env>
     else if (base == "pack") p = wrap_policy<E, pack_policy>(name);
     else if (base == "load_balance") p = wrap_policy<E, load_balance_policy>(name);
     else if (base == "topology_greedy") p = wrap_policy<E, topology_greedy_policy>(name);
+    else if (base == "pack_wait") p = wrap_policy<E, pack_wait_policy>(name);
     else {
         std::string known;
         for (const auto& n : heuristic_names()) known += (known.empty() ? "" : ", ") + n;

@@ -385,22 +385,9 @@ inline void trace_options_to_json(const trace_options& o, detail::json& j) {
     if (!o.model.empty()) j["model"] = o.model;
 }
 
-namespace detail {
-/// {"<name>": weight >= 0, ...} at j[key], if present, appended to `out`.
-inline void read_weights(const json& j, std::string_view path, const char* key, std::vector<std::pair<std::string, double>>& out) {
-    auto it = j.find(key);
-    if (it == j.end()) return;
-    const auto p = join_path(path, key);
-    if (!it->is_object()) config_fail(p, "expected an object {\"<model name>\": weight}, got " + short_dump(*it));
-    for (auto e = it->begin(); e != it->end(); ++e) {
-        if (!e->is_number() || e->get<double>() < 0) config_fail(join_path(p, e.key()), "expected a weight >= 0, got " + short_dump(*e));
-        out.emplace_back(e.key(), e->get<double>());
-    }
-}
-}  // namespace detail
-
-/// Reads a workload: "kind" ("synthetic", default; "proximity_drl", "trace" or "jobs") and the
-/// kind's keys.
+/// Reads a workload: "kind" ("synthetic", default; "proximity_drl", "trace", "jobs" or "mixture")
+/// and the kind's keys. A synthetic "load" or a GPU count's weight may be a range [lo, hi], and a
+/// trace's "target_load" too (drawn per episode); a trace's "path" may be a list of files.
 [[nodiscard]] inline workload_config workload_from_json(const detail::json& j, std::string_view path = "/workload") {
     using namespace detail;
     workload_config c;
@@ -413,10 +400,48 @@ inline void read_weights(const json& j, std::string_view path, const char* key, 
         read_string(j, path, "format", fmt);
         if (!j.contains("format")) config_fail(path, "kind \"trace\" needs \"format\" (philly, openb or csv)");
         c.format = parse_trace_format(fmt, join_path(path, "format"));
-        read_string(j, path, "path", c.path);
+        if (auto it = j.find("path"); it != j.end() && it->is_array()) {  // several files: each episode replays one
+            const auto p = join_path(path, "path");
+            if (it->empty()) config_fail(p, "expected a file name or a non-empty list of file names");
+            for (std::size_t i = 0; i < it->size(); ++i) {
+                const auto& f = (*it)[i];
+                if (!f.is_string() || f.get<std::string>().empty())
+                    config_fail(join_path(p, std::to_string(i)), "expected a file name, got " + short_dump(f));
+                (i == 0 ? c.path : c.more_paths.emplace_back()) = f.get<std::string>();
+            }
+        } else {
+            read_string(j, path, "path", c.path);
+        }
         if (c.path.empty()) config_fail(join_path(path, "path"), "kind \"trace\" needs the trace file's path");
-        c.trace_opts = trace_options_from_json(j, path);
+        auto opts = j;
+        if (auto it = j.find("target_load"); it != j.end() && it->is_array()) {  // a range: drawn per episode
+            const auto range = read_range(*it, join_path(path, "target_load"), 1e-6, 1e6);
+            opts["target_load"] = range.first;
+            c.target_load_max = range.second;
+        }
+        c.trace_opts = trace_options_from_json(opts, path);
         read_int(j, path, "episode_jobs", c.episode_jobs, 0, 1LL << 40);
+        return c;
+    }
+    if (c.kind == "mixture") {
+        check_keys(j, path, {"kind", "components"});
+        const auto p = join_path(path, "components");
+        const auto it = j.find("components");
+        if (it == j.end() || !it->is_array() || it->empty())
+            config_fail(p, "kind \"mixture\" needs a non-empty list of {\"weight\": w, \"workload\": {...}}");
+        double total = 0;
+        for (std::size_t i = 0; i < it->size(); ++i) {
+            const auto cp = join_path(p, std::to_string(i));
+            const auto& e = (*it)[i];
+            check_keys(e, cp, {"weight", "workload"});
+            workload_component comp;
+            read_number(e, cp, "weight", comp.weight, 0.0, 1e12);
+            if (!e.contains("workload")) config_fail(cp, "missing key \"workload\"");
+            comp.workload = workload_from_json(e["workload"], join_path(cp, "workload"));
+            total += comp.weight;
+            c.components.push_back(std::move(comp));
+        }
+        if (!(total > 0)) config_fail(p, "the weights sum to 0");
         return c;
     }
     if (c.kind == "proximity_drl") {
@@ -427,20 +452,35 @@ inline void read_weights(const json& j, std::string_view path, const char* key, 
         read_int(j, path, "max_request", w.max_request, 1, 1 << 24);
         read_number(j, path, "time_step", w.time_step, 1e-9, 1e12);
         read_number(j, path, "arrival_rate", w.arrival_rate, 0.0, 1e12);
-        read_weights(j, path, "models", w.models);
+        if (auto it = j.find("models"); it != j.end()) {
+            const auto p = join_path(path, "models");
+            if (!it->is_object()) config_fail(p, "expected an object {\"<model name>\": weight}, got " + short_dump(*it));
+            for (auto e = it->begin(); e != it->end(); ++e) {
+                if (!e->is_number() || e->get<double>() < 0)
+                    config_fail(join_path(p, e.key()), "expected a weight >= 0, got " + short_dump(*e));
+                w.models.emplace_back(e.key(), e->get<double>());
+            }
+        }
         return c;
     }
     check_keys(j, path, {"kind", "num_jobs", "load", "gpu_counts", "duration_min", "duration_max", "models", "jobs"});
     if (c.kind != "synthetic" && c.kind != "jobs")
-        config_fail(join_path(path, "kind"), "unknown workload kind \"" + c.kind + "\" (allowed: synthetic, proximity_drl, trace, jobs)");
+        config_fail(join_path(path, "kind"),
+                    "unknown workload kind \"" + c.kind + "\" (allowed: synthetic, proximity_drl, trace, jobs, mixture)");
     auto& s = c.synthetic;
     read_int(j, path, "num_jobs", s.num_jobs, 1, 10'000'000);
-    read_number(j, path, "load", s.load, 1e-6, 1e6);
+    if (auto it = j.find("load"); it != j.end() && it->is_array()) {
+        const auto range = read_range(*it, join_path(path, "load"), 1e-6, 1e6);
+        s.load = range.first;
+        s.load_max = range.second;
+    } else {
+        read_number(j, path, "load", s.load, 1e-6, 1e6);
+    }
     read_number(j, path, "duration_min", s.duration_min, 1e-9, 1e12);
     read_number(j, path, "duration_max", s.duration_max, 1e-9, 1e12);
     if (s.duration_max < s.duration_min)
-        config_fail(join_path(path, "duration_max"),
-                    "value " + std::to_string(s.duration_max) + " is below duration_min " + std::to_string(s.duration_min));
+        config_fail(join_path(path, "duration_max"), "value " + std::to_string(s.duration_max) +
+                                                         " is below duration_min " + std::to_string(s.duration_min));
     if (auto it = j.find("gpu_counts"); it != j.end()) {
         const auto p = join_path(path, "gpu_counts");
         if (!it->is_object() || it->empty()) config_fail(p, "expected an object {\"<gpus>\": probability}, got " + short_dump(*it));
@@ -454,15 +494,48 @@ inline void read_weights(const json& j, std::string_view path, const char* key, 
                 if (pos != e.key().size()) k = 0;
             } catch (const std::exception&) { k = 0; }
             if (k < 1 || k > (1 << 24)) config_fail(ep, "GPU count \"" + e.key() + "\" is not an integer >= 1");
-            if (!e->is_number() || e->get<double>() < 0) config_fail(ep, "expected a probability >= 0, got " + short_dump(*e));
-            s.gpu_counts.emplace_back(static_cast<std::uint32_t>(k), e->get<double>());
+            std::pair<double, double> w;
+            if (e->is_array()) {  // a range: the weight is drawn per episode
+                w = read_range(*e, ep, 0.0, 1e12);
+            } else {
+                if (!e->is_number() || e->get<double>() < 0)
+                    config_fail(ep, "expected a probability >= 0 or a range [lo, hi], got " + short_dump(*e));
+                w = {e->get<double>(), e->get<double>()};
+            }
+            s.gpu_counts.emplace_back(static_cast<std::uint32_t>(k), w.first);
+            s.gpu_counts_max.push_back(w.second);
         }
-        std::sort(s.gpu_counts.begin(), s.gpu_counts.end());
-        double tot = 0;
-        for (auto& [k, pr] : s.gpu_counts) tot += pr;
-        if (!(tot > 0)) config_fail(p, "probabilities sum to 0");
+        // sorted by GPU count, the ranges' tops along
+        std::vector<std::size_t> order(s.gpu_counts.size());
+        for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+        std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return s.gpu_counts[a] < s.gpu_counts[b]; });
+        std::vector<std::pair<std::uint32_t, double>> counts;
+        std::vector<double> tops;
+        bool ranged = false;
+        for (auto i : order) {
+            counts.push_back(s.gpu_counts[i]);
+            tops.push_back(s.gpu_counts_max[i]);
+            ranged = ranged || s.gpu_counts_max[i] != s.gpu_counts[i].second;
+        }
+        s.gpu_counts = std::move(counts);
+        s.gpu_counts_max = ranged ? std::move(tops) : std::vector<double>{};
+        if (ranged && s.gpu_counts.size() > 64) config_fail(p, "ranges of weights need at most 64 GPU counts");
+        double tot = 0, tot_hi = 0;
+        for (std::size_t i = 0; i < s.gpu_counts.size(); ++i) {
+            tot += s.gpu_counts[i].second;
+            tot_hi += ranged ? s.gpu_counts_max[i] : s.gpu_counts[i].second;
+        }
+        if (!(tot > 0) && !(ranged && tot_hi > 0)) config_fail(p, "probabilities sum to 0");
     }
-    read_weights(j, path, "models", s.models);
+    if (auto it = j.find("models"); it != j.end()) {
+        const auto p = join_path(path, "models");
+        if (!it->is_object()) config_fail(p, "expected an object {\"<model name>\": weight}, got " + short_dump(*it));
+        for (auto e = it->begin(); e != it->end(); ++e) {
+            if (!e->is_number() || e->get<double>() < 0)
+                config_fail(join_path(p, e.key()), "expected a weight >= 0, got " + short_dump(*e));
+            s.models.emplace_back(e.key(), e->get<double>());
+        }
+    }
     if (auto it = j.find("jobs"); it != j.end()) {
         const auto p = join_path(path, "jobs");
         if (!it->is_array() || it->empty()) config_fail(p, "expected a non-empty array of jobs");
@@ -488,16 +561,15 @@ inline void read_weights(const json& j, std::string_view path, const char* key, 
 [[nodiscard]] inline detail::json to_json(const workload_config& w) {
     detail::json j;
     j["kind"] = w.kind;
-    auto weights = [](const std::vector<std::pair<std::string, double>>& v) {
-        detail::json m = detail::json::object();
-        for (auto& [n, p] : v) m[n] = p;
-        return m;
-    };
     if (w.kind == "trace") {
         j["format"] = to_string(w.format);
-        j["path"] = w.path;
+        j["path"] = w.more_paths.empty() ? detail::json(w.path) : detail::json(w.trace_paths());
         trace_options_to_json(w.trace_opts, j);
+        if (w.target_load_max > 0) j["target_load"] = {w.trace_opts.target_load, w.target_load_max};
         j["episode_jobs"] = w.episode_jobs;
+    } else if (w.kind == "mixture") {
+        j["components"] = detail::json::array();
+        for (const auto& comp : w.components) j["components"].push_back({{"weight", comp.weight}, {"workload", to_json(comp.workload)}});
     } else if (w.kind == "proximity_drl") {
         const auto& p = w.proximity_drl;
         j["num_jobs"] = p.num_jobs;
@@ -505,17 +577,27 @@ inline void read_weights(const json& j, std::string_view path, const char* key, 
         j["max_request"] = p.max_request;
         j["time_step"] = p.time_step;
         j["arrival_rate"] = p.arrival_rate;
-        if (!p.models.empty()) j["models"] = weights(p.models);
+        if (!p.models.empty()) {
+            detail::json m = detail::json::object();
+            for (auto& [n, wt] : p.models) m[n] = wt;
+            j["models"] = m;
+        }
     } else if (w.kind == "synthetic") {
-        const auto& s = w.synthetic;
-        j["num_jobs"] = s.num_jobs;
-        j["load"] = s.load;
-        j["duration_min"] = s.duration_min;
-        j["duration_max"] = s.duration_max;
+        j["num_jobs"] = w.synthetic.num_jobs;
+        j["load"] = w.synthetic.load_max > 0 ? detail::json{w.synthetic.load, w.synthetic.load_max} : detail::json(w.synthetic.load);
+        j["duration_min"] = w.synthetic.duration_min;
+        j["duration_max"] = w.synthetic.duration_max;
         detail::json g = detail::json::object();
-        for (auto& [k, p] : s.gpu_counts) g[std::to_string(k)] = p;
+        for (std::size_t i = 0; i < w.synthetic.gpu_counts.size(); ++i) {
+            const auto [k, p] = w.synthetic.gpu_counts[i];
+            g[std::to_string(k)] = w.synthetic.gpu_counts_max.empty() ? detail::json(p) : detail::json{p, w.synthetic.gpu_counts_max[i]};
+        }
         j["gpu_counts"] = g;
-        if (!s.models.empty()) j["models"] = weights(s.models);
+        if (!w.synthetic.models.empty()) {
+            detail::json m = detail::json::object();
+            for (auto& [n, p] : w.synthetic.models) m[n] = p;
+            j["models"] = m;
+        }
     } else {
         detail::json arr = detail::json::array();
         for (auto& jb : w.jobs)
@@ -524,6 +606,7 @@ inline void read_weights(const json& j, std::string_view path, const char* key, 
     }
     return j;
 }
+
 
 // ---- scenarios ----------------------------------------------------------------------------------
 
@@ -687,15 +770,61 @@ inline constexpr std::string_view colocation_scenario_json = R"json({
   "reward": {"jct": 1.0, "time_scale": 3600}
 })json";
 
-/// Names of the preset scenarios.
-[[nodiscard]] inline std::vector<std::string> preset_names() { return {"default", "proximity_drl", "colocation"}; }
+/// The Philly-derived trace files (data/philly/, data/README.md) a policy is trained on, and those
+/// held out from training (results on Philly traces are reported on these, file by file).
+[[nodiscard]] inline std::vector<std::string> philly_training_files() {
+    return {"103959", "11cb48", "2869ce", "6214e9", "b436b2", "ed69ec", "ee9e8c"};
+}
+[[nodiscard]] inline std::vector<std::string> philly_heldout_files() { return {"0e4a51", "6c71a0", "7f04ca", "e13805"}; }
 
-/// A named preset scenario: "default", "proximity_drl" or "colocation".
+/// Philly: the default scenario's 64 GPUs replaying windows of 200 consecutive jobs of Gavel's
+/// Philly-derived traces (models and steps from the trace, throughputs from the zoo). Each episode
+/// picks one of the training files and a window of it, with the file's arrivals compressed to an
+/// offered load drawn from [0.8, 1.2] on the 64 GPUs. "philly:<file>" is one file (e.g. a held-out
+/// one, "philly:0e4a51") at offered load 1.0.
+inline constexpr std::string_view philly_scenario_json = R"json({
+  "name": "philly",
+  "topology": {"preset": "dgx_a100", "racks": 2, "nodes_per_rack": 4},
+  "comm": {"model": "ring_allreduce"},
+  "workload": {"kind": "trace", "format": "philly", "path": [], "target_load": [0.8, 1.2], "episode_jobs": 200},
+  "env": {"queue_policy": "fifo", "backfill": true, "allow_defer": true, "queue_window": 8},
+  "reward": {"jct": 1.0, "time_scale": 3600}
+})json";
+
+/// Names of the preset scenarios ("philly:<file>" too: one file of data/philly/).
+[[nodiscard]] inline std::vector<std::string> preset_names() { return {"default", "proximity_drl", "colocation", "philly"}; }
+
+/// A named preset scenario: "default", "proximity_drl", "colocation", "philly" or "philly:<file>".
 [[nodiscard]] inline scenario preset_scenario(std::string_view name) {
     if (name == "default") return parse_scenario(default_scenario_json, "default scenario");
     if (name == "proximity_drl") return parse_scenario(proximity_drl_scenario_json, "proximity_drl scenario");
     if (name == "colocation") return parse_scenario(colocation_scenario_json, "colocation scenario");
-    throw ConfigError("unknown scenario preset \"" + std::string(name) + "\" (allowed: default, proximity_drl, colocation)");
+    if (name == "philly" || name.starts_with("philly:")) {
+        auto j = detail::parse_json(philly_scenario_json, "philly scenario");
+        auto& w = j["workload"];
+        if (name == "philly") {
+            for (const auto& f : philly_training_files()) w["path"].push_back("$GPUPLACE_DATA/philly/" + f + ".trace");
+        } else {
+            const auto file = std::string(name.substr(7));
+            if (file.empty() || file.find_first_of("/\\.") != std::string::npos)
+                throw ConfigError("scenario preset \"" + std::string(name) + "\": expected philly:<file>, a file of data/philly/ "
+                                  "without its extension (e.g. philly:0e4a51)");
+            w["path"] = "$GPUPLACE_DATA/philly/" + file + ".trace";
+            w["target_load"] = 1.0;
+            j["name"] = std::string(name);
+        }
+        return scenario_from_json(j);
+    }
+    std::string known;
+    for (const auto& p : preset_names()) known += (known.empty() ? "" : ", ") + p;
+    throw ConfigError("unknown scenario preset \"" + std::string(name) + "\" (allowed: " + known + ", philly:<file>)");
+}
+
+/// Whether a name is a preset (preset_names(), or "philly:<file>").
+[[nodiscard]] inline bool is_preset_name(std::string_view name) {
+    for (const auto& p : preset_names())
+        if (name == p) return true;
+    return name.starts_with("philly:");
 }
 
 namespace detail {

@@ -1,8 +1,8 @@
 #pragma once
 /// \file policy.hpp
 /// Heuristic policies acting through the env API, one GPU pick per step (random, first-fit,
-/// pack/best-fit, load-balance, topology-greedy), and a helper to run a policy for a whole
-/// episode. A GPU is "available" when the env's action mask allows it.
+/// pack/best-fit, pack that waits, load-balance, topology-greedy), and a helper to run a policy for
+/// a whole episode. A GPU is "available" when the env's action mask allows it.
 
 #include <algorithm>
 #include <concepts>
@@ -186,6 +186,36 @@ private:
 
     detail::availability a_;
     std::vector<gpu_id> plan_;
+};
+
+/// Pack that waits: a job that one node could hold (or, when it is larger than a node, one rack)
+/// but that no node (rack) has room for now is held back with DEFER until one has, instead of being
+/// spread across nodes; every other decision is pack's. The rule for "when to hold a job back":
+/// consolidation at the price of waiting. Where DEFER is disabled or not valid it is pack.
+class pack_wait_policy {
+public:
+    static constexpr std::string_view name = "pack_wait";
+    void reset(std::uint64_t seed) { pack_.reset(seed); }
+
+    template <class E>
+    std::int64_t act(const E& e) {
+        if (e.has_current() && e.picked().empty() && e.action_mask()[e.num_gpus()] && should_wait(e)) return e.defer_action();
+        return pack_.act(e);
+    }
+
+private:
+    template <class E>
+    bool should_wait(const E& e) {
+        const auto& t = e.topology();
+        const std::size_t k = e.current_job().num_gpus, gpn = t.gpus_per_node(), gpr = gpn * t.nodes_per_rack();
+        a_.compute(e);  // the GPUs the mask allows, per node and rack
+        if (k <= gpn) return std::none_of(a_.node.begin(), a_.node.end(), [k](std::uint32_t n) { return n >= k; });
+        if (k <= gpr) return std::none_of(a_.rack.begin(), a_.rack.end(), [k](std::uint32_t n) { return n >= k; });
+        return false;  // larger than a rack: it spans racks whatever happens
+    }
+
+    pack_policy pack_;
+    detail::availability a_;
 };
 
 /// Proximity-DRL's load balance: walks down from the cluster into the rack, then the node, with

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "data.hpp"
 #include "detail/rng.hpp"
 #include "job.hpp"
 #include "model_zoo.hpp"
@@ -24,7 +25,11 @@ namespace gpuplace {
 struct synthetic_workload {
     std::size_t num_jobs = 160;
     double load = 1.0;  ///< offered load: arrival rate x mean(GPUs x duration) / cluster GPUs
+    double load_max = 0;  ///< > 0: each episode's load is drawn uniformly from [load, load_max] (JSON: [lo, hi])
     std::vector<std::pair<std::uint32_t, double>> gpu_counts = {{1, 0.4}, {2, 0.2}, {4, 0.2}, {8, 0.2}};
+    /// Empty, or per entry of gpu_counts the top of a range: each episode draws the weight of GPU
+    /// count k uniformly from [gpu_counts[i].second, gpu_counts_max[i]] (JSON: {"<k>": [lo, hi]}).
+    std::vector<double> gpu_counts_max;
     double duration_min = 600.0;    ///< log-uniform between min and max (seconds)
     double duration_max = 14400.0;
     std::vector<std::pair<std::string, double>> models;  ///< names and weights; empty = every zoo model
@@ -44,18 +49,47 @@ struct proximity_drl_workload {
     std::vector<std::pair<std::string, double>> models;  ///< names and weights; empty = every zoo model
 };
 
+struct workload_component;
+
 /// How an episode's jobs are made.
 struct workload_config {
-    /// "synthetic", "proximity_drl", "trace" (replayed every episode) or "jobs" (a fixed list).
+    /// "synthetic", "proximity_drl", "trace" (replayed every episode), "jobs" (a fixed list) or
+    /// "mixture" (each episode one of several workloads, drawn by weight).
     std::string kind = "synthetic";
     synthetic_workload synthetic;
     proximity_drl_workload proximity_drl;
     std::vector<TrainingJob> jobs;  ///< kind "jobs": submit order is by submit_time, then list order
     trace_format format = trace_format::philly;  ///< kind "trace"
     std::string path;                            ///< kind "trace": the file ("$GPUPLACE_DATA/..." allowed, data.hpp)
+    std::vector<std::string> more_paths;         ///< kind "trace": further files (JSON "path": [...]); each episode replays one
     trace_options trace_opts;                    ///< kind "trace": window, scaling, cap, bad rows
+    double target_load_max = 0;  ///< kind "trace": > 0: each episode compresses its file to a load drawn from
+                                 ///< [target_load, target_load_max] (JSON "target_load": [lo, hi])
     std::size_t episode_jobs = 0;  ///< kind "trace": > 0 replays a seed-chosen run of this many consecutive jobs
+    std::vector<workload_component> components;  ///< kind "mixture"
+
+    /// Every trace file of a "trace" workload: path, then more_paths.
+    [[nodiscard]] std::vector<std::string> trace_paths() const {
+        std::vector<std::string> v{path};
+        v.insert(v.end(), more_paths.begin(), more_paths.end());
+        return v;
+    }
+
+    /// Makes the relative trace paths relative to base_dir (a mixture's components too; data.hpp).
+    void resolve_paths(std::string_view base_dir);
 };
+
+/// One workload of a mixture and its weight.
+struct workload_component {
+    double weight = 1.0;
+    workload_config workload;
+};
+
+inline void workload_config::resolve_paths(std::string_view base_dir) {
+    if (!path.empty()) path = relative_to(path, base_dir);
+    for (auto& p : more_paths) p = relative_to(p, base_dir);
+    for (auto& c : components) c.workload.resolve_paths(base_dir);
+}
 
 /// Samples a synthetic workload into `out` (cleared first; no allocation when its capacity
 /// suffices). Jobs are numbered 0..n-1 in submit order. Same seed, same jobs.
@@ -63,8 +97,22 @@ inline void generate_synthetic(const synthetic_workload& w, const ModelZoo& zoo,
                                std::uint64_t seed, std::vector<TrainingJob>& out) {
     detail::rng r(detail::mix_seed(seed, 0x776f726b6c6f6164ULL));
     out.clear();
+    // this episode's load and GPU-count weights: drawn from their ranges (a stream of their own, so
+    // that a workload without ranges draws exactly what it always did)
+    double load = w.load;
+    constexpr std::size_t max_ranged = 64;
+    std::array<double, max_ranged> drawn{};
+    const bool ranged = !w.gpu_counts_max.empty() && w.gpu_counts.size() <= max_ranged;
+    if (w.load_max > 0 || ranged) {
+        detail::rng d(detail::mix_seed(seed, 0x72616e676573ULL));  // "ranges"
+        if (w.load_max > 0) load = d.uniform(w.load, w.load_max);
+        if (ranged)
+            for (std::size_t c = 0; c < w.gpu_counts.size(); ++c)
+                drawn[c] = d.uniform(w.gpu_counts[c].second, std::max(w.gpu_counts[c].second, w.gpu_counts_max[c]));
+    }
+    auto weight = [&](std::size_t c) { return ranged ? drawn[c] : w.gpu_counts[c].second; };
     double total_p = 0;
-    for (auto& [k, p] : w.gpu_counts) total_p += p;
+    for (std::size_t c = 0; c < w.gpu_counts.size(); ++c) total_p += weight(c);
     double total_m = 0;
     for (auto& [name, p] : w.models) total_m += p;
     const double lmin = std::log(w.duration_min), lmax = std::log(w.duration_max);
@@ -86,7 +134,7 @@ inline void generate_synthetic(const synthetic_workload& w, const ModelZoo& zoo,
         std::uint32_t k = w.gpu_counts.back().first;
         std::size_t kc = w.gpu_counts.size() - 1;
         for (std::size_t c = 0; c < w.gpu_counts.size(); ++c) {
-            const auto p = w.gpu_counts[c].second;
+            const auto p = weight(c);
             if (u < p) {
                 k = w.gpu_counts[c].first;
                 kc = c;
@@ -127,7 +175,7 @@ inline void generate_synthetic(const synthetic_workload& w, const ModelZoo& zoo,
         out.push_back(j);
     }
     const double mean = w.num_jobs ? gpu_seconds / double(w.num_jobs) : 1.0;
-    const double rate = w.load * double(num_gpus) / mean;  // jobs per second
+    const double rate = load * double(num_gpus) / mean;  // jobs per second
     double t = 0;
     for (std::size_t i = 0; i < out.size(); ++i) {
         if (i > 0) t += r.exponential(rate);
@@ -214,50 +262,26 @@ inline void generate_proximity_drl(const proximity_drl_workload& w, const ModelZ
 class workload_source {
 public:
     workload_source() = default;
-    /// Loads the trace of a "trace" workload (TraceError / ConfigError on bad input; a TraceError
-    /// too when no job is left to replay, saying what removed the rows).
+    /// Loads the traces of a "trace" workload (and of a mixture's): TraceError / ConfigError on bad
+    /// input; a TraceError too when no job is left to replay, saying what removed the rows.
     workload_source(const workload_config& c, const ModelZoo& zoo, std::size_t cluster_gpus) : cfg_(c) {
+        if (c.kind == "mixture") {
+            for (const auto& comp : c.components) parts_.emplace_back(comp.workload, zoo, cluster_gpus);
+            return;
+        }
         if (c.kind != "trace") return;
-        trace_ = std::make_shared<const trace>(load_trace(c.format, c.path, zoo, c.trace_opts, cluster_gpus));
-        if (trace_->jobs.empty()) throw TraceError(trace_->empty_reason());
-    }
-
-    /// The loaded trace (kind "trace"), else nullptr.
-    [[nodiscard]] const trace* loaded() const noexcept { return trace_.get(); }
-
-    /// An upper bound on the GPUs all jobs of one episode request on a cluster of `cluster_gpus`
-    /// GPUs (0 for a fixed job list, whose first episode sizes the buffers for all).
-    [[nodiscard]] std::size_t max_episode_gpus(std::size_t cluster_gpus) const noexcept {
-        const std::size_t G = cluster_gpus;
-        if (cfg_.kind == "synthetic") {
-            std::size_t k = 0;
-            for (const auto& [kk, p] : cfg_.synthetic.gpu_counts)
-                if (p > 0) k = std::max<std::size_t>(k, kk);
-            return cfg_.synthetic.num_jobs * std::min(k, G);
+        auto opts = c.trace_opts;
+        if (c.target_load_max > 0) opts.target_load = 0;  // compressed per episode instead
+        for (const auto& f : c.trace_paths()) {
+            auto t = std::make_shared<const trace>(load_trace(c.format, f, zoo, opts, cluster_gpus));
+            if (t->jobs.empty()) throw TraceError(t->empty_reason());
+            raw_load_.push_back(t->offered_load(zoo, cluster_gpus));
+            traces_.push_back(std::move(t));
         }
-        if (cfg_.kind == "proximity_drl") return cfg_.proximity_drl.num_jobs * std::min<std::size_t>(cfg_.proximity_drl.max_request, G);
-        std::size_t total = 0;
-        if (trace_)
-            for (const auto& j : trace_->jobs) total += std::min<std::size_t>(j.num_gpus, G);
-        return total;
     }
 
-    /// An upper bound on the distinct (model, GPU share, memory) kinds of job in one episode, for
-    /// a zoo of `zoo_models` models: the zoo's models for generated workloads, the distinct
-    /// (model, share) pairs of a trace, the jobs of a fixed list.
-    [[nodiscard]] std::size_t max_job_kinds(std::size_t zoo_models) const {
-        std::size_t n = zoo_models;
-        if (trace_) {
-            std::vector<std::pair<model_id, double>> keys;
-            keys.reserve(trace_->jobs.size());
-            for (const auto& j : trace_->jobs) keys.emplace_back(j.model, double(j.gpu_fraction));
-            std::sort(keys.begin(), keys.end());
-            n = std::max<std::size_t>(n, std::size_t(std::unique(keys.begin(), keys.end()) - keys.begin()));
-        } else if (cfg_.kind == "jobs") {
-            n = std::max(n, cfg_.jobs.size());
-        }
-        return n;
-    }
+    /// The loaded trace of a "trace" workload of one file, else nullptr.
+    [[nodiscard]] const trace* loaded() const noexcept { return traces_.size() == 1 ? traces_[0].get() : nullptr; }
 
     /// Fills `out` with the jobs of the episode of `seed`, sorted by submit time.
     void generate(const ModelZoo& zoo, std::size_t cluster_gpus, std::uint64_t seed, std::vector<TrainingJob>& out) const {
@@ -266,7 +290,12 @@ public:
         } else if (cfg_.kind == "proximity_drl") {
             generate_proximity_drl(cfg_.proximity_drl, zoo, seed, out);
         } else if (cfg_.kind == "trace") {
-            const auto& v = trace_->jobs;
+            std::size_t f = 0;
+            if (traces_.size() > 1) {
+                detail::rng r(detail::mix_seed(seed, 0x7472616365ULL));  // "trace": which file
+                f = r.below(traces_.size());
+            }
+            const auto& v = traces_[f]->jobs;
             std::size_t first = 0, n = v.size();
             if (cfg_.episode_jobs > 0 && cfg_.episode_jobs < v.size()) {
                 detail::rng r(detail::mix_seed(seed, 0x657069736f6465ULL));
@@ -274,11 +303,19 @@ public:
                 first = r.below(v.size() - n + 1);
             }
             out.assign(v.begin() + std::ptrdiff_t(first), v.begin() + std::ptrdiff_t(first + n));
+            double scale = 1.0;
+            if (cfg_.target_load_max > 0 && raw_load_[f] > 0) {  // the file compressed to a load drawn for this episode
+                detail::rng r(detail::mix_seed(seed, 0x6c6f6164ULL));  // "load"
+                scale = raw_load_[f] / r.uniform(cfg_.trace_opts.target_load, cfg_.target_load_max);
+            }
             const double t0 = out.empty() ? 0.0 : out.front().submit_time;
             for (std::size_t i = 0; i < out.size(); ++i) {
                 out[i].id = static_cast<job_id>(i);
                 out[i].submit_time -= t0;
+                if (scale != 1.0) out[i].submit_time *= scale;
             }
+        } else if (cfg_.kind == "mixture") {
+            parts_[pick_component(seed)].generate(zoo, cluster_gpus, seed, out);
         } else {
             out.assign(cfg_.jobs.begin(), cfg_.jobs.end());
             std::stable_sort(out.begin(), out.end(),
@@ -286,9 +323,96 @@ public:
         }
     }
 
+    /// An upper bound on the GPUs all jobs of one episode request on a cluster of G GPUs (0 for a
+    /// fixed job list, whose first episode sizes the buffers for all).
+    [[nodiscard]] std::size_t max_episode_gpus(std::size_t G) const noexcept {
+        if (cfg_.kind == "synthetic") {
+            std::size_t k = 0;
+            for (std::size_t c = 0; c < cfg_.synthetic.gpu_counts.size(); ++c) {
+                const double hi = c < cfg_.synthetic.gpu_counts_max.size() ? cfg_.synthetic.gpu_counts_max[c] : 0.0;
+                if (cfg_.synthetic.gpu_counts[c].second > 0 || hi > 0)
+                    k = std::max<std::size_t>(k, cfg_.synthetic.gpu_counts[c].first);
+            }
+            return cfg_.synthetic.num_jobs * std::min(k, G);
+        }
+        if (cfg_.kind == "proximity_drl") return cfg_.proximity_drl.num_jobs * std::min<std::size_t>(cfg_.proximity_drl.max_request, G);
+        std::size_t best = 0;
+        for (const auto& t : traces_) {
+            std::size_t total = 0;
+            for (const auto& j : t->jobs) total += std::min<std::size_t>(j.num_gpus, G);
+            best = std::max(best, total);
+        }
+        for (const auto& p : parts_) best = std::max(best, p.max_episode_gpus(G));
+        return best;
+    }
+
+    /// An upper bound on the distinct (model, GPU share, memory) kinds of job in one episode, for
+    /// a zoo of `zoo_models` models: the zoo's models for generated workloads, the distinct
+    /// (model, share) pairs of a trace, the jobs of a fixed list.
+    [[nodiscard]] std::size_t max_job_kinds(std::size_t zoo_models) const {
+        std::size_t n = zoo_models;
+        for (const auto& t : traces_) {
+            std::vector<std::pair<model_id, double>> keys;
+            keys.reserve(t->jobs.size());
+            for (const auto& j : t->jobs) keys.emplace_back(j.model, double(j.gpu_fraction));
+            std::sort(keys.begin(), keys.end());
+            n = std::max<std::size_t>(n, std::size_t(std::unique(keys.begin(), keys.end()) - keys.begin()));
+        }
+        if (cfg_.kind == "jobs") n = std::max(n, cfg_.jobs.size());
+        for (const auto& p : parts_) n = std::max(n, p.max_job_kinds(zoo_models));
+        return n;
+    }
+
+    /// A job that can never run on G GPUs, or a model the zoo does not have, is a ConfigError naming
+    /// its JSON path (checked when the env is built, not at the first reset()).
+    void validate(const ModelZoo& zoo, std::size_t G, const std::string& path = "config /workload") const {
+        if (cfg_.kind == "jobs")
+            for (std::size_t i = 0; i < cfg_.jobs.size(); ++i) {
+                const auto p = path + "/jobs/" + std::to_string(i);
+                if (cfg_.jobs[i].num_gpus > G)
+                    throw ConfigError(p + "/num_gpus: job " + std::to_string(i) + " requests " + std::to_string(cfg_.jobs[i].num_gpus) +
+                                      " GPUs, which can never fit in a cluster of " + std::to_string(G) + " GPUs");
+                if (cfg_.jobs[i].model >= zoo.size())
+                    throw ConfigError(p + "/model: model id " + std::to_string(cfg_.jobs[i].model) + " is not in the zoo (" +
+                                      std::to_string(zoo.size()) + " models)");
+            }
+        if (cfg_.kind == "synthetic") {
+            for (std::size_t c = 0; c < cfg_.synthetic.gpu_counts.size(); ++c) {
+                const auto [k, p] = cfg_.synthetic.gpu_counts[c];
+                const double hi = c < cfg_.synthetic.gpu_counts_max.size() ? cfg_.synthetic.gpu_counts_max[c] : 0.0;
+                if ((p > 0 || hi > 0) && k > G)
+                    throw ConfigError(path + "/gpu_counts/" + std::to_string(k) + ": jobs of " + std::to_string(k) +
+                                      " GPUs can never fit in a cluster of " + std::to_string(G) + " GPUs");
+            }
+            for (const auto& m : cfg_.synthetic.models) {
+                try {
+                    (void)zoo.find(m.first);
+                } catch (const ConfigError& e) {
+                    throw ConfigError(path + "/models/" + m.first + ": " + e.what());
+                }
+            }
+        }
+        for (std::size_t i = 0; i < parts_.size(); ++i) parts_[i].validate(zoo, G, path + "/components/" + std::to_string(i) + "/workload");
+    }
+
 private:
+    /// A mixture's component for the episode of `seed`, drawn by weight.
+    [[nodiscard]] std::size_t pick_component(std::uint64_t seed) const noexcept {
+        double total = 0;
+        for (const auto& c : cfg_.components) total += c.weight;
+        detail::rng r(detail::mix_seed(seed, 0x6d6978747572ULL));  // "mixtur"
+        double u = r.uniform() * total;
+        for (std::size_t i = 0; i < cfg_.components.size(); ++i) {
+            if (u < cfg_.components[i].weight) return i;
+            u -= cfg_.components[i].weight;
+        }
+        return cfg_.components.size() - 1;
+    }
+
     workload_config cfg_;
-    std::shared_ptr<const trace> trace_;
+    std::vector<std::shared_ptr<const trace>> traces_;  ///< kind "trace": one per file
+    std::vector<double> raw_load_;                      ///< per file: its offered load as loaded
+    std::vector<workload_source> parts_;                ///< kind "mixture": one per component
 };
 
 }  // namespace gpuplace

@@ -1063,6 +1063,153 @@ py::dict comm_cost(py::object gpus, py::object topology, py::object comm, py::ob
     throw gp::ConfigError("config /comm/model: unknown model \"" + cm + "\" (allowed: ring_allreduce, tree_route)");
 }
 
+// ---- Teacher: a heuristic acting in every env of a VectorEnv, rolled out in C++ -------------------
+// Behaviour cloning from Python (gpuplace.sb3.pretrain) needs the teacher's actions for batches of
+// states. Teacher(name, num_envs, seed) holds one instance of the heuristic per env (seeded like
+// the C++ PPO's teachers); rollout() steps the vector env `steps` times with the teacher's actions
+// and records what it acted on, all in C++ with the GIL released (no Python per step). A teacher
+// "<heuristic>+<queue>" (e.g. "pack+sjf") only makes sense in an env that runs under that queue
+// policy (the queue policy is an env setting): a vector env whose scenario has another one is
+// refused with a message naming both.
+
+struct PyTeacher {
+    std::string name, queue;
+    std::size_t num_envs = 0;
+    std::vector<std::function<std::int64_t(const gp::env&)>> f1;
+    std::vector<std::function<std::int64_t(const gp::tree_route_env&)>> f2;
+    std::atomic<bool> busy{false};
+
+    PyTeacher(const std::string& n, std::size_t envs, std::uint64_t seed) : name(n), num_envs(envs) {
+        if (envs < 1) throw gp::ConfigError("Teacher: num_envs must be >= 1, got 0");
+        const auto p1 = gp::heuristic<gp::env>(n);  // ConfigError naming the known policies
+        const auto p2 = gp::heuristic<gp::tree_route_env>(n);
+        queue = p1.queue;
+        for (std::size_t i = 0; i < envs; ++i) {
+            const auto s = gp::detail::mix_seed(seed, 0x7465ULL + i);  // as rl::basic_ppo seeds its teachers
+            f1.push_back(p1.make(s));
+            f2.push_back(p2.make(s));
+        }
+    }
+
+    template <class E>
+    const std::function<std::int64_t(const E&)>& at(std::size_t i) const {
+        if constexpr (std::is_same_v<E, gp::env>) return f1[i];
+        else return f2[i];
+    }
+
+    /// Throws unless `vec` has num_envs envs and runs under the teacher's queue policy.
+    template <class E>
+    void check(const PyVec<E>& vec) const {
+        if (vec.vec.num_envs() != num_envs)
+            throw py::value_error("Teacher \"" + name + "\" was made for " + std::to_string(num_envs) + " envs, the vector env has " +
+                                  std::to_string(vec.vec.num_envs()));
+        if (queue.empty()) return;
+        const auto& have = vec.vec.env(0).config();
+        auto want = have;
+        gp::apply_queue(want, queue);
+        if (want.env.order != have.env.order || want.env.backfill != have.env.backfill) {
+            auto desc = [](const gp::scenario& s) {
+                return std::string("queue_policy ") + std::string(gp::to_string(s.env.order)) + ", backfill " +
+                       (s.env.backfill ? "true" : "false");
+            };
+            throw gp::ConfigError("Teacher \"" + name + "\" runs under queue policy " + queue + " (" + desc(want) +
+                                  "), but the vector env's scenario has " + desc(have) +
+                                  ": imitate it in an env whose scenario has {\"env\": {\"queue_policy\": \"" +
+                                  std::string(gp::to_string(want.env.order)) + "\", \"backfill\": " +
+                                  (want.env.backfill ? "true" : "false") + "}}");
+        }
+    }
+};
+
+/// The teacher's action in every env's current state, into out (int64, shape (num_envs,)).
+template <class E>
+py::object teacher_act(PyTeacher& t, PyVec<E>& vec, py::handle out) {
+    t.check(vec);
+    const auto n = static_cast<py::ssize_t>(t.num_envs);
+    py::array_t<std::int64_t> fresh;
+    std::int64_t* dst = nullptr;
+    if (out.is_none()) {
+        fresh = py::array_t<std::int64_t>(n);
+        dst = fresh.mutable_data();
+    } else {
+        dst = writable_buffer<std::int64_t>(out, "out", {n}, "int64");
+    }
+    check_idle(vec.busy, "this VectorEnv");
+    {
+        py::gil_scoped_release nogil;
+        busy_guard g(t.busy, "this Teacher");
+        busy_guard gv(vec.busy, "this VectorEnv");
+        for (std::size_t i = 0; i < t.num_envs; ++i) dst[i] = t.at<E>(i)(vec.vec.env(i));
+    }
+    return out.is_none() ? py::object(fresh) : py::reinterpret_borrow<py::object>(out);
+}
+
+/// T steps of the teacher in every env: row t of each buffer receives the observations and masks
+/// the teacher acted on, its actions, then the rewards and dones of that step. T is obs_out's first
+/// dimension; rewards_out and dones_out may be None. Returns the number of episodes that ended.
+template <class E>
+std::size_t teacher_rollout(PyTeacher& t, PyVec<E>& vec, py::handle obs_out, py::handle masks_out, py::handle actions_out,
+                            py::handle rewards_out, py::handle dones_out) {
+    t.check(vec);
+    if (!py::isinstance<py::array>(obs_out) || py::reinterpret_borrow<py::array>(obs_out).ndim() != 3)
+        throw py::type_error("obs_out must be a float32 array of shape (steps, num_envs, observation_size), got " +
+                             type_name(obs_out));
+    const auto T = py::reinterpret_borrow<py::array>(obs_out).shape(0);
+    const auto N = static_cast<py::ssize_t>(vec.vec.num_envs());
+    const auto O = static_cast<py::ssize_t>(vec.vec.observation_size()), A = static_cast<py::ssize_t>(vec.vec.num_actions());
+    float* obs = writable_buffer<float>(obs_out, "obs_out", {T, N, O}, "float32");
+    auto* masks = writable_buffer<std::uint8_t>(masks_out, "masks_out", {T, N, A}, "uint8");
+    auto* acts = writable_buffer<std::int64_t>(actions_out, "actions_out", {T, N}, "int64");
+    double* rew = rewards_out.is_none() ? nullptr : writable_buffer<double>(rewards_out, "rewards_out", {T, N}, "float64");
+    bool* dones = dones_out.is_none() ? nullptr : writable_buffer<bool>(dones_out, "dones_out", {T, N}, "bool");
+    check_idle(vec.busy, "this VectorEnv");
+    py::gil_scoped_release nogil;
+    busy_guard g(t.busy, "this Teacher");
+    busy_guard gv(vec.busy, "this VectorEnv");
+    auto& v = vec.vec;
+    const auto n = static_cast<std::size_t>(N), o = static_cast<std::size_t>(O), a = static_cast<std::size_t>(A);
+    std::size_t ended = 0;
+    for (std::size_t s = 0; s < static_cast<std::size_t>(T); ++s) {
+        std::copy(v.observations().begin(), v.observations().end(), obs + s * n * o);
+        std::copy(v.action_masks().begin(), v.action_masks().end(), masks + s * n * a);
+        std::int64_t* row = acts + s * n;
+        for (std::size_t i = 0; i < n; ++i) row[i] = t.at<E>(i)(v.env(i));
+        ended += v.step(std::span<const std::int64_t>(row, n));
+        if (rew) std::copy(v.rewards().begin(), v.rewards().end(), rew + s * n);
+        if (dones) std::copy(v.dones().begin(), v.dones().end(), dones + s * n);
+    }
+    return ended;
+}
+
+void bind_teacher(py::module_& m) {
+    py::class_<PyTeacher>(m, "Teacher",
+                          "A heuristic (see heuristic_names(); \"<name>+<queue>\" for a queue policy) acting in every env of a "
+                          "VectorEnv, for behaviour cloning.")
+        .def(py::init([](const std::string& name, py::ssize_t num_envs, py::object seed) {
+                 if (num_envs < 1) throw gp::ConfigError("Teacher: num_envs must be >= 1, got " + std::to_string(num_envs));
+                 return std::make_unique<PyTeacher>(name, static_cast<std::size_t>(num_envs), to_seed(seed));
+             }),
+             py::arg("name"), py::arg("num_envs"), py::arg("seed") = 0,
+             "One instance of the heuristic per env; env i's is seeded with mix_seed(seed, 0x7465 + i), like the C++ "
+             "PPO's teachers.")
+        .def_readonly("name", &PyTeacher::name)
+        .def_readonly("queue", &PyTeacher::queue, "The queue policy the teacher runs under (\"\" = the env's own).")
+        .def_readonly("num_envs", &PyTeacher::num_envs)
+        .def("act", &teacher_act<gp::env>, py::arg("vector_env"), py::arg("out") = py::none())
+        .def("act", &teacher_act<gp::tree_route_env>, py::arg("vector_env"), py::arg("out") = py::none(),
+             "The teacher's action in every env's current state (int64, shape (num_envs,)), into out when given. "
+             "Releases the GIL.")
+        .def("rollout", &teacher_rollout<gp::env>, py::arg("vector_env"), py::arg("obs_out"), py::arg("masks_out"),
+             py::arg("actions_out"), py::arg("rewards_out") = py::none(), py::arg("dones_out") = py::none())
+        .def("rollout", &teacher_rollout<gp::tree_route_env>, py::arg("vector_env"), py::arg("obs_out"), py::arg("masks_out"),
+             py::arg("actions_out"), py::arg("rewards_out") = py::none(), py::arg("dones_out") = py::none(),
+             "Steps the vector env obs_out.shape[0] times with the teacher's actions. Row t of obs_out (float32, "
+             "(steps, num_envs, observation_size)), masks_out (uint8, (steps, num_envs, num_actions)) and "
+             "actions_out (int64, (steps, num_envs)) receives the state the teacher acted on and its actions; "
+             "rewards_out (float64) and dones_out (bool), both (steps, num_envs), what followed. Every buffer is "
+             "checked before anything moves. Returns the number of episodes that ended. Releases the GIL.");
+}
+
 #if defined(GPUPLACE_PY_HAVE_RL)
 // ---- the C++ PPO ------------------------------------------------------------------------------
 
@@ -1085,6 +1232,9 @@ py::dict stats_dict(const rl::ppo_stats& st) {
     d["explained_variance"] = st.explained_variance;
     d["grad_norm"] = st.grad_norm;
     d["learning_rate"] = st.learning_rate;
+    d["imitation"] = st.imitation;
+    d["teacher_agreement"] = st.teacher_agreement;
+    d["defer_share"] = st.defer_share;
     d["rollout_seconds"] = st.rollout_seconds;
     d["update_seconds"] = st.update_seconds;
     return d;
@@ -1111,6 +1261,7 @@ struct PyPPO {
 struct PyNetwork {
     std::shared_ptr<const rl::basic_actor_critic<float>> net;
     json scenario, ppo;
+    std::string queue;  ///< the queue policy it acts under ("" = the scenario's)
 };
 
 template <class E>
@@ -1140,6 +1291,8 @@ py::dict train_run(py::object config, const std::string& out, bool resume, std::
         const auto stored = gp::detail::parse_json(ss.str(), run_file);
         j = stored.value("config", json::object());
         base_dir = stored.value("base_dir", "");
+    } else if (py::isinstance<py::str>(config) && config.cast<std::string>().find('{') == std::string::npos) {
+        j = rl::run_recipe(config.cast<std::string>());  // a recipe by name
     } else if (!config.is_none()) {
         j.merge_patch(to_json_obj(config, "training config"));
     }
@@ -1194,9 +1347,15 @@ py::dict train_run(py::object config, const std::string& out, bool resume, std::
         lock.unlock();
         worker.join();
     }
+    if (PyErr_CheckSignals() != 0) {  // a Ctrl-C that came as the run ended
+        PyErr_Clear();
+        interrupted = true;
+    }
     if (err) std::rethrow_exception(err);
-    if (interrupted && !r.complete) {
-        PyErr_SetString(PyExc_KeyboardInterrupt, ("training stopped; every state is saved: resume with out=\"" + out + "\", resume=True").c_str());
+    if (interrupted) {
+        const auto msg = r.complete ? "training stopped after the run had finished; its checkpoint is " + out + "/ppo.json"
+                                    : "training stopped; every state is saved: resume with out=\"" + out + "\", resume=True";
+        PyErr_SetString(PyExc_KeyboardInterrupt, msg.c_str());
         throw py::error_already_set();
     }
     py::dict d;
@@ -1224,6 +1383,9 @@ void bind_training_run(py::module_& m) {
           py::arg("parallel") = std::size_t{1}, py::arg("print") = py::none(), py::arg("on_iteration") = py::none(),
           "Runs gpuplace-train's training run (include/gpuplace/rl/run.hpp): config (dict or JSON) merged over the default "
           "training config; with resume and no config, the run in `out` continues from its saved states.");
+    m.def("run_recipe", [](const std::string& n) { return to_py(rl::run_recipe(n)); }, py::arg("name"),
+          "A training recipe's config by name (run_recipe_names()).");
+    m.def("run_recipe_names", &rl::run_recipe_names, "Names of the training recipes (default, philly, proximity_drl).");
     m.def("default_run_config", [] { return to_py(gp::detail::parse_json(rl::default_run_config_json, "default training config")); },
           "The default training config (gpuplace-train --print-config).");
 }
@@ -1265,6 +1427,8 @@ void bind_ppo(py::module_& m) {
     py::class_<PyNetwork>(m, "Network", "A trained actor-critic loaded from a checkpoint; acts greedily under the mask.")
         .def_property_readonly("scenario", [](const PyNetwork& n) { return to_py(n.scenario); })
         .def_property_readonly("ppo_config", [](const PyNetwork& n) { return to_py(n.ppo); })
+        .def_property_readonly("queue", [](const PyNetwork& n) { return n.queue; },
+                               "The queue policy the network acts under (\"\" = the scenario's).")
         .def("act", &network_act<gp::env>, py::arg("env"))
         .def("act", &network_act<gp::tree_route_env>, py::arg("env"));
 
@@ -1272,12 +1436,19 @@ void bind_ppo(py::module_& m) {
           "Makes the C library keep freed memory for reuse (process-wide; glibc only, else returns False). Training "
           "the per_gpu network allocates matrices whose sizes change every minibatch; by default glibc returns them to "
           "the system and faults them in again. `python -m gpuplace train` calls it.");
+    m.def("pin_cache_sizes", [] { rl::pin_cache_sizes(); },
+          "Makes Eigen block the networks' products for fixed cache sizes (include/gpuplace/rl/blocking.hpp; process-wide), "
+          "so that training gives the same numbers on every CPU that runs this core. `python -m gpuplace train` calls it.");
 
+    m.def("model_names", &rl::model_names, "Names of the reference policies shipped with gpuplace (data/models/).");
+    m.def("model_path", &rl::model_path, py::arg("name"),
+          "The checkpoint file a name means: a reference policy's file in the data folder, else the name as a path.");
     m.def("load_checkpoint", [](const std::string& file) {
               auto ck = rl::load_checkpoint<float>(file);
               PyNetwork n;
               n.scenario = ck.scenario;
               n.ppo = ck.ppo.to_json();
+              n.queue = ck.queue;
               n.net = std::make_shared<const rl::basic_actor_critic<float>>(std::move(ck.network));
               return n;
           }, py::arg("path"), "Loads a PPO checkpoint (CheckpointError when truncated, corrupted or of another version).");
@@ -1287,9 +1458,12 @@ void bind_ppo(py::module_& m) {
               const auto sc = to_scenario(scenario);
               const auto sd = to_seeds(seeds);
               py::gil_scoped_release nogil;
-              if (comm_model_of(sc) == gp::TreeRouteCost::name)
-                  return gp::evaluate<gp::tree_route_env>(sc, {rl::as_policy<gp::tree_route_env>(name, n.net)}, sd, threads);
-              return gp::evaluate<gp::env>(sc, {rl::as_policy<gp::env>(name, n.net)}, sd, threads);
+              return gp::visit_env(sc, [&](auto type) {
+                  using E = typename decltype(type)::type;
+                  auto p = rl::as_policy<E>(name, n.net);
+                  p.queue = n.queue;  // under its own queue policy, as in training
+                  return gp::evaluate<E>(sc, {std::move(p)}, sd, threads);
+              });
           }, py::arg("scenario"), py::arg("network"), py::arg("seeds") = 20, py::arg("name") = "ppo", py::arg("threads") = 1,
           "Runs a loaded network through the C++ harness; returns an EvalReport.");
 
@@ -1326,6 +1500,11 @@ PYBIND11_MODULE(GPUPLACE_PY_MODULE, m) {
     m.def("data_dir", &gp::data_dir, "The folder \"$GPUPLACE_DATA/...\" paths name.");
     m.def("resolve_data_path", [](const std::string& p) { return gp::resolve_data_path(p); }, py::arg("path"),
           "The file a path names (\"$GPUPLACE_DATA/x\" in data_dir()).");
+    m.def("preset_names", &gp::preset_names, "Names of the preset scenarios (\"philly:<file>\" is one too).");
+    m.def("is_preset_name", [](const std::string& n) { return gp::is_preset_name(n); }, py::arg("name"),
+          "Whether a name is a preset scenario (preset_names(), or \"philly:<file>\").");
+    m.def("philly_training_files", &gp::philly_training_files, "The Philly-derived trace files policies are trained on.");
+    m.def("philly_heldout_files", &gp::philly_heldout_files, "The Philly-derived trace files held out from training.");
     m.def("preset_scenario", [](const std::string& n) { return to_py(gp::to_json(gp::preset_scenario(n))); }, py::arg("name"),
           "A named preset scenario (default, proximity_drl) as a dict.");
     m.def("episode_seed", &gp::episode_seed, py::arg("seed"), py::arg("index"), py::arg("episode"),
@@ -1421,6 +1600,8 @@ PYBIND11_MODULE(GPUPLACE_PY_MODULE, m) {
           py::arg("model") = 0,
           "Communication cost and slowdown of a job of `model` (index or name in the built-in zoo) on `gpus` of a "
           "topology (preset name, JSON text or dict) under a comm model (name, JSON text or dict).");
+
+    bind_teacher(m);
 
 #if defined(GPUPLACE_PY_HAVE_RL)
     m.attr("has_ppo") = true;

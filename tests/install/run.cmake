@@ -1,6 +1,7 @@
 # ctest install_headers_only: configure the library alone (no tests, examples, programs or
 # benchmarks), install it straight after configure (nothing built), then build and run the quick
-# start in a project that finds the installed package with Eigen hidden.
+# start in a project that finds the installed package with Eigen hidden; then check that
+# find_package(gpuplace COMPONENTS rl) gives gpuplace::rl where Eigen is found.
 #   cmake -DSOURCE_DIR=<repo> -DWORK_DIR=<scratch> -DGENERATOR=<gen> -P tests/install/run.cmake
 file(REMOVE_RECURSE "${WORK_DIR}")
 function(run)
@@ -17,3 +18,6 @@ run(${CMAKE_COMMAND} -S "${SOURCE_DIR}/tests/install" -B "${WORK_DIR}/consumer" 
     -DGPUPLACE_QUICKSTART=${SOURCE_DIR}/examples/quickstart.cpp)
 run(${CMAKE_COMMAND} --build "${WORK_DIR}/consumer")
 run("${WORK_DIR}/consumer/quickstart")
+# with Eigen visible, the rl component and its target
+run(${CMAKE_COMMAND} -S "${SOURCE_DIR}/tests/install" -B "${WORK_DIR}/consumer-rl" -G "${GENERATOR}"
+    -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix -DGPUPLACE_TEST_RL=ON)

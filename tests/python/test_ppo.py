@@ -71,3 +71,15 @@ def test_keep_freed_memory():
     assert _core.keep_freed_memory(64 << 20) == kept
     with pytest.raises(TypeError):
         _core.keep_freed_memory("a lot")
+
+
+def test_pin_cache_sizes(small):
+    # process-wide and idempotent: trainers made before and after pinning again train alike
+    assert _core.pin_cache_sizes() is None
+    a = _core.PPO(small, TINY)
+    _core.pin_cache_sizes()
+    b = _core.PPO(small, TINY)
+    keys = ("mean_return", "policy_loss", "value_loss", "entropy")
+    for _ in range(2):
+        sa, sb = a.iterate(), b.iterate()
+        assert tuple(sa[k] for k in keys) == tuple(sb[k] for k in keys)

@@ -5,6 +5,7 @@ same checkpoint, byte for byte."""
 import csv
 import json
 import signal
+import time
 
 import pytest
 
@@ -42,8 +43,14 @@ def test_run_interrupted_by_ctrl_c_resumes_to_the_same_checkpoint(tmp_path, smal
     assert ref["complete"] and ref["kept"] in (7, 8) and len(ref["restarts"]) == 2
 
     out = tmp_path / "stopped"
+
+    def ctrl_c_at_iteration_5(n):
+        if n == 5:
+            signal.raise_signal(signal.SIGINT)
+            time.sleep(0.5)  # the main thread polls for signals every 100 ms; the run must not end first
+
     with pytest.raises(KeyboardInterrupt, match="resume"):
-        _core.train_run(cfg, str(out), False, 1, None, lambda n: n == 5 and signal.raise_signal(signal.SIGINT))
+        _core.train_run(cfg, str(out), False, 1, None, ctrl_c_at_iteration_5)
     assert (out / "seed_7" / "state.bin").exists() and not (out / "ppo.json").exists()
     res = run(None, out=str(out), resume=True, show_progress=False)  # the run's own config
     assert res["complete"]

@@ -37,8 +37,10 @@ def _one_torch_thread():
 
 def test_maskable_ppo_on_vecenv_beats_random(tmp_path):
     log = tmp_path / "episodes.csv"
+    # gamma 0.99 (the default is 1, for DEFER): LEARN has no DEFER, and its dense per-placement
+    # reward is learnt faster with discounting
     model, cb = train_maskable_ppo(
-        LEARN, total_timesteps=4096, num_envs=8, n_steps=64, batch_size=128, learning_rate=1e-3, seed=0,
+        LEARN, total_timesteps=4096, num_envs=8, n_steps=64, batch_size=128, learning_rate=1e-3, seed=0, gamma=0.99,
         log_csv=str(log), show_progress=False,
     )
     assert model.num_timesteps >= 4096
@@ -107,8 +109,8 @@ def test_cli_train_sb3(tmp_path, capsys):
     sc = tmp_path / "small.json"
     sc.write_text(json.dumps(SMALL))
     out = tmp_path / "run"
-    rc = main(["train-sb3", "--scenario", str(sc), "--timesteps", "512", "--num-envs", "4", "--n-steps", "64",
-               "--out", str(out), "--eval-seeds", "2", "--policies", "random", "-q"])
+    rc = main(["train-sb3", "--policy", "mlp", "--scenario", str(sc), "--timesteps", "512", "--num-envs", "4",
+               "--n-steps", "64", "--out", str(out), "--eval-seeds", "2", "--policies", "random", "-q"])
     assert rc == 0
     text = capsys.readouterr().out
     assert "maskable_ppo" in text and "random" in text
@@ -116,3 +118,24 @@ def test_cli_train_sb3(tmp_path, capsys):
     rc = main(["evaluate", "--scenario", str(sc), "--seeds", "2", "--policies", "first_fit",
                "--model", str(out / "maskable_ppo.zip"), "-q"])
     assert rc == 0 and "maskable_ppo" in capsys.readouterr().out
+
+
+def test_cli_train_sb3_per_gpu_with_a_queue_teacher(tmp_path, capsys):
+    import json
+
+    from gpuplace.cli import main
+
+    out = tmp_path / "run"
+    rc = main(["train-sb3", "--scenario", json.dumps(SMALL), "--teacher", "pack+sjf", "--imitation-steps", "512",
+               "--value-warmup", "1", "--timesteps", "512", "--num-envs", "4", "--n-steps", "64", "--validation-seeds", "2",
+               "--out", str(out), "--eval-seeds", "2", "--policies", "pack,pack+sjf", "-q"])
+    assert rc == 0
+    text = capsys.readouterr().out
+    assert "acts under queue policy sjf" in text and "maskable_ppo+sjf" in text and "pack+sjf" in text
+    for f in ("maskable_ppo.zip", "ppo.json", "episodes.csv", "validation.csv", "imitation.csv"):
+        assert (out / f).exists(), f
+    assert gpuplace._core.load_checkpoint(str(out / "ppo.json")).scenario["env"]["queue_policy"] == "sjf"
+    # evaluate --model runs the model under the queue policy it was trained for
+    rc = main(["evaluate", "--scenario", json.dumps(SMALL), "--seeds", "2", "--policies", "pack",
+               "--model", str(out / "maskable_ppo.zip"), "-q"])
+    assert rc == 0 and "maskable_ppo+sjf" in capsys.readouterr().out

@@ -8,6 +8,7 @@
 #include <initializer_list>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -64,6 +65,16 @@ inline void read_int(const json& obj, std::string_view path, const char* key, In
     if (v < lo || v > hi)
         config_fail(p, "value " + std::to_string(v) + " out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
     out = static_cast<Int>(v);
+}
+
+/// A range [lo, hi] of numbers with min <= lo <= hi <= max, at `path` (errors name it).
+[[nodiscard]] inline std::pair<double, double> read_range(const json& v, std::string_view path, double min, double max) {
+    if (!v.is_array() || v.size() != 2 || !v[0].is_number() || !v[1].is_number())
+        config_fail(path, "expected a number or a range [lo, hi], got " + short_dump(v));
+    const double lo = v[0].get<double>(), hi = v[1].get<double>();
+    if (!(lo >= min && hi <= max && lo <= hi))
+        config_fail(path, "range " + short_dump(v) + " is not within [" + json(min).dump() + ", " + json(max).dump() + "] with lo <= hi");
+    return {lo, hi};
 }
 
 inline void read_bool(const json& obj, std::string_view path, const char* key, bool& out) {

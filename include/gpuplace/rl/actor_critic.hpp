@@ -19,7 +19,6 @@
 #include "../detail/json_util.hpp"
 #include "../env.hpp"
 #include "../error.hpp"
-#include "blocking.hpp"
 #include "categorical.hpp"
 #include "mlp.hpp"
 #include "normalizer.hpp"
@@ -130,11 +129,8 @@ public:
 
     basic_actor_critic() = default;
 
-    /// An untrained network for observations of shape `spec`, initialised from `seed`. Pins the
-    /// cache sizes Eigen blocks products for (rl/blocking.hpp), so that its outputs are the same
-    /// on every CPU.
+    /// An untrained network for observations of shape `spec`, initialised from `seed`.
     basic_actor_critic(obs_spec spec, network_config cfg, std::uint64_t seed) : spec_(spec), cfg_(std::move(cfg)) {
-        pin_cache_sizes();
         build();
         gpuplace::detail::rng r(seed);
         const double h = std::sqrt(2.0);
@@ -190,6 +186,39 @@ public:
 
     [[nodiscard]] const obs_spec& spec() const noexcept { return spec_; }
     [[nodiscard]] const network_config& config() const noexcept { return cfg_; }
+
+    /// Why this network cannot act on observations of shape `env`, or "" when it can. A per_gpu
+    /// network's weights do not depend on the number of GPUs: it acts on any cluster whose GPUs have
+    /// the same features and whose context (job, queue window, global) has the same size, nodes of
+    /// any size included (with node_features, GPUs must be numbered node by node). A flat network
+    /// needs the very observation it was trained on.
+    [[nodiscard]] std::string incompatibility(const obs_spec& env) const {
+        auto shape = [](const obs_spec& o) {
+            return std::to_string(o.num_gpus) + " GPUs x " + std::to_string(o.gpu_features) + " per-GPU features + " +
+                   std::to_string(o.context) + " context values";
+        };
+        if (env == spec_) return {};
+        if (cfg_.arch == architecture::flat)
+            return "a flat network acts only on the observation it was trained on (" + shape(spec_) + "); this env has " + shape(env);
+        if (env.gpu_features != spec_.gpu_features)
+            return "the network reads " + std::to_string(spec_.gpu_features) + " features per GPU, this env has " +
+                   std::to_string(env.gpu_features) + " (co-location adds 3)";
+        if (env.context != spec_.context)
+            return "the network reads " + std::to_string(spec_.context) + " context values (job, queue window, global), this env has " +
+                   std::to_string(env.context) + " (the queue window differs: each waiting job is 4 values)";
+        if (cfg_.node_features && (env.gpus_per_node == 0 || env.num_gpus % env.gpus_per_node != 0))
+            return "the network pools features over nodes, and this env's GPUs are not numbered node by node";
+        return {};
+    }
+
+    /// The same network (the same weights and normalisers) for observations of shape `env`: a
+    /// per_gpu network on another cluster (see incompatibility(); Error naming what differs).
+    [[nodiscard]] basic_actor_critic for_spec(const obs_spec& env) const {
+        if (const auto why = incompatibility(env); !why.empty()) throw Error("actor_critic: " + why);
+        basic_actor_critic n = *this;
+        n.spec_ = env;
+        return n;
+    }
 
     /// Every sub-network (for the optimiser, gradient clipping and checkpoints), in a fixed order.
     [[nodiscard]] std::vector<net*> parts() {
@@ -304,21 +333,9 @@ public:
         // the sub-networks read their inputs where they are, in the workspace (until backward())
         const auto& pc = ctx_in_.forward_view(w.ctx, w.c_ctx);  // H x B
         const auto& g1 = gpu_in_.forward_view(w.xg, w.c_gpu);   // H x n
-        const auto H = g1.rows();
-        w.a1.resize(H, n);
-        if (detail::fuses_activation<S>(H, cfg_.act)) {  // one pass: the context added, then the activation
-            constexpr Eigen::Index ps = detail::packet_rows<S>;
-            using P = typename Eigen::internal::packet_traits<S>::type;
-            for (Eigen::Index k = 0; k < n; ++k) {
-                const detail::bias_activation<S> f{pc.col(w.col_b[std::size_t(k)]).data(), cfg_.act, true};
-                for (Eigen::Index i = 0; i < H; i += ps)
-                    Eigen::internal::pstoreu(&w.a1(i, k), f(Eigen::internal::ploadu<P>(&g1(i, k)), i, k));
-            }
-        } else {
-            w.a1 = g1;
-            for (Eigen::Index k = 0; k < n; ++k) w.a1.col(k) += pc.col(w.col_b[std::size_t(k)]);
-            detail::activate(w.a1, cfg_.act);
-        }
+        w.a1 = g1;
+        for (Eigen::Index k = 0; k < n; ++k) w.a1.col(k) += pc.col(w.col_b[std::size_t(k)]);
+        detail::activate(w.a1, cfg_.act);
         const auto& sc = tail_.forward_view(w.a1, w.c_tail);  // 1 x n
         w.logits.setZero(A, B);
         for (Eigen::Index k = 0; k < n; ++k) w.logits(w.col_g[std::size_t(k)], w.col_b[std::size_t(k)]) = sc(0, k);

@@ -5,12 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <concepts>
-#include <type_traits>
 #include <vector>
 
 #include <Eigen/Dense>
 
-#include "../detail/exact_sqrt.hpp"
+#include "detail/exact_sqrt.hpp"
 
 namespace gpuplace::rl {
 
@@ -57,17 +56,14 @@ public:
 
     /// One step: params[i] -= lr * mhat / (sqrt(vhat) + eps), with the gradients multiplied by
     /// `grad_scale` first (clip_factor(): clipping without a pass that rewrites the gradients).
-    /// The square root is exactly rounded (detail/exact_sqrt.hpp), so a step gives the same bits
-    /// on every CPU that runs the same instructions. One pass over each vector: a packet of
-    /// gradients, moments and parameters is read and written once (the divider, which takes the
-    /// square root and the division, bounds it).
+    /// The square root is exactly rounded (rl/detail/exact_sqrt.hpp), so a step gives the same bits
+    /// on every CPU that runs the same instructions.
     void step(const std::vector<vector*>& params, const std::vector<vector*>& grads, double lr, S grad_scale = S(1)) {
         ++t_;
         const double c1 = 1.0 - std::pow(beta1, double(t_)), c2 = 1.0 - std::pow(beta2, double(t_));
         const coefficients k{S(beta1), S(1) - S(beta1), S(beta2), S(1) - S(beta2), S(lr / c1), S(eps),
                              S(1.0 / std::sqrt(c2)), grad_scale};
-        for (std::size_t i = 0; i < params.size(); ++i)
-            update(params[i]->data(), grads[i]->data(), m_[i].data(), v_[i].data(), params[i]->size(), k);
+        for (std::size_t i = 0; i < params.size(); ++i) update(*params[i], *grads[i], m_[i], v_[i], k);
     }
     [[nodiscard]] long long steps() const noexcept { return t_; }
     /// The first and second moments, one vector per parameter vector (to save and restore them).
@@ -92,36 +88,11 @@ private:
     /// The element-wise update, in this order of operations (each one rounded, none fused):
     /// g = grad * scale; m = b1 m + (1 - b1) g; v = b2 v + (1 - b2) (g g);
     /// p = p - (step m) / (sqrt(v) inv_sqrt_c2 + eps).
-    static void update_one(S& p, S grad, S& m, S& v, const coefficients& k) noexcept {
-        using std::sqrt;
-        const S g = grad * k.grad_scale;
-        m = k.b1 * m + k.one_minus_b1 * g;
-        v = k.b2 * v + k.one_minus_b2 * (g * g);
-        p = p - (k.step * m) / (sqrt(v) * k.inv_sqrt_c2 + k.eps);
-    }
-
-    static void update(S* p, const S* grad, S* m, S* v, Eigen::Index n, const coefficients& k) noexcept {
-        Eigen::Index i = 0;
-#if defined(EIGEN_VECTORIZE_SSE2)
-        if constexpr (std::is_same_v<S, float> || std::is_same_v<S, double>) {
-            namespace ei = Eigen::internal;
-            using P = typename ei::packet_traits<S>::type;
-            constexpr Eigen::Index ps = ei::packet_traits<S>::size;
-            const P b1 = ei::pset1<P>(k.b1), c1 = ei::pset1<P>(k.one_minus_b1), b2 = ei::pset1<P>(k.b2),
-                    c2 = ei::pset1<P>(k.one_minus_b2), st = ei::pset1<P>(k.step), e = ei::pset1<P>(k.eps),
-                    sc = ei::pset1<P>(k.inv_sqrt_c2), gs = ei::pset1<P>(k.grad_scale);
-            for (; i + ps <= n; i += ps) {
-                const P g = ei::pmul(ei::ploadu<P>(grad + i), gs);
-                const P mm = ei::padd(ei::pmul(b1, ei::ploadu<P>(m + i)), ei::pmul(c1, g));
-                const P vv = ei::padd(ei::pmul(b2, ei::ploadu<P>(v + i)), ei::pmul(c2, ei::pmul(g, g)));
-                ei::pstoreu(m + i, mm);
-                ei::pstoreu(v + i, vv);
-                const P d = ei::padd(ei::pmul(gpuplace::detail::exact_sqrt_op{}.packetOp(vv), sc), e);
-                ei::pstoreu(p + i, ei::psub(ei::ploadu<P>(p + i), ei::pdiv(ei::pmul(st, mm), d)));
-            }
-        }
-#endif
-        for (; i < n; ++i) update_one(p[i], grad[i], m[i], v[i], k);
+    static void update(vector& p, const vector& grad, vector& m, vector& v, const coefficients& k) {
+        const auto g = grad.array() * k.grad_scale;
+        m.array() = k.b1 * m.array() + k.one_minus_b1 * g;
+        v.array() = k.b2 * v.array() + k.one_minus_b2 * (g * g);
+        p.array() = p.array() - (k.step * m.array()) / (v.array().unaryExpr(detail::exact_sqrt_op{}) * k.inv_sqrt_c2 + k.eps);
     }
 
     std::vector<vector> m_, v_;

@@ -6,7 +6,7 @@
 ///
 /// Format (version 1):
 ///   {"format": "gpuplace-ppo", "version": 1, "obs_spec": {"num_gpus", "gpu_features", "context", "gpus_per_node" (optional)},
-///    "network": {...network_config}, "ppo": {...ppo_config}, "scenario": {...},
+///    "network": {...network_config}, "ppo": {...ppo_config}, "scenario": {...}, "queue" (optional),
 ///    "parts": {"<name>": {"sizes": [...], "params": [...]}},
 ///    "normalizers": [{"mean": [...], "var": [...], "count": n}, ...]}
 
@@ -17,7 +17,9 @@
 #include <sstream>
 #include <string>
 #include <tuple>
+#include <vector>
 
+#include "../data.hpp"
 #include "../detail/atomic_file.hpp"
 #include "../detail/json_util.hpp"
 #include "../error.hpp"
@@ -37,12 +39,14 @@ struct basic_checkpoint {
     basic_actor_critic<S> network;
     ppo_config ppo;
     gpuplace::detail::json scenario;  ///< the scenario the network was trained on
+    std::string queue;                ///< the queue policy it acts under ("" = the scenario's; rl/run.hpp)
 };
 using checkpoint = basic_checkpoint<float>;
 
 /// The checkpoint JSON of a network.
 template <std::floating_point S>
-[[nodiscard]] gpuplace::detail::json checkpoint_json(const basic_actor_critic<S>& net, const ppo_config& cfg, const scenario& s) {
+[[nodiscard]] gpuplace::detail::json checkpoint_json(const basic_actor_critic<S>& net, const ppo_config& cfg, const scenario& s,
+                                                     const std::string& queue = {}) {
     gpuplace::detail::json j;
     j["format"] = "gpuplace-ppo";
     j["version"] = checkpoint_version;
@@ -52,6 +56,7 @@ template <std::floating_point S>
     j["network"] = net.config().to_json();
     j["ppo"] = cfg.to_json();
     j["scenario"] = gpuplace::to_json(s);
+    if (!queue.empty()) j["queue"] = queue;
     for (const auto& [name, n] : net.named()) {
         gpuplace::detail::json p = gpuplace::detail::json::array();
         for (Eigen::Index i = 0; i < n->params().size(); ++i) p.push_back(double(n->params()(i)));
@@ -140,6 +145,12 @@ template <std::floating_point S = float>
         ckpt_fail(source, "", e.what());
     }
     c.scenario = ckpt_get(j, source, "", "scenario");
+    if (auto it = j.find("queue"); it != j.end()) {  // optional: the queue policy the network acts under
+        bool known = false;
+        for (const auto& q : queue_names()) known = known || (it->is_string() && it->template get<std::string>() == q);
+        if (!known) ckpt_fail(source, "/queue", "unknown queue policy " + gpuplace::detail::short_dump(*it));
+        c.queue = it->template get<std::string>();
+    }
     // every part's sizes and parameter count are checked against the document before the network
     // is allocated: a corrupted config cannot make the loader allocate more than the file holds
     const auto& parts = ckpt_get(j, source, "", "parts");
@@ -200,9 +211,10 @@ template <std::floating_point S = float>
 /// Writes a checkpoint file atomically: the file is always either the old checkpoint or the new
 /// one (detail/atomic_file.hpp).
 template <std::floating_point S>
-void save_checkpoint(const std::string& file, const basic_actor_critic<S>& net, const ppo_config& cfg, const scenario& s) {
+void save_checkpoint(const std::string& file, const basic_actor_critic<S>& net, const ppo_config& cfg, const scenario& s,
+                     const std::string& queue = {}) {
     try {
-        gpuplace::detail::write_file_atomic(file, checkpoint_json(net, cfg, s).dump() + "\n");
+        gpuplace::detail::write_file_atomic(file, checkpoint_json(net, cfg, s, queue).dump() + "\n");
     } catch (const CheckpointError&) {
         throw;
     } catch (const Error& e) {
@@ -210,14 +222,33 @@ void save_checkpoint(const std::string& file, const basic_actor_critic<S>& net, 
     }
 }
 
-/// Reads a checkpoint file.
+/// Reads a checkpoint file ("$GPUPLACE_DATA/..." names a file of the data folder, data.hpp).
 template <std::floating_point S = float>
-[[nodiscard]] basic_checkpoint<S> load_checkpoint(const std::string& file) {
+[[nodiscard]] basic_checkpoint<S> load_checkpoint(const std::string& path) {
+    const std::string file = resolve_data_path(path);
     std::ifstream in(file);
     if (!in) throw CheckpointError("checkpoint " + file + ": cannot open");
     std::stringstream ss;
     ss << in.rdbuf();
     return parse_checkpoint<S>(ss.str(), file);
+}
+
+/// Names of the reference policies shipped with gpuplace (data/models/<name>.json, trained by
+/// scripts/train_models.sh; docs/ppo.md has their held-out tables).
+[[nodiscard]] inline std::vector<std::string> model_names() { return {"default", "philly", "proximity_drl"}; }
+
+/// The checkpoint file a name means: one of model_names() (its file in the data folder), else the
+/// name itself as a path.
+[[nodiscard]] inline std::string model_path(const std::string& name) {
+    for (const auto& m : model_names())
+        if (name == m) return "$GPUPLACE_DATA/models/" + name + ".json";
+    return name;
+}
+
+/// A reference policy by name (model_names()) or a checkpoint by file name.
+template <std::floating_point S = float>
+[[nodiscard]] basic_checkpoint<S> load_model(const std::string& name) {
+    return load_checkpoint<S>(model_path(name));
 }
 
 /// A network acting greedily (argmax over valid actions); satisfies the Policy concept.
@@ -226,17 +257,24 @@ class basic_network_policy {
 public:
     explicit basic_network_policy(std::shared_ptr<const basic_actor_critic<S>> net) : net_(std::move(net)) {}
     void reset(std::uint64_t) {}
+    /// The network's greedy action in e's state. A per_gpu network acts on a cluster of another size
+    /// (basic_actor_critic::for_spec(); made once per env shape); Error naming what differs otherwise.
     template <class E>
     std::int64_t act(const E& e) {
-        if (e.observation_size() != net_->spec().obs_size() || e.num_actions() != net_->spec().num_actions())
-            throw Error("network policy: env has observation size " + std::to_string(e.observation_size()) + " and " +
-                        std::to_string(e.num_actions()) + " actions; the network expects " +
-                        std::to_string(net_->spec().obs_size()) + " and " + std::to_string(net_->spec().num_actions()));
-        return std::int64_t(net_->act(e.observation(), e.action_mask(), ws_));
+        const auto* net = net_.get();
+        if (const auto want = obs_spec::of(e); want != net->spec()) {
+            if (!bound_ || bound_->spec() != want) {
+                if (const auto why = net_->incompatibility(want); !why.empty()) throw Error("network policy: " + why);
+                bound_ = std::make_shared<const basic_actor_critic<S>>(net_->for_spec(want));
+            }
+            net = bound_.get();
+        }
+        return std::int64_t(net->act(e.observation(), e.action_mask(), ws_));
     }
 
 private:
     std::shared_ptr<const basic_actor_critic<S>> net_;
+    std::shared_ptr<const basic_actor_critic<S>> bound_;  ///< net_ for another cluster's shape, when needed
     typename basic_actor_critic<S>::workspace ws_;
 };
 using network_policy = basic_network_policy<float>;

@@ -10,7 +10,7 @@
 
 #include <Eigen/Dense>
 
-#include "../detail/exact_sqrt.hpp"
+#include "detail/exact_sqrt.hpp"
 
 namespace gpuplace::rl {
 
@@ -59,7 +59,7 @@ public:
         const Eigen::Matrix<S, Eigen::Dynamic, 1> m = mean_.head(r).template cast<S>();
         // 1 / sqrt, each exactly rounded: Eigen's rsqrt() may start from the CPU's estimate
         const Eigen::Matrix<S, Eigen::Dynamic, 1> inv =
-            (var_.head(r).array() + eps).unaryExpr(gpuplace::detail::exact_sqrt_op{}).inverse().matrix().template cast<S>();
+            (var_.head(r).array() + eps).unaryExpr(detail::exact_sqrt_op{}).inverse().matrix().template cast<S>();
         x.colwise() -= m;
         x.array().colwise() *= inv.array();
         x = x.array().min(S(clip)).max(S(-clip));

@@ -29,7 +29,6 @@
 #include "../vector_env.hpp"
 #include "actor_critic.hpp"
 #include "adam.hpp"
-#include "blocking.hpp"
 #include "categorical.hpp"
 #include "state_file.hpp"
 
@@ -45,6 +44,11 @@ struct ppo_config {
     double learning_rate = 3e-4;
     bool anneal_lr = true;              ///< linear decay to 0 over total_steps
     double gamma = 0.99;
+    /// "step": gamma per decision. "time": gamma per discount_seconds of simulated time (a semi-MDP:
+    /// a decision that advances no time, a pick or a DEFER, is not discounted; a step that advances
+    /// dt seconds is discounted by gamma^(dt / discount_seconds)).
+    std::string discount = "step";
+    double discount_seconds = 3600.0;
     double gae_lambda = 0.95;
     double clip = 0.2;
     bool clip_value = false;
@@ -60,16 +64,20 @@ struct ppo_config {
     std::size_t imitation_steps = 0;    ///< env steps of teacher rollouts (cloned with `epochs` x `minibatches`)
     double imitation_learning_rate = 1e-3;
     std::size_t value_warmup = 0;       ///< PPO iterations that train only the value head (after imitation)
+    /// PPO iterations: weight of the cross-entropy of the teacher's action in the states the policy
+    /// visits (a DAgger-style pull towards the teacher; 0 = none). Needs a teacher.
+    double teacher_coef = 0;
     network_config network;
 
     [[nodiscard]] gpuplace::detail::json to_json() const {
         return {{"total_steps", total_steps}, {"num_envs", num_envs}, {"num_steps", num_steps}, {"epochs", epochs},
                 {"minibatches", minibatches}, {"learning_rate", learning_rate}, {"anneal_lr", anneal_lr},
-                {"gamma", gamma}, {"gae_lambda", gae_lambda}, {"clip", clip}, {"clip_value", clip_value},
+                {"gamma", gamma}, {"discount", discount}, {"discount_seconds", discount_seconds}, {"gae_lambda", gae_lambda}, {"clip", clip}, {"clip_value", clip_value},
                 {"vf_coef", vf_coef}, {"ent_coef", ent_coef}, {"max_grad_norm", max_grad_norm},
                 {"normalize_advantages", normalize_advantages}, {"normalize_rewards", normalize_rewards},
                 {"seed", seed}, {"threads", threads}, {"teacher", teacher}, {"imitation_steps", imitation_steps},
                 {"imitation_learning_rate", imitation_learning_rate}, {"value_warmup", value_warmup},
+                {"teacher_coef", teacher_coef},
                 {"network", network.to_json()}};
     }
 
@@ -77,9 +85,9 @@ struct ppo_config {
     [[nodiscard]] static ppo_config from_json(const gpuplace::detail::json& j, std::string_view path = "/ppo") {
         using namespace gpuplace::detail;
         check_keys(j, path, {"total_steps", "num_envs", "num_steps", "epochs", "minibatches", "learning_rate", "anneal_lr",
-                             "gamma", "gae_lambda", "clip", "clip_value", "vf_coef", "ent_coef", "max_grad_norm",
+                             "gamma", "discount", "discount_seconds", "gae_lambda", "clip", "clip_value", "vf_coef", "ent_coef", "max_grad_norm",
                              "normalize_advantages", "normalize_rewards", "seed", "threads", "teacher", "imitation_steps",
-                             "imitation_learning_rate", "value_warmup", "network"});
+                             "imitation_learning_rate", "value_warmup", "teacher_coef", "network"});
         ppo_config c;
         read_int(j, path, "total_steps", c.total_steps, 1, 1LL << 50);
         read_int(j, path, "num_envs", c.num_envs, 1, 1 << 16);
@@ -89,6 +97,10 @@ struct ppo_config {
         read_number(j, path, "learning_rate", c.learning_rate, 0.0, 10.0);
         read_bool(j, path, "anneal_lr", c.anneal_lr);
         read_number(j, path, "gamma", c.gamma, 0.0, 1.0);
+        read_string(j, path, "discount", c.discount);
+        if (c.discount != "step" && c.discount != "time")
+            config_fail(join_path(path, "discount"), "unknown discount \"" + c.discount + "\" (allowed: step, time)");
+        read_number(j, path, "discount_seconds", c.discount_seconds, 1e-9, 1e12);
         read_number(j, path, "gae_lambda", c.gae_lambda, 0.0, 1.0);
         read_number(j, path, "clip", c.clip, 0.0, 10.0);
         read_bool(j, path, "clip_value", c.clip_value);
@@ -110,6 +122,8 @@ struct ppo_config {
         read_int(j, path, "imitation_steps", c.imitation_steps, 0, 1LL << 50);
         read_number(j, path, "imitation_learning_rate", c.imitation_learning_rate, 0.0, 10.0);
         read_int(j, path, "value_warmup", c.value_warmup, 0, 1 << 30);
+        read_number(j, path, "teacher_coef", c.teacher_coef, 0.0, 1e6);
+        if (c.teacher_coef > 0 && c.teacher.empty()) config_fail(join_path(path, "teacher_coef"), "needs a teacher");
         if (auto it = j.find("network"); it != j.end()) c.network = network_config::from_json(*it, join_path(path, "network"));
         if (c.num_envs * c.num_steps < c.minibatches)
             config_fail(join_path(path, "minibatches"), "more minibatches (" + std::to_string(c.minibatches) +
@@ -184,6 +198,7 @@ struct ppo_stats {
     std::size_t iteration = 0, env_steps = 0, episodes = 0;  ///< episodes finished so far
     bool imitation = false;      ///< a behaviour-cloning iteration (policy_loss is the cross-entropy)
     double teacher_agreement = 0;  ///< imitation: fraction of samples whose argmax equals the teacher's action
+    double defer_share = 0;        ///< fraction of the rollout's actions that were DEFER
     double mean_return = 0, mean_jct = 0, mean_comm_cost = 0;  ///< over the last finished episodes (window)
     std::size_t window = 0;                                    ///< episodes in that window (0 = none yet)
     double policy_loss = 0, value_loss = 0, entropy = 0, approx_kl = 0, clip_frac = 0, explained_variance = 0;
@@ -211,11 +226,13 @@ public:
         logp_.assign(T * N, 0);
         values_.assign(T * N, 0);
         rewards_.assign(T * N, 0);
+        gammas_.assign(T * N, 0);
+        if (cfg_.teacher_coef > 0) teacher_act_.assign(T * N, 0);
         dones_.assign(T * N, 0);
         adv_.assign(T * N, 0);
         ret_.assign(T * N, 0);
         ep_ret_.assign(N, 0.0);
-        if (!cfg_.teacher.empty() && cfg_.imitation_steps > 0)
+        if (!cfg_.teacher.empty() && (cfg_.imitation_steps > 0 || cfg_.teacher_coef > 0))
             teacher_ = cfg_.teacher == "colocation_packer" ? wrap_policy<Env, colocation_packer_policy>(cfg_.teacher)
                                                            : heuristic<Env>(cfg_.teacher);
         ep_actions_.resize(N);
@@ -232,7 +249,7 @@ public:
     /// Behaviour-cloning iterations (teacher rollouts of num_steps x num_envs), before PPO's.
     [[nodiscard]] std::size_t imitation_iterations() const noexcept {
         const auto per = cfg_.num_envs * cfg_.num_steps;
-        return teacher_.make ? (cfg_.imitation_steps + per - 1) / per : 0;
+        return teacher_.make ? (cfg_.imitation_steps + per - 1) / per : 0;  // 0 steps: 0 iterations
     }
     /// PPO iterations (total_steps / (num_envs x num_steps), rounded up).
     [[nodiscard]] std::size_t ppo_iterations() const noexcept {
@@ -245,16 +262,21 @@ public:
     /// One iteration: a rollout of num_steps x num_envs steps, then epochs of minibatch updates.
     /// The first imitation_iterations() roll out the teacher and clone its actions; then PPO.
     ppo_stats iterate() {
-        pin_cache_sizes();  // again, in case the caller changed Eigen's setting since (rl/blocking.hpp)
         ppo_stats st;
         const auto t0 = clock::now();
         st.imitation = iter_ < imitation_iterations();
-        if (st.imitation) {  // the teachers start each iteration afresh: a saved state needs none of theirs
+        if (teacher_.make && (st.imitation || cfg_.teacher_coef > 0)) {  // afresh each iteration: a saved state needs none of theirs
             teachers_.clear();
             for (std::size_t i = 0; i < cfg_.num_envs; ++i)
                 teachers_.push_back(teacher_.make(gpuplace::detail::mix_seed(gpuplace::detail::mix_seed(cfg_.seed, 0x7465ULL + i), iter_)));
         }
         rollout(st.imitation);
+        {
+            const auto defer = std::int64_t(spec_.num_gpus);
+            std::size_t n = 0;
+            for (const auto a : actions_) n += a == defer;
+            st.defer_share = double(n) / double(actions_.size());
+        }
         const auto t1 = clock::now();
         if (st.imitation) {
             st.learning_rate = cfg_.imitation_learning_rate;
@@ -433,9 +455,14 @@ private:
         double ret = 0, jct = 0, comm = 0;
     };
 
-    double scale_reward(std::size_t i, double r, bool done) {
+    /// The discount of a step that advanced `elapsed` simulated seconds (ppo_config::discount).
+    [[nodiscard]] double discount_of(double elapsed) const noexcept {
+        return cfg_.discount == "time" ? std::pow(cfg_.gamma, elapsed / cfg_.discount_seconds) : cfg_.gamma;
+    }
+
+    double scale_reward(std::size_t i, double r, bool done, double g) {
         if (!cfg_.normalize_rewards) return r;
-        ep_ret_[i] = ep_ret_[i] * cfg_.gamma + r;
+        ep_ret_[i] = ep_ret_[i] * g + r;
         Eigen::MatrixXd one(1, 1);
         one(0, 0) = ep_ret_[i];
         ret_norm_.update(one);
@@ -457,6 +484,8 @@ private:
             if (teacher) {  // cloning needs only the teacher's actions: no network pass
                 for (std::size_t i = 0; i < N; ++i) act[i] = actions_[base + i] = teachers_[i](venv_.env(i));
             } else {
+                if (cfg_.teacher_coef > 0)  // what the teacher would do in the states the policy visits
+                    for (std::size_t i = 0; i < N; ++i) teacher_act_[base + i] = teachers_[i](venv_.env(i));
                 net_.forward(o, w, venv_.action_masks().data());
                 for (std::size_t i = 0; i < N; ++i) {
                     const basic_masked_categorical<S> d(w.logits.col(Eigen::Index(i)), venv_.action_masks().subspan(i * A, A));
@@ -486,7 +515,9 @@ private:
             }
             for (std::size_t i = 0; i < N; ++i) {
                 const bool done = venv_.terminated()[i] || venv_.truncated()[i];
-                rewards_[base + i] = S(scale_reward(i, venv_.rewards()[i], done)) + S(cfg_.gamma) * boot[i];
+                const double g = discount_of(venv_.elapsed()[i]);
+                gammas_[base + i] = S(g);
+                rewards_[base + i] = S(scale_reward(i, venv_.rewards()[i], done, g)) + S(g) * boot[i];
                 dones_[base + i] = done;
                 if (done) {
                     const auto& f = venv_.final(i);
@@ -504,10 +535,11 @@ private:
         for (std::size_t i = 0; i < N; ++i) last[i] = w.values(Eigen::Index(i));
         // GAE
         std::vector<S> gae(N, S(0));
-        const S g = S(cfg_.gamma), lam = S(cfg_.gae_lambda);
+        const S lam = S(cfg_.gae_lambda);
         for (std::size_t t = T; t-- > 0;) {
             for (std::size_t i = 0; i < N; ++i) {
                 const auto k = t * N + i;
+                const S g = gammas_[k];
                 const S nonterm = dones_[k] ? S(0) : S(1);
                 const S next_v = t + 1 == T ? last[i] : values_[k + N];
                 const S delta = rewards_[k] + g * next_v * nonterm - values_[k];
@@ -526,7 +558,7 @@ private:
         typename network_type::workspace w;
         Eigen::MatrixXf mo(Eigen::Index(spec_.obs_size()), Eigen::Index(MB));
         std::vector<std::uint8_t> mm(MB * A);
-        std::vector<std::int64_t> ma(MB);
+        std::vector<std::int64_t> ma(MB), mt(cfg_.teacher_coef > 0 && !st.imitation ? MB : 0);
         std::vector<S> mlp_(MB), madv(MB), mret(MB), mval(MB);
         std::vector<vector_t<S>*> params, grads;
         for (auto* p : net_.parts()) {
@@ -548,6 +580,7 @@ private:
                     mo.col(Eigen::Index(j)) = obs_.col(Eigen::Index(k));
                     std::copy_n(masks_.begin() + std::ptrdiff_t(k * A), A, mm.begin() + std::ptrdiff_t(j * A));
                     ma[j] = actions_[k];
+                    if (!mt.empty()) mt[j] = teacher_act_[k];
                     mlp_[j] = logp_[k];
                     madv[j] = adv_[k];
                     mret[j] = ret_[k];
@@ -563,6 +596,15 @@ private:
                 net_.forward(mo, w, mm.data());
                 auto L = st.imitation ? imitation_loss(w.logits, mm, ma, st)
                                       : compute_ppo_loss<S>(w.logits, w.values, mm, ma, mlp_, madv, mret, mval, cfg_);
+                if (!st.imitation && cfg_.teacher_coef > 0) {  // the pull towards the teacher's actions
+                    const basic_masked_categorical_batch<S> d(w.logits, mm);
+                    matrix_t<S> g;
+                    d.gradient(g, mt, vector_t<S>::Constant(Eigen::Index(MB), -S(cfg_.teacher_coef) / S(MB)), S(0));
+                    L.dlogits += g;
+                    double agree = 0;
+                    for (std::size_t j = 0; j < MB; ++j) agree += d.argmax(Eigen::Index(j)) == std::size_t(mt[j]) ? 1.0 : 0.0;
+                    st.teacher_agreement += agree / double(MB);
+                }
                 // value warm-up: the policy keeps what it has (e.g. the cloned teacher) until the value is fit
                 if (!st.imitation && iter_ - imitation_iterations() < cfg_.value_warmup) L.dlogits.setZero();
                 net_.backward(w, L.dlogits, L.dvalues, false);  // writes every gradient: no zeroing pass
@@ -633,8 +675,8 @@ private:
     basic_adam<S> opt_;
     Eigen::MatrixXf obs_;
     std::vector<std::uint8_t> masks_, dones_;
-    std::vector<std::int64_t> actions_;
-    std::vector<S> logp_, values_, rewards_, adv_, ret_;
+    std::vector<std::int64_t> actions_, teacher_act_;
+    std::vector<S> logp_, values_, rewards_, gammas_, adv_, ret_;
     std::vector<double> ep_ret_;
     running_norm ret_norm_{1};
     std::deque<episode_summary> recent_;

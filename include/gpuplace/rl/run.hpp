@@ -7,9 +7,10 @@
 ///   run.json                  the config and scenario (a resumed run must match them)
 ///   validation_heuristics.csv every heuristic's mean JCT on the validation seeds (the yardstick)
 ///   [seed_K/]learning.csv     one row per iteration (seed_K/ per restart when there are several)
+///   seed_K/ppo.json           each restart's best validated network (restarts > 1)
 ///   [seed_K/]state.bin        the restart's whole state (rl/state_file.hpp), every checkpoint_every
 ///                             iterations, when stopped, and at its end (with its results)
-///   restarts.csv              per restart: best validation JCT, env steps, seconds (restarts > 1)
+///   restarts.csv              per restart: best validation JCT, env steps, seconds, time to quality
 ///   ppo.json                  the kept network (rl/checkpoint.hpp)
 ///
 /// A run stopped at any point (a signal, a crash, a killed machine) continues with `resume`: from
@@ -48,28 +49,67 @@ namespace gpuplace::rl {
 /// The version of run.json and state.bin files; a run of another version is not resumed.
 inline constexpr int run_state_version = 1;
 
-/// The embedded default training config (gpuplace-train's). Training first clones the pack
-/// heuristic (400k env steps), fits the value head for 10 iterations, then runs PPO for 600k env
-/// steps (docs/ppo.md). gamma is 1: DEFER takes no simulated time, so with a per-step discount
-/// every DEFER would postpone the time penalty and look good. 8 restarts (training seeds 1-8, one
-/// per core at a time); the network with the best validation JCT is kept. "train_reward" (optional)
-/// overrides the reward weights used for training only.
+/// The embedded default training config (gpuplace-train's), the "default" recipe (docs/ppo.md has
+/// why each value). The network acts under queue policy sjf (as the best heuristics do). Training
+/// first clones pack_wait (400k env steps; the clone matches it), fits the value head alone for 100
+/// iterations (a critic fit before the policy moves keeps PPO from drifting off the clone), then
+/// runs PPO for 1.2M env steps at a small learning rate. gamma is 1: DEFER takes no simulated time,
+/// so with a per-step discount every DEFER would postpone the time penalty and look good. 5
+/// restarts (training seeds 1-5, one per core at a time): --compare reports each seed's network
+/// and the median seed against the best heuristic; the network with the best validation JCT is kept.
+/// "train_reward" (optional) overrides the reward weights used for training only.
 inline constexpr std::string_view default_run_config_json = R"({
   "scenario": "default",
-  "restarts": 8,
+  "queue": "sjf",
+  "restarts": 5,
   "validation_seeds": 16,
   "validate_every": 5,
   "checkpoint_every": 10,
   "ppo": {
-    "total_steps": 600000, "num_envs": 16, "num_steps": 128, "epochs": 4, "minibatches": 4,
-    "teacher": "pack", "imitation_steps": 400000, "imitation_learning_rate": 0.001, "value_warmup": 10,
-    "learning_rate": 0.0003, "anneal_lr": true, "gamma": 1.0, "gae_lambda": 0.95,
+    "total_steps": 1200000, "num_envs": 16, "num_steps": 128, "epochs": 4, "minibatches": 4,
+    "teacher": "pack_wait", "imitation_steps": 400000, "imitation_learning_rate": 0.001, "value_warmup": 100,
+    "learning_rate": 0.0002, "anneal_lr": true, "gamma": 1.0, "gae_lambda": 0.95,
     "clip": 0.1, "clip_value": false, "vf_coef": 0.5, "ent_coef": 0.0, "max_grad_norm": 0.5,
     "normalize_advantages": true, "normalize_rewards": true, "seed": 1, "threads": 1,
     "network": {"architecture": "per_gpu", "hidden": [64, 64], "value_hidden": [64, 64],
                 "activation": "tanh", "normalize_obs": false, "node_features": true}
   }
 })";
+
+/// The "philly" recipe: the philly preset (windows of the training trace files at loads 0.8-1.2),
+/// compared on each held-out file. Cloning pack under sjf, then PPO at a smaller learning rate.
+inline constexpr std::string_view philly_run_config_json = R"({
+  "scenario": "philly",
+  "queue": "sjf",
+  "restarts": 3,
+  "validation_seeds": 16,
+  "validate_every": 5,
+  "compare_on": ["philly:0e4a51", "philly:6c71a0", "philly:7f04ca", "philly:e13805"],
+  "ppo": {"teacher": "pack", "total_steps": 600000, "learning_rate": 0.00005}
+})";
+
+/// The "proximity_drl" recipe: the Proximity-DRL preset (no DEFER), cloning pack under sjf.
+inline constexpr std::string_view proximity_drl_run_config_json = R"({
+  "scenario": "proximity_drl",
+  "queue": "sjf",
+  "restarts": 3,
+  "ppo": {"teacher": "pack", "total_steps": 600000, "learning_rate": 0.0001}
+})";
+
+/// Names of the training recipes (gpuplace-train --config <name>, scripts/train_models.sh).
+[[nodiscard]] inline std::vector<std::string> run_recipe_names() { return {"default", "philly", "proximity_drl"}; }
+
+/// A recipe's config: for "default" the embedded default; for the others their keys merged over it.
+[[nodiscard]] inline gpuplace::detail::json run_recipe(std::string_view name) {
+    auto j = gpuplace::detail::parse_json(default_run_config_json, "default training config");
+    if (name == "default") return j;
+    if (name == "philly") j.merge_patch(gpuplace::detail::parse_json(philly_run_config_json, "philly training config"));
+    else if (name == "proximity_drl")
+        j.merge_patch(gpuplace::detail::parse_json(proximity_drl_run_config_json, "proximity_drl training config"));
+    else
+        throw ConfigError("unknown training recipe \"" + std::string(name) + "\" (allowed: default, philly, proximity_drl)");
+    return j;
+}
 
 /// Seeds of the validation episodes: 2000000 + i (disjoint from held_out_seeds()).
 [[nodiscard]] inline std::vector<std::uint64_t> validation_seeds(std::size_t n) {
@@ -86,13 +126,19 @@ struct run_config {
     std::size_t validate_every = 10;              ///< iterations between validations
     std::size_t restarts = 1;                     ///< training seeds ppo.seed .. ppo.seed + restarts - 1
     std::size_t checkpoint_every = 10;            ///< iterations between saved states
+    std::string queue;  ///< the network's queue policy (queue_names(); "" = the scenario's): it is trained
+                        ///< and evaluated under it, as a heuristic "<name>+<queue>" is
+    /// Scenarios --compare evaluates on (preset names, files or objects); empty = the run's scenario.
+    /// E.g. a policy trained on "philly" is compared on the held-out files "philly:0e4a51", ...
+    std::vector<gpuplace::detail::json> compare_on;
     ppo_config ppo;
     std::string base_dir;  ///< where relative file names in the config are (the config file's folder); not saved
 
     /// Reads a config; unknown keys and bad values are ConfigErrors naming the JSON path.
     [[nodiscard]] static run_config from_json(const gpuplace::detail::json& j, std::string base_dir = {}) {
         using namespace gpuplace::detail;
-        check_keys(j, "", {"scenario", "train_reward", "validation_seeds", "validate_every", "restarts", "checkpoint_every", "ppo"});
+        check_keys(j, "", {"scenario", "train_reward", "validation_seeds", "validate_every", "restarts", "checkpoint_every",
+                           "queue", "compare_on", "ppo"});
         run_config c;
         c.base_dir = std::move(base_dir);
         if (auto it = j.find("scenario"); it != j.end()) {
@@ -108,8 +154,27 @@ struct run_config {
         read_int(j, "", "validate_every", c.validate_every, 1, 1 << 30);
         read_int(j, "", "restarts", c.restarts, 1, 64);
         read_int(j, "", "checkpoint_every", c.checkpoint_every, 1, 1 << 30);
+        read_string(j, "", "queue", c.queue);
+        if (!c.queue.empty()) {
+            gpuplace::scenario probe;
+            try {
+                apply_queue(probe, c.queue);
+            } catch (const ConfigError& e) {
+                config_fail("/queue", e.what());
+            }
+        }
+        if (auto it = j.find("compare_on"); it != j.end()) {
+            if (!it->is_array()) config_fail("/compare_on", "expected a list of scenarios, got " + short_dump(*it));
+            for (std::size_t i = 0; i < it->size(); ++i) {
+                if (!(*it)[i].is_string() && !(*it)[i].is_object())
+                    config_fail("/compare_on/" + std::to_string(i), "expected a preset name, a scenario file or an object, got " +
+                                                                        short_dump((*it)[i]));
+                c.compare_on.push_back((*it)[i]);
+            }
+        }
         c.ppo = ppo_config::from_json(j.value("ppo", json::object()), "/ppo");
         (void)c.train_scenario();  // the scenario and the reward weights are checked here, not at the first use
+        for (const auto& sc : c.compare_on) (void)c.load(sc);
         return c;
     }
 
@@ -126,25 +191,44 @@ struct run_config {
                                     {"checkpoint_every", checkpoint_every},
                                     {"ppo", ppo.to_json()}};
         if (!train_reward.is_null()) j["train_reward"] = train_reward;
+        if (!queue.empty()) j["queue"] = queue;
+        if (!compare_on.empty()) j["compare_on"] = compare_on;
         return j;
     }
 
-    /// The scenario the network is validated and evaluated on.
-    [[nodiscard]] gpuplace::scenario eval_scenario() const {
-        if (scenario.is_string()) {
-            const auto n = scenario.get<std::string>();
-            for (const auto& p : preset_names())
-                if (n == p) return preset_scenario(n);
+    /// A scenario of the config (a preset name, a file relative to base_dir, or an object).
+    [[nodiscard]] gpuplace::scenario load(const gpuplace::detail::json& sc) const {
+        if (sc.is_string()) {
+            const auto n = sc.get<std::string>();
+            if (is_preset_name(n)) return preset_scenario(n);
             return gpuplace::load_scenario(relative_to(n, base_dir));
         }
-        auto s = gpuplace::scenario_from_json(scenario);
+        auto s = gpuplace::scenario_from_json(sc);
         s.resolve_paths(base_dir);
         return s;
     }
 
-    /// The scenario the network is trained on: eval_scenario() with train_reward's weights.
-    [[nodiscard]] gpuplace::scenario train_scenario() const {
+    /// The scenario the network is validated and evaluated on.
+    [[nodiscard]] gpuplace::scenario eval_scenario() const { return load(scenario); }
+
+    /// The scenarios --compare evaluates on: compare_on, else the run's scenario.
+    [[nodiscard]] std::vector<gpuplace::scenario> compare_scenarios() const {
+        std::vector<gpuplace::scenario> v;
+        for (const auto& sc : compare_on) v.push_back(load(sc));
+        if (v.empty()) v.push_back(eval_scenario());
+        return v;
+    }
+
+    /// The scenario the network acts in: eval_scenario() under the run's queue policy.
+    [[nodiscard]] gpuplace::scenario policy_scenario() const {
         auto s = eval_scenario();
+        apply_queue(s, queue);
+        return s;
+    }
+
+    /// The scenario the network is trained on: policy_scenario() with train_reward's weights.
+    [[nodiscard]] gpuplace::scenario train_scenario() const {
+        auto s = policy_scenario();
         if (train_reward.is_null()) return s;
         auto j = gpuplace::to_json(s);
         j["reward"].merge_patch(train_reward);
@@ -175,6 +259,9 @@ struct restart_result {
     std::size_t env_steps = 0;
     double seconds = 0;       ///< wall time of its training (resumed runs: summed)
     std::shared_ptr<const actor_critic> network;  ///< the network with the best validation JCT
+    /// Time to quality: the first validation below the best heuristic's validation JCT (0: never).
+    std::size_t beat_iteration = 0, beat_env_steps = 0;
+    double beat_seconds = 0;
 };
 
 /// What train_run() returns.
@@ -186,13 +273,82 @@ struct run_result {
     ppo_config ppo;         ///< its PPO config (its training seed)
     double seconds = 0;     ///< wall time of this call
     std::size_t env_steps = 0;  ///< over all restarts
+    std::string best_heuristic;       ///< on the validation seeds (every heuristic under every queue policy)
+    double best_heuristic_val = 0;    ///< its validation JCT (s)
 };
+
+/// The name the network goes by in reports: "ppo", or "ppo+<queue>" under a queue policy of its own.
+[[nodiscard]] inline std::string policy_name(const run_config& rc) { return rc.queue.empty() ? "ppo" : "ppo+" + rc.queue; }
+
+/// gpuplace-train --compare: the network (under the run's queue policy) and every heuristic under
+/// every queue policy, on `seeds` of the run's scenario.
+/// `restarts` (optional) adds each restart's own network as "<name>[seed K]", for the spread over
+/// training seeds.
+template <class E>
+[[nodiscard]] eval_report compare_with_heuristics(const gpuplace::scenario& s, const run_config& rc,
+                                                  std::shared_ptr<const actor_critic> net, const std::vector<std::uint64_t>& seeds,
+                                                  std::size_t threads = 0, const std::vector<restart_result>& restarts = {}) {
+    std::vector<any_policy<E>> ps;
+    auto add = [&](std::string name, std::shared_ptr<const actor_critic> n) {
+        auto p = as_policy<E>(std::move(name), std::move(n));
+        p.queue = rc.queue;
+        ps.push_back(std::move(p));
+    };
+    add(policy_name(rc), std::move(net));
+    for (const auto& r : restarts)
+        if (r.network) add(policy_name(rc) + "[seed " + std::to_string(r.seed) + "]", r.network);
+    for (const auto& n : heuristic_variants()) ps.push_back(heuristic<E>(n));
+    return evaluate<E>(s, ps, seeds, threads);
+}
+
+/// The same on the run's own scenario.
+template <class E>
+[[nodiscard]] eval_report compare_with_heuristics(const run_config& rc, std::shared_ptr<const actor_critic> net,
+                                                  const std::vector<std::uint64_t>& seeds, std::size_t threads = 0,
+                                                  const std::vector<restart_result>& restarts = {}) {
+    return compare_with_heuristics<E>(rc.eval_scenario(), rc, std::move(net), seeds, threads, restarts);
+}
+
+/// Over the training seeds in a compare_with_heuristics() report: each seed's held-out mean of
+/// `metric`, the median seed, and the median seed against the best heuristic, paired.
+struct seed_spread {
+    std::vector<std::pair<std::string, double>> seeds;  ///< "<name>[seed K]" and its mean, sorted by it
+    std::string median;                                 ///< the median seed's name (the lower middle one)
+    std::string best_heuristic;
+    paired_stat median_vs_best;                         ///< median seed minus the best heuristic
+    [[nodiscard]] std::string text(const std::string& metric = "avg_jct") const {
+        const double f = is_time_metric(metric) ? 1.0 / 3600 : 1.0;
+        std::string out = "training seeds, held-out mean " + metric + ":";
+        char b[256];
+        for (const auto& [n, v] : seeds) {
+            std::snprintf(b, sizeof b, " %s %.3f", n.substr(n.find('[')).c_str(), v * f);
+            out += b;
+        }
+        std::snprintf(b, sizeof b, "\nthe median seed %s minus the best heuristic %s: %+.3f +- %.3f (lower on %zu of %zu seeds)\n",
+                      median.c_str(), best_heuristic.c_str(), median_vs_best.diff.mean * f, median_vs_best.diff.sem * f,
+                      median_vs_best.lower, median_vs_best.seeds);
+        return out + b;
+    }
+};
+
+[[nodiscard]] inline seed_spread spread_over_seeds(const eval_report& rep, const std::string& name, const std::string& metric = "avg_jct") {
+    seed_spread s;
+    for (const auto& p : rep.policies)
+        if (p.policy.rfind(name + "[seed ", 0) == 0) s.seeds.emplace_back(p.policy, p.get(metric).mean);
+    if (s.seeds.empty()) throw Error("spread_over_seeds(): no \"" + name + "[seed K]\" in the report");
+    std::sort(s.seeds.begin(), s.seeds.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+    s.median = s.seeds[(s.seeds.size() - 1) / 2].first;
+    s.best_heuristic = rep.best(metric, {name});
+    for (const auto& ps : rep.paired(s.median, metric))
+        if (ps.other == s.best_heuristic) s.median_vs_best = ps;
+    return s;
+}
 
 namespace detail {
 
 inline constexpr std::string_view learning_header =
     "iteration,env_steps,seconds,steps_per_sec,episodes,mean_return,mean_jct,mean_comm_cost,val_jct,val_comm_cost,"
-    "policy_loss,value_loss,entropy,approx_kl,clip_frac,explained_variance,learning_rate,phase,teacher_agreement\n";
+    "policy_loss,value_loss,entropy,approx_kl,clip_frac,explained_variance,learning_rate,phase,teacher_agreement,defer_share\n";
 
 [[nodiscard]] inline std::string hms(double s) {
     char b[32];
@@ -287,9 +443,9 @@ inline void write_restart_state(const std::string& dir, const gpuplace::detail::
 /// Trains one restart (training seed pc.seed) in `dir`; resumes from its state when asked and there is one.
 template <class E>
 restart_result train_restart(const gpuplace::scenario& train_s, const gpuplace::scenario& eval_s, const ppo_config& pc,
-                             const run_config& rc, const std::vector<std::uint64_t>& vseeds, const std::string& dir,
-                             const std::string& tag, bool announce, std::size_t index, const run_options& o,
-                             std::mutex& print_lock) {
+                             const run_config& rc, const std::vector<std::uint64_t>& vseeds, double yardstick,
+                             const std::string& dir, const std::string& tag, bool announce, std::size_t index,
+                             const run_options& o, std::mutex& print_lock) {
     using gpuplace::detail::json;
     namespace fs = std::filesystem;
     auto say = [&](const std::string& s) {
@@ -322,6 +478,9 @@ restart_result train_restart(const gpuplace::scenario& train_s, const gpuplace::
             res.best_val = from_bytes<double>(state_get(st, used, "", "best_val"), used, "/best_val", 1)[0];
             set_network_state(best_net, state_get(st, used, "", "best_network"), used, "/best_network");
             elapsed0 = from_bytes<double>(state_get(st, used, "", "seconds"), used, "/seconds", 1)[0];
+            res.beat_iteration = state_uint(st, used, "", "beat_iteration");
+            res.beat_env_steps = state_uint(st, used, "", "beat_env_steps");
+            res.beat_seconds = from_bytes<double>(state_get(st, used, "", "beat_seconds"), used, "/beat_seconds", 1)[0];
             const auto& fin = state_get(st, used, "", "finished");
             if (fin.is_boolean() && fin.get<bool>()) {
                 res.finished = true;
@@ -329,6 +488,7 @@ restart_result train_restart(const gpuplace::scenario& train_s, const gpuplace::
                 res.seconds = elapsed0;
                 res.network = std::make_shared<const actor_critic>(std::move(best_net));
                 gpuplace::detail::write_file_atomic(dir + "/learning.csv", std::string(learning_header) + rows);
+                if (dir != o.out) save_checkpoint(dir + "/ppo.json", *res.network, pc, eval_s, rc.queue);
                 say(tag + "already trained (" + used + ")\n");
                 return res;
             }
@@ -359,6 +519,9 @@ restart_result train_restart(const gpuplace::scenario& train_s, const gpuplace::
         st["best_network"] = network_state(best_net);
         const double secs = elapsed0 + res.seconds;
         st["seconds"] = to_bytes<double>({&secs, 1});
+        st["beat_iteration"] = res.beat_iteration;
+        st["beat_env_steps"] = res.beat_env_steps;
+        st["beat_seconds"] = to_bytes<double>({&res.beat_seconds, 1});
         if (!finished) st["trainer"] = ppo.save_state();
         log.close();
         write_restart_state(dir, st);
@@ -375,21 +538,34 @@ restart_result train_restart(const gpuplace::scenario& train_s, const gpuplace::
         const double el = elapsed0 + res.seconds;
         const double sps = double(st.env_steps - run_steps0) / std::max(res.seconds, 1e-9);
         double vj = NAN, vc = NAN;
-        if (nval > 0 && (st.iteration % rc.validate_every == 0 || ppo.done())) {
+        // validation: every validate_every PPO iterations, the clone once (at the end of imitation),
+        // and the last network
+        const bool last_clone = st.imitation && st.iteration == ppo.imitation_iterations();
+        if (nval > 0 && ((!st.imitation && st.iteration % rc.validate_every == 0) || last_clone || ppo.done())) {
             auto cur = std::make_shared<const actor_critic>(ppo.network());
-            const auto rep = evaluate<E>(eval_s, {as_policy<E>("ppo", cur)}, vseeds, 1);
+            const auto rep = evaluate<E>(rc.policy_scenario(), {as_policy<E>("ppo", cur)}, vseeds, 1);
             vj = rep.policies[0].get("avg_jct").mean;
             vc = rep.policies[0].get("avg_comm_cost").mean;
             if (vj < res.best_val) {
                 res.best_val = vj;
                 best_net = ppo.network();
             }
+            if (res.beat_iteration == 0 && vj < yardstick) {  // time to quality
+                res.beat_iteration = st.iteration;
+                res.beat_env_steps = st.env_steps;
+                res.beat_seconds = el;
+                char b[256];
+                std::snprintf(b, sizeof b, "%svalidation beats the best heuristic (%.3f h < %.3f h) at iteration %zu, %zu env steps, %s\n",
+                              tag.c_str(), vj / 3600, yardstick / 3600, st.iteration, st.env_steps, hms(el).c_str());
+                say(b);
+            }
         }
         char line[512];
-        std::snprintf(line, sizeof line, "%zu,%zu,%.3f,%.1f,%zu,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s,%.4g\n",
+        std::snprintf(line, sizeof line, "%zu,%zu,%.3f,%.1f,%zu,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s,%.4g,%.4g\n",
                       st.iteration, st.env_steps, el, sps, st.episodes, st.mean_return, st.mean_jct, st.mean_comm_cost,
                       vj, vc, st.policy_loss, st.value_loss, st.entropy, st.approx_kl, st.clip_frac,
-                      st.explained_variance, st.learning_rate, st.imitation ? "imitation" : "ppo", st.teacher_agreement);
+                      st.explained_variance, st.learning_rate, st.imitation ? "imitation" : "ppo", st.teacher_agreement,
+                      st.defer_share);
         rows += line;
         log << line << std::flush;
         if (o.hook) o.hook("iteration", st.iteration);
@@ -403,9 +579,9 @@ restart_result train_restart(const gpuplace::scenario& train_s, const gpuplace::
                               st.policy_loss, st.teacher_agreement, vj / 3600, hms(eta).c_str());
             else
                 std::snprintf(b, sizeof b, "%s[%s] it %4zu/%zu  steps %8zu  %6.0f steps/s  return %8.2f  JCT %.3f h  val JCT %.3f h  "
-                              "entropy %.3f  ETA %s\n",
+                              "entropy %.3f  DEFER %.2f  ETA %s\n",
                               tag.c_str(), hms(el).c_str(), st.iteration, ppo.total_iterations(), st.env_steps, sps, st.mean_return,
-                              st.mean_jct / 3600, vj / 3600, st.entropy, hms(eta).c_str());
+                              st.mean_jct / 3600, vj / 3600, st.entropy, st.defer_share, hms(eta).c_str());
             say(b);
         }
         const bool stop = !ppo.done() && o.stop_requested && o.stop_requested();
@@ -422,6 +598,7 @@ restart_result train_restart(const gpuplace::scenario& train_s, const gpuplace::
     save(true);
     res.seconds += elapsed0;
     res.network = std::make_shared<const actor_critic>(std::move(best_net));
+    if (dir != o.out) save_checkpoint(dir + "/ppo.json", *res.network, pc, eval_s, rc.queue);  // each restart's own best
     if (o.hook) o.hook("restart", index);
     return res;
 }
@@ -480,22 +657,27 @@ run_result train_run(const run_config& rc, const run_options& o) {
         gpuplace::detail::write_file_atomic(run_file, stored.dump(2) + "\n");
     }
     const auto vseeds = validation_seeds(rc.validation_seeds);
-    if (!vseeds.empty()) {  // the yardstick: every heuristic on the validation seeds
+    run_result out;
+    double yardstick = -1;  // no validation: nothing to beat
+    if (!vseeds.empty()) {  // the yardstick: every heuristic under every queue policy, on the validation seeds
         std::vector<any_policy<E>> hs;
-        for (const auto& n : heuristic_names()) hs.push_back(heuristic<E>(n));
+        for (const auto& n : heuristic_variants()) hs.push_back(heuristic<E>(n));
         const auto rep = evaluate<E>(eval_s, hs, vseeds, 1);
-        std::string line = "validation seeds (" + std::to_string(vseeds.size()) + "), mean JCT of the heuristics:";
         std::string csv = "policy,avg_jct\n";
         for (const auto& p : rep.policies) {
-            char b[128];
-            std::snprintf(b, sizeof b, "  %s %.3f h", p.policy.c_str(), p.get("avg_jct").mean / 3600);
-            line += b;
             std::ostringstream v;
             v.precision(17);
             v << p.policy << "," << p.get("avg_jct").mean << "\n";
             csv += v.str();
         }
-        say(line + "\n");
+        out.best_heuristic = rep.best("avg_jct");
+        yardstick = out.best_heuristic_val = rep.policies[0].get("avg_jct").mean;
+        for (const auto& p : rep.policies)
+            if (p.policy == out.best_heuristic) yardstick = out.best_heuristic_val = p.get("avg_jct").mean;
+        char b[256];
+        std::snprintf(b, sizeof b, "validation seeds (%zu): the best of %zu heuristic variants is %s, mean JCT %.3f h\n", vseeds.size(),
+                      rep.policies.size(), out.best_heuristic.c_str(), yardstick / 3600);
+        say(b);
         gpuplace::detail::write_file_atomic(o.out + "/validation_heuristics.csv", csv);
     }
     const std::size_t R = rc.restarts;
@@ -506,7 +688,6 @@ run_result train_run(const run_config& rc, const run_options& o) {
                       static_cast<unsigned long long>(rc.ppo.seed), static_cast<unsigned long long>(rc.ppo.seed + R - 1), par);
         say(b);
     }
-    run_result out;
     out.restarts.resize(R);
     std::vector<std::exception_ptr> errs(R);
     auto one = [&](std::size_t r) {
@@ -515,7 +696,7 @@ run_result train_run(const run_config& rc, const run_options& o) {
             c.seed = rc.ppo.seed + r;
             const std::string dir = R > 1 ? o.out + "/seed_" + std::to_string(c.seed) : o.out;
             const std::string tag = R > 1 ? "seed " + std::to_string(c.seed) + " " : "";
-            out.restarts[r] = train_restart<E>(train_s, eval_s, c, rc, vseeds, dir, tag, r == 0, r, o, print_lock);
+            out.restarts[r] = train_restart<E>(train_s, eval_s, c, rc, vseeds, yardstick, dir, tag, r == 0, r, o, print_lock);
         } catch (...) {
             errs[r] = std::current_exception();
         }
@@ -539,29 +720,33 @@ run_result train_run(const run_config& rc, const run_options& o) {
     out.network = out.restarts[win].network;
     out.ppo = rc.ppo;
     out.ppo.seed = rc.ppo.seed + win;
-    if (R > 1) {
+    {
+        // per restart: its best validation JCT and its time to quality (first validation below the
+        // best heuristic's; 0 = never)
         std::ostringstream rs;
         rs.precision(17);
-        rs << "seed,best_val_jct,env_steps,seconds\n";
+        rs << "seed,best_val_jct,env_steps,seconds,beat_iteration,beat_env_steps,beat_seconds\n";
         for (std::size_t r = 0; r < R; ++r) {
             const auto& x = out.restarts[r];
-            rs << x.seed << "," << x.best_val << "," << x.env_steps << "," << x.seconds << "\n";
+            rs << x.seed << "," << x.best_val << "," << x.env_steps << "," << x.seconds << "," << x.beat_iteration << ","
+               << x.beat_env_steps << "," << x.beat_seconds << "\n";
+            if (R == 1) continue;
             char b[256];
             std::snprintf(b, sizeof b, "seed %llu: best validation JCT %.3f h (%s)%s\n", static_cast<unsigned long long>(x.seed),
                           x.best_val / 3600, hms(x.seconds).c_str(), r == win ? "  <- kept" : "");
             say(b);
         }
         gpuplace::detail::write_file_atomic(o.out + "/restarts.csv", rs.str());
-        // the kept run's learning log is the one plotted
-        gpuplace::detail::write_file_atomic(o.out + "/learning.csv", read_text(o.out + "/seed_" + std::to_string(out.restarts[win].seed) + "/learning.csv"));
     }
+    if (R > 1)  // the kept run's learning log is the one plotted
+        gpuplace::detail::write_file_atomic(o.out + "/learning.csv", read_text(o.out + "/seed_" + std::to_string(out.restarts[win].seed) + "/learning.csv"));
     double train_secs = 0;
     for (const auto& r : out.restarts) train_secs = std::max(train_secs, r.seconds);
     char b[256];
     std::snprintf(b, sizeof b, "trained in %s (%zu env steps over %zu run(s)); best validation JCT %.3f h\n", hms(out.seconds).c_str(),
                   out.env_steps, R, out.restarts[win].best_val / 3600);
     say(b);
-    save_checkpoint(o.out + "/ppo.json", *out.network, out.ppo, eval_s);
+    save_checkpoint(o.out + "/ppo.json", *out.network, out.ppo, eval_s, rc.queue);
     say("checkpoint " + o.out + "/ppo.json (the network with the best validation JCT)\n");
     return out;
 }

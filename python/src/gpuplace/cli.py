@@ -55,40 +55,96 @@ def cmd_evaluate(args) -> int:
             rep.add(n, r.per_seed(n), r.returns(n))
             bar.update(1)
     if args.model:
-        from sb3_contrib import MaskablePPO
-
-        from .evaluation import evaluate_agent, maskable_policy
-
-        model = MaskablePPO.load(args.model, device="cpu")
-        evaluate_agent(maskable_policy(model), sc, seeds, name="maskable_ppo", report=rep, show_progress=not args.quiet)
+        _evaluate_model(args.model, sc, seeds, rep, show_progress=not args.quiet)
     _write_report(rep, args)
     return 0
 
 
+def _evaluate_model(path: str, sc: dict, seeds: list[int], rep, show_progress: bool, name: str = "maskable_ppo") -> str:
+    """Adds a MaskablePPO model to the report. A model trained under another queue policy than
+    the scenario's (train-sb3 --teacher X+Q records it) acts under that one, and its row says so
+    (``maskable_ppo+Q``)."""
+    from sb3_contrib import MaskablePPO
+
+    from .evaluation import evaluate_agent, maskable_policy
+
+    model = MaskablePPO.load(path, device="cpu")
+    queue = getattr(model, "gpuplace_queue", None)
+    if queue:
+        from .sb3 import queue_policy_of, with_queue
+
+        if queue_policy_of(sc) != queue:
+            sc = with_queue(sc, queue)
+            name = f"{name}+{queue}"
+    evaluate_agent(maskable_policy(model), sc, seeds, name=name, report=rep, show_progress=show_progress)
+    return name
+
+
 def cmd_train_sb3(args) -> int:
     from .evaluation import evaluate_agent, maskable_policy
-    from .sb3 import train_maskable_ppo
 
     os.makedirs(args.out, exist_ok=True)
-    log = os.path.join(args.out, "episodes.csv")
-    model, cb = train_maskable_ppo(
-        args.scenario,
-        total_timesteps=args.timesteps,
-        num_envs=args.num_envs,
-        seed=args.seed,
-        num_threads=args.threads,
-        n_steps=args.n_steps,
-        log_csv=log,
-        show_progress=not args.quiet,
-    )
+    teacher = None if (args.teacher or "").lower() in ("", "none") else args.teacher
+    if args.policy == "mlp":
+        from .sb3 import train_maskable_ppo
+
+        timesteps = args.timesteps or 50_000
+        model, cb = train_maskable_ppo(
+            args.scenario,
+            total_timesteps=timesteps,
+            num_envs=args.num_envs,
+            seed=args.seed,
+            num_threads=args.threads,
+            n_steps=args.n_steps,
+            gamma=args.gamma,
+            log_csv=os.path.join(args.out, "episodes.csv"),
+            show_progress=not args.quiet,
+        )
+        train_sc = load_scenario(args.scenario)
+        model.gpuplace_queue = None
+        print(f"trained {timesteps} steps ({len(cb.rows)} episodes); learning curve {args.out}/episodes.csv")
+    else:
+        from .sb3 import queue_policy_of, save_cpp_checkpoint, split_teacher, train_per_gpu
+
+        queue = split_teacher(teacher)[1] if teacher else None
+        if queue and queue_policy_of(args.scenario) != queue:  # train_per_gpu trains under it
+            print(f"teacher {teacher} acts under queue policy {queue}: training, validation and the agent's evaluation "
+                  f"run under {queue} (the scenario's own is {queue_policy_of(args.scenario)})")
+        timesteps = args.timesteps or 600_000
+        model, info = train_per_gpu(
+            args.scenario,
+            total_timesteps=timesteps,
+            teacher=teacher,
+            imitation_steps=args.imitation_steps if teacher else 0,
+            value_warmup=args.value_warmup,
+            num_envs=args.num_envs,
+            n_steps=args.n_steps,
+            seed=args.seed,
+            num_threads=args.threads,
+            gamma=args.gamma,
+            validation_seeds=args.validation_seeds,
+            log_dir=args.out,
+            show_progress=not args.quiet,
+        )
+        train_sc = info["scenario"]
+        pre = info["pretrain"]
+        if pre["imitation_steps"]:
+            print(f"cloned {teacher} for {pre['imitation_steps']} env steps (agreement {pre['agreement']:.3f})")
+        print(f"trained {info['env_steps']} env steps in {info['seconds']:.0f} s "
+              f"({info['env_steps'] / info['seconds']:,.0f} env steps/s); best validation JCT "
+              f"{info['best_val_jct'] / 3600:.3f} h; learning curve {args.out}/episodes.csv")
+        save_cpp_checkpoint(model, os.path.join(args.out, "ppo.json"), train_sc)
+        print(f"C++ checkpoint {args.out}/ppo.json (gpuplace-train --load, gpuplace._core.load_checkpoint)")
+    queue = model.gpuplace_queue  # saved with the model: evaluate --model runs it under that queue policy
     path = os.path.join(args.out, "maskable_ppo.zip")
     model.save(path)
-    print(f"trained {args.timesteps} steps ({len(cb.rows)} episodes); model {path}, learning curve {log}")
+    print(f"model {path}")
     if args.eval_seeds > 0:
         sc = load_scenario(args.scenario)
         seeds = list(_core.held_out_seeds(args.eval_seeds))
         rep = _core.evaluate(sc, _policies(args.policies), seeds, 1)
-        evaluate_agent(maskable_policy(model), sc, seeds, name="maskable_ppo", report=rep, show_progress=not args.quiet)
+        name = "maskable_ppo" + (f"+{queue}" if queue else "")
+        evaluate_agent(maskable_policy(model), train_sc, seeds, name=name, report=rep, show_progress=not args.quiet)
         _write_report(rep, args)
     return 0
 
@@ -118,14 +174,21 @@ def _model_jobs(sc, model_path: str, seeds: list[int]) -> list[dict]:
 
     from .config import make_core_env
 
+    from .evaluation import maskable_policy
+
     model = MaskablePPO.load(model_path, device="cpu")
+    queue = getattr(model, "gpuplace_queue", None)
+    if queue:
+        from .sb3 import with_queue
+
+        sc = with_queue(sc, queue)
+    act = maskable_policy(model)
     out = []
     for s in seeds:
         e = make_core_env(sc)
         e.reset(s)
         while not e.done:
-            a, _ = model.predict(e.observation, action_masks=e.action_mask.view(np.bool_), deterministic=True)
-            e.step(int(a))
+            e.step(int(act(e.observation[None], e.action_mask.view(np.bool_)[None])[0]))
         out.append(e.finished_jobs())
     return out
 
@@ -190,20 +253,35 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--policies", help="comma-separated heuristic names (default: all)")
     p.add_argument("--seeds", type=int, default=20, help="number of held-out seeds (1000000 + i)")
     p.add_argument("--seed-list", help="explicit comma-separated seeds instead")
-    p.add_argument("--model", help="a MaskablePPO .zip to evaluate on the same seeds")
+    p.add_argument("--model", help="a MaskablePPO .zip to evaluate on the same seeds (greedy)")
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--csv")
     p.add_argument("--json")
     p.add_argument("-q", "--quiet", action="store_true")
     p.set_defaults(fn=cmd_evaluate)
 
-    p = sub.add_parser("train-sb3", help="train sb3-contrib MaskablePPO on the batched VecEnv")
+    p = sub.add_parser(
+        "train-sb3",
+        help="train sb3-contrib MaskablePPO on the batched VecEnv (default: the per-GPU policy with the C++ "
+             "trainer's recipe: clone a heuristic, warm up the value, PPO, keep the best on validation)")
     _add_scenario(p)
-    p.add_argument("--timesteps", type=int, default=50_000)
+    p.add_argument("--policy", choices=["per_gpu", "mlp"], default="per_gpu",
+                   help="per_gpu: gpuplace.sb3.PerGpuPolicy (default); mlp: SB3's MlpPolicy")
+    p.add_argument("--teacher", default="pack",
+                   help="per_gpu: heuristic cloned first, e.g. pack or pack+sjf (its queue policy then applies to "
+                        "training and evaluation); none: no cloning")
+    p.add_argument("--imitation-steps", type=int, default=400_000, help="per_gpu: env steps of the teacher cloned")
+    p.add_argument("--value-warmup", type=int, default=10, help="per_gpu: PPO iterations that train only the value")
+    p.add_argument("--timesteps", type=int, help="PPO env steps (default: 600000 per_gpu, 50000 mlp)")
+    p.add_argument("--gamma", type=float, default=1.0,
+                   help="discount per decision (default 1: DEFER takes no simulated time, so with gamma < 1 "
+                        "deferring looks good and the policy learns to defer)")
     p.add_argument("--num-envs", type=int, default=16)
     p.add_argument("--n-steps", type=int, default=128)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=1)
     p.add_argument("--threads", type=int, default=1, help="C++ threads stepping the envs")
+    p.add_argument("--validation-seeds", type=int, default=16,
+                   help="per_gpu: validation seeds (2000000 + i) for keeping the best weights (0: the last)")
     p.add_argument("--out", default="runs/maskable_ppo")
     p.add_argument("--eval-seeds", type=int, default=10, help="held-out seeds for the final table (0: skip)")
     p.add_argument("--policies", help="heuristics in the final table (default: all)")

@@ -9,7 +9,7 @@ from typing import Any, Mapping, Union
 
 from . import _core
 
-PRESETS = ("default", "proximity_drl")
+PRESETS = tuple(_core.preset_names())  # one list, the core's ("philly:<file>" is a preset too)
 
 ScenarioLike = Union[str, "os.PathLike[str]", Mapping[str, Any], None]
 
@@ -39,7 +39,7 @@ def load_scenario(scenario: ScenarioLike = "default", overrides: Mapping[str, An
         text = scenario.strip()
         if text.startswith("{"):
             data = _core.normalize_scenario(text)
-        elif text in PRESETS:
+        elif _core.is_preset_name(text):
             data = _core.preset_scenario(text)
         elif text.endswith(".json") or os.path.sep in text or os.path.exists(text):
             try:

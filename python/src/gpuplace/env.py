@@ -7,12 +7,11 @@ from typing import Any, Mapping
 
 import gymnasium as gym
 import numpy as np
-from gymnasium import spaces
 
 from . import _core
 from .config import ScenarioLike, _core_classes, load_scenario
 from .render import occupancy_image
-from .spaces import MaskedDiscrete
+from .spaces import MaskedDiscrete, observation_box
 
 _SEED_BOUND = 2**63
 
@@ -62,7 +61,7 @@ class GpuPlaceEnv(gym.Env):
         self._mask = self.core.action_mask
         self._mask_bool = self._mask.view(np.bool_)
         self.num_gpus = int(self.core.num_gpus)
-        self.observation_space = spaces.Box(0.0, 1.0, shape=(int(self.core.observation_size),), dtype=np.float32)
+        self.observation_space = observation_box(self.core)  # carries the layout (gpuplace.spaces)
         # sample() draws among the valid actions of the current state (see gpuplace.spaces)
         self.action_space = MaskedDiscrete(int(self.core.num_actions), self._live_mask)
         self.observation_layout = self.core.observation_layout

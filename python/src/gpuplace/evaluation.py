@@ -45,7 +45,8 @@ def evaluate_agent(
     """Evaluates a Python policy on the held-out seeds, every episode at once: ``policy(obs, masks)``
     gets a (B, obs) float32 batch and the (B, A) bool masks of the B running episodes and returns
     B actions. Episode j uses ``reset(seeds[j])``, exactly like the C++ harness, so the rows are
-    comparable. The results are added to ``report`` (or a new one) under ``name``."""
+    comparable. The results are added to ``report`` (or a new one) under ``name``. The progress
+    bar counts decisions (one per episode and step) and shows how many episodes have ended."""
     sc = load_scenario(scenario)
     sd = _seeds(seeds)
     if report is None:
@@ -60,8 +61,7 @@ def evaluate_agent(
     obs = [e.observation for e in envs]
     masks = [e.action_mask.view(np.bool_) for e in envs]
     active = [j for j, e in enumerate(envs) if not e.done]
-    with progress_bar(total=len(sd), desc=f"evaluating {name}", disable=not show_progress) as bar:
-        bar.update(len(sd) - len(active))
+    with progress_bar(total=None, desc=f"evaluating {name}", disable=not show_progress) as bar:
         while active:
             o = np.stack([obs[j] for j in active])
             m = np.stack([masks[j] for j in active])
@@ -71,21 +71,55 @@ def evaluate_agent(
             still = []
             for j, a in zip(active, acts):
                 envs[j].step(int(a))
-                if envs[j].done:
-                    bar.update(1)
-                else:
+                if not envs[j].done:
                     still.append(j)
+            bar.update(len(active))
+            if len(still) != len(active) and hasattr(bar, "set_postfix_str"):
+                bar.set_postfix_str(f"episodes {len(sd) - len(still)}/{len(sd)}")
             active = still
     report.add(name, [e.metrics() for e in envs], [e.episode_return for e in envs])
     return report
 
 
-def maskable_policy(model, deterministic: bool = True) -> BatchPolicy:
-    """A batch policy from an sb3-contrib MaskablePPO model."""
+class _TorchThreads:
+    """Runs a block with ``n`` torch threads (restored after): a forward pass on a few dozen
+    observations is slower with more threads than one."""
+
+    def __init__(self, n: int):
+        self.n, self.old = n, None
+
+    def __enter__(self):
+        import torch
+
+        self.old = torch.get_num_threads()
+        if self.n and self.n != self.old:
+            torch.set_num_threads(self.n)
+        return self
+
+    def __exit__(self, *exc):
+        import torch
+
+        if self.old is not None and torch.get_num_threads() != self.old:
+            torch.set_num_threads(self.old)
+
+
+def maskable_policy(model, deterministic: bool = True, torch_threads: int = 1) -> BatchPolicy:
+    """A batch policy from an sb3-contrib MaskablePPO model (or its policy). Greedy by default:
+    the most probable valid action. Runs the policy's network directly under ``torch.no_grad()``
+    (not SB3's ``predict()``) with ``torch_threads`` torch threads (default 1: the batches of an
+    evaluation are small; 0 keeps torch's setting)."""
+    import torch
+
+    pol = getattr(model, "policy", model)
+    greedy = getattr(pol, "greedy_actions", None)
 
     def act(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        a, _ = model.predict(obs, action_masks=masks, deterministic=deterministic)
-        return a
+        with _TorchThreads(torch_threads), torch.no_grad():
+            if deterministic and greedy is not None:
+                return greedy(obs, masks)
+            pol.set_training_mode(False)
+            o = torch.as_tensor(obs, dtype=torch.float32, device=pol.device)
+            d = pol.get_distribution(o, action_masks=masks)
+            return d.get_actions(deterministic=deterministic).cpu().numpy()
 
     return act
-

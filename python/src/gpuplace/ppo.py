@@ -55,6 +55,15 @@ def train(
     return trainer, stats
 
 
+def load_model(name: str):
+    """A trained network: a reference policy shipped with gpuplace by name (``_core.model_names()``:
+    "default", "philly", "proximity_drl"; docs/ppo.md has their held-out tables) or a checkpoint file.
+    The network acts greedily with ``.act(env)`` and in ``_core.evaluate_network``; a per_gpu network
+    acts on clusters of any size."""
+    _require()
+    return _core.load_checkpoint(_core.model_path(name))
+
+
 def run(
     config: Mapping[str, Any] | str | None = None,
     out: str = "runs/cpp_ppo",
@@ -80,7 +89,7 @@ def run(
         return _core.train_run(config, out, resume, parallel)
     cfg = _core.default_run_config()
     if isinstance(config, str):
-        config = json.loads(config)
+        config = _core.run_recipe(config) if config in _core.run_recipe_names() else json.loads(config)
     if config:
         cfg = _merge(cfg, config)
     ppo = cfg.get("ppo", {})
@@ -105,8 +114,11 @@ def train_cli(args) -> int:
     """``python -m gpuplace train``: the same run as ``gpuplace-train`` (same config and files)."""
     _require()
     _core.keep_freed_memory()  # a program's choice, not the library's (include/gpuplace/rl/memory.hpp)
+    _core.pin_cache_sizes()  # the same training on every CPU (include/gpuplace/rl/blocking.hpp)
     over: dict[str, Any] = {}
-    if args.config:
+    if args.config in _core.run_recipe_names() and not os.path.exists(args.config):
+        over = _core.run_recipe(args.config)  # a recipe by name
+    elif args.config:
         with open(args.config, encoding="utf-8") as f:
             over = json.load(f)
     if args.scenario is not None:

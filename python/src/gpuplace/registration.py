@@ -1,4 +1,5 @@
-"""Gymnasium ids: gpuplace/Default-v0 and gpuplace/ProximityDRL-v0."""
+"""Gymnasium ids, one per preset scenario: gpuplace/Default-v0, gpuplace/ProximityDRL-v0,
+gpuplace/Colocation-v0 and gpuplace/Philly-v0 (windows of the training trace files)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import gymnasium as gym
 ENV_IDS = {
     "gpuplace/Default-v0": "default",
     "gpuplace/ProximityDRL-v0": "proximity_drl",
+    "gpuplace/Colocation-v0": "colocation",
+    "gpuplace/Philly-v0": "philly",
 }
 
 

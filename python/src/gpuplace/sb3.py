@@ -1,32 +1,524 @@
-"""Training sb3-contrib's MaskablePPO on the batched VecEnv (needs the [sb3] extra)."""
+"""Stable-Baselines3 (sb3-contrib MaskablePPO) on gpuplace: the per-GPU policy, behaviour cloning
+of a C++ heuristic as a warm start, and the training recipe of the C++ reference PPO (needs the
+[sb3] extra).
+
+    from sb3_contrib import MaskablePPO
+    from gpuplace.sb3 import PerGpuPolicy, per_gpu_ppo_kwargs, pretrain, wrap_vec_env
+    venv = wrap_vec_env(GpuPlaceVecEnv("default", num_envs=16))   # + reward normalisation
+    model = MaskablePPO(PerGpuPolicy, venv, **per_gpu_ppo_kwargs(), seed=1)
+    stats = pretrain(model, teacher="pack", steps=400_000)          # clone, then value warm-up
+    model.learn(600_000 - stats["warmup_steps"], reset_num_timesteps=False)
+
+or all of it, with selection on validation seeds, in :func:`train_per_gpu` (``python -m gpuplace
+train-sb3``). A teacher ``"<heuristic>+<queue>"`` (e.g. ``"pack+sjf"``) acts under that queue
+policy, which is an env setting: the model's env must run under it (:func:`teacher_scenario`
+makes such a scenario); :func:`pretrain` refuses another env with a message that says so.
+"""
 
 from __future__ import annotations
 
+import copy
 import csv
+import math
 import os
-from typing import Any
+import time
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from .config import ScenarioLike, load_scenario
+try:
+    import torch
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+    from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.utils import LinearSchedule
+    from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper, VecNormalize
+except ImportError as e:  # pragma: no cover - depends on the install
+    raise ImportError(
+        "gpuplace.sb3 needs the sb3 extra: pip install 'torch==2.13.0' && pip install './python[sb3]'"
+    ) from e
+
+from . import _core
+from .config import ScenarioLike, load_scenario, make_core_vector_env
 from .progress import progress_bar
+from .torch_net import NetConfig, ObsSpec, PerGpuNet, check_compatible, masked_logits, read_checkpoint, spec_from_checkpoint
+from .torch_net import load_checkpoint as _load_net
+from .torch_net import save_checkpoint as _save_net
+
+#: Episode seeds the validation of :func:`train_per_gpu` uses: 2000000 + i, disjoint from the
+#: held-out seeds (1000000 + i), as gpuplace-train's.
+VALIDATION_SEED_BASE = 2_000_000
+
+# queue policy name -> the env settings it means (include/gpuplace/evaluate.hpp apply_queue)
+_QUEUES = {"fifo": ("fifo", False), "backfill": ("fifo", True), "sjf": ("sjf", True), "fewest_gpus": ("fewest_gpus", True)}
 
 
-def _require_sb3():
+# ---- queue policies and teachers ---------------------------------------------------------------
+
+
+def split_teacher(teacher: str) -> tuple[str, str | None]:
+    """``"pack+sjf"`` -> ``("pack", "sjf")``; ``"pack"`` -> ``("pack", None)``. Unknown heuristics or
+    queue policies raise :class:`gpuplace.ConfigError` naming the known ones."""
+    _core.Heuristic(teacher)  # validates both parts
+    base, _, queue = teacher.partition("+")
+    return base, queue or None
+
+
+def queue_policy_of(scenario: ScenarioLike) -> str:
+    """The queue policy name a scenario runs under (fifo, backfill, sjf, fewest_gpus), or a
+    description when it is none of them (e.g. sjf without backfill)."""
+    env = load_scenario(scenario)["env"]
+    key = (env["queue_policy"], bool(env["backfill"]))
+    for name, v in _QUEUES.items():
+        if v == key:
+            return name
+    return f"queue_policy {key[0]}, backfill {str(key[1]).lower()}"
+
+
+def with_queue(scenario: ScenarioLike, queue: str) -> dict:
+    """The scenario run under a queue policy (fifo, backfill, sjf, fewest_gpus), as the harness
+    runs ``"<heuristic>+<queue>"``."""
+    if queue not in _QUEUES:
+        raise _core.ConfigError(f'unknown queue policy "{queue}" (known: {", ".join(_QUEUES)})')
+    order, backfill = _QUEUES[queue]
+    sc = load_scenario(scenario, {"env": {"queue_policy": order, "backfill": backfill}})
+    return sc
+
+
+def teacher_scenario(scenario: ScenarioLike, teacher: str | None) -> dict:
+    """The scenario a policy imitating ``teacher`` is trained and evaluated in: under the teacher's
+    queue policy when it names one (``"pack+sjf"``), else unchanged."""
+    sc = load_scenario(scenario)
+    if not teacher:
+        return sc
+    _, queue = split_teacher(teacher)
+    return with_queue(sc, queue) if queue else sc
+
+
+# ---- the per-GPU policy ------------------------------------------------------------------------
+
+class PerGpuPolicy(MaskableActorCriticPolicy):
+    """A MaskablePPO policy whose network is :class:`gpuplace.torch_net.PerGpuNet`, the twin of the
+    C++ per_gpu network: one small MLP scores every GPU from its features (and its node's mean and
+    max) plus the job / queue / global context, a context MLP gives DEFER's logit, the value MLP
+    reads the context and the mean of each per-GPU feature. Its weights do not depend on the number
+    of GPUs. The layout comes from the env's observation space (gpuplace envs carry it), or from
+    ``obs_spec``. Masked actions get probability 0 (sb3-contrib's masked categorical).
+
+    ``MaskablePPO(PerGpuPolicy, env, policy_kwargs={"hidden": [64, 64], "node_features": True})``
+
+    Args (``policy_kwargs``):
+        hidden: layers of the GPU scorer (the first is shared by the GPU and context inputs).
+        value_hidden: layers of the value MLP.
+        activation: "tanh" or "relu".
+        node_features: also score each GPU from the mean and max of every feature over its node.
+        obs_spec: an :class:`ObsSpec` (or its dict) for observation spaces without a gpuplace layout.
+    """
+
+    def __init__(
+        self,
+        observation_space,
+        action_space,
+        lr_schedule,
+        hidden=(64, 64),
+        value_hidden=(64, 64),
+        activation: str = "tanh",
+        node_features: bool = True,
+        obs_spec: ObsSpec | Mapping[str, int] | None = None,
+        optimizer_class=torch.optim.Adam,
+        optimizer_kwargs: dict | None = None,
+        **unused,
+    ):
+        if unused:
+            raise TypeError(f"PerGpuPolicy: unknown argument(s) {sorted(unused)} (known: hidden, value_hidden, "
+                            "activation, node_features, obs_spec, optimizer_class, optimizer_kwargs)")
+        if obs_spec is None:
+            spec = ObsSpec.from_space(observation_space)
+        elif isinstance(obs_spec, ObsSpec):
+            spec = obs_spec
+        else:
+            spec = ObsSpec(**dict(obs_spec))
+        if spec.obs_size != int(np.prod(observation_space.shape)) or spec.num_actions != int(action_space.n):
+            raise ValueError(f"PerGpuPolicy: obs_spec {spec.to_json()} gives observations of {spec.obs_size} and "
+                             f"{spec.num_actions} actions; the spaces have {int(np.prod(observation_space.shape))} and "
+                             f"{int(action_space.n)}")
+        self.obs_spec = spec
+        self.net_config = NetConfig(hidden=tuple(hidden), value_hidden=tuple(value_hidden), activation=activation,
+                                    node_features=node_features)
+        super().__init__(observation_space, action_space, lr_schedule, optimizer_class=optimizer_class,
+                         optimizer_kwargs=optimizer_kwargs)
+
+    def _build(self, lr_schedule) -> None:
+        self.net = PerGpuNet(self.obs_spec, self.net_config)
+        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+
+    def _get_constructor_parameters(self) -> dict[str, Any]:
+        data = super()._get_constructor_parameters()
+        for k in ("net_arch", "activation_fn", "ortho_init", "features_extractor_class", "features_extractor_kwargs"):
+            data.pop(k, None)
+        c = self.net_config
+        data.update(hidden=list(c.hidden), value_hidden=list(c.value_hidden), activation=c.activation,
+                    node_features=c.node_features, obs_spec=self.obs_spec.to_json())
+        return data
+
+    def policy_parameters(self) -> list[torch.nn.Parameter]:
+        """The parameters of the logits (GPU scorer and DEFER), not of the value."""
+        n = self.net
+        return [p for m in (n.gpu_in, n.ctx_in, n.tail, n.defer) for p in m.parameters()]
+
+    def _obs(self, obs) -> torch.Tensor:
+        return obs.float()
+
+    def _masks(self, action_masks) -> torch.Tensor | None:
+        if action_masks is None:
+            return None
+        return torch.as_tensor(action_masks, dtype=torch.bool, device=self.device).reshape(-1, self.action_space.n)
+
+    def _distribution(self, logits, masks):
+        d = self.action_dist.proba_distribution(action_logits=logits)
+        if masks is not None:
+            d.apply_masking(masks)
+        return d
+
+    def forward(self, obs, deterministic: bool = False, action_masks=None):
+        m = self._masks(action_masks)
+        logits, values = self.net(self._obs(obs), m)  # with masks, only the valid GPUs are scored
+        d = self._distribution(logits, m)
+        actions = d.get_actions(deterministic=deterministic)
+        return actions, values.unsqueeze(-1), d.log_prob(actions)
+
+    def evaluate_actions(self, obs, actions, action_masks=None):
+        m = self._masks(action_masks)
+        logits, values = self.net(self._obs(obs), m)
+        d = self._distribution(logits, m)
+        return values.unsqueeze(-1), d.log_prob(actions), d.entropy()
+
+    def get_distribution(self, obs, action_masks=None):
+        m = self._masks(action_masks)
+        return self._distribution(self.net.logits(self._obs(obs), m), m)
+
+    def predict_values(self, obs) -> torch.Tensor:
+        return self.net.values(self._obs(obs)).unsqueeze(-1)
+
+    @torch.no_grad()
+    def greedy_actions(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The most probable valid action of each row (numpy in, numpy out), without SB3's predict()."""
+        o = torch.as_tensor(obs, dtype=torch.float32, device=self.device)
+        m = self._masks(masks)
+        return masked_logits(self.net.logits(o, m), m).argmax(-1).cpu().numpy()
+
+
+# ---- C++ checkpoints ---------------------------------------------------------------------------
+
+
+def _policy_of(model_or_policy) -> PerGpuPolicy:
+    p = getattr(model_or_policy, "policy", model_or_policy)
+    if not isinstance(p, PerGpuPolicy):
+        raise TypeError(f"expected a PerGpuPolicy or a model using one, got {type(p).__name__}")
+    return p
+
+
+def checkpoint_policy_kwargs(path) -> dict:
+    """``policy_kwargs`` for a PerGpuPolicy with the network config of a C++ checkpoint."""
+    doc, source = read_checkpoint(path)
+    _, cfg = spec_from_checkpoint(doc, source)
+    if cfg.normalize_obs:
+        raise _core.CheckpointError(f"checkpoint {source}: /network/normalize_obs: PerGpuPolicy trains without observation "
+                                    "normalisation; load this checkpoint with gpuplace.torch_net.load_checkpoint to act with it")
+    return {"hidden": list(cfg.hidden), "value_hidden": list(cfg.value_hidden), "activation": cfg.activation,
+            "node_features": cfg.node_features}
+
+
+def load_cpp_checkpoint(model_or_policy, path) -> dict:
+    """Loads the weights of a C++ per_gpu checkpoint (``gpuplace-train``'s ``ppo.json``) into a
+    PerGpuPolicy (or a model using one). The network config must be the policy's and the per-GPU
+    features and context the env's (the number of GPUs may differ); anything else is an error
+    naming what differs, and the policy is left unchanged. Returns the checkpoint's other fields
+    (``scenario``, ``ppo``, ``obs_spec``, ``network``)."""
+    pol = _policy_of(model_or_policy)
+    net, meta = _load_net(path)
+    src = path if isinstance(path, (str, os.PathLike)) else "<dict>"
+    if net.config != pol.net_config:
+        mine, theirs = pol.net_config.to_json(), net.config.to_json()
+        diff = {k: (theirs[k], mine[k]) for k in mine if mine[k] != theirs[k]}
+        raise _core.CheckpointError(f"checkpoint {src}: network config differs from the policy's (checkpoint, policy): {diff}; "
+                                    "make the policy with policy_kwargs=checkpoint_policy_kwargs(path)")
+    check_compatible(net.spec, pol.obs_spec, net.config, what=f"this policy's env (checkpoint {src})")
+    pol.net.load_state_dict(net.state_dict())
+    return meta
+
+
+def save_cpp_checkpoint(model_or_policy, path, scenario: ScenarioLike | None = None, ppo: Mapping[str, Any] | None = None) -> None:
+    """Writes a PerGpuPolicy as a C++ checkpoint (``gpuplace-train --load``, ``gpuplace._core.load_checkpoint``).
+    ``scenario``: the one recorded (default: the model's env's)."""
+    pol = _policy_of(model_or_policy)
+    if scenario is None:
+        env = getattr(model_or_policy, "env", None)
+        venv = _gpuplace_venv(env) if env is not None else None
+        if venv is None:
+            raise ValueError("save_cpp_checkpoint: pass the scenario (the policy has no gpuplace env to take it from)")
+        scenario = venv.scenario
+    _save_net(path, pol.net, load_scenario(scenario), ppo)
+
+
+# ---- training ----------------------------------------------------------------------------------
+
+
+def per_gpu_ppo_kwargs(learning_rate: float = 3e-4, gamma: float = 1.0, n_steps: int = 128, num_envs: int = 16) -> dict:
+    """MaskablePPO arguments of the C++ main job (apps/gpuplace_train.cpp): rollouts of 128 steps,
+    4 epochs of 4 minibatches, learning rate 3e-4 annealed linearly to 0, gamma 1, GAE lambda
+    0.95, clip 0.1, no entropy bonus, gradient norm 0.5. ``vf_coef`` is 0.25 because SB3's value
+    loss is the mean squared error, twice the C++ trainer's 0.5 * squared error.
+
+    gamma is 1 because DEFER costs no simulated time: with a per-step discount below 1 every DEFER
+    postpones the time penalty and looks good, and the policy learns to defer almost always."""
+    return {
+        "n_steps": n_steps,
+        "batch_size": n_steps * num_envs // 4,
+        "n_epochs": 4,
+        "learning_rate": LinearSchedule(learning_rate, 0.0, 1.0),
+        "gamma": gamma,
+        "gae_lambda": 0.95,
+        "clip_range": 0.1,
+        "ent_coef": 0.0,
+        "vf_coef": 0.25,
+        "max_grad_norm": 0.5,
+        "normalize_advantage": True,
+    }
+
+
+def wrap_vec_env(venv: VecEnv, gamma: float = 1.0) -> VecNormalize:
+    """Reward normalisation as the C++ trainer does it: rewards divided by the running standard
+    deviation of the return discounted by ``gamma`` (reset at episode ends), no clipping, the
+    observations untouched (SB3's VecNormalize)."""
+    return VecNormalize(venv, norm_obs=False, norm_reward=True, gamma=gamma, clip_reward=np.inf)
+
+
+def _gpuplace_venv(env):
+    """The GpuPlaceVecEnv under any VecEnv wrappers, or None."""
+    from .vec_env import GpuPlaceVecEnv
+
+    while env is not None:
+        if isinstance(env, GpuPlaceVecEnv):
+            return env
+        env = getattr(env, "venv", None) if isinstance(env, VecEnvWrapper) else None
+    return None
+
+
+def _vec_normalize(env):
+    while isinstance(env, VecEnvWrapper):
+        if isinstance(env, VecNormalize):
+            return env
+        env = env.venv
+    return None
+
+
+def pretrain(
+    model,
+    teacher: str = "pack",
+    steps: int = 400_000,
+    *,
+    learning_rate: float = 1e-3,
+    value_warmup: int = 10,
+    seed: int | None = None,
+    show_progress: bool = True,
+    callback: Callable[[dict], None] | None = None,
+) -> dict:
+    """Warm start of a MaskablePPO model with a PerGpuPolicy, as the C++ trainer does it:
+
+    1. Behaviour cloning: ``steps`` env steps of the C++ heuristic ``teacher`` acting in
+       ``model.n_envs`` copies of the model's env scenario (rolled out in C++, ``model.n_steps`` at
+       a time, no Python per step), each batch learnt for ``model.n_epochs`` epochs of minibatches
+       of ``model.batch_size`` by cross-entropy on the masked logits (Adam, ``learning_rate``,
+       the model's gradient norm clip). The model's reward normaliser (VecNormalize) sees the
+       teacher's returns, like the C++ trainer's.
+    2. Value warm-up: ``value_warmup`` PPO iterations (``model.learn``) in which only the value
+       MLP learns, with fresh Adam moments and the model's initial learning rate.
+
+    Continue with ``model.learn(budget - result["warmup_steps"], reset_num_timesteps=False)`` so
+    the learning rate anneals over the whole budget, warm-up included, as in C++.
+
+    A teacher with a queue policy (``"pack+sjf"``) needs the model's env to run under it
+    (:func:`teacher_scenario`); another env is refused with a message naming both.
+
+    Returns a dict: ``agreement`` (fraction of the last cloning iteration's samples whose greedy
+    action is the teacher's), ``cross_entropy``, ``imitation_steps``, ``warmup_steps``,
+    ``seconds``, ``history`` (one dict per cloning iteration). ``callback(row)`` is called after
+    each cloning iteration.
+    """
+    pol = _policy_of(model)
+    venv = _gpuplace_venv(model.get_env())
+    if venv is None:
+        raise ValueError("pretrain: the model's env is not a gpuplace GpuPlaceVecEnv (possibly wrapped); "
+                         "the teacher acts in copies of its scenario")
+    base, queue = split_teacher(teacher)
+    if queue is not None and queue_policy_of(venv.scenario) != queue:
+        raise _core.ConfigError(
+            f'pretrain: teacher "{teacher}" acts under queue policy {queue}, but the model\'s env runs under '
+            f"{queue_policy_of(venv.scenario)}; the queue policy is an env setting, so make the env from "
+            f'gpuplace.sb3.teacher_scenario(scenario, "{teacher}") (or imitate "{base}" under the env\'s own)'
+        )
+    N, T = int(model.n_envs), int(model.n_steps)
+    per = N * T
+    iters = max(0, math.ceil(steps / per))
+    if seed is None:
+        seed = int(model.seed or 0)
+    t0 = time.perf_counter()
+    history: list[dict] = []
+    if iters:
+        vec = make_core_vector_env(venv.scenario, N, int(venv.core.num_threads))
+        vec.reset(int(_core.episode_seed(seed, 0x7465, 0)))  # episodes of their own, apart from the model's
+        tch = _core.Teacher(teacher, N, seed)
+        O, A = int(vec.observation_size), int(vec.num_actions)
+        obs = np.empty((T, N, O), np.float32)
+        masks = np.empty((T, N, A), np.uint8)
+        acts = np.empty((T, N), np.int64)
+        rew = np.empty((T, N), np.float64)
+        dones = np.empty((T, N), np.bool_)
+        norm = _vec_normalize(model.get_env())
+        ret = np.zeros(N)
+        params = list(pol.parameters())
+        opt = torch.optim.Adam(params, lr=learning_rate, eps=1e-5)
+        mb = int(model.batch_size)
+        pol.set_training_mode(True)
+        with progress_bar(total=iters * per, desc=f"cloning {teacher}", disable=not show_progress) as bar:
+            for it in range(iters):
+                tch.rollout(vec, obs, masks, acts, rew, dones)
+                if norm is not None and norm.norm_reward:  # the C++ trainer scales rewards during cloning too
+                    for t in range(T):
+                        ret = ret * norm.gamma + rew[t]
+                        norm.ret_rms.update(ret)
+                        ret[dones[t]] = 0
+                o = torch.from_numpy(obs.reshape(per, O))
+                m = torch.from_numpy(masks.reshape(per, A).view(np.bool_))
+                a = torch.from_numpy(acts.reshape(per))
+                ce = agree = 0.0
+                n_mb = 0
+                for _ in range(int(model.n_epochs)):
+                    perm = torch.randperm(per)
+                    for b in range(0, per - mb + 1, mb):
+                        idx = perm[b : b + mb]
+                        logits = masked_logits(pol.net.logits(o[idx], m[idx]), m[idx])
+                        loss = torch.nn.functional.cross_entropy(logits, a[idx])
+                        opt.zero_grad(set_to_none=True)
+                        loss.backward()
+                        torch.nn.utils.clip_grad_norm_(params, model.max_grad_norm)
+                        opt.step()
+                        ce += float(loss.detach())
+                        agree += float((logits.argmax(-1) == a[idx]).float().mean())
+                        n_mb += 1
+                row = {"iteration": it + 1, "env_steps": (it + 1) * per, "cross_entropy": ce / max(n_mb, 1),
+                       "agreement": agree / max(n_mb, 1), "seconds": time.perf_counter() - t0}
+                history.append(row)
+                bar.update(per)
+                if hasattr(bar, "set_postfix"):
+                    bar.set_postfix(agreement=f"{row['agreement']:.3f}", ce=f"{row['cross_entropy']:.3f}")
+                if callback is not None:
+                    callback(row)
+    warm_steps = _value_warmup(model, value_warmup, show_progress) if value_warmup > 0 else 0
+    last = history[-1] if history else {"agreement": float("nan"), "cross_entropy": float("nan")}
+    return {"agreement": last["agreement"], "cross_entropy": last["cross_entropy"], "imitation_steps": iters * per,
+            "warmup_steps": warm_steps, "seconds": time.perf_counter() - t0, "history": history}
+
+
+def _fresh_optimizer(pol: PerGpuPolicy, lr: float) -> None:
+    pol.optimizer = pol.optimizer_class(pol.parameters(), lr=lr, **pol.optimizer_kwargs)
+
+
+def _value_warmup(model, iterations: int, show_progress: bool) -> int:
+    """``iterations`` PPO iterations that train only the value MLP (the logits' parameters frozen),
+    with fresh Adam moments and the initial learning rate; the optimiser is fresh again after."""
+    pol = _policy_of(model)
+    lr0 = float(model.lr_schedule(1.0))
+    frozen = pol.policy_parameters()
+    schedule = model.lr_schedule
+    _fresh_optimizer(pol, lr0)
+    for p in frozen:
+        p.requires_grad_(False)
+    steps = iterations * model.n_steps * model.n_envs
     try:
-        import sb3_contrib  # noqa: F401
-        import stable_baselines3  # noqa: F401
-    except ImportError as e:  # pragma: no cover - depends on the install
-        raise ImportError(
-            "MaskablePPO needs the sb3 extra: pip install 'torch==2.13.0' && pip install './python[sb3]'"
-        ) from e
+        model.lr_schedule = lambda _: lr0
+        model.learn(steps, reset_num_timesteps=True, progress_bar=False,
+                    callback=_StepBar(steps, "value warm-up", show_progress))
+    finally:
+        model.lr_schedule = schedule
+        for p in frozen:
+            p.requires_grad_(True)
+    # PPO starts with fresh Adam moments (the C++ trainer resets Adam when PPO begins, and the
+    # frozen parameters have none)
+    _fresh_optimizer(pol, lr0)
+    return steps
+
+
+class _StepBar(BaseCallback):
+    """A progress bar over env steps."""
+
+    def __init__(self, total: int, desc: str, show: bool):
+        super().__init__()
+        self._total, self._desc, self._show, self._bar = total, desc, show, None
+
+    def _on_training_start(self) -> None:
+        self._bar = progress_bar(total=self._total, desc=self._desc, disable=not self._show)
+
+    def _on_step(self) -> bool:
+        self._bar.update(self.training_env.num_envs)
+        return True
+
+    def _on_training_end(self) -> None:
+        self._bar.close()
+
+
+class KeepBestOnValidation(BaseCallback):
+    """Evaluates the greedy policy on validation seeds every ``every`` PPO iterations (and at the
+    start and the end of training) and keeps the weights with the lowest mean JCT, as
+    gpuplace-train does; :meth:`restore_best` puts them back into the policy."""
+
+    def __init__(self, scenario: ScenarioLike, seeds: int | list[int] = 16, every: int = 5, log: list | None = None):
+        super().__init__()
+        self.scenario = load_scenario(scenario)
+        self.seeds = list(range(VALIDATION_SEED_BASE, VALIDATION_SEED_BASE + seeds)) if isinstance(seeds, int) else list(seeds)
+        self.every = max(1, int(every))
+        self.best_jct = math.inf
+        self.best_state: dict | None = None
+        self.best_timesteps = -1
+        self.rows = log if log is not None else []
+        self._rollouts = 0
+
+    def validate(self) -> float:
+        from .evaluation import evaluate_agent, maskable_policy
+
+        rep = evaluate_agent(maskable_policy(self.model), self.scenario, self.seeds, name="validation")
+        jct = float(rep.summary("validation", "avg_jct")[0])
+        self.rows.append({"timesteps": int(self.model.num_timesteps), "val_jct": jct})
+        if jct < self.best_jct:
+            self.best_jct, self.best_timesteps = jct, int(self.model.num_timesteps)
+            self.best_state = copy.deepcopy(self.model.policy.state_dict())
+        return jct
+
+    def _on_training_start(self) -> None:
+        if self.best_state is None:
+            self.validate()
+
+    def _on_rollout_start(self) -> None:
+        # called before each rollout: after the previous iteration's update
+        if self._rollouts and self._rollouts % self.every == 0:
+            self.validate()
+        self._rollouts += 1
+
+    def _on_step(self) -> bool:
+        return True
+
+    def _on_training_end(self) -> None:
+        self.validate()
+
+    def restore_best(self) -> None:
+        if self.best_state is not None:
+            self.model.policy.load_state_dict(self.best_state)
 
 
 def quiet_logger(verbose: int = 0):
     """An SB3 logger that writes nowhere but the standard output (when ``verbose``): SB3's default
     logger makes a new empty ``SB3-<date>`` directory in the temporary directory on every
     ``learn()`` call without a tensorboard log. Pass it to ``model.set_logger()``."""
-    _require_sb3()
     import sys
 
     from stable_baselines3.common.logger import HumanOutputFormat, Logger
@@ -38,8 +530,6 @@ def make_callback(log_csv: str | None = None, show_progress: bool = True, total:
     """A callback that records every finished episode (timesteps, return, length, avg_jct,
     avg_comm_cost) from the VecEnv's infos, optionally into a CSV (the learning curve), and shows a
     progress bar."""
-    _require_sb3()
-    from stable_baselines3.common.callbacks import BaseCallback
 
     class EpisodeLog(BaseCallback):
         def __init__(self):
@@ -53,11 +543,13 @@ def make_callback(log_csv: str | None = None, show_progress: bool = True, total:
             self._bar = progress_bar(total=total, desc="MaskablePPO", disable=not show_progress)
             if log_csv:
                 os.makedirs(os.path.dirname(os.path.abspath(log_csv)), exist_ok=True)
-                self._file = open(log_csv, "w", newline="")
+                new = not os.path.exists(log_csv) or not self.rows
+                self._file = open(log_csv, "w" if new else "a", newline="")
                 self._writer = csv.DictWriter(
                     self._file, fieldnames=["timesteps", "episode_return", "length", "avg_jct", "avg_comm_cost"]
                 )
-                self._writer.writeheader()
+                if new:
+                    self._writer.writeheader()
 
         def _on_step(self) -> bool:
             n = self.training_env.num_envs
@@ -98,15 +590,16 @@ def train_maskable_ppo(
     learning_rate: float = 3e-4,
     ent_coef: float = 0.01,
     net_arch=(128, 128),
+    gamma: float = 1.0,
     log_csv: str | None = None,
     show_progress: bool = True,
     verbose: int = 0,
     **ppo_kwargs,
 ):
-    """Trains MaskablePPO on :class:`GpuPlaceVecEnv`; returns (model, callback) where
-    ``callback.rows`` holds the finished training episodes."""
-    _require_sb3()
-    import torch
+    """Trains MaskablePPO with SB3's MlpPolicy on :class:`GpuPlaceVecEnv`; returns (model, callback)
+    where ``callback.rows`` holds the finished training episodes. gamma is 1 by default (DEFER
+    costs no simulated time: with gamma < 1 deferring looks good, see :func:`per_gpu_ppo_kwargs`).
+    For the per-GPU policy and the C++ recipe, see :func:`train_per_gpu`."""
     from sb3_contrib import MaskablePPO
 
     from .vec_env import GpuPlaceVecEnv
@@ -120,6 +613,7 @@ def train_maskable_ppo(
         batch_size=batch_size,
         learning_rate=learning_rate,
         ent_coef=ent_coef,
+        gamma=gamma,
         policy_kwargs={"net_arch": list(net_arch)},
         seed=seed,
         verbose=verbose,
@@ -131,3 +625,117 @@ def train_maskable_ppo(
     cb = make_callback(log_csv, show_progress, total_timesteps)
     model.learn(total_timesteps=total_timesteps, callback=cb)
     return model, cb
+
+
+def train_per_gpu(
+    scenario: ScenarioLike = "default",
+    total_timesteps: int = 600_000,
+    teacher: str | None = "pack",
+    imitation_steps: int = 400_000,
+    value_warmup: int = 10,
+    num_envs: int = 16,
+    n_steps: int = 128,
+    seed: int = 1,
+    num_threads: int = 1,
+    learning_rate: float = 3e-4,
+    imitation_learning_rate: float = 1e-3,
+    gamma: float = 1.0,
+    hidden=(64, 64),
+    node_features: bool = True,
+    validation_seeds: int = 16,
+    validate_every: int = 5,
+    log_dir: str | None = None,
+    show_progress: bool = True,
+    verbose: int = 0,
+    **ppo_kwargs,
+):
+    """The C++ main job's recipe with MaskablePPO and :class:`PerGpuPolicy`: clone ``teacher`` for
+    ``imitation_steps`` env steps, warm the value up for ``value_warmup`` iterations, then PPO for
+    the rest of ``total_timesteps`` (warm-up included), keeping the weights with the best greedy
+    mean JCT on ``validation_seeds`` validation seeds (checked every ``validate_every`` iterations;
+    0 seeds: the last weights).
+
+    A teacher with a queue policy (``"pack+sjf"``) trains (and validates) in the scenario under
+    that queue policy (:func:`teacher_scenario`); evaluate the model there too (``info["scenario"]``;
+    ``model.gpuplace_queue`` names the queue policy when it is not the scenario's own, and is saved
+    with the model: ``python -m gpuplace evaluate --model`` applies it).
+
+    Returns ``(model, info)``: info holds ``scenario`` (the one trained in), ``pretrain`` (see
+    :func:`pretrain`), ``validation`` (rows of timesteps, val_jct), ``best_val_jct``, ``env_steps``
+    (imitation + PPO), ``seconds`` and ``episodes`` (finished training episodes). With
+    ``log_dir``: episodes.csv, validation.csv and imitation.csv there."""
+    from sb3_contrib import MaskablePPO
+
+    from .vec_env import GpuPlaceVecEnv
+
+    torch.set_num_threads(1)
+    sc = teacher_scenario(scenario, teacher)
+    t0 = time.perf_counter()
+    venv = wrap_vec_env(GpuPlaceVecEnv(sc, num_envs=num_envs, num_threads=num_threads), gamma=gamma)
+    kwargs = per_gpu_ppo_kwargs(learning_rate, gamma, n_steps, num_envs)
+    kwargs.update(ppo_kwargs)
+    model = MaskablePPO(PerGpuPolicy, venv, policy_kwargs={"hidden": list(hidden), "node_features": node_features},
+                        seed=seed, verbose=verbose, device="cpu", **kwargs)
+    model.set_logger(quiet_logger(verbose))
+    queue = queue_policy_of(sc)
+    model.gpuplace_queue = queue if queue != queue_policy_of(scenario) else None
+    if log_dir:
+        os.makedirs(log_dir, exist_ok=True)
+    val_rows: list[dict] = []
+    keep = KeepBestOnValidation(sc, validation_seeds, validate_every, val_rows) if validation_seeds > 0 else None
+    pre = {"imitation_steps": 0, "warmup_steps": 0, "history": []}
+    if teacher and imitation_steps > 0:
+        pre = pretrain(model, teacher, imitation_steps, learning_rate=imitation_learning_rate,
+                       value_warmup=value_warmup, seed=seed, show_progress=show_progress)
+    elif value_warmup > 0:
+        pre["warmup_steps"] = _value_warmup(model, value_warmup, show_progress)
+    rest = max(0, total_timesteps - pre["warmup_steps"])
+    episodes = make_callback(os.path.join(log_dir, "episodes.csv") if log_dir else None, show_progress, rest)
+    callbacks = [episodes] + ([keep] if keep else [])
+    model.learn(rest, reset_num_timesteps=False, callback=callbacks)
+    if keep:
+        keep.restore_best()
+    info = {
+        "scenario": sc,
+        "pretrain": pre,
+        "validation": val_rows,
+        "best_val_jct": keep.best_jct if keep else float("nan"),
+        "best_timesteps": keep.best_timesteps if keep else -1,
+        "env_steps": pre["imitation_steps"] + int(model.num_timesteps),
+        "seconds": time.perf_counter() - t0,
+        "episodes": episodes.rows,
+    }
+    if log_dir:
+        _write_rows(os.path.join(log_dir, "validation.csv"), val_rows)
+        _write_rows(os.path.join(log_dir, "imitation.csv"), pre["history"])
+    return model, info
+
+
+def _write_rows(path: str, rows: list[dict]) -> None:
+    if not rows:
+        return
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+
+
+__all__ = [
+    "KeepBestOnValidation",
+    "PerGpuPolicy",
+    "VALIDATION_SEED_BASE",
+    "checkpoint_policy_kwargs",
+    "load_cpp_checkpoint",
+    "make_callback",
+    "per_gpu_ppo_kwargs",
+    "pretrain",
+    "queue_policy_of",
+    "quiet_logger",
+    "save_cpp_checkpoint",
+    "split_teacher",
+    "teacher_scenario",
+    "train_maskable_ppo",
+    "train_per_gpu",
+    "with_queue",
+    "wrap_vec_env",
+]

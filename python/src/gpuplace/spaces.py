@@ -5,6 +5,10 @@ and ``step`` rejects the others with ``InvalidAction``. So that random agents, G
 SB3's environment checkers and any code that calls ``env.action_space.sample()`` get a valid
 action, these spaces sample under the live mask when no mask is given. They pickle and deep-copy
 as the plain Gymnasium space (without the link to the environment), so saved models stay portable.
+
+The observation space is a plain ``Box`` that carries the env's observation layout in its
+``gpuplace_layout`` attribute (plain Python data, kept by pickle and deepcopy): size-free networks
+(``gpuplace.torch_net``, ``gpuplace.sb3.PerGpuPolicy``) read where the per-GPU features are from it.
 """
 
 from __future__ import annotations
@@ -13,6 +17,29 @@ from typing import Callable
 
 import numpy as np
 from gymnasium import spaces
+
+
+#: The observation space attribute holding the layout: ``{"segments": [{"name", "offset", "size"}, ...],
+#: "num_gpus": G, "gpus_per_node": n}``.
+LAYOUT_ATTR = "gpuplace_layout"
+
+
+def layout_of(core) -> dict:
+    """The observation layout of a C++ core env or vector env, as plain Python data."""
+    topo = core.topology()
+    return {
+        "segments": [{"name": str(s["name"]), "offset": int(s["offset"]), "size": int(s["size"])}
+                     for s in core.observation_layout],
+        "num_gpus": int(core.num_gpus),
+        "gpus_per_node": int(topo.get("gpus_per_node", 0)),
+    }
+
+
+def observation_box(core) -> spaces.Box:
+    """``Box(0, 1, (observation_size,), float32)`` of a core env, carrying its layout (``LAYOUT_ATTR``)."""
+    box = spaces.Box(0.0, 1.0, shape=(int(core.observation_size),), dtype=np.float32)
+    setattr(box, LAYOUT_ATTR, layout_of(core))
+    return box
 
 
 class MaskedDiscrete(spaces.Discrete):

@@ -15,6 +15,7 @@ from . import _core
 from ._vec_common import as_actions, check_seed
 from .config import ScenarioLike, _core_classes, load_scenario
 from .render import occupancy_image
+from .spaces import observation_box
 
 
 class _EnvView:
@@ -96,7 +97,7 @@ class GpuPlaceVecEnv(VecEnv):
         self._obs_shape = (n, int(self.core.observation_size))
         self._topology = self.core.topology()
         self._views = [_EnvView(self, i) for i in range(n)]
-        observation_space = spaces.Box(0.0, 1.0, shape=(int(self.core.observation_size),), dtype=np.float32)
+        observation_space = observation_box(self.core)  # carries the layout (gpuplace.spaces)
         action_space = spaces.Discrete(int(self.core.num_actions))
         self._pending: np.ndarray | None = None
         self._rng = np.random.default_rng()

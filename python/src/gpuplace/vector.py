@@ -15,7 +15,7 @@ from . import _core
 from ._vec_common import as_actions, check_seed
 from .config import ScenarioLike, _core_classes, load_scenario
 from .render import occupancy_image
-from .spaces import MaskedMultiDiscrete
+from .spaces import MaskedMultiDiscrete, observation_box
 
 
 class GpuPlaceVectorEnv(VectorEnv):
@@ -56,7 +56,7 @@ class GpuPlaceVectorEnv(VectorEnv):
         self.num_envs = int(self.core.num_envs)
         self.render_mode = render_mode
         self.copy = bool(copy)
-        self.single_observation_space = spaces.Box(0.0, 1.0, shape=(int(self.core.observation_size),), dtype=np.float32)
+        self.single_observation_space = observation_box(self.core)  # carries the layout (gpuplace.spaces)
         self.single_action_space = spaces.Discrete(int(self.core.num_actions))
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         # sample() draws a valid action for every env (see gpuplace.spaces)

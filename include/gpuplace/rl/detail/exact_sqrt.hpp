@@ -1,5 +1,5 @@
 #pragma once
-/// \file detail/exact_sqrt.hpp
+/// \file rl/detail/exact_sqrt.hpp
 /// A square root of Eigen arrays that is correctly rounded (IEEE 754) and vectorised:
 /// `x.unaryExpr(exact_sqrt_op{})`. Eigen's own `.sqrt()` and `.rsqrt()`, on float (and on double
 /// with AVX-512), start from the CPU's reciprocal-square-root estimate (rsqrtps, vrsqrt14ps) and
@@ -12,7 +12,7 @@
 
 #include <Eigen/Core>
 
-namespace gpuplace::detail {
+namespace gpuplace::rl::detail {
 
 /// Eigen functor of the correctly rounded square root, scalar and per SIMD packet.
 struct exact_sqrt_op {
@@ -44,11 +44,11 @@ inline constexpr bool exact_sqrt_vectorized =
     false;
 #endif
 
-}  // namespace gpuplace::detail
+}  // namespace gpuplace::rl::detail
 
 namespace Eigen::internal {
 template <>
-struct functor_traits<gpuplace::detail::exact_sqrt_op> {
-    enum { Cost = 8 * NumTraits<float>::MulCost, PacketAccess = gpuplace::detail::exact_sqrt_vectorized };
+struct functor_traits<gpuplace::rl::detail::exact_sqrt_op> {
+    enum { Cost = 8 * NumTraits<float>::MulCost, PacketAccess = gpuplace::rl::detail::exact_sqrt_vectorized };
 };
 }  // namespace Eigen::internal

@@ -1,13 +1,18 @@
-// detail/exact_sqrt.hpp: a vectorised square root with the bits of std::sqrt.
+// rl/detail/exact_sqrt.hpp: a vectorised square root with the bits of std::sqrt; the only kind of
+// header allowed to name Eigen's internals.
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <limits>
+#include <sstream>
+#include <string>
 
 #include <Eigen/Core>
 
-#include <gpuplace/detail/exact_sqrt.hpp>
+#include <gpuplace/rl/detail/exact_sqrt.hpp>
 #include <gpuplace/detail/rng.hpp>
 
 namespace {
@@ -29,7 +34,7 @@ TEST_CASE_TEMPLATE("exact_sqrt: the same bits as std::sqrt, whatever the length 
     for (Eigen::Index n : {1, 3, 7, 16, 17, 33, 1000, 4099}) {
         CAPTURE(n);
         const auto x = sqrt_inputs<T>(n);
-        const Eigen::Array<T, Eigen::Dynamic, 1> y = x.unaryExpr(gpuplace::detail::exact_sqrt_op{});
+        const Eigen::Array<T, Eigen::Dynamic, 1> y = x.unaryExpr(gpuplace::rl::detail::exact_sqrt_op{});
         for (Eigen::Index i = 0; i < n; ++i) {
             const T want = std::sqrt(x(i));
             if (std::memcmp(&want, &y(i), sizeof(T)) != 0) {
@@ -48,9 +53,32 @@ TEST_CASE_TEMPLATE("exact_sqrt: the same bits as std::sqrt, whatever the length 
 
 TEST_CASE("exact_sqrt: vectorised wherever Eigen vectorises on x86") {
 #if defined(EIGEN_VECTORIZE_SSE2)
-    CHECK(gpuplace::detail::exact_sqrt_vectorized);
-    CHECK(Eigen::internal::functor_traits<gpuplace::detail::exact_sqrt_op>::PacketAccess);
+    CHECK(gpuplace::rl::detail::exact_sqrt_vectorized);
+    CHECK(Eigen::internal::functor_traits<gpuplace::rl::detail::exact_sqrt_op>::PacketAccess);
 #else
-    CHECK_FALSE(gpuplace::detail::exact_sqrt_vectorized);
+    CHECK_FALSE(gpuplace::rl::detail::exact_sqrt_vectorized);
 #endif
+}
+
+TEST_CASE("rl detail: no header outside include/gpuplace/rl/detail names Eigen::internal") {
+    // Eigen's internals are not its public API and may change in any release: what needs them (a
+    // vectorised functor's traits) lives in rl/detail, and the cases above fail first if a new
+    // Eigen changes them
+    namespace fs = std::filesystem;
+    const fs::path root = fs::path(GPUPLACE_SOURCE_DIR) / "include" / "gpuplace";
+    const fs::path allowed = root / "rl" / "detail";
+    std::string offenders;
+    std::size_t headers = 0;
+    for (const auto& e : fs::recursive_directory_iterator(root)) {
+        if (!e.is_regular_file() || e.path().extension() != ".hpp") continue;
+        ++headers;
+        if (e.path().parent_path() == allowed) continue;
+        std::ifstream in(e.path());
+        std::stringstream text;
+        text << in.rdbuf();
+        if (text.str().find("Eigen::internal") != std::string::npos)
+            offenders += fs::relative(e.path(), root).generic_string() + " ";
+    }
+    CHECK(headers > 20);  // the walk found the library
+    CHECK(offenders == "");
 }

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Trains the reference policies shipped in data/models/ (rl::model_names(): default, philly,
+# proximity_drl), each with its recipe (gpuplace-train --print-config --config <name>), compares it
+# with every heuristic under every queue policy on the held-out seeds (the tables in docs/ppo.md),
+# and copies the kept network to data/models/<name>.json.
+#   scripts/train_models.sh [name ...]      (default: all three; run scripts/setup.sh first)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+names=("$@")
+((${#names[@]})) || names=(default philly proximity_drl)
+mkdir -p data/models out/models
+for n in "${names[@]}"; do
+  printf '\n==> %s\n' "$n"
+  build/apps/gpuplace-train --config "$n" --compare --no-plot --out "out/models/$n" | tee "out/models/$n.log"
+  cp "out/models/$n/ppo.json" "data/models/$n.json"
+  echo "data/models/$n.json"
+done
