@@ -17,6 +17,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
 
@@ -139,9 +140,9 @@ int compare(const rl::run_config& rc, std::shared_ptr<const rl::actor_critic> ne
         const std::string cmd = "python3 -m gpuplace plot training --dir " + shell_quote(out);
         std::fflush(stdout);
         if (const int st = std::system(cmd.c_str()); st != 0)
-            std::printf("plots skipped: '%s' failed (status %d); they need the Python package with its plot extra "
+            std::printf("plots skipped: '%s' failed (exit status %d); they need the Python package with its plot extra "
                         "(pip install './python[plot]') and its 'plot training' command. The run itself is complete.\n",
-                        cmd.c_str(), st);
+                        cmd.c_str(), st > 0 && WIFEXITED(st) ? WEXITSTATUS(st) : st);
     }
     return 0;
 }

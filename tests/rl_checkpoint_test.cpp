@@ -8,32 +8,13 @@
 #include <gpuplace/rl/rl.hpp>
 #include <gpuplace/json.hpp>
 
+#include "rl_test_util.hpp"
+
 namespace {
 using namespace gpuplace;
 
-scenario tiny_checkpoint_scenario() {
-    return parse_scenario(R"({
-      "name": "tiny",
-      "topology": {"preset": "custom", "racks": 1, "nodes_per_rack": 2, "gpus_per_node": 4},
-      "workload": {"kind": "synthetic", "num_jobs": 12, "load": 1.0,
-                   "gpu_counts": {"1": 0.5, "2": 0.3, "4": 0.2}, "duration_min": 600, "duration_max": 3600},
-      "env": {"queue_window": 2, "allow_defer": true}
-    })");
-}
-
-rl::ppo_config quick(std::size_t threads = 1) {
-    rl::ppo_config c;
-    c.total_steps = 512;
-    c.num_envs = 4;
-    c.num_steps = 32;
-    c.minibatches = 2;
-    c.epochs = 2;
-    c.threads = threads;
-    c.network.hidden = {8, 8};
-    c.network.value_hidden = {8};
-    c.network.normalize_obs = true;
-    return c;
-}
+using test::tiny_ppo_scenario;
+using test::tiny_ppo_config;
 
 template <class F>
 std::string error_of(F&& f) {
@@ -47,8 +28,8 @@ std::string error_of(F&& f) {
 }  // namespace
 
 TEST_CASE("rl checkpoint: round trip keeps weights, normalisers and actions") {
-    const auto s = tiny_checkpoint_scenario();
-    rl::ppo p(s, quick());
+    const auto s = tiny_ppo_scenario();
+    rl::ppo p(s, tiny_ppo_config());
     while (!p.done()) p.iterate();
     const auto text = rl::checkpoint_json(p.network(), p.config(), s).dump();
     auto ck = rl::parse_checkpoint(text, "mem");
@@ -68,7 +49,7 @@ TEST_CASE("rl checkpoint: round trip keeps weights, normalisers and actions") {
 }
 
 TEST_CASE("rl checkpoint: truncated, corrupted or foreign checkpoints are clear CheckpointErrors") {
-    const auto s = tiny_checkpoint_scenario();
+    const auto s = tiny_ppo_scenario();
     rl::actor_critic net(rl::obs_spec::of(env(s)), rl::network_config{}, 1);
     const auto j = rl::checkpoint_json(net, rl::ppo_config{}, s);
     const auto text = j.dump();
@@ -95,7 +76,7 @@ TEST_CASE("rl checkpoint: truncated, corrupted or foreign checkpoints are clear 
 // A corrupted network config or observation shape is checked against the document before the
 // network is allocated: four layers of 65536 units would need 17 GB of float parameters.
 TEST_CASE("rl checkpoint: huge sizes in a corrupted checkpoint fail before anything is allocated") {
-    const auto s = tiny_checkpoint_scenario();
+    const auto s = tiny_ppo_scenario();
     rl::actor_critic net(rl::obs_spec::of(env(s)), rl::network_config{}, 1);
     const auto j = rl::checkpoint_json(net, rl::ppo_config{}, s);
     auto big = j;
@@ -110,7 +91,7 @@ TEST_CASE("rl checkpoint: huge sizes in a corrupted checkpoint fail before anyth
 }
 
 TEST_CASE("rl policy adapter: a network acts next to the heuristics in the evaluation harness") {
-    const auto s = tiny_checkpoint_scenario();
+    const auto s = tiny_ppo_scenario();
     auto net = std::make_shared<const rl::actor_critic>(rl::obs_spec::of(env(s)), rl::network_config{}, 2);
     std::vector<any_policy<env>> ps{rl::as_policy<env>("ppo", net)};
     for (const auto& n : heuristic_names()) ps.push_back(heuristic<env>(n));
