@@ -4,43 +4,16 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
-#include <fstream>
 #include <string>
 #include <vector>
 
 #include <gpuplace/detail/atomic_file.hpp>
 #include <gpuplace/gpuplace.hpp>
+#include <gpuplace/json.hpp>
+
+#include "cli.hpp"
 
 namespace {
-std::vector<std::string> split(const std::string& s) {
-    std::vector<std::string> out;
-    std::size_t b = 0;
-    while (b <= s.size()) {
-        auto e = s.find(',', b);
-        if (e == std::string::npos) e = s.size();
-        if (e > b) out.push_back(s.substr(b, e - b));
-        b = e + 1;
-    }
-    return out;
-}
-constexpr const char* usage_text =
-    "usage: gpuplace-eval [options]\n"
-    "  --scenario FILE|default|proximity_drl|colocation   scenario (default: default)\n"
-    "  --trace FILE --format philly|openb|csv  replay a trace on the scenario's cluster\n"
-    "     [--max-jobs N] [--window START,END] [--time-scale X] [--target-load X]\n"
-    "     [--max-gpus N] [--drop-oversized] [--skip-bad-rows] [--model NAME] [--episode-jobs N]\n"
-    "  --seeds N                 held-out seeds 1000000.. (default 20)\n"
-    "  --policies a,b,...        heuristics, each optionally '+queue' (default: all)\n"
-    "  --queue q1,q2,...         run every policy under each queue policy (fifo, backfill, sjf, fewest_gpus)\n"
-    "  --csv FILE  --summary-csv FILE  --json FILE   write per-seed CSV, summary CSV, JSON\n"
-    "  --threads N               worker threads (0 = all cores)\n"
-    "  --calibration             print the zoo's calibration error on its measurement cluster and exit\n"
-    "  --list                    list policies and queue policies and exit\n";
-int usage(int code) {
-    std::fprintf(code ? stderr : stdout, "%s", usage_text);
-    return code;
-}
 
 /// Calibration report: for each model and measured GPU count, the measured throughputs and the
 /// ones RingAllReduce reproduces on the measurement cluster (consolidated in one node, spread one
@@ -113,57 +86,51 @@ void run_eval(const gpuplace::scenario& s, const std::vector<std::string>& polic
     // reports are written atomically: a file is the whole old report or the whole new one
     if (!o.csv.empty()) gpuplace::detail::write_file_atomic(o.csv, rep.csv());
     if (!o.summary_csv.empty()) gpuplace::detail::write_file_atomic(o.summary_csv, rep.summary_csv());
-    if (!o.json.empty()) gpuplace::detail::write_file_atomic(o.json, rep.to_json().dump(2) + "\n");
+    if (!o.json.empty()) gpuplace::detail::write_file_atomic(o.json, gpuplace::to_json(rep).dump(2) + "\n");
 }
 }  // namespace
 
 int main(int argc, char** argv) {
+    CLI::App app{"Evaluates heuristic policies on held-out seeds of a scenario (or of a trace replayed on its cluster) "
+                 "and prints mean +- standard error; writes per-seed CSV, summary CSV and JSON.",
+                 "gpuplace-eval"};
     std::string scen = "default", csv, summary_csv, json_out, trace_file, trace_format;
     std::size_t seeds = 20, threads = 0, episode_jobs = 0;
     std::vector<std::string> policies = gpuplace::heuristic_names(), queues;
+    std::vector<double> window;
     gpuplace::trace_options topt;
     bool calib = false, list = false;
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        auto next = [&]() -> std::string {
-            if (i + 1 >= argc) throw gpuplace::ConfigError("missing value after " + a);
-            return argv[++i];
-        };
-        try {
-            if (a == "--scenario") scen = next();
-            else if (a == "--seeds") seeds = std::stoul(next());
-            else if (a == "--policies") policies = split(next());
-            else if (a == "--queue") queues = split(next());
-            else if (a == "--csv") csv = next();
-            else if (a == "--summary-csv") summary_csv = next();
-            else if (a == "--json") json_out = next();
-            else if (a == "--threads") threads = std::stoul(next());
-            else if (a == "--trace") trace_file = next();
-            else if (a == "--format") trace_format = next();
-            else if (a == "--max-jobs") topt.max_jobs = std::stoul(next());
-            else if (a == "--time-scale") topt.time_scale = std::stod(next());
-            else if (a == "--target-load") topt.target_load = std::stod(next());
-            else if (a == "--max-gpus") topt.max_gpus = static_cast<std::uint32_t>(std::stoul(next()));
-            else if (a == "--drop-oversized") topt.drop_oversized = true;
-            else if (a == "--skip-bad-rows") topt.skip_bad_rows = true;
-            else if (a == "--model") topt.model = next();
-            else if (a == "--episode-jobs") episode_jobs = std::stoul(next());
-            else if (a == "--window") {
-                const auto w = split(next());
-                if (w.size() != 2) throw gpuplace::ConfigError("--window expects START,END");
-                topt.window_start = std::stod(w[0]);
-                topt.window_end = std::stod(w[1]);
-            } else if (a == "--calibration") calib = true;
-            else if (a == "--list") list = true;
-            else if (a == "-h" || a == "--help") return usage(0);
-            else {
-                std::fprintf(stderr, "unknown argument %s\n", a.c_str());
-                return usage(2);
-            }
-        } catch (const std::exception& e) {
-            std::fprintf(stderr, "error: %s: %s\n", a.c_str(), e.what());
-            return 2;
-        }
+    app.add_option("--scenario", scen, "scenario: a preset (" + [] {
+        std::string s;
+        for (const auto& p : gpuplace::preset_names()) s += (s.empty() ? "" : ", ") + p;
+        return s;
+    }() + ", philly:<file>) or a scenario file")->capture_default_str();
+    app.add_option("--seeds", seeds, "held-out seeds 1000000..")->capture_default_str()->check(CLI::Range(1, 1000000));
+    app.add_option("--policies", policies, "heuristics, each optionally '+queue' (default: all)")->delimiter(',');
+    app.add_option("--queue", queues, "run every policy under each queue policy (fifo, backfill, sjf, fewest_gpus)")->delimiter(',');
+    app.add_option("--csv", csv, "write the per-seed metrics (CSV)");
+    app.add_option("--summary-csv", summary_csv, "write the summary (CSV)");
+    app.add_option("--json", json_out, "write the report (JSON)");
+    app.add_option("--threads", threads, "worker threads (0 = all cores)")->capture_default_str()->check(CLI::Range(0, 4096));
+    auto* trace_opt = app.add_option("--trace", trace_file, "replay a trace file on the scenario's cluster");
+    app.add_option("--format", trace_format, "the trace's format")->check(CLI::IsMember({"philly", "openb", "csv"}))->needs(trace_opt);
+    app.add_option("--max-jobs", topt.max_jobs, "trace: at most this many jobs")->needs(trace_opt);
+    app.add_option("--window", window, "trace: only jobs submitted in [START, END) seconds")
+        ->delimiter(',')->expected(2)->type_name("START,END")->needs(trace_opt);
+    app.add_option("--time-scale", topt.time_scale, "trace: multiply submit times and durations")->check(CLI::PositiveNumber)->needs(trace_opt);
+    app.add_option("--target-load", topt.target_load, "trace: compress arrivals to this offered load")->check(CLI::NonNegativeNumber)->needs(trace_opt);
+    app.add_option("--max-gpus", topt.max_gpus, "trace: cap each job's GPUs")->needs(trace_opt);
+    app.add_flag("--drop-oversized", topt.drop_oversized, "trace: drop jobs larger than the cluster")->needs(trace_opt);
+    app.add_flag("--skip-bad-rows", topt.skip_bad_rows, "trace: skip malformed rows instead of failing")->needs(trace_opt);
+    app.add_option("--model", topt.model, "trace: give every job this zoo model")->needs(trace_opt);
+    app.add_option("--episode-jobs", episode_jobs, "trace: each episode replays a seed-chosen run of this many jobs")->needs(trace_opt);
+    app.add_flag("--calibration", calib, "print the zoo's calibration error on its measurement cluster and exit");
+    app.add_flag("--list", list, "list policies and queue policies and exit");
+    if (const int rc = gpuplace::apps::parse(app, argc, argv); rc >= 0) return rc;
+    if (!trace_file.empty() && trace_format.empty()) return gpuplace::apps::usage_failure(app, "--trace needs --format philly|openb|csv");
+    if (window.size() == 2) {
+        topt.window_start = window[0];
+        topt.window_end = window[1];
     }
     try {
         if (list) {
@@ -171,11 +138,10 @@ int main(int argc, char** argv) {
             for (const auto& n : gpuplace::queue_names()) std::printf("queue %s\n", n.c_str());
             return 0;
         }
-        auto s = gpuplace::is_preset_name(scen) ? gpuplace::preset_scenario(scen) : gpuplace::scenario::load(scen);
+        auto s = gpuplace::is_preset_name(scen) ? gpuplace::preset_scenario(scen) : gpuplace::load_scenario(scen);
         const outputs outs{csv, summary_csv, json_out};
         if (calib) return calibration(s);
         if (!trace_file.empty()) {
-            if (trace_format.empty()) throw gpuplace::ConfigError("--trace needs --format philly|openb|csv");
             gpuplace::workload_config w;
             w.kind = "trace";
             w.format = gpuplace::parse_trace_format(trace_format, "--format");
@@ -188,7 +154,7 @@ int main(int argc, char** argv) {
         // the environment type follows the scenario's comm model
         gpuplace::visit_env(s, [&](auto type) { run_eval<typename decltype(type)::type>(s, policies, queues, seeds, threads, outs); });
     } catch (const gpuplace::Error& e) {
-        std::fprintf(stderr, "error: %s\n", e.what());
+        std::fprintf(stderr, "gpuplace-eval: error: %s\n", e.what());
         return 1;
     }
     return 0;

@@ -4,10 +4,7 @@
 // Memory must not grow once every env has seen its largest episode: the exit status is 1 when the
 // growth from warm-up to the end exceeds --max-growth-kb.
 //
-//   gpuplace-soak [--steps N] [--envs N] [--threads N] [--scenario NAME|FILE] [--seed S]
-//                 [--report N] [--max-growth-kb K]
-//
-// Defaults: 10,000,000 steps (summed over envs), 16 envs, 1 thread, the default scenario, a
+// Run with --help for the options. Defaults: 10,000,000 steps (summed over envs), 16 envs, 1 thread, the default scenario, a
 // report every 1,000,000 steps, 1024 kB allowed growth.
 
 #include <algorithm>
@@ -15,16 +12,17 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <exception>
 #include <string>
 #include <vector>
 
 #include <unistd.h>
 
-#include <gpuplace/config.hpp>
 #include <gpuplace/detail/rng.hpp>
+#include <gpuplace/json.hpp>
 #include <gpuplace/vector_env.hpp>
+
+#include "cli.hpp"
 
 namespace gp = gpuplace;
 
@@ -40,43 +38,26 @@ long rss_kb() {
     return n == 2 ? resident * (sysconf(_SC_PAGESIZE) / 1024) : 0;
 }
 
-[[noreturn]] void usage(const char* msg) {
-    std::fprintf(stderr,
-                 "gpuplace-soak: %s\nusage: gpuplace-soak [--steps N] [--envs N] [--threads N] [--scenario NAME|FILE] "
-                 "[--seed S] [--report N] [--max-growth-kb K]\n",
-                 msg);
-    std::exit(2);
-}
-
-std::uint64_t number(const char* flag, const char* v) {
-    char* end = nullptr;
-    const auto x = std::strtoull(v, &end, 10);
-    if (!*v || *end) usage((std::string(flag) + ": expected a whole number, got \"" + v + "\"").c_str());
-    return x;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) try {
+    CLI::App app{"A long-run soak test of the vector env: random valid actions (DEFER included when the scenario allows "
+                 "it) through thousands of autoresets; exits 1 when the resident memory grows from warm-up to the end by "
+                 "more than --max-growth-kb.",
+                 "gpuplace-soak"};
     std::uint64_t steps = 10'000'000, envs = 16, threads = 1, seed = 0, report = 1'000'000, max_growth = 1024;
     std::string scenario_name = "default";
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        if (a == "-h" || a == "--help") usage("a long-run soak test of the vector env");
-        if (i + 1 >= argc) usage(("missing value after " + a).c_str());
-        const char* v = argv[++i];
-        if (a == "--steps") steps = number("--steps", v);
-        else if (a == "--envs") envs = number("--envs", v);
-        else if (a == "--threads") threads = number("--threads", v);
-        else if (a == "--seed") seed = number("--seed", v);
-        else if (a == "--report") report = number("--report", v);
-        else if (a == "--max-growth-kb") max_growth = number("--max-growth-kb", v);
-        else if (a == "--scenario") scenario_name = v;
-        else usage(("unknown option " + a).c_str());
-    }
-    if (envs == 0 || report == 0) usage("--envs and --report must be >= 1");
+    app.add_option("--steps", steps, "env steps, summed over the envs")->capture_default_str();
+    app.add_option("--envs", envs, "envs of the vector env")->capture_default_str()->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 20));
+    app.add_option("--threads", threads, "stepping threads")->capture_default_str()->check(CLI::Range(0, 4096));
+    app.add_option("--scenario", scenario_name, "a preset scenario or a scenario file (.json)")->capture_default_str();
+    app.add_option("--seed", seed, "the vector env's seed and the actions'")->capture_default_str();
+    app.add_option("--report", report, "steps between reports")->capture_default_str()->check(CLI::PositiveNumber);
+    app.add_option("--max-growth-kb", max_growth, "allowed growth of the resident memory from warm-up to the end (kB)")
+        ->capture_default_str();
+    if (const int rc = gpuplace::apps::parse(app, argc, argv); rc >= 0) return rc;
     const long rss_begin = rss_kb();
-    const auto s = scenario_name.find(".json") != std::string::npos ? gp::scenario::load(scenario_name)
+    const auto s = scenario_name.find(".json") != std::string::npos ? gp::load_scenario(scenario_name)
                                                                       : gp::preset_scenario(scenario_name);
     gp::vector_env v(s, envs, threads);
     v.reset(seed);

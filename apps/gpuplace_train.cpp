@@ -1,6 +1,7 @@
 // gpuplace-train: trains the reference PPO on a scenario (rl/run.hpp: restarts, validation, the
 // best network kept, a run folder that resumes), then (with --compare) evaluates it against every
-// heuristic on held-out seeds, prints the table and writes plots.
+// heuristic on held-out seeds, prints the table and writes plots (`python3 -m gpuplace plot training`,
+// from the installed Python package).
 //   gpuplace-train --help
 // Ctrl-C (SIGINT) or SIGTERM: the current iteration finishes, the state is saved and the program
 // exits with 130 / 143; `gpuplace-train --out DIR --resume` continues. A second signal exits at once
@@ -16,13 +17,15 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
 #include <gpuplace/gpuplace.hpp>
+#include <gpuplace/json.hpp>
 #include <gpuplace/rl/rl.hpp>
+
+#include "cli.hpp"
 
 namespace {
 using namespace gpuplace;
@@ -71,6 +74,13 @@ std::string read_file(const std::string& f) {
     return ss.str();
 }
 
+/// `s` as one word for /bin/sh: in single quotes, each ' written as '\''.
+std::string shell_quote(const std::string& s) {
+    std::string q = "'";
+    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+}
+
 /// One line of the summary over several compare scenarios.
 struct compare_row {
     std::string scenario, best;
@@ -98,7 +108,7 @@ int compare(const rl::run_config& rc, std::shared_ptr<const rl::actor_critic> ne
         std::filesystem::create_directories(out);
         const std::string suffix = scenarios.size() > 1 ? "_" + std::to_string(k) : "";
         detail::write_file_atomic(out + "/compare" + suffix + ".csv", rep.csv());
-        detail::write_file_atomic(out + "/compare" + suffix + ".json", rep.to_json().dump(2) + "\n");
+        detail::write_file_atomic(out + "/compare" + suffix + ".json", to_json(rep).dump(2) + "\n");
         compare_row row{s.name, best};
         for (const auto& p : rep.policies) {
             if (p.policy == me) row.mine = p.get("avg_jct").mean;
@@ -126,13 +136,13 @@ int compare(const rl::run_config& rc, std::shared_ptr<const rl::actor_critic> ne
         std::printf("(x/y: lower on x of y seeds)\n");
     }
     if (plot) {
-        const std::string script = "scripts/plot_training.py";
-        if (!std::filesystem::exists(script)) {
-            std::printf("plots skipped: %s not found (run from the repository root)\n", script.c_str());
-        } else {
-            const std::string cmd = "python3 " + script + " --dir '" + out + "'";
-            if (std::system(cmd.c_str()) != 0) std::printf("plots skipped: '%s' failed (is matplotlib installed?)\n", cmd.c_str());
-        }
+        // the plots come from the installed Python package (matplotlib), never from a path in the repository
+        const std::string cmd = "python3 -m gpuplace plot training --dir " + shell_quote(out);
+        std::fflush(stdout);
+        if (const int st = std::system(cmd.c_str()); st != 0)
+            std::printf("plots skipped: '%s' failed (exit status %d); they need the Python package with its plot extra "
+                        "(pip install './python[plot]') and its 'plot training' command. The run itself is complete.\n",
+                        cmd.c_str(), st > 0 && WIFEXITED(st) ? WEXITSTATUS(st) : st);
     }
     return 0;
 }
@@ -143,7 +153,8 @@ int main(int argc, char** argv) {
     gpuplace::rl::keep_freed_memory();  // the per_gpu network's matrices change size every minibatch (rl/memory.hpp)
     gpuplace::rl::pin_cache_sizes();    // the same training on every CPU (rl/blocking.hpp)
     CLI::App app{"Trains the reference PPO on a scenario, then (with --compare) evaluates it against every heuristic "
-                 "on held-out seeds. Without --config, the embedded default config (--print-config) is used."};
+                 "on held-out seeds. Without --config, the embedded default config (--print-config) is used.",
+                 "gpuplace-train"};
     std::string config_file, scenario_name, out = "out/train", load;
     std::size_t steps = 0, seed = 0, restarts = 0, threads = 0, checkpoint_every = 0, seeds = 20;
     bool resume = false, do_compare = false, no_plot = false, print_config = false;
@@ -169,7 +180,7 @@ int main(int argc, char** argv) {
         ->delimiter(',');
     app.add_flag("--no-plot", no_plot, "do not write plots");
     app.add_flag("--print-config", print_config, "print the config (the embedded default, or --config's recipe) and exit");
-    CLI11_PARSE(app, argc, argv);
+    if (const int rc = apps::parse(app, argc, argv); rc >= 0) return rc;
     if (print_config) {
         try {
             const auto recipes = rl::run_recipe_names();

@@ -30,7 +30,7 @@ namespace gpuplace::bench {
         default: racks = 1; nodes = static_cast<std::size_t>(gpus / 8); break;
     }
     s.name = "default_" + std::to_string(gpus);
-    s.topology = {{"preset", "dgx_a100"}, {"racks", racks}, {"nodes_per_rack", nodes}};
+    s.topology = topology_config::of("dgx_a100", racks, nodes);
     s.workload.synthetic.num_jobs = static_cast<std::size_t>(160 * gpus / 64);
     s.workload.synthetic.load = load;
     s.env.queue_window = static_cast<std::size_t>(queue_window);

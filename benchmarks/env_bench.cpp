@@ -10,6 +10,7 @@
 
 #include <gpuplace/colocation_policy.hpp>
 #include <gpuplace/env.hpp>
+#include <gpuplace/json.hpp>
 #include <gpuplace/policy.hpp>
 
 #include "bench_scenarios.hpp"

@@ -15,6 +15,7 @@
 
 #include <gpuplace/colocation_policy.hpp>
 #include <gpuplace/gpuplace.hpp>
+#include <gpuplace/json.hpp>
 #include <gpuplace/rl/rl.hpp>
 
 int main(int argc, char** argv) {

@@ -12,11 +12,12 @@
 
 #include <gpuplace/colocation_policy.hpp>
 #include <gpuplace/gpuplace.hpp>
+#include <gpuplace/json.hpp>
 
 int main(int argc, char** argv) {
     const int seeds = argc > 1 ? std::atoi(argv[1]) : 3;
     const std::string pods = argc > 2 ? argv[2] : "examples/data/openb_sample.csv";
-    auto shared = gpuplace::scenario::parse(R"json({
+    auto shared = gpuplace::parse_scenario(R"json({
       "name": "colocation_openb",
       "topology": {"preset": "dgx_a100", "racks": 1, "nodes_per_rack": 1},
       "workload": {"kind": "trace", "format": "openb", "path": "examples/data/openb_sample.csv",

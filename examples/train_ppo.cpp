@@ -5,12 +5,13 @@
 #include <memory>
 
 #include <gpuplace/gpuplace.hpp>
+#include <gpuplace/json.hpp>
 #include <gpuplace/rl/rl.hpp>
 
 int main() {
     using namespace gpuplace;
     // 2 nodes x 4 GPUs; a 2-GPU, a 1-GPU and a 4-GPU job of a communication-heavy model arrive.
-    const auto s = scenario::parse(R"({
+    const auto s = parse_scenario(R"({
       "name": "consolidation",
       "topology": {"preset": "custom", "racks": 1, "nodes_per_rack": 2, "gpus_per_node": 4},
       "workload": {"kind": "jobs", "jobs": [

@@ -29,8 +29,8 @@
 #include <string>
 #include <vector>
 
-#include <gpuplace/config.hpp>
 #include <gpuplace/env.hpp>
+#include <gpuplace/json.hpp>
 
 #include "fuzz_check.hpp"
 
@@ -312,7 +312,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const json j = make_scenario(in, tree_route, jct_only);
     gp::scenario s;
     try {
-        s = gp::scenario::from_json(j);
+        s = gp::scenario_from_json(j);
     } catch (const gp::ConfigError& e) {
         FUZZ_CHECK(false, "generated scenario rejected: %s\n%s", e.what(), j.dump().c_str());
     }

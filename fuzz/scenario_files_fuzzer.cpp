@@ -16,8 +16,8 @@
 
 #include <unistd.h>
 
-#include <gpuplace/config.hpp>
 #include <gpuplace/env.hpp>
+#include <gpuplace/json.hpp>
 
 #include "drive_env.hpp"
 #include "fuzz_check.hpp"
@@ -55,21 +55,21 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     gp::scenario s;
     try {
-        s = gp::scenario::parse(parts[0], "fuzz");
+        s = gp::parse_scenario(parts[0], "fuzz");
     } catch (const gp::ConfigError&) {
         return 0;  // the scenario fuzzer checks these messages
     }
     if (parts.size() > 1 && s.workload.kind == "trace") s.workload.path = write_file("trace", parts[1]);
-    if (parts.size() > 2 && s.zoo.is_string()) s.zoo = write_file("zoo.json", parts[2]);
+    if (parts.size() > 2 && !s.zoo.file.empty()) s.zoo.file = write_file("zoo.json", parts[2]);
     if (parts.size() > 3 && !s.colocation.profile.empty())
         s.colocation.profile = write_file(!parts[3].empty() && parts[3][0] == '{' ? "profile.json" : "profile.csv", parts[3]);
     // files the input does not give: a name that does not exist (an error, not a crash)
     if (s.workload.kind == "trace" && parts.size() < 2) s.workload.path = (scratch() / "missing.trace").string();
-    if (s.zoo.is_string() && parts.size() < 3) s.zoo = (scratch() / "missing.json").string();
+    if (!s.zoo.file.empty() && parts.size() < 3) s.zoo.file = (scratch() / "missing.json").string();
     if (!s.colocation.profile.empty() && parts.size() < 4) s.colocation.profile = (scratch() / "missing.csv").string();
     std::size_t G = 0;
     try {
-        G = gp::TreeTopology::from_json(s.topology, "/topology").num_gpus();
+        G = gp::TreeTopology::from_config(s.topology).num_gpus();
     } catch (const gp::ConfigError&) {
         return 0;
     }

@@ -12,6 +12,7 @@
 #include <gpuplace/colocation_policy.hpp>
 #include <gpuplace/gpuplace.hpp>
 #include <gpuplace/rl/actor_critic.hpp>
+#include <gpuplace/json.hpp>
 
 namespace {
 
@@ -48,7 +49,7 @@ scenario coloc_scenario(std::size_t gpus, json jobs, const std::string& profile,
               {"workload", {{"kind", "jobs"}, {"jobs", jobs}}},
               {"colocation", {{"enabled", true}, {"max_jobs_per_gpu", max_jobs}, {"gpu_memory_gb", memory},
                               {"profile", profile}}}};
-    return scenario::from_json(j);
+    return gpuplace::scenario_from_json(j);
 }
 
 json coloc_job(double submit, int gpus, int model, double work) {
@@ -241,7 +242,7 @@ TEST_CASE("colocation: the packer shares only good pairs and beats exclusive FIF
 
 TEST_CASE("colocation: profile errors name file:line and column") {
     const auto path = write_profile("model,other,factor\na,b,0.5\na,b,x\n");
-    auto z = gpuplace::ModelZoo::from_json(tiny_zoo());
+    auto z = gpuplace::zoo_from_json(tiny_zoo());
     CHECK_THROWS_WITH_AS(gpuplace::interference_table::load_profile(path, z, {}),
                          (path + ":3: column 3 (factor): \"x\" is not a number").c_str(), gpuplace::TraceError);
     const auto p2 = write_profile("a,zz,0.5\n");

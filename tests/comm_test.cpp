@@ -264,13 +264,13 @@ TEST_CASE("TreeRouteCost slowdown exponent and JSON") {
     CHECK(c.evaluate(t, zoo, 0, spread).slowdown == doctest::Approx((1.55 / 0.825) * (1.55 / 0.825)).epsilon(1e-12));
 
     using gp::detail::json;
-    const auto back = gp::TreeRouteCost::from_json(c.to_json());
-    CHECK(back.to_json() == c.to_json());
-    CHECK_THROWS_WITH_AS((void)gp::TreeRouteCost::from_json(json{{"model", "tree_route"}, {"node_weight", -1}}),
+    const auto back = gp::comm_from_json<gp::TreeRouteCost>(gp::to_json(c));
+    CHECK(gp::to_json(back) == gp::to_json(c));
+    CHECK_THROWS_WITH_AS((void)gp::comm_from_json<gp::TreeRouteCost>(json{{"model", "tree_route"}, {"node_weight", -1}}),
                          "config /comm/node_weight: value -1 out of range [0.0, 1e+300]", gp::ConfigError);
-    CHECK_THROWS_WITH_AS((void)gp::TreeRouteCost::from_json(json{{"gpu_weight", 0}, {"node_weight", 0}, {"rack_weight", 0}}),
+    CHECK_THROWS_WITH_AS((void)gp::comm_from_json<gp::TreeRouteCost>(json{{"gpu_weight", 0}, {"node_weight", 0}, {"rack_weight", 0}}),
                          "config /comm: at least one of gpu_weight, node_weight, rack_weight must be > 0", gp::ConfigError);
-    CHECK_THROWS_WITH_AS((void)gp::RingAllReduce::from_json(json{{"model", "ring_allreduce"}, {"bandwidth", 1}}),
+    CHECK_THROWS_WITH_AS((void)gp::comm_from_json<gp::RingAllReduce>(json{{"model", "ring_allreduce"}, {"bandwidth", 1}}),
                          "config /comm/bandwidth: unknown key \"bandwidth\" (allowed: model)", gp::ConfigError);
 }
 

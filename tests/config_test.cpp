@@ -16,7 +16,7 @@ using namespace gpuplace::test;
 namespace {
 std::string parse_error(std::string_view text) {
     try {
-        (void)gp::scenario::parse(text, "test.json");
+        (void)gp::parse_scenario(text, "test.json");
     } catch (const gp::ConfigError& e) {
         return e.what();
     }
@@ -36,11 +36,11 @@ TEST_CASE("config: the default scenario") {
     CHECK(s.env.queue_window == 8);
     CHECK(s.reward.jct == 1.0);
     CHECK(s.reward.time_scale == 3600.0);
-    const auto t = gp::TreeTopology::from_json(s.topology);
+    const auto t = gp::TreeTopology::from_config(s.topology);
     CHECK(t.num_gpus() == 64);
     CHECK(t.name() == "dgx_a100");
     // every preset parses and builds an env of its comm model
-    CHECK(gp::preset_scenario("proximity_drl").comm["model"] == "tree_route");
+    CHECK(gp::preset_scenario("proximity_drl").comm.model == "tree_route");
     CHECK(gp::tree_route_env(gp::preset_scenario("proximity_drl")).num_gpus() == 32);
     CHECK_THROWS_WITH_AS((void)gp::preset_scenario("nope"),
                          doctest::Contains("unknown scenario preset \"nope\" (allowed: default, proximity_drl"),
@@ -48,7 +48,7 @@ TEST_CASE("config: the default scenario") {
 }
 
 TEST_CASE("config: JSON round trip") {
-    const auto s = gp::scenario::parse(R"({
+    const auto s = gp::parse_scenario(R"({
         "name": "rt", "topology": {"preset": "dgx1", "racks": 1, "nodes_per_rack": 2},
         "comm": {"model": "tree_route", "slowdown_exponent": 0.5},
         "workload": {"kind": "synthetic", "num_jobs": 7, "load": 0.5, "gpu_counts": {"1": 0.5, "2": 0.5},
@@ -65,11 +65,11 @@ TEST_CASE("config: JSON round trip") {
     CHECK(s.reward.placement == 2.0);
     CHECK(s.reward.time_scale == 60.0);
     CHECK(s.workload.synthetic.gpu_counts.size() == 2);
-    const auto back = gp::scenario::from_json(s.to_json());
-    CHECK(back.to_json() == s.to_json());
-    CHECK(gp::scenario::from_json(gp::default_scenario().to_json()).to_json() == gp::default_scenario().to_json());
+    const auto back = gp::scenario_from_json(gp::to_json(s));
+    CHECK(gp::to_json(back) == gp::to_json(s));
+    CHECK(gp::to_json(gp::scenario_from_json(gp::to_json(gp::default_scenario()))) == gp::to_json(gp::default_scenario()));
     // an empty document is the built-in defaults
-    CHECK(gp::scenario::parse("{}").to_json() == gp::scenario{}.to_json());
+    CHECK(gp::to_json(gp::parse_scenario("{}")) == gp::to_json(gp::scenario{}));
 }
 
 TEST_CASE("config: errors name the JSON path and the value") {
@@ -102,13 +102,13 @@ TEST_CASE("config: errors name the JSON path and the value") {
     CHECK(parse_error(R"({"workload": {"kind": "jobs", "jobs": [{"submit_time": 0, "num_gpus": 0, "model": 0, "work": 1}]}})") ==
           "config /workload/jobs/0/num_gpus: value 0 out of range [1, 16777216]");
     CHECK(parse_error(R"({"workload": {"kind": "jobs"}})") == "config /workload/jobs: kind \"jobs\" needs a job list");
-    // the topology and comm model are read when an env is built
-    CHECK_THROWS_WITH_AS(gp::env(gp::scenario::parse(R"({"topology": {"preset": "dgx_a100", "racks": 0}})")),
+    // the topology, the comm model and an inline zoo are read with the scenario
+    CHECK_THROWS_WITH_AS(gp::env(gp::parse_scenario(R"({"topology": {"preset": "dgx_a100", "racks": 0}})")),
                          "config /topology/racks: value 0 out of range [1, 65536]", gp::ConfigError);
-    CHECK_THROWS_WITH_AS(gp::tree_route_env(gp::scenario::parse(R"({"comm": {"model": "tree_route", "rack_weight": "x"}})")),
+    CHECK_THROWS_WITH_AS(gp::tree_route_env(gp::parse_scenario(R"({"comm": {"model": "tree_route", "rack_weight": "x"}})")),
                          "config /comm/rack_weight: expected a number, got \"x\"", gp::ConfigError);
     CHECK_THROWS_WITH_AS(
-        gp::env(gp::scenario::parse(R"({"zoo": {"models": [{"name": "m", "throughput": {"x": [1, 1]}}]}})")),
+        gp::env(gp::parse_scenario(R"({"zoo": {"models": [{"name": "m", "throughput": {"x": [1, 1]}}]}})")),
         "config /zoo/models/0/throughput/x: GPU count \"x\" is not an integer in [1, 65536]", gp::ConfigError);
 }
 
@@ -119,6 +119,6 @@ TEST_CASE("config: malformed JSON names the source and the byte") {
     const auto e2 = parse_error("{\"name\": \"x\",}");
     INFO(e2);
     CHECK(e2.rfind("test.json: invalid JSON at byte 14: ", 0) == 0);
-    CHECK_THROWS_WITH_AS((void)gp::scenario::load("/nonexistent/scenario.json"),
+    CHECK_THROWS_WITH_AS((void)gp::load_scenario("/nonexistent/scenario.json"),
                          "cannot open scenario file \"/nonexistent/scenario.json\"", gp::ConfigError);
 }

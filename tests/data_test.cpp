@@ -6,6 +6,7 @@
 #include <string>
 
 #include <gpuplace/gpuplace.hpp>
+#include <gpuplace/json.hpp>
 
 using namespace gpuplace;
 
@@ -50,7 +51,7 @@ TEST_CASE("data: a scenario file's relative trace path is relative to the file's
     data_temp_dir d("relative");
     d.write("traces/t.csv", "submit_time,num_gpus,duration\n0,1,60\n5,2,120\n");
     d.write("scenarios/s.json", R"({"workload": {"kind": "trace", "format": "csv", "path": "../traces/t.csv"}})");
-    const auto s = scenario::load((d.path / "scenarios/s.json").string());
+    const auto s = load_scenario((d.path / "scenarios/s.json").string());
     CHECK(std::filesystem::equivalent(s.workload.path, d.path / "traces/t.csv"));
     env e(s);  // wherever the working directory is
     e.reset(1);
@@ -60,11 +61,11 @@ TEST_CASE("data: a scenario file's relative trace path is relative to the file's
 TEST_CASE("data: a file that cannot be opened is named with its full path") {
     data_temp_dir d("missing");
     d.write("s.json", R"({"workload": {"kind": "trace", "format": "csv", "path": "nope.csv"}})");
-    const auto s = scenario::load((d.path / "s.json").string());
+    const auto s = load_scenario((d.path / "s.json").string());
     const std::string want = (d.path / "nope.csv").string() + ": cannot open the trace file";
     CHECK_THROWS_WITH_AS(env{s}, want.c_str(), TraceError);
     auto rel = default_scenario();
-    rel.workload = workload_config::from_json(detail::json{{"kind", "trace"}, {"format", "csv"}, {"path", "no_such_dir/t.csv"}});
+    rel.workload = workload_from_json(detail::json{{"kind", "trace"}, {"format", "csv"}, {"path", "no_such_dir/t.csv"}});
     const std::string abs = (std::filesystem::current_path() / "no_such_dir/t.csv").string() + ": cannot open the trace file";
     CHECK_THROWS_WITH_AS(env{rel}, abs.c_str(), TraceError);
 }

@@ -24,7 +24,7 @@ gp::scenario jobs_scenario(std::vector<std::array<double, 3>> jobs, json env = j
                            json topology = tiny_topo::config()) {
     json list = json::array();
     for (auto& j : jobs) list.push_back({{"submit_time", j[0]}, {"num_gpus", int(j[1])}, {"model", 0}, {"work", j[2]}});
-    return gp::scenario::from_json(
+    return gp::scenario_from_json(
         json{{"topology", topology}, {"workload", {{"kind", "jobs"}, {"jobs", list}}}, {"env", env}});
 }
 
@@ -562,18 +562,18 @@ TEST_CASE("env: jobs that can never fit are ConfigErrors naming them") {
     // a zero-probability GPU count that does not fit is harmless
     CHECK_NOTHROW(gp::env(small_scenario(tiny_topo::config(), {{"1", 1.0}, {"8", 0.0}})));
     const auto zoo = gp::ModelZoo::builtin();
-    json j = jobs_scenario({{0, 1, 100}}).to_json();
+    json j = gp::to_json(jobs_scenario({{0, 1, 100}}));
     j["workload"]["jobs"][0]["model"] = 9999;
-    CHECK_THROWS_WITH_AS(gp::env(gp::scenario::from_json(j)),
+    CHECK_THROWS_WITH_AS(gp::env(gp::scenario_from_json(j)),
                          ("config /workload/jobs/0/model: model id 9999 is not in the zoo (" +
                           std::to_string(zoo.size()) + " models)")
                              .c_str(),
                          gp::ConfigError);
-    json m = small_scenario(tiny_topo::config(), {{"1", 1.0}}).to_json();
+    json m = gp::to_json(small_scenario(tiny_topo::config(), {{"1", 1.0}}));
     m["workload"]["models"] = {{zoo[0].name, 1.0}, {"VGG", 1.0}};
     std::string known;
     for (const auto& p : zoo.models()) known += (known.empty() ? "" : ", ") + p.name;
-    CHECK_THROWS_WITH_AS(gp::env(gp::scenario::from_json(m)),
+    CHECK_THROWS_WITH_AS(gp::env(gp::scenario_from_json(m)),
                          ("config /workload/models/VGG: model zoo: unknown model \"VGG\" (known: " + known + ")").c_str(),
                          gp::ConfigError);
     // the comm model of the scenario must be the env's

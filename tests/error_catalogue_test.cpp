@@ -21,6 +21,7 @@
 #include <gpuplace/vector_env.hpp>
 #if __has_include(<gpuplace/rl/checkpoint.hpp>)
 #include <gpuplace/rl/checkpoint.hpp>
+#include <gpuplace/json.hpp>
 #define GPUPLACE_CATALOGUE_CHECKPOINT 1
 #endif
 
@@ -50,7 +51,7 @@ struct example {
 gp::scenario tiny_catalogue_scenario(std::vector<std::pair<double, int>> jobs, json env = json::object()) {
     json list = json::array();
     for (auto [t, k] : jobs) list.push_back({{"submit_time", t}, {"num_gpus", k}, {"model", 0}, {"work", 100}});
-    return gp::scenario::from_json({{"topology", {{"preset", "custom"}, {"racks", 1}, {"nodes_per_rack", 2}, {"gpus_per_node", 2}}},
+    return gp::scenario_from_json({{"topology", {{"preset", "custom"}, {"racks", 1}, {"nodes_per_rack", 2}, {"gpus_per_node", 2}}},
                                     {"workload", {{"kind", "jobs"}, {"jobs", list}}},
                                     {"env", env}});
 }
@@ -70,33 +71,33 @@ const std::vector<example>& catalogue() {
         add("ConfigError",
             "config /env/bogus: unknown key \"bogus\" (allowed: queue_policy, backfill, allow_defer, queue_window, "
             "max_steps, max_time)",
-            [] { (void)gp::scenario::parse(R"({"env": {"queue_policy": "fifo", "bogus": 1}})"); });
+            [] { (void)gp::parse_scenario(R"({"env": {"queue_policy": "fifo", "bogus": 1}})"); });
         add("ConfigError", "config /env/queue_window: value 5000 out of range [0, 1024]",
-            [] { (void)gp::scenario::parse(R"({"env": {"queue_window": 5000}})"); });
+            [] { (void)gp::parse_scenario(R"({"env": {"queue_window": 5000}})"); });
         add("ConfigError", "config /env/queue_policy: unknown queue policy \"lifo\" (allowed: fifo, sjf, fewest_gpus)",
-            [] { (void)gp::scenario::parse(R"({"env": {"queue_policy": "lifo"}})"); });
+            [] { (void)gp::parse_scenario(R"({"env": {"queue_policy": "lifo"}})"); });
         add("ConfigError", "config /topology/racks: expected an integer, got \"two\"",
-            [] { gp::env e(gp::scenario::parse(R"({"topology": {"racks": "two"}})")); });
+            [] { gp::env e(gp::parse_scenario(R"({"topology": {"racks": "two"}})")); });
         add("ConfigError", "config /comm/model: expected a string, got 5",
-            [] { (void)gp::scenario::parse(R"({"comm": {"model": 5}})"); });
+            [] { (void)gp::parse_scenario(R"({"comm": {"model": 5}})"); });
         add("ConfigError",
             "my.json: invalid JSON at byte 9: [json.exception.parse_error.101] parse error at line 1, column 9: syntax "
             "error while parsing value - unexpected '}'; expected '[', '{', or a literal",
-            [] { (void)gp::scenario::parse(R"({"env": })", "my.json"); });
+            [] { (void)gp::parse_scenario(R"({"env": })", "my.json"); });
         add("ConfigError",
             "my.json: invalid JSON at byte 26: [json.exception.out_of_range.406] number overflow parsing '1e400' (a number "
             "too large for a double)",
-            [] { (void)gp::scenario::parse(R"({"env": {"max_time": 1e400}})", "my.json"); });
+            [] { (void)gp::parse_scenario(R"({"env": {"max_time": 1e400}})", "my.json"); });
         add("ConfigError", "config /workload: kind \"trace\" needs \"format\" (philly, openb or csv)",
-            [] { (void)gp::scenario::parse(R"({"workload": {"kind": "trace"}})"); });
+            [] { (void)gp::parse_scenario(R"({"workload": {"kind": "trace"}})"); });
         add("ConfigError", "config /workload/gpu_counts/8: jobs of 8 GPUs can never fit in a cluster of 4 GPUs", [] {
-            gp::env e(gp::scenario::parse(R"({"topology": {"preset": "custom", "racks": 1, "nodes_per_rack": 2, "gpus_per_node": 2},
+            gp::env e(gp::parse_scenario(R"({"topology": {"preset": "custom", "racks": 1, "nodes_per_rack": 2, "gpus_per_node": 2},
                                               "workload": {"gpu_counts": {"1": 0.5, "8": 0.5}}})"));
         });
         add("ConfigError", "config /comm/model: \"ring_allreduce\" does not match this environment's comm model \"tree_route\"",
             [] { gp::tree_route_env e(gp::default_scenario()); });
         add("ConfigError", "model zoo: unknown model \"GPT\" (known: a, b)", [] {
-            const auto z = gp::ModelZoo::from_json(json::parse(
+            const auto z = gp::zoo_from_json(json::parse(
                 R"({"models": [{"name": "a", "throughput": {"1": [1, 1]}}, {"name": "b", "throughput": {"1": [2, 2]}}]})"));
             (void)z.find("GPT");
         });
@@ -108,7 +109,7 @@ const std::vector<example>& catalogue() {
         add("ConfigError", "unknown scenario preset \"big\" (allowed: default, proximity_drl, colocation, philly, philly:<file>)",
             [] { (void)gp::preset_scenario("big"); });
         add("ConfigError", "cannot open scenario file \"/no/such/scenario.json\"",
-            [] { (void)gp::scenario::load("/no/such/scenario.json"); });
+            [] { (void)gp::load_scenario("/no/such/scenario.json"); });
         add("ConfigError", "trace options: time_scale must be > 0 (got 0.000000)", [] {
             gp::trace_options o;
             o.time_scale = 0;

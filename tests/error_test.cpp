@@ -7,6 +7,7 @@
 
 #include <gpuplace/config.hpp>
 #include <gpuplace/error.hpp>
+#include <gpuplace/json.hpp>
 
 namespace gp = gpuplace;
 
@@ -23,7 +24,7 @@ TEST_CASE_TEMPLATE("error hierarchy", E, gp::ConfigError, gp::InvalidAction, gp:
 }
 
 TEST_CASE("errors from the library are gpuplace::Error") {
-    CHECK_THROWS_AS((void)gp::scenario::parse("{\"env\": {\"queue_policy\": 3}}"), gp::Error);
-    CHECK_THROWS_AS((void)gp::scenario::parse("{\"env\": {\"queue_policy\": 3}}"), gp::ConfigError);
+    CHECK_THROWS_AS((void)gp::parse_scenario("{\"env\": {\"queue_policy\": 3}}"), gp::Error);
+    CHECK_THROWS_AS((void)gp::parse_scenario("{\"env\": {\"queue_policy\": 3}}"), gp::ConfigError);
     CHECK_THROWS_AS((void)gp::preset_scenario("nope"), std::runtime_error);
 }

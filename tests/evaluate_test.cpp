@@ -4,6 +4,7 @@
 #include <string>
 
 #include <gpuplace/gpuplace.hpp>
+#include <gpuplace/json.hpp>
 
 using namespace gpuplace;
 
@@ -36,7 +37,7 @@ TEST_CASE("evaluate: results do not depend on the thread count; the queue policy
     CHECK(a.policies[0].get("avg_jct").mean != a.policies[1].get("avg_jct").mean);  // backfill vs strict FIFO
     const auto csv = a.summary_csv();
     CHECK(csv.rfind("policy,seeds,avg_jct_mean,avg_jct_sem,p95_jct_mean,", 0) == 0);
-    CHECK(a.to_json()["policies"]["pack+fifo"]["summary"]["avg_jct"]["mean"].get<double>() ==
+    CHECK(to_json(a)["policies"]["pack+fifo"]["summary"]["avg_jct"]["mean"].get<double>() ==
           a.policies[1].get("avg_jct").mean);
     CHECK(a.table().find("pack+fifo") != std::string::npos);
 }
@@ -44,7 +45,7 @@ TEST_CASE("evaluate: results do not depend on the thread count; the queue policy
 TEST_CASE("evaluate: a Philly-derived trace scenario") {
     const std::string file = "$GPUPLACE_DATA/philly/2869ce.trace";
     auto s = default_scenario();
-    s.workload = workload_config::from_json(
+    s.workload = workload_from_json(
         detail::json{{"kind", "trace"}, {"format", "philly"}, {"path", file}, {"max_jobs", 30}, {"target_load", 1.0}});
     const auto r = evaluate(s, {heuristic("first_fit"), heuristic("pack")}, held_out_seeds(3), 2);
     for (const auto& p : r.policies) {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include <gpuplace/metrics.hpp>
+#include <gpuplace/json.hpp>
 
 namespace gp = gpuplace;
 
@@ -51,7 +52,7 @@ TEST_CASE("metrics: hand-computed episode") {
     // busy GPU time 1x100 + 4x200 + 2x50 + 1x150 = 1150 over 8 GPUs x 310 s
     CHECK(m.utilization == doctest::Approx(1150.0 / (8 * 310.0)));
 
-    const auto j = m.to_json();
+    const auto j = to_json(m);
     for (const char* k : {"avg_jct", "p50_jct", "p95_jct", "p99_jct", "avg_queueing_delay", "makespan", "avg_comm_cost",
                           "total_comm_cost", "avg_slowdown", "utilization", "jobs_done", "jobs_total"})
         CHECK(j.contains(k));

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <gpuplace/gpuplace.hpp>
+#include <gpuplace/json.hpp>
 
 using namespace gpuplace;
 
@@ -125,12 +126,12 @@ TEST_CASE("model zoo: calibration reproduces the raw Gavel measurements wherever
 TEST_CASE("model zoo: a bad co-location section names the JSON path") {
     auto j = detail::json::parse(R"({"models": [{"name": "a", "throughput": {"1": [2, 2]}}],
                                      "colocation": {"a": {"b": [1, 1]}}})");
-    CHECK_THROWS_WITH_AS(ModelZoo::from_json(j), "config /zoo/colocation/a/b: unknown model \"b\"", ConfigError);
+    CHECK_THROWS_WITH_AS(zoo_from_json(j), "config /zoo/colocation/a/b: unknown model \"b\"", ConfigError);
     j["colocation"] = {{"a", {{"a", {1, -1}}}}};
-    CHECK_THROWS_WITH_AS(ModelZoo::from_json(j), "config /zoo/colocation/a/a: expected [self, other] steps/s >= 0, got [1,-1]",
+    CHECK_THROWS_WITH_AS(zoo_from_json(j), "config /zoo/colocation/a/a: expected [self, other] steps/s >= 0, got [1,-1]",
                          ConfigError);
     j["colocation"] = {{"a", {{"a", {0.5, 0.5}}}}};
-    const auto z = ModelZoo::from_json(j);
+    const auto z = zoo_from_json(j);
     CHECK(z.colocation(0, 0) == std::array<double, 2>{0.5, 0.5});
 }
 

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include <gpuplace/gpuplace.hpp>
+#include <gpuplace/json.hpp>
 
 using namespace gpuplace;
 
@@ -11,7 +12,7 @@ namespace {
 /// 2 racks x 2 nodes x 4 GPUs; jobs (GPUs) all submitted at 0, long enough to stay running.
 scenario crafted_policy_scenario(std::initializer_list<int> gpus) {
     auto s = default_scenario();
-    s.topology = {{"preset", "custom"}, {"racks", 2}, {"nodes_per_rack", 2}, {"gpus_per_node", 4}};
+    s.topology = topology_config_from_json({{"preset", "custom"}, {"racks", 2}, {"nodes_per_rack", 2}, {"gpus_per_node", 4}});
     s.workload.kind = "jobs";
     s.workload.jobs.clear();
     for (int k : gpus) s.workload.jobs.push_back({0, 0.0, std::uint32_t(k), 0, 1e6, 1.0});

@@ -312,7 +312,7 @@ TEST_CASE("property: invariants, conservation, reward identity and determinism o
         const std::string info = "case " + std::to_string(i) + " seed " + std::to_string(c.seed) + " policy " + policy_names[c.policy] + " scenario " + c.scenario.dump();
         INFO(info);
         gp::scenario s;
-        s = gp::scenario::from_json(c.scenario);
+        s = gp::scenario_from_json(c.scenario);
         try {
             if (c.tree_route) run_case<gp::tree_route_env>(c, s);
             else run_case<gp::env>(c, s);
@@ -342,7 +342,7 @@ TEST_CASE("property: VectorEnv gives the same bytes with 1, 2 and 3 threads, acr
         if (c.scenario["workload"]["kind"] == "jobs") continue;  // a fixed list may not fit: covered above
         const std::string info = "case " + std::to_string(i) + " seed " + std::to_string(c.seed) + " scenario " + c.scenario.dump();
         INFO(info);
-        const auto s = gp::scenario::from_json(c.scenario);
+        const auto s = gp::scenario_from_json(c.scenario);
         const std::size_t N = 5, steps = 300;
         std::vector<std::vector<std::uint8_t>> runs;
         for (std::size_t threads : {1u, 2u, 3u}) {

@@ -15,6 +15,7 @@
 #include <gpuplace/trace.hpp>
 #if __has_include(<gpuplace/rl/checkpoint.hpp>)
 #include <gpuplace/rl/checkpoint.hpp>
+#include <gpuplace/json.hpp>
 #endif
 
 namespace gp = gpuplace;
@@ -75,19 +76,19 @@ TEST_CASE("regression: a NaN target load is refused") {
 // back to the default without a word. Fix (include/gpuplace/config.hpp): a ConfigError naming
 // /comm/model.
 TEST_CASE("regression: a comm model that is not a string is a ConfigError") {
-    CHECK_THROWS_WITH_AS((void)gp::scenario::parse(R"({"comm": {"model": 5}})"), "config /comm/model: expected a string, got 5",
+    CHECK_THROWS_WITH_AS((void)gp::parse_scenario(R"({"comm": {"model": 5}})"), "config /comm/model: expected a string, got 5",
                          gp::ConfigError);
-    CHECK_THROWS_WITH_AS((void)gp::scenario::parse(R"({"comm": {"model": null}})"),
+    CHECK_THROWS_WITH_AS((void)gp::parse_scenario(R"({"comm": {"model": null}})"),
                          "config /comm/model: expected a string, got null", gp::ConfigError);
-    const auto s = gp::scenario::parse(R"({"comm": {}})");  // absent: the documented default
-    CHECK(s.comm["model"] == "ring_allreduce");
+    const auto s = gp::parse_scenario(R"({"comm": {}})");  // absent: the documented default
+    CHECK(s.comm.model == "ring_allreduce");
 }
 
 // property_test (case 12 of the default sweep): with co-location, metrics::utilization summed GPUs x
 // run time over jobs and so counted a shared GPU once per job (1.41 on a 12-GPU cluster). Fix
 // (include/gpuplace/env.hpp, episode_metrics): busy GPU-time as the simulator measures it.
 TEST_CASE("regression: co-location utilization counts a shared GPU once") {
-    const auto s = gp::scenario::from_json(json::parse(R"({
+    const auto s = gp::scenario_from_json(json::parse(R"({
         "colocation": {"enabled": true, "gpu_memory_gb": 18.63, "max_jobs_per_gpu": 3},
         "env": {"allow_defer": false, "backfill": true, "queue_policy": "sjf", "queue_window": 2},
         "reward": {"comm": 0.0, "jct": 0.0, "makespan": 0.0, "placement": 1.0, "time_scale": 240.0},
@@ -113,7 +114,7 @@ TEST_CASE("regression: co-location utilization counts a shared GPU once") {
 // a ConfigError / CheckpointError naming the source and the byte just past the number (the
 // scenario fuzzer then caught that the message had no byte offset, unlike every other JSON error).
 TEST_CASE("regression: a JSON number too large for a double is a ConfigError or CheckpointError") {
-    CHECK_THROWS_WITH_AS((void)gp::scenario::parse(R"({"env": {"max_time": 1e400}})", "s.json"),
+    CHECK_THROWS_WITH_AS((void)gp::parse_scenario(R"({"env": {"max_time": 1e400}})", "s.json"),
                          "s.json: invalid JSON at byte 26: [json.exception.out_of_range.406] number overflow parsing '1e400' "
                          "(a number too large for a double)",
                          gp::ConfigError);

@@ -16,7 +16,7 @@ TEST_CASE("render_ansi shows racks, nodes, job ids and picked GPUs") {
     const json topo = {{"preset", "custom"}, {"racks", 2}, {"nodes_per_rack", 2}, {"gpus_per_node", 2}};
     json list = json::array();
     for (int k : {2, 3, 1}) list.push_back({{"submit_time", 0}, {"num_gpus", k}, {"model", 0}, {"work", 100}});
-    const auto s = gp::scenario::from_json(json{{"topology", topo}, {"workload", {{"kind", "jobs"}, {"jobs", list}}}});
+    const auto s = gp::scenario_from_json(json{{"topology", topo}, {"workload", {{"kind", "jobs"}, {"jobs", list}}}});
     gp::env e(s);
     e.reset(0);
     (void)e.step(2);

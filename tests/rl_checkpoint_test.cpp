@@ -6,6 +6,7 @@
 
 #include <gpuplace/gpuplace.hpp>
 #include <gpuplace/rl/rl.hpp>
+#include <gpuplace/json.hpp>
 
 #include "rl_test_util.hpp"
 
@@ -109,7 +110,7 @@ TEST_CASE("rl size-free: a per_gpu network acts on clusters of other sizes; chec
     using namespace gpuplace;
     auto sized = [](std::size_t racks, std::size_t nodes) {
         auto s = default_scenario();
-        s.topology = {{"preset", "dgx_a100"}, {"racks", racks}, {"nodes_per_rack", nodes}};
+        s.topology = topology_config::of("dgx_a100", racks, nodes);
         s.workload.synthetic.num_jobs = 30;
         return s;
     };

@@ -7,6 +7,7 @@
 
 #include <gpuplace/gpuplace.hpp>
 #include <gpuplace/rl/rl.hpp>
+#include <gpuplace/json.hpp>
 
 namespace {
 using namespace gpuplace;
@@ -16,7 +17,7 @@ using namespace gpuplace;
 /// packing the first two jobs on one node leaves a whole node for the third. First-fit packs them
 /// (GPUs 0-2) but then spreads the 4-GPU job over GPUs 3-6.
 scenario consolidation_scenario() {
-    return scenario::parse(R"({
+    return parse_scenario(R"({
       "name": "consolidation",
       "topology": {"preset": "custom", "racks": 1, "nodes_per_rack": 2, "gpus_per_node": 4},
       "workload": {"kind": "jobs", "jobs": [
@@ -86,7 +87,7 @@ TEST_CASE("rl learning: PPO learns to consolidate and reaches the known optimum"
 namespace {
 /// 2 nodes x 4 GPUs, 24 jobs of 1, 2 or 4 GPUs at load 1.5: placement decisions in every state.
 scenario small_synthetic() {
-    return scenario::parse(R"({
+    return parse_scenario(R"({
       "name": "small",
       "topology": {"preset": "custom", "racks": 1, "nodes_per_rack": 2, "gpus_per_node": 4},
       "workload": {"kind": "synthetic", "num_jobs": 24, "load": 1.5, "gpu_counts": {"1": 0.4, "2": 0.3, "4": 0.3},

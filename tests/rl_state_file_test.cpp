@@ -13,12 +13,13 @@
 
 #include <gpuplace/gpuplace.hpp>
 #include <gpuplace/rl/rl.hpp>
+#include <gpuplace/json.hpp>
 
 namespace {
 using namespace gpuplace;
 
 scenario state_test_scenario() {
-    return scenario::parse(R"({
+    return parse_scenario(R"({
       "name": "state_test",
       "topology": {"preset": "custom", "racks": 1, "nodes_per_rack": 2, "gpus_per_node": 4},
       "workload": {"kind": "synthetic", "num_jobs": 40, "load": 1.3, "gpu_counts": {"1": 0.5, "2": 0.25, "4": 0.25},

@@ -5,12 +5,13 @@
 #include <cstddef>
 
 #include <gpuplace/gpuplace.hpp>
+#include <gpuplace/json.hpp>
 #include <gpuplace/rl/rl.hpp>
 
 namespace gpuplace::test {
 
 inline scenario tiny_ppo_scenario() {
-    return scenario::parse(R"({
+    return parse_scenario(R"({
       "name": "tiny",
       "topology": {"preset": "custom", "racks": 1, "nodes_per_rack": 2, "gpus_per_node": 4},
       "workload": {"kind": "synthetic", "num_jobs": 12, "load": 1.0,

@@ -44,10 +44,6 @@ struct room_fixture {
         sim.reset(jobs, std::vector<double>(jobs.size(), 100.0), memory);
         (void)sim.advance();  // every job arrives at time 0
     }
-    bool key_less(std::uint32_t a, std::uint32_t b) const {
-        if (jobs[a].model != jobs[b].model) return jobs[a].model < jobs[b].model;
-        return memory[a] < memory[b];
-    }
 };
 
 }  // namespace
@@ -70,7 +66,7 @@ TEST_CASE("room_index: classes, and sync() agrees with has_room() after every ch
     room_fixture f;
     gp::detail::room_index idx;
     idx.reserve(4, f.topo.num_gpus());
-    idx.build(f.jobs.size(), [&](std::uint32_t a, std::uint32_t b) { return f.key_less(a, b); });
+    idx.build(f.sim);
     CHECK(idx.class_of(0) == idx.class_of(1));
     CHECK(idx.class_of(0) == idx.class_of(4));
     CHECK(idx.class_of(2) == idx.class_of(5));
@@ -79,7 +75,7 @@ TEST_CASE("room_index: classes, and sync() agrees with has_room() after every ch
     auto check_all = [&] {
         for (std::uint32_t j = 0; j < f.jobs.size(); ++j) {
             const auto c = idx.class_of(j);
-            const auto n = idx.sync(c, f.sim.cluster(), [&](gp::gpu_id g, std::uint32_t r) { return gp::detail::has_room(f.sim, g, r, f.cap); });
+            const auto n = idx.sync(c, f.sim, f.cap);
             std::uint32_t want = 0;
             for (gp::gpu_id g = 0; g < 4; ++g) {
                 const bool r = gp::detail::has_room(f.sim, g, j, f.cap);

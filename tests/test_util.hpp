@@ -13,6 +13,7 @@
 #include <doctest/doctest.h>
 
 #include <gpuplace/gpuplace.hpp>
+#include <gpuplace/json.hpp>
 
 namespace gpuplace::test {
 
@@ -79,14 +80,14 @@ inline scenario small_scenario(const json& topology, const json& gpu_counts, std
                 {"gpu_counts", gpu_counts},
                 {"duration_min", 60},
                 {"duration_max", 3600}}}};
-    return scenario::from_json(j);
+    return scenario_from_json(j);
 }
 
 /// Applies a JSON patch of "env" / "reward" / "comm" options to a scenario (through its JSON form).
 inline scenario with(const scenario& s, const json& patch) {
-    json j = s.to_json();
+    json j = to_json(s);
     j.merge_patch(patch);
-    return scenario::from_json(j);
+    return scenario_from_json(j);
 }
 
 // ---- actions ------------------------------------------------------------------------------------

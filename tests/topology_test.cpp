@@ -45,11 +45,11 @@ TEST_CASE_TEMPLATE("topology conformance", P, dgx_a100_2x4, dgx1_2x4, dgx1_1x2, 
         }
     }
     // the JSON form reads back to the same topology
-    const auto back = gp::TreeTopology::from_json(t.to_json());
-    CHECK(back.to_json() == t.to_json());
+    const auto back = gp::topology_from_json(gp::to_json(t));
+    CHECK(gp::to_json(back) == gp::to_json(t));
     CHECK(back.num_gpus() == G);
     // and the preset's config reads to this topology
-    CHECK(gp::TreeTopology::from_json(P::config()).to_json() == t.to_json());
+    CHECK(gp::to_json(gp::topology_from_json(P::config())) == gp::to_json(t));
 }
 
 TEST_CASE("topology: presets") {
@@ -111,22 +111,22 @@ TEST_CASE("topology: DGX-1 hybrid cube-mesh NVLink pairs") {
 
 TEST_CASE("topology: JSON presets and overrides") {
     using gp::detail::json;
-    const auto a = gp::TreeTopology::from_json(json{{"preset", "dgx_a100"}, {"racks", 1}, {"nodes_per_rack", 2},
+    const auto a = gp::topology_from_json(json{{"preset", "dgx_a100"}, {"racks", 1}, {"nodes_per_rack", 2},
                                                     {"spine_bandwidth", 5.0}});
     CHECK(a.num_gpus() == 16);
     CHECK(a.level_bandwidth(gp::link_level::spine) == 5.0);
     CHECK(a.level_bandwidth(gp::link_level::node) == 300.0);
     CHECK(a.name() == "dgx_a100");
 
-    const auto c = gp::TreeTopology::from_json(json{{"racks", 3}, {"nodes_per_rack", 2}, {"gpus_per_node", 5}});
+    const auto c = gp::topology_from_json(json{{"racks", 3}, {"nodes_per_rack", 2}, {"gpus_per_node", 5}});
     CHECK(c.num_gpus() == 30);
     CHECK(c.name() == "custom");
 
-    const auto d = gp::TreeTopology::from_json(json{{"preset", "dgx1"}, {"pcie_bandwidth", 16.0}});
+    const auto d = gp::topology_from_json(json{{"preset", "dgx1"}, {"pcie_bandwidth", 16.0}});
     CHECK(d.num_gpus() == 64);
     CHECK(d.bandwidth(0, 5) == 16.0);
 
-    const auto p = gp::TreeTopology::from_json(json{{"preset", "proximity_drl"}, {"node_latency", 1e-6}});
+    const auto p = gp::topology_from_json(json{{"preset", "proximity_drl"}, {"node_latency", 1e-6}});
     CHECK(p.num_gpus() == 32);
     CHECK(p.level_latency(gp::link_level::node) == 1e-6);
 }
@@ -150,7 +150,7 @@ TEST_CASE("topology: bad parameters are ConfigErrors naming the value") {
 
     auto fails = [](const json& j) {
         try {
-            (void)gp::TreeTopology::from_json(j);
+            (void)gp::topology_from_json(j);
         } catch (const gp::ConfigError& e) {
             return std::string(e.what());
         }

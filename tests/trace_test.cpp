@@ -5,6 +5,7 @@
 #include <string>
 
 #include <gpuplace/gpuplace.hpp>
+#include <gpuplace/json.hpp>
 
 using namespace gpuplace;
 
@@ -163,9 +164,9 @@ TEST_CASE("trace: window, first N, time scale, GPU cap and target load") {
 TEST_CASE("trace: a trace workload is read once and replayed, same seed same episode") {
     const auto file = repo("data/philly/2869ce.trace");
     auto s = default_scenario();
-    s.workload = workload_config::from_json(
+    s.workload = workload_from_json(
         detail::json{{"kind", "trace"}, {"format", "philly"}, {"path", file}, {"max_jobs", 40}, {"target_load", 1.0}});
-    CHECK(workload_config::from_json(s.workload.to_json()).to_json() == s.workload.to_json());
+    CHECK(to_json(workload_from_json(to_json(s.workload))) == to_json(s.workload));
     env e(s);
     first_fit_policy p;
     const auto a = run_episode(e, p, 7);
@@ -183,14 +184,14 @@ TEST_CASE("trace: a trace workload is read once and replayed, same seed same epi
 
 TEST_CASE("trace: workload JSON errors name the path") {
     using detail::json;
-    CHECK_THROWS_WITH_AS(workload_config::from_json(json{{"kind", "trace"}, {"format", "swf"}, {"path", "x"}}),
+    CHECK_THROWS_WITH_AS(workload_from_json(json{{"kind", "trace"}, {"format", "swf"}, {"path", "x"}}),
                          "config /workload/format: unknown trace format \"swf\" (allowed: philly, openb, csv)", ConfigError);
-    CHECK_THROWS_WITH_AS(workload_config::from_json(json{{"kind", "trace"}, {"format", "csv"}}),
+    CHECK_THROWS_WITH_AS(workload_from_json(json{{"kind", "trace"}, {"format", "csv"}}),
                          "config /workload/path: kind \"trace\" needs the trace file's path", ConfigError);
-    CHECK_THROWS_WITH_AS(workload_config::from_json(json{{"kind", "trace"}, {"format", "csv"}, {"path", "x"}, {"window", {5, 1}}}),
+    CHECK_THROWS_WITH_AS(workload_from_json(json{{"kind", "trace"}, {"format", "csv"}, {"path", "x"}, {"window", {5, 1}}}),
                          "config /workload/window: the window [5,1] is empty", ConfigError);
     auto s = default_scenario();
-    s.workload = workload_config::from_json(json{{"kind", "trace"}, {"format", "csv"}, {"path", "/nonexistent.csv"}});
+    s.workload = workload_from_json(json{{"kind", "trace"}, {"format", "csv"}, {"path", "/nonexistent.csv"}});
     CHECK_THROWS_WITH_AS(env{s}, "/nonexistent.csv: cannot open the trace file", TraceError);
 }
 
@@ -218,7 +219,7 @@ gpuplace::scenario empty_trace_scenario(const std::string& file, const std::stri
     opts["format"] = format;
     opts["path"] = file;
     auto s = default_scenario();
-    s.workload = workload_config::from_json(opts);
+    s.workload = workload_from_json(opts);
     return s;
 }
 }  // namespace
@@ -230,7 +231,7 @@ TEST_CASE("trace: a workload that leaves no job is an error when the env is buil
     auto fails = [&](const gpuplace::scenario& s, const std::string& why) {
         CHECK_THROWS_WITH_AS(env{s}, (f + ": no jobs to replay: " + why).c_str(), TraceError);
         auto t = s;
-        t.comm = {{"model", "tree_route"}};
+        t.comm.model = "tree_route";
         CHECK_THROWS_AS(tree_route_env{t}, TraceError);
     };
     fails(empty_trace_scenario(f, "submit_time,num_gpus,duration\n", "csv"), "0 data rows (an empty file, or a header alone)");

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include <gpuplace/gpuplace.hpp>
+#include <gpuplace/json.hpp>
 
 using namespace gpuplace;
 
@@ -54,7 +55,7 @@ TEST_CASE("workload: the proximity_drl preset uses it, same seed same episode") 
     }
     CHECK(run_episode(e, p, 11).m.avg_jct == a.m.avg_jct);
     const auto c = preset_scenario("proximity_drl").workload;
-    CHECK(workload_config::from_json(c.to_json()).to_json() == c.to_json());
+    CHECK(to_json(workload_from_json(to_json(c))) == to_json(c));
 }
 
 TEST_CASE("workload: the synthetic generator draws zoo models measured at the GPU count") {
@@ -65,11 +66,11 @@ TEST_CASE("workload: the synthetic generator draws zoo models measured at the GP
     generate_synthetic(w, z, 64, 3, b);
     CHECK(a == b);
     for (const auto& j : a) CHECK(z[j.model].max_measured_gpus() >= j.num_gpus);
-    CHECK_THROWS_WITH_AS(workload_config::from_json(detail::json{{"kind", "proximity_drl"}, {"load", 1}}),
+    CHECK_THROWS_WITH_AS(workload_from_json(detail::json{{"kind", "proximity_drl"}, {"load", 1}}),
                          "config /workload/load: unknown key \"load\" (allowed: kind, num_jobs, max_length, max_request, "
                          "time_step, arrival_rate, models)",
                          ConfigError);
-    CHECK_THROWS_WITH_AS(workload_config::from_json(detail::json{{"kind", "poisson"}}),
+    CHECK_THROWS_WITH_AS(workload_from_json(detail::json{{"kind", "poisson"}}),
                          "config /workload/kind: unknown workload kind \"poisson\" (allowed: synthetic, proximity_drl, trace, jobs, mixture)",
                          ConfigError);
 }

@@ -7,6 +7,7 @@
 #include <set>
 #include <vector>
 
+#include <gpuplace/json.hpp>
 #include <gpuplace/workload.hpp>
 
 #include "test_util.hpp"
@@ -87,28 +88,28 @@ TEST_CASE("workload config: JSON round trip and errors") {
     const json j = {{"kind", "synthetic"},  {"num_jobs", 12},       {"load", 0.7},
                     {"duration_min", 5.0},  {"duration_max", 50.0}, {"gpu_counts", {{"1", 0.25}, {"3", 0.75}}},
                     {"models", {{"A3C", 1.0}}}};
-    const auto c = gp::workload_config::from_json(j);
+    const auto c = gp::workload_from_json(j);
     CHECK(c.synthetic.num_jobs == 12);
     CHECK(c.synthetic.gpu_counts == std::vector<std::pair<std::uint32_t, double>>{{1, 0.25}, {3, 0.75}});
-    CHECK(c.to_json() == j);
+    CHECK(to_json(c) == j);
     const json l = {{"kind", "jobs"},
                     {"jobs", json::array({{{"submit_time", 5.0}, {"num_gpus", 2}, {"model", 1}, {"work", 10.0}},
                                           {{"submit_time", 0.0}, {"num_gpus", 1}, {"model", 0}, {"work", 20.0}}})}};
-    const auto cl = gp::workload_config::from_json(l);
+    const auto cl = gp::workload_from_json(l);
     REQUIRE(cl.jobs.size() == 2);
     CHECK(cl.jobs[0].num_gpus == 2);
     CHECK(cl.jobs[1].work == 20.0);
-    CHECK(cl.to_json() == l);
-    CHECK_THROWS_WITH_AS((void)gp::workload_config::from_json(json{{"num_jobz", 3}}),
+    CHECK(to_json(cl) == l);
+    CHECK_THROWS_WITH_AS((void)gp::workload_from_json(json{{"num_jobz", 3}}),
                          doctest::Contains("config /workload/num_jobz: unknown key \"num_jobz\""), gp::ConfigError);
-    CHECK_THROWS_WITH_AS((void)gp::workload_config::from_json(json{{"num_jobs", 0}}),
+    CHECK_THROWS_WITH_AS((void)gp::workload_from_json(json{{"num_jobs", 0}}),
                          "config /workload/num_jobs: value 0 out of range [1, 10000000]", gp::ConfigError);
-    CHECK_THROWS_WITH_AS((void)gp::workload_config::from_json(json{{"gpu_counts", {{"1", 0.0}}}}),
+    CHECK_THROWS_WITH_AS((void)gp::workload_from_json(json{{"gpu_counts", {{"1", 0.0}}}}),
                          "config /workload/gpu_counts: probabilities sum to 0", gp::ConfigError);
-    CHECK_THROWS_WITH_AS((void)gp::workload_config::from_json(json{{"models", {{"A3C", "many"}}}}),
+    CHECK_THROWS_WITH_AS((void)gp::workload_from_json(json{{"models", {{"A3C", "many"}}}}),
                          "config /workload/models/A3C: expected a weight >= 0, got \"many\"", gp::ConfigError);
     CHECK_THROWS_WITH_AS(
-        (void)gp::workload_config::from_json(
+        (void)gp::workload_from_json(
             json{{"kind", "jobs"}, {"jobs", json::array({{{"submit_time", 0}, {"num_gpus", 1}, {"model", 0}, {"work", 1}, {"x", 1}}})}}),
         "config /workload/jobs/0/x: unknown key \"x\" (allowed: submit_time, num_gpus, model, work)", gp::ConfigError);
 }
@@ -131,15 +132,15 @@ double offered(const std::vector<gpuplace::TrainingJob>& jobs, std::size_t G) {
 
 TEST_CASE("workload: synthetic loads and GPU-count weights drawn per episode from ranges") {
     using gpuplace::detail::json;
-    const auto fixed = gpuplace::workload_config::from_json(json{{"kind", "synthetic"}, {"num_jobs", 300}, {"load", 1.0}});
-    const auto ranged = gpuplace::workload_config::from_json(
+    const auto fixed = gpuplace::workload_from_json(json{{"kind", "synthetic"}, {"num_jobs", 300}, {"load", 1.0}});
+    const auto ranged = gpuplace::workload_from_json(
         json{{"kind", "synthetic"}, {"num_jobs", 300}, {"load", {0.5, 2.0}}, {"gpu_counts", {{"1", {0.0, 1.0}}, {"8", {0.0, 1.0}}}}});
     CHECK(ranged.synthetic.load == 0.5);
     CHECK(ranged.synthetic.load_max == 2.0);
-    CHECK(gpuplace::workload_config::from_json(ranged.to_json()).to_json() == ranged.to_json());
+    CHECK(gpuplace::to_json(gpuplace::workload_from_json(gpuplace::to_json(ranged))) == gpuplace::to_json(ranged));
     // a workload without ranges draws exactly what it always did (its to_json has no ranges either)
     CHECK(fixed.synthetic.gpu_counts_max.empty());
-    CHECK(fixed.to_json()["load"] == 1.0);
+    CHECK(gpuplace::to_json(fixed)["load"] == 1.0);
     std::set<std::size_t> ones;
     double lo = 1e9, hi = 0;
     for (std::uint64_t seed = 0; seed < 40; ++seed) {
@@ -155,21 +156,21 @@ TEST_CASE("workload: synthetic loads and GPU-count weights drawn per episode fro
     }
     CHECK(ones.size() >= 5);  // the 1-GPU share varies across episodes
     CHECK(hi > 2 * lo);       // and so does the load (arrival span)
-    CHECK_THROWS_WITH_AS(gpuplace::workload_config::from_json(json{{"kind", "synthetic"}, {"load", {2.0, 1.0}}}),
+    CHECK_THROWS_WITH_AS(gpuplace::workload_from_json(json{{"kind", "synthetic"}, {"load", {2.0, 1.0}}}),
                          "config /workload/load: range [2.0,1.0] is not within [1e-06, 1000000.0] with lo <= hi", gpuplace::ConfigError);
-    CHECK_THROWS_AS(gpuplace::workload_config::from_json(json{{"kind", "synthetic"}, {"gpu_counts", {{"1", {0.0, 0.0}}}}}),
+    CHECK_THROWS_AS(gpuplace::workload_from_json(json{{"kind", "synthetic"}, {"gpu_counts", {{"1", {0.0, 0.0}}}}}),
                     gpuplace::ConfigError);
 }
 
 TEST_CASE("workload: a trace workload of several files at a load drawn per episode") {
     using gpuplace::detail::json;
     const std::string a = "$GPUPLACE_DATA/philly/2869ce.trace", b = "$GPUPLACE_DATA/philly/e13805.trace";
-    const auto w = gpuplace::workload_config::from_json(
+    const auto w = gpuplace::workload_from_json(
         json{{"kind", "trace"}, {"format", "philly"}, {"path", {a, b}}, {"target_load", {0.5, 1.5}}, {"episode_jobs", 100}});
     CHECK(w.trace_paths() == std::vector<std::string>{a, b});
     CHECK(w.target_load_max == 1.5);
-    CHECK(gpuplace::workload_config::from_json(w.to_json()).to_json() == w.to_json());
-    const auto single_a = gpuplace::workload_config::from_json(json{{"kind", "trace"}, {"format", "philly"}, {"path", a}});
+    CHECK(gpuplace::to_json(gpuplace::workload_from_json(gpuplace::to_json(w))) == gpuplace::to_json(w));
+    const auto single_a = gpuplace::workload_from_json(json{{"kind", "trace"}, {"format", "philly"}, {"path", a}});
     std::set<std::uint32_t> first_models;
     double lo = 1e9, hi = 0;
     for (std::uint64_t seed = 0; seed < 30; ++seed) {
@@ -185,20 +186,20 @@ TEST_CASE("workload: a trace workload of several files at a load drawn per episo
     CHECK(first_models.size() > 3);  // windows from both files
     CHECK(hi > 1.5 * lo);
     // one file and a fixed load: exactly as before (the whole file compressed once, at load time)
-    const auto fixed = gpuplace::workload_config::from_json(json{{"kind", "trace"}, {"format", "philly"}, {"path", a}, {"target_load", 1.0}});
+    const auto fixed = gpuplace::workload_from_json(json{{"kind", "trace"}, {"format", "philly"}, {"path", a}, {"target_load", 1.0}});
     CHECK(fixed.target_load_max == 0);
-    CHECK(fixed.to_json()["path"] == a);
+    CHECK(gpuplace::to_json(fixed)["path"] == a);
     (void)single_a;
 }
 
 TEST_CASE("workload: a mixture draws one of its workloads per episode, by weight") {
     using gpuplace::detail::json;
-    const auto w = gpuplace::workload_config::from_json(json{
+    const auto w = gpuplace::workload_from_json(json{
         {"kind", "mixture"},
         {"components", {{{"weight", 3}, {"workload", {{"kind", "synthetic"}, {"num_jobs", 10}}}},
                         {{"weight", 1}, {"workload", {{"kind", "trace"}, {"format", "philly"}, {"path", "$GPUPLACE_DATA/philly/2869ce.trace"},
                                                        {"episode_jobs", 25}}}}}}});
-    CHECK(gpuplace::workload_config::from_json(w.to_json()).to_json() == w.to_json());
+    CHECK(gpuplace::to_json(gpuplace::workload_from_json(gpuplace::to_json(w))) == gpuplace::to_json(w));
     std::size_t synthetic = 0, trace = 0;
     for (std::uint64_t seed = 0; seed < 200; ++seed) {
         const auto e = episode_of(w, seed);
@@ -215,10 +216,10 @@ TEST_CASE("workload: a mixture draws one of its workloads per episode, by weight
         while (!e.done()) e.step(gpuplace::pack_policy{}.act(e));
         CHECK(e.terminated());
     }
-    CHECK_THROWS_WITH_AS(gpuplace::workload_config::from_json(json{{"kind", "mixture"}, {"components", json::array()}}),
+    CHECK_THROWS_WITH_AS(gpuplace::workload_from_json(json{{"kind", "mixture"}, {"components", json::array()}}),
                          doctest::Contains("config /workload/components: kind \"mixture\" needs a non-empty list"), gpuplace::ConfigError);
     auto bad = s;
-    bad.workload = gpuplace::workload_config::from_json(json{
+    bad.workload = gpuplace::workload_from_json(json{
         {"kind", "mixture"}, {"components", {{{"workload", {{"kind", "synthetic"}, {"gpu_counts", {{"128", 1}}}}}}}}});
     CHECK_THROWS_WITH_AS(gpuplace::env{bad}, doctest::Contains("config /workload/components/0/workload/gpu_counts/128"), gpuplace::ConfigError);
 }

@@ -7,13 +7,11 @@
 #include <cstdint>
 #include <fstream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "data.hpp"
-#include "detail/json_util.hpp"
 #include "error.hpp"
 #include "model_zoo.hpp"
 
@@ -26,21 +24,7 @@ struct colocation_config {
     double gpu_memory_gb = 32.0;         ///< memory of each GPU (V100 32 GB)
     std::string profile;                 ///< optional interference profile file (.csv or .json)
 
-    [[nodiscard]] static colocation_config from_json(const detail::json& j, std::string_view path = "/colocation") {
-        using namespace detail;
-        check_keys(j, path, {"enabled", "max_jobs_per_gpu", "gpu_memory_gb", "profile"});
-        colocation_config c;
-        read_bool(j, path, "enabled", c.enabled);
-        read_int(j, path, "max_jobs_per_gpu", c.max_jobs_per_gpu, 1, 64);
-        read_number(j, path, "gpu_memory_gb", c.gpu_memory_gb, 1e-9, 1e6);
-        read_string(j, path, "profile", c.profile);
-        return c;
-    }
-    [[nodiscard]] detail::json to_json() const {
-        detail::json j = {{"enabled", enabled}, {"max_jobs_per_gpu", max_jobs_per_gpu}, {"gpu_memory_gb", gpu_memory_gb}};
-        if (!profile.empty()) j["profile"] = profile;
-        return j;
-    }
+    friend bool operator==(const colocation_config&, const colocation_config&) = default;
 };
 
 /// Pairwise interference factors between the zoo's models: factor(a, b) is a's throughput when it
@@ -99,22 +83,11 @@ public:
         if (!in) throw ConfigError("co-location profile: cannot open \"" + display_path(file) + "\"");
         if (base.num_models() != zoo.size()) base = interference_table(zoo.size());
         const bool is_json = file.size() >= 5 && file.substr(file.size() - 5) == ".json";
-        if (is_json) {
-            std::stringstream ss;
-            ss << in.rdbuf();
-            const auto j = detail::parse_json(ss.str(), file);
-            if (!j.is_object()) throw ConfigError(file + ": expected an object {\"<model>\": {\"<other>\": factor}}");
-            for (auto a = j.begin(); a != j.end(); ++a) {
-                const auto pa = file + ":/" + a.key();
-                const model_id ia = zoo.find(a.key());
-                if (!a->is_object()) throw ConfigError(pa + ": expected an object {\"<other>\": factor}");
-                for (auto b = a->begin(); b != a->end(); ++b) {
-                    if (!b->is_number() || b->get<double>() < 0)
-                        throw ConfigError(pa + "/" + b.key() + ": expected a factor >= 0, got " + detail::short_dump(*b));
-                    base.set(ia, zoo.find(b.key()), b->get<double>());
-                }
-            }
-            return base;
+        if (is_json) {  // read by <gpuplace/json.hpp> (see detail::json_readers)
+            if (!detail::json_readers().profile)
+                throw ConfigError("co-location profile \"" + display_path(file) +
+                                  "\": reading a JSON profile needs #include <gpuplace/json.hpp> in the program");
+            return detail::json_readers().profile(file, zoo, std::move(base));
         }
         std::string line;
         std::size_t lineno = 0;
@@ -147,6 +120,13 @@ public:
             base.set(ia, ib, f);
         }
         return base;
+    }
+
+    /// The table of co-location options `c` for a zoo: the zoo's pairs, then its profile's, if any.
+    [[nodiscard]] static interference_table of(const colocation_config& c, const ModelZoo& zoo) {
+        auto t = from_zoo(zoo);
+        if (!c.profile.empty()) t = load_profile(c.profile, zoo, std::move(t));
+        return t;
     }
 
 private:

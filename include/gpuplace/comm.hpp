@@ -9,14 +9,31 @@
 #include <cmath>
 #include <concepts>
 #include <cstdint>
+#include <optional>
 #include <span>
+#include <string>
 #include <string_view>
+#include <utility>
 
-#include "detail/json_util.hpp"
+#include "error.hpp"
 #include "model_zoo.hpp"
 #include "topology.hpp"
 
 namespace gpuplace {
+
+/// A scenario's communication model (key "comm"): its name and, for tree_route, the weights it
+/// sets (unset: the model's defaults). The JSON form holds the model and exactly the keys that are set.
+struct comm_config {
+    std::string model = "ring_allreduce";
+    std::optional<double> gpu_weight, pair_weight, node_weight, rack_weight, slowdown_exponent;  ///< tree_route only
+
+    /// The optional keys, by name, in the order they are read and written.
+    [[nodiscard]] std::array<std::pair<const char*, const std::optional<double>&>, 5> weights() const noexcept {
+        return {{{"gpu_weight", gpu_weight}, {"pair_weight", pair_weight}, {"node_weight", node_weight},
+                 {"rack_weight", rack_weight}, {"slowdown_exponent", slowdown_exponent}}};
+    }
+    friend bool operator==(const comm_config&, const comm_config&) = default;
+};
 
 /// What a communication model says of a placement.
 struct comm_result {
@@ -217,11 +234,12 @@ struct RingAllReduce {
         return {(s.volume / level_bw(t, lc) + s.hops * double(t.level_latency(lc))) / best, worst / best};
     }
 
-    [[nodiscard]] static RingAllReduce from_json(const detail::json& j, std::string_view path = "/comm") {
-        detail::check_keys(j, path, {"model"});
+    /// The model a config describes (which sets no tree_route weight).
+    [[nodiscard]] static RingAllReduce from_config(const comm_config& c, std::string_view path = "/comm") {
+        for (auto [key, v] : c.weights())
+            if (v) throw ConfigError("config " + std::string(path) + "/" + key + ": unknown key \"" + key + "\" (allowed: model)");
         return {};
     }
-    [[nodiscard]] detail::json to_json() const { return {{"model", name}}; }
 };
 
 /// Proximity-DRL's route cost: the sum of edge weights on the union of shortest paths among the
@@ -319,22 +337,17 @@ struct TreeRouteCost {
         return {c, sd};
     }
 
-    [[nodiscard]] static TreeRouteCost from_json(const detail::json& j, std::string_view path = "/comm") {
-        using namespace detail;
-        check_keys(j, path, {"model", "gpu_weight", "pair_weight", "node_weight", "rack_weight", "slowdown_exponent"});
-        TreeRouteCost c;
-        read_number(j, path, "gpu_weight", c.gpu_weight, 0.0);
-        read_number(j, path, "pair_weight", c.pair_weight, 0.0);
-        read_number(j, path, "node_weight", c.node_weight, 0.0);
-        read_number(j, path, "rack_weight", c.rack_weight, 0.0);
-        read_number(j, path, "slowdown_exponent", c.slowdown_exponent, 0.0, 10.0);
-        if (c.gpu_weight + c.node_weight + c.rack_weight <= 0)
-            config_fail(path, "at least one of gpu_weight, node_weight, rack_weight must be > 0");
-        return c;
-    }
-    [[nodiscard]] detail::json to_json() const {
-        return {{"model", name},           {"gpu_weight", gpu_weight},   {"pair_weight", pair_weight},
-                {"node_weight", node_weight}, {"rack_weight", rack_weight}, {"slowdown_exponent", slowdown_exponent}};
+    /// The model a config describes: the weights it sets, the defaults for the others.
+    [[nodiscard]] static TreeRouteCost from_config(const comm_config& c, std::string_view path = "/comm") {
+        TreeRouteCost t;
+        t.gpu_weight = c.gpu_weight.value_or(t.gpu_weight);
+        t.pair_weight = c.pair_weight.value_or(t.pair_weight);
+        t.node_weight = c.node_weight.value_or(t.node_weight);
+        t.rack_weight = c.rack_weight.value_or(t.rack_weight);
+        t.slowdown_exponent = c.slowdown_exponent.value_or(t.slowdown_exponent);
+        if (t.gpu_weight + t.node_weight + t.rack_weight <= 0)
+            throw ConfigError("config " + std::string(path) + ": at least one of gpu_weight, node_weight, rack_weight must be > 0");
+        return t;
     }
 };
 

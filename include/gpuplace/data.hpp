@@ -6,7 +6,7 @@
 ///   set_data_dir(), else the environment variable GPUPLACE_DATA, else the folder the build names
 ///   (the macro GPUPLACE_DATA_DIR: the repository's data/ for a build tree, <prefix>/share/gpuplace/data
 ///   once installed; the Python package points it at the data it ships).
-/// - A relative path in a scenario file is relative to that file's folder (scenario::load() makes it
+/// - A relative path in a scenario file is relative to that file's folder (load_scenario() makes it
 ///   absolute); anywhere else, to the working directory.
 
 #include <cstdlib>

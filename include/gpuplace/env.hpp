@@ -62,10 +62,10 @@ public:
     using comm_type = C;
     static constexpr std::uint32_t none = cluster_state::no_job;
 
-    /// Builds the env from a scenario (topology and comm model read from its JSON). Throws
-    /// ConfigError when the scenario's comm model is not C, or on any bad value.
+    /// Builds the env from a scenario. Throws ConfigError when the scenario's comm model is not C,
+    /// or on any bad value.
     explicit basic_env(const scenario& s = default_scenario())
-        : basic_env(T::from_json(s.topology, "/topology"), make_comm(s.comm), make_zoo(s.zoo), s) {}
+        : basic_env(T::from_config(s.topology, "/topology"), make_comm(s.comm), s.zoo.make(), s) {}
 
     /// Builds the env from explicit objects; the scenario gives workload, env and reward options.
     basic_env(T topo, C comm, ModelZoo zoo, scenario s)
@@ -76,11 +76,9 @@ public:
         opt_ = {e.max_steps ? e.max_steps : ~std::size_t{0}, e.max_time > 0 ? e.max_time : std::numeric_limits<double>::infinity(),
                 e.allow_defer, e.backfill, w.time_scale, w.jct, w.makespan, w.comm, w.placement};
         workload_ = workload_source(cfg_.workload, zoo_, G);  // reads a trace once
-        if (cfg_.colocation.enabled) {
-            auto t = interference_table::from_zoo(zoo_);
-            if (!cfg_.colocation.profile.empty()) t = interference_table::load_profile(cfg_.colocation.profile, zoo_, std::move(t));
-            sim_.set_colocation(std::make_shared<interference_table>(std::move(t)), cfg_.colocation.max_jobs_per_gpu);
-        }
+        if (cfg_.colocation.enabled)
+            sim_.set_colocation(std::make_shared<interference_table>(interference_table::of(cfg_.colocation, zoo_)),
+                                cfg_.colocation.max_jobs_per_gpu);
         sim_.resize(topo_);
         picks_.resize(topo_);
         obs_ = observation_writer(topo_, e.queue_window, cfg_.colocation.enabled, w.time_scale);
@@ -95,12 +93,8 @@ public:
     void reset(std::uint64_t seed = 0) {
         seed_ = seed;
         workload_.generate(zoo_, num_gpus(), seed, gen_);
-        for (std::size_t i = 0; i < gen_.size(); ++i) {  // checked before anything changes
-            gen_[i].id = static_cast<job_id>(i);
-            validate_job(i, gen_[i].num_gpus, gen_[i].model, num_gpus(), zoo_);
-        }
-        if (sim_.colocation())
-            for (std::size_t i = 0; i < gen_.size(); ++i) validate_job_memory(cfg_, i, gen_[i].model, zoo_);
+        for (std::size_t i = 0; i < gen_.size(); ++i) gen_[i].id = static_cast<job_id>(i);
+        validate_jobs(cfg_, gen_, num_gpus(), zoo_);  // before anything changes
         sim_.reserve_placements(workload_.max_episode_gpus(num_gpus()));  // once: later resets (autoresets) allocate nothing
         sim_.reset(std::span<const TrainingJob>(gen_),
                    [this](const J& j) { return double(j.work) * comm_.ideal_step_time(topo_, zoo_, j.model, j.num_gpus); },
@@ -267,19 +261,12 @@ public:
     }
 
 private:
-    static C make_comm(const detail::json& j) {
-        std::string m = "ring_allreduce";
-        if (j.is_object() && j.contains("model") && j["model"].is_string()) m = j["model"].template get<std::string>();
-        if (m != C::name)
-            throw ConfigError("config /comm/model: \"" + m + "\" does not match this environment's comm model \"" +
+    static C make_comm(const comm_config& c) {
+        if (c.model != C::name)
+            throw ConfigError("config /comm/model: \"" + c.model + "\" does not match this environment's comm model \"" +
                               std::string(C::name) + "\"");
-        if constexpr (requires { C::from_json(j, std::string_view{}); }) return C::from_json(j, "/comm");
+        if constexpr (requires { C::from_config(c, std::string_view{}); }) return C::from_config(c, "/comm");
         else return C{};
-    }
-    static ModelZoo make_zoo(const detail::json& z) {
-        if (z.is_null()) return ModelZoo::builtin();
-        if (z.is_string()) return ModelZoo::load(z.template get<std::string>());
-        return ModelZoo::from_json(z, "/zoo");
     }
 
     /// What never changes about the episode's jobs: their observation features and room classes.
@@ -292,14 +279,7 @@ private:
             queue_.info(i) = {obs_.request(j.num_gpus), obs_.squash(sim_.ideal_duration(i)),
                               static_cast<float>(std::clamp(1.0 - p.spread / p.consolidated, 0.0, 1.0)), double(j.submit_time), 0};
         }
-        if (!sim_.colocation()) return;
-        rooms_.build(n, [this](std::uint32_t a, std::uint32_t b) {
-            const auto &ja = sim_.job(a), &jb = sim_.job(b);
-            if (ja.model != jb.model) return ja.model < jb.model;
-            const double sa = sim_.share_of(ja), sb = sim_.share_of(jb);
-            if (sa != sb) return sa < sb;
-            return sim_.memory_of(a) < sim_.memory_of(b);
-        });
+        if (sim_.colocation()) rooms_.build(sim_);
     }
 
     [[nodiscard]] bool queue_less(std::uint32_t a, std::uint32_t b) const noexcept {
@@ -319,7 +299,7 @@ private:
 
     /// Brings job class c's room up to date; returns how many GPUs have room for it (co-location).
     std::uint32_t room_hosts(std::uint32_t c) noexcept {
-        return rooms_.sync(c, cluster(), [this](gpu_id g, std::uint32_t j) { return has_room(g, j); });
+        return rooms_.sync(c, sim_, cfg_.colocation.gpu_memory_gb);
     }
 
     /// The queue position of the next job to place (other than `skip`), or npos: strict
@@ -485,21 +465,6 @@ private:
 using env = basic_env<>;
 /// Proximity-DRL's setting: tree topology with the route cost model.
 using tree_route_env = basic_env<TreeTopology, TrainingJob, TreeRouteCost>;
-
-/// The name of a scenario's comm model: "ring_allreduce" (the default) or "tree_route".
-/// ConfigError naming /comm/model for anything else.
-[[nodiscard]] inline std::string comm_model_name(const scenario& s) {
-    std::string m(RingAllReduce::name);
-    if (s.comm.is_object() && s.comm.contains("model")) {
-        const auto& v = s.comm["model"];
-        if (!v.is_string()) throw ConfigError("config /comm/model: expected a string, got " + detail::short_dump(v));
-        m = v.template get<std::string>();
-    }
-    if (m != RingAllReduce::name && m != TreeRouteCost::name)
-        throw ConfigError("config /comm/model: unknown model \"" + m + "\" (allowed: " + std::string(RingAllReduce::name) + ", " +
-                          std::string(TreeRouteCost::name) + ")");
-    return m;
-}
 
 /// Calls f(std::type_identity<E>{}) with E the env type a scenario needs (env for ring_allreduce,
 /// tree_route_env for tree_route) and returns its result: the one place that maps a scenario to an

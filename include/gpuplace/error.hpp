@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace gpuplace {
 
@@ -43,5 +44,22 @@ class StateError : public Error {
 public:
     using Error::Error;
 };
+
+namespace detail {
+
+/// Appends a key to a JSON path ("/topology" + "racks" -> "/topology/racks").
+[[nodiscard]] inline std::string join_path(std::string_view path, std::string_view key) {
+    std::string out(path);
+    out += '/';
+    out += key;
+    return out;
+}
+
+/// Throws the ConfigError of a bad value at a JSON path: "config <path>: <what>".
+[[noreturn]] inline void config_fail(std::string_view path, std::string_view what) {
+    throw ConfigError("config " + std::string(path.empty() ? "/" : path) + ": " + std::string(what));
+}
+
+}  // namespace detail
 
 }  // namespace gpuplace

@@ -228,23 +228,6 @@ struct eval_report {
         return out;
     }
 
-    /// JSON: per policy, mean and standard error of each metric plus the per-seed metrics.
-    [[nodiscard]] detail::json to_json() const {
-        detail::json j;
-        j["scenario"] = scenario;
-        j["seeds"] = seeds;
-        for (const auto& p : policies) {
-            detail::json pj;
-            for (const auto& n : eval_metric_names()) {
-                const auto s = p.get(n);
-                pj["summary"][n] = {{"mean", s.mean}, {"sem", s.sem}};
-            }
-            for (const auto& m : p.per_seed) pj["per_seed"].push_back(m.to_json());
-            j["policies"][p.policy] = pj;
-        }
-        return j;
-    }
-
     /// The policy with the lowest mean `metric`, among those whose name does not start with one
     /// of `exclude` (e.g. {"ppo"}: the best heuristic). Error when none is left.
     [[nodiscard]] std::string best(const std::string& metric = "avg_jct", const std::vector<std::string>& exclude = {}) const {

@@ -1,7 +1,8 @@
 #pragma once
 /// \file gpuplace.hpp
-/// Umbrella header: includes the whole public API of gpuplace (the reference PPO, which needs
-/// Eigen, has its own umbrella: gpuplace/rl/rl.hpp).
+/// Umbrella header: includes the public API of gpuplace, which parses no JSON and needs no Eigen.
+/// Reading and writing scenarios, zoos and reports as JSON (and the preset scenarios):
+/// gpuplace/json.hpp; the reference PPO, which needs Eigen: gpuplace/rl/rl.hpp.
 
 #include "cluster.hpp"
 #include "colocation.hpp"
@@ -15,6 +16,7 @@
 #include "job.hpp"
 #include "metrics.hpp"
 #include "model_zoo.hpp"
+#include "observation.hpp"
 #include "policy.hpp"
 #include "render.hpp"
 #include "simulator.hpp"

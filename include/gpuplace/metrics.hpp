@@ -8,7 +8,6 @@
 #include <span>
 #include <vector>
 
-#include "detail/json_util.hpp"
 #include "job.hpp"
 
 namespace gpuplace {
@@ -41,17 +40,6 @@ struct metrics {
     double memory_utilization = 0; ///< GPU memory x time used / (capacity x makespan); 0 without co-location
     double avg_interference = 1;   ///< mean of run time / (ideal duration x placement slowdown), >= 1
     std::size_t jobs_done = 0, jobs_total = 0;
-
-    [[nodiscard]] detail::json to_json() const {
-        return {{"avg_jct", avg_jct},         {"p50_jct", p50_jct},
-                {"p95_jct", p95_jct},         {"p99_jct", p99_jct},
-                {"avg_queueing_delay", avg_queueing_delay}, {"makespan", makespan},
-                {"avg_comm_cost", avg_comm_cost}, {"total_comm_cost", total_comm_cost},
-                {"avg_slowdown", avg_slowdown}, {"utilization", utilization},
-                {"sm_utilization", sm_utilization}, {"memory_utilization", memory_utilization},
-                {"avg_interference", avg_interference},
-                {"jobs_done", jobs_done},     {"jobs_total", jobs_total}};
-    }
 };
 
 /// Percentile (nearest-rank with linear interpolation) of sorted values, q in [0, 1].

@@ -7,16 +7,13 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <fstream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "data.hpp"
 #include "detail/gavel_zoo.hpp"
-#include "detail/json_util.hpp"
 #include "error.hpp"
 #include "job.hpp"
 
@@ -73,6 +70,23 @@ struct measurement_cluster {
     double network_latency = 20e-6;
 };
 
+class ModelZoo;
+class interference_table;
+
+namespace detail {
+/// The readers of the JSON files an env may have to read while it is built from a scenario (a
+/// zoo file, a co-location profile in JSON). The core headers do not parse JSON: including
+/// <gpuplace/json.hpp> anywhere in a program installs them, before main() runs.
+struct json_file_readers {
+    ModelZoo (*zoo)(const std::string& path) = nullptr;
+    interference_table (*profile)(const std::string& path, const ModelZoo& zoo, interference_table base) = nullptr;
+};
+inline json_file_readers& json_readers() noexcept {
+    static json_file_readers r;
+    return r;
+}
+}  // namespace detail
+
 /// A set of model profiles, indexed by model_id.
 class ModelZoo {
     /// What a zoo holds. It never changes once built, so copies of a zoo share one (the envs of a
@@ -86,9 +100,17 @@ class ModelZoo {
 
 public:
     ModelZoo() : d_(std::make_shared<const data>()) {}
-    ModelZoo(std::vector<ModelProfile> models, measurement_cluster ref, std::string gpu_type = "v100") {
+    /// A zoo of `models` measured on `ref`, with the pairwise co-location throughputs of 1-GPU
+    /// jobs (n x n {self, other} steps/s, row = first model; empty: unknown). ConfigError, naming
+    /// `where`, when it has no model, a model without throughput, or a GPU count twice.
+    ModelZoo(std::vector<ModelProfile> models, measurement_cluster ref, std::string gpu_type = "v100",
+             std::vector<std::array<double, 2>> colocation = {}, const std::string& where = "zoo") {
         data d{std::move(models), {}, ref, std::move(gpu_type)};
-        validate(d, "zoo");
+        validate(d, where);
+        if (!colocation.empty() && colocation.size() != d.models.size() * d.models.size())
+            throw ConfigError(where + ": co-location data for " + std::to_string(colocation.size()) + " pairs, expected " +
+                              std::to_string(d.models.size() * d.models.size()));
+        d.coloc = std::move(colocation);
         d_ = std::make_shared<const data>(std::move(d));
     }
 
@@ -151,107 +173,18 @@ public:
         return d_->coloc[std::size_t(a) * size() + b];
     }
 
-    /// Reads a zoo from JSON: {"gpu_type", "reference": {node_bandwidth, network_bandwidth,
+    /// Loads a zoo file (JSON: {"gpu_type", "reference": {node_bandwidth, network_bandwidth,
     /// node_latency, network_latency}, "models": [{"name", "memory_gb", "throughput":
-    /// {"<gpus>": [consolidated, spread], ...}}, ...]}. Errors name the JSON path.
-    [[nodiscard]] static ModelZoo from_json(const detail::json& j, std::string_view path = "/zoo") {
-        using namespace detail;
-        check_keys(j, path, {"gpu_type", "reference", "models", "source", "license", "notes", "colocation"});
-        measurement_cluster ref;
-        if (auto it = j.find("reference"); it != j.end()) {
-            const auto p = join_path(path, "reference");
-            check_keys(*it, p, {"node_bandwidth", "network_bandwidth", "node_latency", "network_latency"});
-            read_number(*it, p, "node_bandwidth", ref.node_bandwidth, 1e-9);
-            read_number(*it, p, "network_bandwidth", ref.network_bandwidth, 1e-9);
-            read_number(*it, p, "node_latency", ref.node_latency, 0.0);
-            read_number(*it, p, "network_latency", ref.network_latency, 0.0);
-        }
-        std::string gpu_type = "v100";
-        read_string(j, path, "gpu_type", gpu_type);
-        auto mit = j.find("models");
-        const auto mpath = join_path(path, "models");
-        if (mit == j.end() || !mit->is_array() || mit->empty())
-            config_fail(mpath, "expected a non-empty array of models");
-        std::vector<ModelProfile> models;
-        for (std::size_t i = 0; i < mit->size(); ++i) {
-            const auto& mj = (*mit)[i];
-            const auto p = join_path(mpath, std::to_string(i));
-            check_keys(mj, p, {"name", "memory_gb", "throughput", "notes"});
-            ModelProfile mp;
-            if (!mj.contains("name")) config_fail(p, "missing key \"name\"");
-            read_string(mj, p, "name", mp.name);
-            read_number(mj, p, "memory_gb", mp.memory_gb, 0.0, 1e6);
-            auto tit = mj.find("throughput");
-            const auto tp = join_path(p, "throughput");
-            if (tit == mj.end() || !tit->is_object() || tit->empty()) config_fail(tp, "expected an object {\"<gpus>\": [consolidated, spread]}");
-            for (auto e = tit->begin(); e != tit->end(); ++e) {
-                const auto ep = join_path(tp, e.key());
-                std::uint32_t k = 0;
-                try {
-                    std::size_t pos = 0;
-                    const long v = std::stol(e.key(), &pos);
-                    if (pos != e.key().size() || v < 1 || v > 65536) throw std::invalid_argument("");
-                    k = static_cast<std::uint32_t>(v);
-                } catch (const std::exception&) {
-                    config_fail(ep, "GPU count \"" + e.key() + "\" is not an integer in [1, 65536]");
-                }
-                const auto& v = e.value();
-                if (!v.is_array() || v.size() != 2 || !v[0].is_number() || !v[1].is_number())
-                    config_fail(ep, "expected [consolidated, spread] steps/s, got " + short_dump(v));
-                const double c = v[0].get<double>(), s = v[1].get<double>();
-                if (!(c > 0) || !(s > 0)) config_fail(ep, "throughputs must be > 0, got " + short_dump(v));
-                mp.points.push_back({k, c, s});
-            }
-            std::sort(mp.points.begin(), mp.points.end(), [](auto& a, auto& b) { return a.gpus < b.gpus; });
-            models.push_back(std::move(mp));
-        }
-        data d{std::move(models), {}, ref, gpu_type};
-        validate(d, std::string(path));
-        if (auto cit = j.find("colocation"); cit != j.end()) read_colocation(d, *cit, join_path(path, "colocation"));
-        return ModelZoo(std::move(d));
-    }
-
-    /// Loads a zoo from a JSON file; errors name the file.
+    /// {"<gpus>": [consolidated, spread], ...}}, ...], "colocation"}); errors name the file.
+    /// Reading JSON takes <gpuplace/json.hpp> in the program (see detail::json_readers).
     [[nodiscard]] static ModelZoo load(const std::string& path) {
-        const std::string file = resolve_data_path(path);
-        std::ifstream in(file);
-        if (!in) throw ConfigError("model zoo: cannot open \"" + display_path(file) + "\"");
-        std::stringstream ss;
-        ss << in.rdbuf();
-        return from_json(detail::parse_json(ss.str(), file), file + ":");
+        if (!detail::json_readers().zoo)
+            throw ConfigError("model zoo \"" + path + "\": reading a zoo file needs #include <gpuplace/json.hpp> in the program");
+        return detail::json_readers().zoo(path);
     }
 
 private:
     explicit ModelZoo(data&& d) : d_(std::make_shared<const data>(std::move(d))) {}
-
-    /// {"<model>": {"<other>": [self, other]}}; names must be in the zoo.
-    static void read_colocation(data& d, const detail::json& c, const std::string& path) {
-        using namespace detail;
-        if (!c.is_object()) config_fail(path, "expected an object {\"<model>\": {\"<other>\": [self, other]}}, got " + short_dump(c));
-        const auto& models = d.models;
-        const std::size_t n = models.size();
-        std::vector<std::array<double, 2>> out(n * n, std::array<double, 2>{-1.0, -1.0});
-        auto id = [&](const std::string& name, const std::string& p) -> std::size_t {
-            for (std::size_t i = 0; i < n; ++i)
-                if (models[i].name == name) return i;
-            config_fail(p, "unknown model \"" + name + "\"");
-        };
-        for (auto a = c.begin(); a != c.end(); ++a) {
-            const auto pa = join_path(path, a.key());
-            const auto ia = id(a.key(), pa);
-            if (!a->is_object()) config_fail(pa, "expected an object, got " + short_dump(*a));
-            for (auto b = a->begin(); b != a->end(); ++b) {
-                const auto pb = join_path(pa, b.key());
-                const auto ib = id(b.key(), pb);
-                const auto& v = b.value();
-                if (!v.is_array() || v.size() != 2 || !v[0].is_number() || !v[1].is_number() || v[0].get<double>() < 0 ||
-                    v[1].get<double>() < 0)
-                    config_fail(pb, "expected [self, other] steps/s >= 0, got " + short_dump(v));
-                out[ia * n + ib] = {v[0].get<double>(), v[1].get<double>()};
-            }
-        }
-        d.coloc = std::move(out);
-    }
 
     static void validate(const data& d, const std::string& where) {
         const auto& models = d.models;

@@ -7,11 +7,12 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "detail/divider.hpp"
-#include "detail/json_util.hpp"
 #include "error.hpp"
 
 namespace gpuplace {
@@ -68,6 +69,27 @@ struct tree_params {
     node_fabric fabric = node_fabric::switched;
     double pcie_bandwidth = 12.0;    ///< cube_mesh only: pairs without NVLink
     std::string name = "custom";
+};
+
+/// A scenario's topology (key "topology"): a preset ("dgx_a100", "dgx1", "proximity_drl" or
+/// "custom", the default when unset) and the keys that override it. Unset keys keep the preset's
+/// values, and the JSON form holds exactly the keys that are set.
+struct topology_config {
+    std::optional<std::string> preset;
+    std::optional<std::size_t> racks, nodes_per_rack, gpus_per_node;  ///< racks and nodes_per_rack: 2 and 4 unless set
+    std::optional<double> node_bandwidth, rack_bandwidth, spine_bandwidth, pcie_bandwidth;
+    std::optional<double> node_latency, rack_latency, spine_latency;
+    std::optional<std::string> fabric;  ///< "switched" or "cube_mesh"
+
+    /// A preset of a given size, e.g. topology_config::of("dgx_a100", 2, 4).
+    [[nodiscard]] static topology_config of(std::string preset, std::size_t racks, std::size_t nodes_per_rack) {
+        topology_config c;
+        c.preset = std::move(preset);
+        c.racks = racks;
+        c.nodes_per_rack = nodes_per_rack;
+        return c;
+    }
+    friend bool operator==(const topology_config&, const topology_config&) = default;
 };
 
 /// The default topology: a uniform tree of racks, nodes and GPUs.
@@ -178,70 +200,10 @@ public:
         return (a / 4 == b / 4) || (a + 4 == b) || (b + 4 == a);
     }
 
-    /// Reads a topology from JSON: {"preset": "dgx_a100"|"dgx1"|"proximity_drl"|"custom", "racks",
-    /// "nodes_per_rack", "gpus_per_node", "node_bandwidth", "rack_bandwidth", "spine_bandwidth",
-    /// "node_latency", "rack_latency", "spine_latency", "fabric": "switched"|"cube_mesh",
-    /// "pcie_bandwidth"}. Keys after the preset override it. Errors name the JSON path.
-    [[nodiscard]] static TreeTopology from_json(const detail::json& j, std::string_view path = "/topology") {
-        detail::check_keys(j, path,
-                           {"preset", "racks", "nodes_per_rack", "gpus_per_node", "node_bandwidth", "rack_bandwidth",
-                            "spine_bandwidth", "node_latency", "rack_latency", "spine_latency", "fabric",
-                            "pcie_bandwidth"});
-        std::string preset = "custom";
-        detail::read_string(j, path, "preset", preset);
-        std::size_t racks = 2, npr = 4;
-        detail::read_int(j, path, "racks", racks, 1, 1 << 16);
-        detail::read_int(j, path, "nodes_per_rack", npr, 1, 1 << 16);
-        tree_params p;
-        if (preset == "dgx_a100") p = dgx_a100(racks, npr).params();
-        else if (preset == "dgx1") p = dgx1(racks, npr).params();
-        else if (preset == "proximity_drl") {
-            if (j.contains("racks") || j.contains("nodes_per_rack") || j.contains("gpus_per_node"))
-                detail::config_fail(path, "preset \"proximity_drl\" has a fixed size (2 racks x 4 nodes x 4 GPUs); "
-                                          "use preset \"custom\" to change it");
-            p = proximity_drl().params();
-        } else if (preset == "custom") {
-            p.racks = racks;
-            p.nodes_per_rack = npr;
-        } else
-            detail::config_fail(detail::join_path(path, "preset"),
-                                "unknown preset \"" + preset + "\" (allowed: dgx_a100, dgx1, proximity_drl, custom)");
-        detail::read_int(j, path, "gpus_per_node", p.gpus_per_node, 1, 1 << 12);
-        detail::read_number(j, path, "node_bandwidth", p.node_bandwidth, 1e-9);
-        detail::read_number(j, path, "rack_bandwidth", p.rack_bandwidth, 1e-9);
-        detail::read_number(j, path, "spine_bandwidth", p.spine_bandwidth, 1e-9);
-        detail::read_number(j, path, "pcie_bandwidth", p.pcie_bandwidth, 1e-9);
-        detail::read_number(j, path, "node_latency", p.node_latency, 0.0);
-        detail::read_number(j, path, "rack_latency", p.rack_latency, 0.0);
-        detail::read_number(j, path, "spine_latency", p.spine_latency, 0.0);
-        std::string fabric = p.fabric == node_fabric::cube_mesh ? "cube_mesh" : "switched";
-        detail::read_string(j, path, "fabric", fabric);
-        if (fabric == "cube_mesh") p.fabric = node_fabric::cube_mesh;
-        else if (fabric == "switched") p.fabric = node_fabric::switched;
-        else detail::config_fail(detail::join_path(path, "fabric"),
-                                 "unknown fabric \"" + fabric + "\" (allowed: switched, cube_mesh)");
-        if (p.fabric == node_fabric::cube_mesh && p.gpus_per_node != 8)
-            detail::config_fail(detail::join_path(path, "fabric"),
-                                "cube_mesh needs gpus_per_node = 8 (got " + std::to_string(p.gpus_per_node) + ")");
-        if (preset != "custom" && p.name != preset) p.name = preset;
-        return TreeTopology(p);
-    }
-
-    /// The JSON that from_json reads back to an equal topology.
-    [[nodiscard]] detail::json to_json() const {
-        return {{"preset", "custom"},
-                {"racks", p_.racks},
-                {"nodes_per_rack", p_.nodes_per_rack},
-                {"gpus_per_node", p_.gpus_per_node},
-                {"node_bandwidth", p_.node_bandwidth},
-                {"rack_bandwidth", p_.rack_bandwidth},
-                {"spine_bandwidth", p_.spine_bandwidth},
-                {"node_latency", p_.node_latency},
-                {"rack_latency", p_.rack_latency},
-                {"spine_latency", p_.spine_latency},
-                {"fabric", p_.fabric == node_fabric::cube_mesh ? "cube_mesh" : "switched"},
-                {"pcie_bandwidth", p_.pcie_bandwidth}};
-    }
+    /// The topology a config describes: the preset's parameters, then every key the config sets.
+    /// Errors (an unknown preset or fabric, a size given to the fixed-size proximity_drl preset, a
+    /// cube-mesh node without 8 GPUs) are ConfigErrors naming the key under `path`.
+    [[nodiscard]] static TreeTopology from_config(const topology_config& c, std::string_view path = "/topology");
 
 private:
     // the dividers and sizes first: node_of() / rack_of() and the sizes read one cache line
@@ -251,6 +213,42 @@ private:
     std::array<double, 4> level_bw_{};
     std::array<double, 4> level_lat_{};
 };
+
+inline TreeTopology TreeTopology::from_config(const topology_config& c, std::string_view path) {
+    auto fail = [&](std::string_view key, const std::string& what) {
+        detail::config_fail(key.empty() ? std::string(path) : detail::join_path(path, key), what);
+    };
+    const std::string preset = c.preset.value_or("custom");
+    const std::size_t racks = c.racks.value_or(2), npr = c.nodes_per_rack.value_or(4);
+    tree_params p;
+    if (preset == "dgx_a100") p = dgx_a100(racks, npr).params();
+    else if (preset == "dgx1") p = dgx1(racks, npr).params();
+    else if (preset == "proximity_drl") {
+        if (c.racks || c.nodes_per_rack || c.gpus_per_node)
+            fail("", "preset \"proximity_drl\" has a fixed size (2 racks x 4 nodes x 4 GPUs); use preset \"custom\" to change it");
+        p = proximity_drl().params();
+    } else if (preset == "custom") {
+        p.racks = racks;
+        p.nodes_per_rack = npr;
+    } else
+        fail("preset", "unknown preset \"" + preset + "\" (allowed: dgx_a100, dgx1, proximity_drl, custom)");
+    p.gpus_per_node = c.gpus_per_node.value_or(p.gpus_per_node);
+    p.node_bandwidth = c.node_bandwidth.value_or(p.node_bandwidth);
+    p.rack_bandwidth = c.rack_bandwidth.value_or(p.rack_bandwidth);
+    p.spine_bandwidth = c.spine_bandwidth.value_or(p.spine_bandwidth);
+    p.pcie_bandwidth = c.pcie_bandwidth.value_or(p.pcie_bandwidth);
+    p.node_latency = c.node_latency.value_or(p.node_latency);
+    p.rack_latency = c.rack_latency.value_or(p.rack_latency);
+    p.spine_latency = c.spine_latency.value_or(p.spine_latency);
+    const std::string fabric = c.fabric.value_or(p.fabric == node_fabric::cube_mesh ? "cube_mesh" : "switched");
+    if (fabric == "cube_mesh") p.fabric = node_fabric::cube_mesh;
+    else if (fabric == "switched") p.fabric = node_fabric::switched;
+    else fail("fabric", "unknown fabric \"" + fabric + "\" (allowed: switched, cube_mesh)");
+    if (p.fabric == node_fabric::cube_mesh && p.gpus_per_node != 8)
+        fail("fabric", "cube_mesh needs gpus_per_node = 8 (got " + std::to_string(p.gpus_per_node) + ")");
+    if (preset != "custom" && p.name != preset) p.name = preset;
+    return TreeTopology(p);
+}
 
 static_assert(Topology<TreeTopology>);
 

@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "data.hpp"
-#include "detail/json_util.hpp"
+#include "detail/number_format.hpp"
 #include "detail/rng.hpp"
 #include "error.hpp"
 #include "job.hpp"
@@ -294,8 +294,8 @@ inline void finish_trace(trace& t, const ModelZoo& zoo, const trace_options& o, 
     }
     for (const auto& j : v)
         if (!std::isfinite(j.submit_time) || !std::isfinite(j.work))
-            throw ConfigError("trace options: time_scale " + json(o.time_scale).dump() + " and target_load " +
-                              json(o.target_load).dump() + " overflow the submit time or work of job " +
+            throw ConfigError("trace options: time_scale " + detail::format_number(o.time_scale) + " and target_load " +
+                              detail::format_number(o.target_load) + " overflow the submit time or work of job " +
                               std::to_string(j.id) + " of " + t.source);
 }
 
@@ -409,7 +409,7 @@ inline void finish_trace(trace& t, const ModelZoo& zoo, const trace_options& o, 
                 j.model = fixed_model ? fixed : mixed_model(zoo, k, line);
                 j.work = (deleted - sched) * zoo[j.model].at(k).consolidated;
                 if (!std::isfinite(j.work))
-                    p.fail(line, del_f.column, "deletion_time: run time " + json(deleted - sched).dump() + " s is too long");
+                    p.fail(line, del_f.column, "deletion_time: run time " + detail::format_number(deleted - sched) + " s is too long");
                 t.jobs.push_back(j);
             });
         } else {
@@ -457,42 +457,6 @@ inline void finish_trace(trace& t, const ModelZoo& zoo, const trace_options& o, 
     std::ifstream in(file);
     if (!in) throw TraceError(display_path(file) + ": cannot open the trace file");
     return read_trace(format, in, file, zoo, o, cluster_gpus);
-}
-
-/// Reads trace options from JSON keys of `j` (the workload object): "window": [start, end],
-/// "max_jobs", "time_scale", "target_load", "max_gpus", "drop_oversized", "skip_bad_rows",
-/// "model". Errors name the JSON path.
-[[nodiscard]] inline trace_options trace_options_from_json(const detail::json& j, std::string_view path) {
-    using namespace detail;
-    trace_options o;
-    if (auto it = j.find("window"); it != j.end()) {
-        const auto p = join_path(path, "window");
-        if (!it->is_array() || it->size() != 2 || !(*it)[0].is_number() || !((*it)[1].is_number() || (*it)[1].is_null()))
-            config_fail(p, "expected [start, end] in seconds (end may be null), got " + short_dump(*it));
-        o.window_start = (*it)[0].get<double>();
-        if ((*it)[1].is_number()) o.window_end = (*it)[1].get<double>();
-        if (!(o.window_end > o.window_start)) config_fail(p, "the window " + short_dump(*it) + " is empty");
-    }
-    read_int(j, path, "max_jobs", o.max_jobs, 0, 1LL << 40);
-    read_number(j, path, "time_scale", o.time_scale, 1e-12, 1e12);
-    read_number(j, path, "target_load", o.target_load, 0.0, 1e6);
-    read_int(j, path, "max_gpus", o.max_gpus, 0, 1 << 24);
-    read_bool(j, path, "drop_oversized", o.drop_oversized);
-    read_bool(j, path, "skip_bad_rows", o.skip_bad_rows);
-    read_string(j, path, "model", o.model);
-    return o;
-}
-
-/// The JSON keys trace_options_from_json reads back to the same options.
-inline void trace_options_to_json(const trace_options& o, detail::json& j) {
-    j["window"] = {o.window_start, std::isfinite(o.window_end) ? detail::json(o.window_end) : detail::json(nullptr)};
-    j["max_jobs"] = o.max_jobs;
-    j["time_scale"] = o.time_scale;
-    j["target_load"] = o.target_load;
-    j["max_gpus"] = o.max_gpus;
-    j["drop_oversized"] = o.drop_oversized;
-    j["skip_bad_rows"] = o.skip_bad_rows;
-    if (!o.model.empty()) j["model"] = o.model;
 }
 
 }  // namespace gpuplace

@@ -36,6 +36,7 @@
 #include <vector>
 
 #include <gpuplace/gpuplace.hpp>
+#include <gpuplace/json.hpp>
 
 #if defined(GPUPLACE_PY_HAVE_RL)
 #include <gpuplace/rl/rl.hpp>
@@ -187,25 +188,15 @@ gp::scenario to_scenario(py::handle o) {
     if (py::isinstance<py::str>(o)) {
         const auto text = o.cast<std::string>();
         const auto first = text.find_first_not_of(" \t\r\n");
-        if (first != std::string::npos && text[first] == '{') return gp::scenario::parse(text, "scenario JSON");
-        if (text.size() > 5 && text.compare(text.size() - 5, 5, ".json") == 0) return gp::scenario::load(text);
+        if (first != std::string::npos && text[first] == '{') return gp::parse_scenario(text, "scenario JSON");
+        if (text.size() > 5 && text.compare(text.size() - 5, 5, ".json") == 0) return gp::load_scenario(text);
         return gp::preset_scenario(text);  // unknown names: ConfigError listing the presets
     }
-    if (py::isinstance<py::dict>(o)) return gp::scenario::from_json(py_to_json(o, ""));
+    if (py::isinstance<py::dict>(o)) return gp::scenario_from_json(py_to_json(o, ""));
     throw py::type_error("scenario must be a JSON string or a dict, got " + type_name(o));
 }
 
-std::string comm_model_of(const gp::scenario& s) {
-    std::string m = "ring_allreduce";
-    if (s.comm.is_object() && s.comm.contains("model")) {
-        const auto& v = s.comm["model"];
-        if (!v.is_string()) throw gp::ConfigError("config /comm/model: expected a string, got " + gp::detail::short_dump(v));
-        m = v.get<std::string>();
-    }
-    if (m != gp::RingAllReduce::name && m != gp::TreeRouteCost::name)
-        throw gp::ConfigError("config /comm/model: unknown model \"" + m + "\" (allowed: ring_allreduce, tree_route)");
-    return m;
-}
+std::string comm_model_of(const gp::scenario& s) { return gp::comm_model_name(s); }
 
 /// A seed: a Python int in [0, 2^64).
 std::uint64_t to_seed(py::handle o) {
@@ -264,7 +255,7 @@ py::array_t<T> copy_array(const std::vector<T>& v) {
     return a;
 }
 
-py::dict metrics_dict(const gp::metrics& m) { return to_py(m.to_json()).cast<py::dict>(); }
+py::dict metrics_dict(const gp::metrics& m) { return to_py(gp::to_json(m)).cast<py::dict>(); }
 
 /// Fields that only some versions of the core's metrics have (co-location adds them).
 template <class M, class F>
@@ -432,7 +423,7 @@ py::dict cluster_dict(const E& e) {
 
 template <class T>
 py::dict topology_dict(const T& t) {
-    py::dict d = to_py(t.to_json()).template cast<py::dict>();
+    py::dict d = to_py(gp::to_json(t)).template cast<py::dict>();
     d["name"] = t.name();
     d["num_gpus"] = t.num_gpus();
     d["num_nodes"] = t.num_nodes();
@@ -652,7 +643,7 @@ void bind_env(py::module_& m, const char* name, const char* doc) {
                  for (std::size_t i = 0; i < p.env.zoo().size(); ++i) v.push_back(p.env.zoo()[gp::model_id(i)].name);
                  return v;
              }, "Names of the zoo's models (index = model id).")
-        .def("scenario", [](const P& p) { return to_py(p.env.config().to_json()); }, "The scenario, every option filled in.")
+        .def("scenario", [](const P& p) { return to_py(gp::to_json(p.env.config())); }, "The scenario, every option filled in.")
         .def("finished_jobs", [](const P& p) { return finished_jobs(idle(p)); },
              "Finished jobs as numpy arrays: id, model, num_gpus, submit, start, end, ideal_duration, comm_cost, "
              "slowdown, gpu_offset and the flat GPU list gpus.")
@@ -879,7 +870,7 @@ void bind_vector_env(py::module_& m, const char* name, const char* doc) {
         .def("cluster_state", [](const P& p, py::ssize_t i) { return cluster_dict(env_at(p, i)); }, py::arg("i"))
         .def("current_job", [](const P& p, py::ssize_t i) { return current_job(env_at(p, i)); }, py::arg("i"))
         .def("topology", [](const P& p) { return topology_dict(p.vec.env(0).topology()); })
-        .def("scenario", [](const P& p) { return to_py(p.vec.env(0).config().to_json()); })
+        .def("scenario", [](const P& p) { return to_py(gp::to_json(p.vec.env(0).config())); })
         .def("__repr__", [name](const P& p) {
             return std::string("<gpuplace.") + name + " " + std::to_string(p.vec.num_envs()) + " x " +
                    p.vec.env(0).config().name + ">";
@@ -1061,14 +1052,14 @@ py::dict comm_cost(py::object gpus, py::object topology, py::object comm, py::ob
     if (py::isinstance<py::str>(topology) && tj.empty()) tj = {{"preset", topology.cast<std::string>()}};
     json cj = to_json(comm, "comm");
     if (py::isinstance<py::str>(comm) && cj.empty()) cj = {{"model", comm.cast<std::string>()}};
-    const auto topo = gp::TreeTopology::from_json(tj, "/topology");
+    const auto topo = gp::topology_from_json(tj, "/topology");
     const auto zoo = gp::ModelZoo::builtin();
     const auto g = to_gpus(gpus, topo.num_gpus());
     const auto mid = to_model(model, zoo);
     std::string cm = "ring_allreduce";
     if (cj.contains("model") && cj["model"].is_string()) cm = cj["model"].get<std::string>();
-    if (cm == gp::TreeRouteCost::name) return comm_dict(gp::TreeRouteCost::from_json(cj, "/comm").evaluate(topo, zoo, mid, g));
-    if (cm == gp::RingAllReduce::name) return comm_dict(gp::RingAllReduce::from_json(cj, "/comm").evaluate(topo, zoo, mid, g));
+    if (cm == gp::TreeRouteCost::name) return comm_dict(gp::comm_from_json<gp::TreeRouteCost>(cj, "/comm").evaluate(topo, zoo, mid, g));
+    if (cm == gp::RingAllReduce::name) return comm_dict(gp::comm_from_json<gp::RingAllReduce>(cj, "/comm").evaluate(topo, zoo, mid, g));
     throw gp::ConfigError("config /comm/model: unknown model \"" + cm + "\" (allowed: ring_allreduce, tree_route)");
 }
 
@@ -1500,7 +1491,7 @@ PYBIND11_MODULE(GPUPLACE_PY_MODULE, m) {
     m.def("normalize_scenario", [](py::object s, const std::string& base_dir) {
               auto sc = to_scenario(s);
               sc.resolve_paths(base_dir);
-              return to_py(sc.to_json());
+              return to_py(gp::to_json(sc));
           }, py::arg("scenario"), py::arg("base_dir") = "",
           "Parses and validates a scenario; returns it with every option filled in. With base_dir (a scenario file's "
           "folder), relative file paths in it become paths under that folder.");
@@ -1514,7 +1505,7 @@ PYBIND11_MODULE(GPUPLACE_PY_MODULE, m) {
           "Whether a name is a preset scenario (preset_names(), or \"philly:<file>\").");
     m.def("philly_training_files", &gp::philly_training_files, "The Philly-derived trace files policies are trained on.");
     m.def("philly_heldout_files", &gp::philly_heldout_files, "The Philly-derived trace files held out from training.");
-    m.def("preset_scenario", [](const std::string& n) { return to_py(gp::preset_scenario(n).to_json()); }, py::arg("name"),
+    m.def("preset_scenario", [](const std::string& n) { return to_py(gp::to_json(gp::preset_scenario(n))); }, py::arg("name"),
           "A named preset scenario (default, proximity_drl) as a dict.");
     m.def("episode_seed", &gp::episode_seed, py::arg("seed"), py::arg("index"), py::arg("episode"),
           "Seed of episode `episode` of env `index` in a vector env reset with `seed`.");
@@ -1557,7 +1548,7 @@ PYBIND11_MODULE(GPUPLACE_PY_MODULE, m) {
         })
         .def("table", &gp::eval_report::table, "The harness table (mean +- standard error, times in hours).")
         .def("csv", &gp::eval_report::csv)
-        .def("to_json", [](const gp::eval_report& r) { return to_py(r.to_json()); })
+        .def("to_json", [](const gp::eval_report& r) { return to_py(gp::to_json(r)); })
         .def("summary", [](const gp::eval_report& r, const std::string& policy, const std::string& metric) {
                  const auto s = report_policy(r, policy).get(metric);
                  return py::make_tuple(s.mean, s.sem);

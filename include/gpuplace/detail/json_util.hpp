@@ -18,22 +18,10 @@ namespace gpuplace::detail {
 
 using json = nlohmann::json;
 
-/// Appends a key to a JSON path ("/topology" + "racks" -> "/topology/racks").
-[[nodiscard]] inline std::string join_path(std::string_view path, std::string_view key) {
-    std::string out(path);
-    out += '/';
-    out += key;
-    return out;
-}
-
 [[nodiscard]] inline std::string short_dump(const json& v) {
     std::string s = v.dump();
     if (s.size() > 80) s = s.substr(0, 77) + "...";
     return s;
-}
-
-[[noreturn]] inline void config_fail(std::string_view path, std::string_view what) {
-    throw ConfigError("config " + std::string(path.empty() ? "/" : path) + ": " + std::string(what));
 }
 
 /// Throws if `obj` is not an object or has a key that is not in `allowed`.

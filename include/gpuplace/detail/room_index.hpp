@@ -64,10 +64,18 @@ public:
         room_.reserve(classes * num_gpus);
     }
 
-    /// Groups jobs 0 .. n-1 into classes; key_less(a, b) orders two jobs by (model, GPU share,
-    /// memory). Every class is checked against every GPU at its first use.
-    template <class KeyLess>
-    void build(std::size_t n, KeyLess key_less) {
+    /// Groups the jobs of `sim`'s episode into classes of the same model, GPU share and memory.
+    /// Every class is checked against every GPU at its first use.
+    template <class J>
+    void build(const basic_simulator<J>& sim) {
+        const std::size_t n = sim.jobs().size();
+        const auto key_less = [&sim](std::uint32_t a, std::uint32_t b) {
+            const auto &ja = sim.job(a), &jb = sim.job(b);
+            if (ja.model != jb.model) return ja.model < jb.model;
+            const double sa = sim.share_of(ja), sb = sim.share_of(jb);
+            if (sa != sb) return sa < sb;
+            return sim.memory_of(a) < sim.memory_of(b);
+        };
         order_.resize(n);
         for (std::size_t i = 0; i < n; ++i) order_[i] = static_cast<std::uint32_t>(i);
         std::sort(order_.begin(), order_.end(),
@@ -90,10 +98,11 @@ public:
     /// Per GPU, 1 if it has room for class c (as of c's last sync()).
     [[nodiscard]] const std::uint8_t* room(std::uint32_t c) const noexcept { return room_.data() + std::size_t(c) * G_; }
 
-    /// Brings class c up to date with the cluster; returns how many GPUs have room for it.
-    /// has_room(g, j) answers for GPU g and the class's representative job j.
-    template <class HasRoom>
-    std::uint32_t sync(std::uint32_t c, const cluster_state& cl, HasRoom&& has_room) noexcept {
+    /// Brings class c up to date with `sim`'s cluster (GPUs of `gpu_memory_gb`); returns how many
+    /// GPUs have room for it.
+    template <class J>
+    std::uint32_t sync(std::uint32_t c, const basic_simulator<J>& sim, double gpu_memory_gb) noexcept {
+        const auto& cl = sim.cluster();
         const auto log = cl.changes();
         const auto rep = rep_[c];
         std::uint8_t* room = room_.data() + std::size_t(c) * G_;
@@ -101,14 +110,14 @@ public:
         if (gen_[c] != cl.change_generation() || log.size() - pos_[c] >= G_) {
             n = 0;
             for (std::size_t g = 0; g < G_; ++g) {
-                const bool r = has_room(static_cast<gpu_id>(g), rep);
+                const bool r = has_room(sim, static_cast<gpu_id>(g), rep, gpu_memory_gb);
                 room[g] = static_cast<std::uint8_t>(r);
                 n += r;
             }
         } else {
             for (std::size_t i = pos_[c]; i < log.size(); ++i) {
                 const auto g = log[i];
-                const bool r = has_room(g, rep);
+                const bool r = has_room(sim, g, rep, gpu_memory_gb);
                 n = n - room[g] + static_cast<std::uint32_t>(r);
                 room[g] = static_cast<std::uint8_t>(r);
             }

@@ -16,6 +16,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "../detail/json_util.hpp"
 #include "../env.hpp"
 #include "../error.hpp"
 #include "categorical.hpp"

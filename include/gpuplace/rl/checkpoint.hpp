@@ -19,12 +19,12 @@
 #include <tuple>
 #include <vector>
 
-#include "../config.hpp"
 #include "../data.hpp"
 #include "../detail/atomic_file.hpp"
 #include "../detail/json_util.hpp"
 #include "../error.hpp"
 #include "../evaluate.hpp"
+#include "../json.hpp"
 #include "actor_critic.hpp"
 #include "ppo.hpp"
 
@@ -55,7 +55,7 @@ template <std::floating_point S>
                      {"gpus_per_node", sp.gpus_per_node}};
     j["network"] = net.config().to_json();
     j["ppo"] = cfg.to_json();
-    j["scenario"] = s.to_json();
+    j["scenario"] = gpuplace::to_json(s);
     if (!queue.empty()) j["queue"] = queue;
     for (const auto& [name, n] : net.named()) {
         gpuplace::detail::json p = gpuplace::detail::json::array();

@@ -21,11 +21,11 @@
 #include <vector>
 
 #include "../colocation_policy.hpp"
-#include "../config.hpp"
 #include "../detail/json_util.hpp"
 #include "../detail/prefetch.hpp"
 #include "../detail/rng.hpp"
 #include "../evaluate.hpp"
+#include "../json.hpp"
 #include "../vector_env.hpp"
 #include "actor_critic.hpp"
 #include "adam.hpp"
@@ -315,7 +315,7 @@ public:
         using detail::to_bytes;
         json j;
         j["ppo"] = cfg_.to_json();
-        j["scenario"] = scen_.to_json();
+        j["scenario"] = gpuplace::to_json(scen_);
         j["iteration"] = iter_;
         j["env_steps"] = steps_;
         j["episodes"] = episodes_;
@@ -365,7 +365,7 @@ public:
         if (without_threads(pj) != without_threads(cfg_.to_json()))
             fail("made with another PPO config: " + detail::differences(without_threads(pj), without_threads(cfg_.to_json())));
         const auto& sj = state_get(j, source, "", "scenario");
-        if (sj != scen_.to_json()) fail("made for another scenario: " + detail::differences(sj, scen_.to_json()));
+        if (sj != gpuplace::to_json(scen_)) fail("made for another scenario: " + detail::differences(sj, gpuplace::to_json(scen_)));
         const auto iter = state_uint(j, source, "", "iteration");
         if (iter > total_iterations()) fail("/iteration: " + std::to_string(iter) + " is past the run's " + std::to_string(total_iterations()));
         const auto r = from_bytes<std::uint64_t>(state_get(j, source, "", "rng"), source, "/rng", 4);

@@ -35,10 +35,10 @@
 #include <thread>
 #include <vector>
 
-#include "../config.hpp"
 #include "../detail/atomic_file.hpp"
 #include "../detail/json_util.hpp"
 #include "../evaluate.hpp"
+#include "../json.hpp"
 #include "../version.hpp"
 #include "checkpoint.hpp"
 #include "ppo.hpp"
@@ -201,9 +201,9 @@ struct run_config {
         if (sc.is_string()) {
             const auto n = sc.get<std::string>();
             if (is_preset_name(n)) return preset_scenario(n);
-            return gpuplace::scenario::load(relative_to(n, base_dir));
+            return gpuplace::load_scenario(relative_to(n, base_dir));
         }
-        auto s = gpuplace::scenario::from_json(sc);
+        auto s = gpuplace::scenario_from_json(sc);
         s.resolve_paths(base_dir);
         return s;
     }
@@ -230,10 +230,10 @@ struct run_config {
     [[nodiscard]] gpuplace::scenario train_scenario() const {
         auto s = policy_scenario();
         if (train_reward.is_null()) return s;
-        auto j = s.to_json();
+        auto j = gpuplace::to_json(s);
         j["reward"].merge_patch(train_reward);
         try {
-            return gpuplace::scenario::from_json(j);
+            return gpuplace::scenario_from_json(j);
         } catch (const ConfigError& e) {
             throw ConfigError(std::string("config /train_reward: ") + e.what());
         }
@@ -624,7 +624,7 @@ run_result train_run(const run_config& rc, const run_options& o) {
     const auto train_s = rc.train_scenario();
     fs::create_directories(o.out);
     const json ident = {{"format", "gpuplace-run"}, {"version", run_state_version}, {"gpuplace", version_string},
-                        {"config", rc.to_json()}, {"scenario", eval_s.to_json()}};
+                        {"config", rc.to_json()}, {"scenario", gpuplace::to_json(eval_s)}};
     const std::string run_file = o.out + "/run.json";
     if (o.resume) {
         if (!fs::exists(run_file))

@@ -1,0 +1,10 @@
+# ctest helper: runs PROGRAM with ARGS (a ;-list) and checks its exit status is EXPECT and, when
+# MATCH is set, that what it printed (stdout and stderr) matches the regular expression MATCH.
+#   cmake -DPROGRAM=<exe> -DARGS=<args> -DEXPECT=<status> [-DMATCH=<regex>] -P apps/testdata/exit_status.cmake
+execute_process(COMMAND "${PROGRAM}" ${ARGS} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc STREQUAL "${EXPECT}")
+  message(FATAL_ERROR "${PROGRAM} ${ARGS}: exit status ${rc}, expected ${EXPECT}\nstdout:\n${out}\nstderr:\n${err}")
+endif()
+if(DEFINED MATCH AND NOT "${out}${err}" MATCHES "${MATCH}")
+  message(FATAL_ERROR "${PROGRAM} ${ARGS}: the output does not match \"${MATCH}\"\nstdout:\n${out}\nstderr:\n${err}")
+endif()
