@@ -171,7 +171,7 @@ TEST_CASE("rl reference policies: every shipped model loads by name and schedule
         CAPTURE(name);
         const auto ck = rl::load_model(name);
         CHECK(rl::model_path(name) == "$GPUPLACE_DATA/models/" + name + ".json");
-        auto s = scenario::from_json(ck.scenario);
+        auto s = scenario_from_json(ck.scenario);
         if (!ck.queue.empty()) apply_queue(s, ck.queue);
         const auto net = std::make_shared<const rl::actor_critic>(ck.network);
         const auto rep = visit_env(s, [&](auto type) {
