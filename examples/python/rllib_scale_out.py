@@ -28,8 +28,9 @@ def measure(scenario: str, runners: int, envs: int, batch: int, iterations: int)
         t0 = time.perf_counter()
         steps = 0
         for _ in range(iterations):
-            eps = synchronous_parallel_sample(worker_set=algo.env_runner_group, max_env_steps=batch)
-            steps += sum(len(e) for e in eps)
+            eps = synchronous_parallel_sample(worker_set=algo.env_runner_group, max_env_steps=batch,
+                                              _uses_new_env_runners=True)
+            steps += sum(e.env_steps() for e in eps)
         sample_rate = steps / (time.perf_counter() - t0)
         before = algo.train()["num_env_steps_sampled_lifetime"]
         t0 = time.perf_counter()
