@@ -18,6 +18,7 @@ import ray
 from ray.rllib.execution.rollout_ops import synchronous_parallel_sample
 
 from gpuplace.rllib import ppo_config
+from gpuplace.rllib.train import set_torch_threads
 
 
 def measure(scenario: str, runners: int, envs: int, batch: int, iterations: int) -> dict:
@@ -51,6 +52,7 @@ def main() -> None:
     ap.add_argument("--iterations", type=int, default=3, help="timed iterations per setting")
     ap.add_argument("--address", help="Ray cluster address (default: local Ray)")
     args = ap.parse_args()
+    set_torch_threads(1)  # the driver samples (0 runners) and learns with one thread, as each runner
     if args.address:
         ray.init(address=args.address, log_to_driver=False)
     else:

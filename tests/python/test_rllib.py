@@ -159,10 +159,10 @@ def test_module_config_reads_the_layout_and_refuses_another_cluster():
     mc = module_config(env.observation_space, {"hidden": [32], "value_hidden": [16]})
     assert mc["obs_spec"]["num_gpus"] == 16 and mc["network"]["hidden"] == [32]
     other = MaskedDictEnv({**SMALL_RING, "env": {"allow_defer": True, "queue_window": 2}})
-    if other.observation_space["observations"].shape != env.observation_space["observations"].shape:
-        with pytest.raises(gpuplace.ConfigError, match="does not fit"):
-            PerGpuRLModule(observation_space=other.observation_space, action_space=other.action_space,
-                           inference_only=False, model_config=mc)
+    assert other.observation_space["observations"].shape != env.observation_space["observations"].shape
+    with pytest.raises(gpuplace.ConfigError, match="context values"):
+        PerGpuRLModule(observation_space=other.observation_space, action_space=other.action_space,
+                       inference_only=False, model_config=mc)
 
 
 # ---- training and sweeps ---------------------------------------------------------------------------

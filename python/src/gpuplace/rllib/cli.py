@@ -20,6 +20,8 @@ def _add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--num-env-runners", type=int, default=0,
                    help="env runner actors sampling in parallel (0: sample in the driver / trial process)")
     p.add_argument("--num-envs-per-runner", type=int, default=8, help="envs each runner steps as one batch")
+    p.add_argument("--torch-threads", type=int, default=1,
+                   help="torch threads of the driver (train) or of each trial (tune); env runners use 1 (0: torch's default)")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                    help="a PPO hyperparameter (lr, ent_coef, gamma, gae_lambda, clip_range, vf_coef, n_epochs, "
                         "minibatch_size, train_batch_size); repeatable")
@@ -73,7 +75,8 @@ def cmd_train(args) -> int:
                   f"return {row['episode_return_mean']:>10.4g}  {row['seconds']:>7.1f} s", flush=True)
 
     run = train(sc, iterations=args.iterations, out=args.out, num_env_runners=args.num_env_runners,
-                num_envs_per_env_runner=args.num_envs_per_runner, seed=args.seed, hyperparameters=hp, on_iteration=show)
+                num_envs_per_env_runner=args.num_envs_per_runner, seed=args.seed, hyperparameters=hp, on_iteration=show,
+                torch_threads=args.torch_threads)
     try:
         last = run["rows"][-1]
         print(f"trained {last['env_steps']} env steps in {last['seconds']:.0f} s "
@@ -115,7 +118,7 @@ def cmd_tune(args) -> int:
     _init_ray(args)
     rows = sweep(sc, grid, seeds=seeds, iterations=args.iterations, out=args.out, validation_seeds=args.validation_seeds,
                  num_env_runners=args.num_env_runners, num_envs_per_env_runner=args.num_envs_per_runner,
-                 max_concurrent_trials=args.max_concurrent)
+                 max_concurrent_trials=args.max_concurrent, torch_threads=args.torch_threads)
     params = list(grid)
     print(f"scenario {sc['name']}: {len(rows)} trials, mean JCT (hours) on {args.validation_seeds} validation seeds "
           f"(2000000 + i), best first")

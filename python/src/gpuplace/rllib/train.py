@@ -51,6 +51,17 @@ DEFAULTS = {"lr": 3e-4, "ent_coef": 0.01, "gamma": 1.0, "gae_lambda": 0.95, "cli
             "n_epochs": 4, "minibatch_size": 256, "train_batch_size": 2048}
 
 
+def set_torch_threads(n: int) -> None:
+    """Torch threads of this process (the driver's or a trial's: its local env runner and learner).
+    Ray starts its env runner actors with one thread each; the driver would otherwise take torch's
+    default (every core), and on a loaded 2-core machine that made sampling 6x and a PPO update
+    10x slower than one thread (docs/scale-out.md). 0 leaves torch's setting."""
+    import torch
+
+    if n > 0 and torch.get_num_threads() != n:
+        torch.set_num_threads(int(n))
+
+
 def register(name: str = ENV_NAME) -> str:
     """Registers gpuplace's env creator with Ray Tune under ``name`` (idempotent); returns the name."""
     tune.register_env(name, make_env)
@@ -154,12 +165,15 @@ def train(
     hyperparameters: Mapping[str, Any] | None = None,
     network: Mapping[str, Any] | None = None,
     on_iteration: Callable[[dict], None] | None = None,
+    torch_threads: int = 1,
 ) -> dict:
     """Trains PPO for ``iterations`` RLlib iterations (Ray must be initialised: ``ray.init()``
     or ``ray.init(address="auto")``). Writes ``out/progress.csv`` (one row per iteration) and an
-    RLlib checkpoint in ``out/checkpoint``; returns ``{"algo", "module", "rows", "checkpoint"}``."""
+    RLlib checkpoint in ``out/checkpoint``; returns ``{"algo", "module", "rows", "checkpoint"}``.
+    ``torch_threads``: this process's torch threads (see :func:`set_torch_threads`)."""
     out = os.path.abspath(os.fspath(out))
     os.makedirs(out, exist_ok=True)
+    set_torch_threads(torch_threads)
     config = ppo_config(scenario, num_env_runners=num_env_runners, num_envs_per_env_runner=num_envs_per_env_runner,
                         seed=seed, hyperparameters=hyperparameters, network=network)
     algo = config.build_algo()
@@ -208,6 +222,7 @@ def parse_grid(items: Sequence[str]) -> dict[str, list]:
 def _trial(config: dict) -> None:
     """One Tune trial: train, report every iteration, then the validation JCT."""
     hp = {k: config[k] for k in HYPERPARAMETERS if k in config}
+    set_torch_threads(config["torch_threads"])
     algo = ppo_config(config["scenario"], num_env_runners=config["num_env_runners"],
                       num_envs_per_env_runner=config["num_envs_per_env_runner"], seed=config["seed"],
                       hyperparameters=hp).build_algo()
@@ -234,6 +249,7 @@ def sweep(
     num_env_runners: int = 0,
     num_envs_per_env_runner: int = 8,
     max_concurrent_trials: int = 0,
+    torch_threads: int = 1,
 ) -> list[dict]:
     """A Tune grid sweep: every combination of ``grid`` values times every training seed, each
     trial PPO for ``iterations`` iterations then its greedy module's mean JCT on validation seeds.
@@ -246,7 +262,7 @@ def sweep(
     space = {k: tune.grid_search(v) for k, v in grid.items()}
     space.update(scenario=sc, seed=tune.grid_search([int(s) for s in seeds]), iterations=int(iterations),
                  validation_seeds=int(validation_seeds), num_env_runners=int(num_env_runners),
-                 num_envs_per_env_runner=int(num_envs_per_env_runner))
+                 num_envs_per_env_runner=int(num_envs_per_env_runner), torch_threads=int(torch_threads))
     cpus = 1 + int(num_env_runners)
     tuner = tune.Tuner(
         tune.with_resources(_trial, {"cpu": cpus}),
