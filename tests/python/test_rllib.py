@@ -22,6 +22,7 @@ pytest.importorskip("ray.rllib")
 
 from ray.rllib.core.columns import Columns  # noqa: E402
 from ray.rllib.core.distribution.torch.torch_distribution import TorchCategorical  # noqa: E402
+from ray.rllib.core.rl_module.rl_module import RLModule  # noqa: E402
 
 from gpuplace.rllib import (  # noqa: E402
     MaskedDictEnv,
@@ -181,6 +182,12 @@ def test_one_training_iteration_through_the_cli(ray_local, tmp_path, capsys):
     assert os.path.isdir(out / "checkpoint") and os.listdir(out / "checkpoint")
     net, meta = load_checkpoint(out / "ppo.json")  # the trained network as a C++ checkpoint
     assert meta["scenario"]["name"] == "small"
+    # the RLlib checkpoint's module and the C++ checkpoint hold the same trained network
+    module = RLModule.from_checkpoint(out / "checkpoint" / "learner_group" / "learner" / "rl_module" / "default_policy")
+    _, obs = _batch(SMALL, n=4)
+    with torch.no_grad():
+        torch.testing.assert_close(module.net.logits(obs["observations"]), net.logits(obs["observations"]).float())
+        torch.testing.assert_close(module.net.values(obs["observations"]), net.values(obs["observations"]).float())
     for name in ("rllib_ppo", "random", "pack"):
         assert name in text
     assert "held-out seeds" in text
