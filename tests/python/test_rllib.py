@@ -91,7 +91,7 @@ def test_batched_entry_point_gives_the_single_envs_trajectories(scenario):
 
 
 def test_batched_entry_point_checks_every_action_before_any_env_moves():
-    vec = MaskedDictVectorEnv(2, SMALL)
+    vec = MaskedDictVectorEnv(SMALL, 2)
     obs, _ = vec.reset(seed=3)
     bad = int(np.flatnonzero(obs["action_mask"][1] == 0)[0])
     good = int(np.flatnonzero(obs["action_mask"][0])[0])
@@ -112,7 +112,7 @@ def test_batched_entry_point_checks_every_action_before_any_env_moves():
 
 
 def _batch(scenario, n=24, seed=5):
-    vec = MaskedDictVectorEnv(n, scenario)
+    vec = MaskedDictVectorEnv(scenario, n)
     obs, _ = vec.reset(seed=seed)
     rng = np.random.default_rng(seed)
     for _ in range(rng.integers(5, 15)):

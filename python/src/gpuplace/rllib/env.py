@@ -28,7 +28,7 @@ from gymnasium.vector.utils import batch_space
 
 from .. import _core
 from .._vec_common import as_actions, check_seed
-from ..config import _core_classes, load_scenario
+from ..config import load_scenario, make_core_env
 from ..spaces import observation_box
 
 OBS_KEY = "observations"
@@ -62,7 +62,7 @@ class MaskedDictEnv(gym.Env):
     def __init__(self, scenario="default", overrides: Mapping[str, Any] | None = None):
         super().__init__()
         self.scenario = load_scenario(scenario, overrides)
-        self.core = _core_classes(self.scenario)[0](json.dumps(self.scenario))
+        self.core = make_core_env(self.scenario)
         self.observation_space = dict_space(self.core)
         self.action_space = spaces.Discrete(int(self.core.num_actions))
 
@@ -92,13 +92,13 @@ class MaskedDictVectorEnv(VectorEnv):
 
     metadata = {"render_modes": [], "autoreset_mode": AutoresetMode.NEXT_STEP}
 
-    def __init__(self, num_envs: int = 8, scenario="default", overrides: Mapping[str, Any] | None = None):
+    def __init__(self, scenario="default", num_envs: int = 8, overrides: Mapping[str, Any] | None = None):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise _core.ConfigError(f"MaskedDictVectorEnv: num_envs must be an integer >= 1, got {num_envs!r}")
         self.scenario = load_scenario(scenario, overrides)
-        cls = _core_classes(self.scenario)[0]
+        first = make_core_env(self.scenario)
         text = json.dumps(self.scenario)
-        self.envs = [cls(text) for _ in range(int(num_envs))]
+        self.envs = [first] + [type(first)(text) for _ in range(int(num_envs) - 1)]
         self.num_envs = len(self.envs)
         core = self.envs[0]
         self.num_actions = int(core.num_actions)
@@ -179,4 +179,4 @@ def make_env(config: Mapping[str, Any] | None = None):
     sc = _scenario_of(config)
     if num_envs is None:
         return MaskedDictEnv(sc)
-    return MaskedDictVectorEnv(int(num_envs), sc)
+    return MaskedDictVectorEnv(sc, int(num_envs))
