@@ -226,3 +226,11 @@ def test_grid_and_hyperparameter_errors(capsys):
             parse_grid(bad)
     assert rllib_main(["tune", "--grid", "lr=fast", "--out", "unused"]) == 2
     assert '"fast" is not a number' in capsys.readouterr().err
+    # python -m gpuplace rllib ...: every argument goes to gpuplace.rllib.main, --help included
+    from gpuplace.cli import main as gpuplace_main
+
+    with pytest.raises(SystemExit) as e:
+        gpuplace_main(["rllib", "--help"])
+    assert e.value.code == 0 and "{train,tune}" in capsys.readouterr().out
+    assert gpuplace_main(["rllib", "train", "--set", "lr"]) == 2
+    assert "expected NAME=V1" in capsys.readouterr().err

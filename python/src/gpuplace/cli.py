@@ -329,7 +329,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out")
     p.set_defaults(fn=cmd_plot)
 
-    p = sub.add_parser("rllib", add_help=False, help="RLlib PPO (train) and Tune sweeps (tune) on Ray (needs the rllib extra)")
+    # every argument after "rllib" goes to gpuplace.rllib.main (prefix_chars: none is an option here, not even --help)
+    p = sub.add_parser("rllib", add_help=False, prefix_chars="\x00",
+                       help="RLlib PPO (train) and Tune sweeps (tune) on Ray (needs the rllib extra)")
     p.add_argument("rllib_args", nargs=argparse.REMAINDER, help="train|tune and their options (rllib --help)")
     p.set_defaults(fn=cmd_rllib)
 
