@@ -22,8 +22,8 @@ from gpuplace.rllib.train import set_torch_threads
 
 
 def measure(scenario: str, runners: int, envs: int, batch: int, iterations: int) -> dict:
-    algo = ppo_config(scenario, num_env_runners=runners, num_envs_per_env_runner=envs,
-                      hyperparameters={"train_batch_size": batch, "minibatch_size": 256, "n_epochs": 4}).build_algo()
+    hp = {"train_batch_size": batch, "minibatch_size": min(256, batch), "n_epochs": 4}
+    algo = ppo_config(scenario, num_env_runners=runners, num_envs_per_env_runner=envs, hyperparameters=hp).build_algo()
     try:
         algo.train()  # warm-up: actors started, first episodes reset
         t0 = time.perf_counter()
@@ -51,12 +51,13 @@ def main() -> None:
     ap.add_argument("--batch", type=int, default=4000, help="train batch size (env steps per iteration)")
     ap.add_argument("--iterations", type=int, default=3, help="timed iterations per setting")
     ap.add_argument("--address", help="Ray cluster address (default: local Ray)")
+    ap.add_argument("--num-cpus", type=int, help="local Ray only: CPUs Ray may use (default: all)")
     args = ap.parse_args()
     set_torch_threads(1)  # the driver samples (0 runners) and learns with one thread, as each runner
     if args.address:
         ray.init(address=args.address, log_to_driver=False)
     else:
-        ray.init(include_dashboard=False, log_to_driver=False)
+        ray.init(num_cpus=args.num_cpus, include_dashboard=False, log_to_driver=False)
     print("| env runners | envs per runner | sampling env steps/s | training env steps/s |")
     print("|---:|---:|---:|---:|")
     for r in (int(x) for x in args.runners.split(",")):

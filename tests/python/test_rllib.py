@@ -206,6 +206,16 @@ def test_two_trial_tune_sweep_writes_its_table(ray_local, tmp_path, capsys):
     assert "best trial: " + rows[0]["trial"] in text
 
 
+def test_the_scale_out_example_prints_its_table():
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    p = subprocess.run([sys.executable, os.path.join(root, "examples", "python", "rllib_scale_out.py"), "--scenario",
+                        json.dumps(SMALL), "--runners", "0", "--envs-per-runner", "2", "--batch", "128", "--iterations", "1",
+                        "--num-cpus", "1"], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-3000:]
+    row = [line for line in p.stdout.splitlines() if line.startswith("| 0 | 2 |")]
+    assert len(row) == 1 and all(float(x.replace(",", "")) > 0 for x in row[0].strip("| ").split(" | ")[2:])
+
+
 # ---- the command line without Ray, bad input ----------------------------------------------------------
 
 
