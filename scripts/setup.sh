@@ -47,6 +47,7 @@ if [ -z "${GPUPLACE_NO_PYTHON:-}" ] && [ -f python/pyproject.toml ]; then
   .venv/bin/python -m pip install -q --upgrade pip >/dev/null
   # torch==2.13.0 first: this exact CPU build is available locally (any other version pulls CUDA).
   .venv/bin/python -m pip install -q "torch==2.13.0"
-  .venv/bin/python -m pip install -q "${ROOT}/python[sb3,plot,test]"
+  # rllib: Ray RLlib/Tune (tests/python/test_rllib.py); it pins gymnasium==1.2.2, which SB3 and the bindings run under too.
+  .venv/bin/python -m pip install -q "${ROOT}/python[sb3,plot,test,rllib]"
 fi
 step "setup done"

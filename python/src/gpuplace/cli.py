@@ -1,4 +1,4 @@
-"""``python -m gpuplace``: evaluate, train-sb3, train (C++ PPO, when built), plot, info."""
+"""``python -m gpuplace``: evaluate, train-sb3, train (C++ PPO, when built), rllib (Ray), plot, info."""
 
 from __future__ import annotations
 
@@ -244,6 +244,15 @@ def cmd_info(args) -> int:
     return 0
 
 
+def cmd_rllib(args) -> int:
+    try:
+        from . import rllib
+    except ImportError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    return rllib.main(args.rllib_args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m gpuplace", description=__doc__)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -319,6 +328,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--y", default="episode_return", help="learning-curve: column to plot")
     p.add_argument("--out")
     p.set_defaults(fn=cmd_plot)
+
+    # every argument after "rllib" goes to gpuplace.rllib.main (prefix_chars: none is an option here, not even --help)
+    p = sub.add_parser("rllib", add_help=False, prefix_chars="\x00",
+                       help="RLlib PPO (train) and Tune sweeps (tune) on Ray (needs the rllib extra)")
+    p.add_argument("rllib_args", nargs=argparse.REMAINDER, help="train|tune and their options (rllib --help)")
+    p.set_defaults(fn=cmd_rllib)
 
     p = sub.add_parser("info", help="version, presets, heuristics; --scenario prints it in full")
     p.add_argument("--scenario")
