@@ -1,6 +1,6 @@
 // gpuplace-train: trains the reference PPO on a scenario (rl/run.hpp: restarts, validation, the
 // best network kept, a run folder that resumes), then (with --compare) evaluates it against every
-// heuristic on held-out seeds, prints the table and writes plots (`python3 -m gpuplace plot training`,
+// heuristic on held-out seeds, prints the table and writes plots (`python3 -m gpuplace plot OUT`,
 // from the installed Python package).
 //   gpuplace-train --help
 // Ctrl-C (SIGINT) or SIGTERM: the current iteration finishes, the state is saved and the program
@@ -137,11 +137,11 @@ int compare(const rl::run_config& rc, std::shared_ptr<const rl::actor_critic> ne
     }
     if (plot) {
         // the plots come from the installed Python package (matplotlib), never from a path in the repository
-        const std::string cmd = "python3 -m gpuplace plot training --dir " + shell_quote(out);
+        const std::string cmd = "python3 -m gpuplace plot " + shell_quote(out);
         std::fflush(stdout);
         if (const int st = std::system(cmd.c_str()); st != 0)
             std::printf("plots skipped: '%s' failed (exit status %d); they need the Python package with its plot extra "
-                        "(pip install './python[plot]') and its 'plot training' command. The run itself is complete.\n",
+                        "(pip install './python[plot]'). The run itself is complete.\n",
                         cmd.c_str(), st > 0 && WIFEXITED(st) ? WEXITSTATUS(st) : st);
     }
     return 0;

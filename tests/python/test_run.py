@@ -81,6 +81,12 @@ def test_cli_train_and_resume(tmp_path, capsys, small):
                  "--policies", "random", "-q"]) == 0
     text = capsys.readouterr().out
     assert "ppo" in text and "random" in text and (out / "ppo.json").exists()
+    # the comparison is kept in the run folder, as gpuplace-train keeps it, and the run plots
+    with open(out / "compare.csv", newline="") as f:
+        assert {r["policy"] for r in csv.DictReader(f)} == {"random", "ppo"}
+    assert set(json.loads((out / "compare.json").read_text())["policies"]) == {"random", "ppo"}
+    assert main(["plot", str(out)]) == 0
+    assert (out / "learning_curve.png").stat().st_size > 0 and (out / "jct_comparison.png").stat().st_size > 0
     first = (out / "ppo.json").read_bytes()
     # a finished run resumes to the same checkpoint without training again
     assert main(["train", "--out", str(out), "--resume", "--eval-seeds", "0", "-q"]) == 0

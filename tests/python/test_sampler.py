@@ -121,7 +121,7 @@ def test_wrappers_fill_fresh_observation_arrays(small):
     """The SB3 and Gymnasium wrappers return a new array per step (copy=True) equal to the view."""
     from gpuplace.vector import GpuPlaceVectorEnv
 
-    env = GpuPlaceVectorEnv(4, small)
+    env = GpuPlaceVectorEnv(small, 4)
     env.reset(seed=3)
     prev = None
     for _ in range(60):

@@ -80,7 +80,7 @@ def test_layout_is_read_from_the_observation_space_and_survives_pickling():
     assert spec.obs_size == env.observation_space.shape[0] and spec.num_actions == env.action_space.n
     for space in (pickle.loads(pickle.dumps(env.observation_space)), copy.deepcopy(env.observation_space),
                   GpuPlaceVecEnv("default", num_envs=2).observation_space,
-                  gpuplace.GpuPlaceVectorEnv(2, "default").single_observation_space):
+                  gpuplace.GpuPlaceVectorEnv("default", 2).single_observation_space):
         assert ObsSpec.from_space(space) == spec
     with pytest.raises(LayoutError, match="carries no gpuplace observation layout"):
         ObsSpec.from_space(type(env.observation_space)(0.0, 1.0, shape=(425,), dtype=np.float32))

@@ -158,3 +158,19 @@ def test_render_vector_envs(small):
     envs.reset(seed=0)
     imgs = envs.render()
     assert len(imgs) == 2 and imgs[0].dtype == np.uint8
+
+
+def test_both_vector_envs_take_the_scenario_first(small):
+    from gpuplace.vec_env import GpuPlaceVecEnv
+
+    for cls in (GpuPlaceVectorEnv, GpuPlaceVecEnv):
+        positional, keywords = cls(small, 3), cls(num_envs=3, scenario=small)
+        for v in (positional, keywords):
+            assert v.num_envs == 3 and v.scenario["name"] == "small"
+        assert cls(small).num_envs == 8
+    # the Gymnasium env's old order, (num_envs, scenario), still works, with a warning
+    with pytest.warns(DeprecationWarning, match="old argument order"):
+        old = GpuPlaceVectorEnv(3, small)
+    assert old.num_envs == 3 and old.scenario["name"] == "small"
+    with pytest.warns(DeprecationWarning):
+        assert GpuPlaceVectorEnv(2).scenario["name"] == "default"

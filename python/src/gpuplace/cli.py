@@ -6,10 +6,12 @@ import argparse
 import json
 import os
 import sys
+from typing import Any
 
 import numpy as np
 
 from . import _core
+from ._files import atomic_write
 from .config import PRESETS, load_scenario
 from .progress import progress_bar
 
@@ -30,23 +32,34 @@ def _policies(s: str | None) -> list[str]:
     return [p.strip() for p in s.split(",") if p.strip()]
 
 
+def _save_report(rep, csv_path: str | None = None, json_path: str | None = None) -> None:
+    """Writes an EvalReport as CSV and / or JSON, each file atomically."""
+    if csv_path:
+        atomic_write(csv_path, rep.csv())
+        print(f"wrote {csv_path}")
+    if json_path:
+        atomic_write(json_path, json.dumps(rep.to_json(), indent=1) + "\n")
+        print(f"wrote {json_path}")
+
+
 def _write_report(rep, args) -> None:
     print(f"scenario {rep.scenario}")
     print(rep.table(), end="")
-    if getattr(args, "csv", None):
-        with open(args.csv, "w") as f:
-            f.write(rep.csv())
-        print(f"wrote {args.csv}")
-    if getattr(args, "json", None):
-        with open(args.json, "w") as f:
-            json.dump(rep.to_json(), f, indent=1)
-        print(f"wrote {args.json}")
+    _save_report(rep, getattr(args, "csv", None), getattr(args, "json", None))
+
+
+def _load_model(path: str):
+    """A MaskablePPO model, with a clear error naming the file when it is missing or unreadable."""
+    from .sb3 import load_maskable_ppo
+
+    return load_maskable_ppo(path)
 
 
 def cmd_evaluate(args) -> int:
     sc = load_scenario(args.scenario)
     seeds = _seed_list(args)
     names = _policies(args.policies)
+    model = _load_model(args.model) if args.model else None  # before any heuristic runs
     rep = _core.EvalReport(sc["name"], seeds)
     # one policy at a time so that the bar moves; results are identical to a single call
     with progress_bar(total=len(names), desc="policies", disable=args.quiet) as bar:
@@ -54,21 +67,18 @@ def cmd_evaluate(args) -> int:
             r = _core.evaluate(sc, [n], seeds, args.threads)
             rep.add(n, r.per_seed(n), r.returns(n))
             bar.update(1)
-    if args.model:
-        _evaluate_model(args.model, sc, seeds, rep, show_progress=not args.quiet)
+    if model is not None:
+        _evaluate_model(model, sc, seeds, rep, show_progress=not args.quiet)
     _write_report(rep, args)
     return 0
 
 
-def _evaluate_model(path: str, sc: dict, seeds: list[int], rep, show_progress: bool, name: str = "maskable_ppo") -> str:
+def _evaluate_model(model, sc: dict, seeds: list[int], rep, show_progress: bool, name: str = "maskable_ppo") -> str:
     """Adds a MaskablePPO model to the report. A model trained under another queue policy than
     the scenario's (train-sb3 --teacher X+Q records it) acts under that one, and its row says so
     (``maskable_ppo+Q``)."""
-    from sb3_contrib import MaskablePPO
-
     from .evaluation import evaluate_agent, maskable_policy
 
-    model = MaskablePPO.load(path, device="cpu")
     queue = getattr(model, "gpuplace_queue", None)
     if queue:
         from .sb3 import queue_policy_of, with_queue
@@ -136,8 +146,9 @@ def cmd_train_sb3(args) -> int:
         save_cpp_checkpoint(model, os.path.join(args.out, "ppo.json"), train_sc)
         print(f"C++ checkpoint {args.out}/ppo.json (gpuplace-train --load, gpuplace._core.load_checkpoint)")
     queue = model.gpuplace_queue  # saved with the model: evaluate --model runs it under that queue policy
-    path = os.path.join(args.out, "maskable_ppo.zip")
-    model.save(path)
+    from .sb3 import save_model
+
+    path = save_model(model, os.path.join(args.out, "maskable_ppo.zip"))
     print(f"model {path}")
     if args.eval_seeds > 0:
         sc = load_scenario(args.scenario)
@@ -150,6 +161,9 @@ def cmd_train_sb3(args) -> int:
 
 
 def cmd_train(args) -> int:
+    """``python -m gpuplace train``: the same run as ``gpuplace-train`` (same config and files), then
+    the kept network against the heuristics on held-out seeds (OUT/compare.csv, OUT/compare.json,
+    as gpuplace-train writes them; ``python -m gpuplace plot OUT`` draws them)."""
     if not getattr(_core, "has_ppo", False):
         print(
             "error: this build of gpuplace._core has no C++ PPO (include/gpuplace/rl/ was not available when it "
@@ -157,9 +171,48 @@ def cmd_train(args) -> int:
             file=sys.stderr,
         )
         return 2
-    from .ppo import train_cli
+    from . import ppo
 
-    return train_cli(args)
+    _core.keep_freed_memory()  # a program's choice, not the library's (include/gpuplace/rl/memory.hpp)
+    _core.pin_cache_sizes()  # the same training on every CPU (include/gpuplace/rl/blocking.hpp)
+    over: dict[str, Any] = {}
+    if args.config in _core.run_recipe_names() and not os.path.exists(args.config):
+        over = _core.run_recipe(args.config)  # a recipe by name
+    elif args.config:
+        with open(args.config, encoding="utf-8") as f:
+            over = json.load(f)
+    if args.scenario is not None:
+        over["scenario"] = args.scenario
+    ppo_over = over.setdefault("ppo", {})
+    for key, value in (("total_steps", args.timesteps), ("num_envs", args.num_envs), ("seed", args.seed),
+                       ("threads", args.threads)):
+        if value is not None:
+            ppo_over[key] = value
+    if not ppo_over:
+        over.pop("ppo")
+    for key, value in (("restarts", args.restarts), ("checkpoint_every", args.checkpoint_every)):
+        if value is not None:
+            over[key] = value
+    config = None if args.resume and not over else over
+    try:
+        res = ppo.run(config, out=args.out, resume=args.resume, show_progress=not args.quiet)
+    except KeyboardInterrupt:
+        print(f"stopped; every state is saved. Continue with:\n  python -m gpuplace train --out {args.out} --resume")
+        return 130
+    ckpt = res["checkpoint"]
+    print(f"trained {res['env_steps']} env steps in {res['seconds']:.1f} s; kept training seed {res['kept']}; "
+          f"checkpoint {ckpt}")
+    if args.eval_seeds > 0:
+        net = _core.load_checkpoint(ckpt)
+        sc = load_scenario(net.scenario)
+        seeds = list(_core.held_out_seeds(args.eval_seeds))
+        rep = _core.evaluate(sc, _policies(args.policies), seeds, 1)
+        r = _core.evaluate_network(sc, net, seeds, "ppo", 1)
+        rep.add("ppo", r.per_seed("ppo"), r.returns("ppo"))
+        _write_report(rep, args)
+        _save_report(rep, os.path.join(args.out, "compare.csv"), os.path.join(args.out, "compare.json"))
+        print(f"plots: python -m gpuplace plot {args.out}")
+    return 0
 
 
 def _heuristic_jobs(sc, policy: str, seeds: list[int]) -> dict:
@@ -169,14 +222,10 @@ def _heuristic_jobs(sc, policy: str, seeds: list[int]) -> dict:
     return out
 
 
-def _model_jobs(sc, model_path: str, seeds: list[int]) -> list[dict]:
-    from sb3_contrib import MaskablePPO
-
+def _model_jobs(sc, model, seeds: list[int]) -> list[dict]:
     from .config import make_core_env
-
     from .evaluation import maskable_policy
 
-    model = MaskablePPO.load(model_path, device="cpu")
     queue = getattr(model, "gpuplace_queue", None)
     if queue:
         from .sb3 import with_queue
@@ -193,33 +242,44 @@ def _model_jobs(sc, model_path: str, seeds: list[int]) -> list[dict]:
     return out
 
 
+PLOT_KINDS = ("jct-cdf", "learning-curve", "timeline")
+
+
 def cmd_plot(args) -> int:
     from . import plot
 
-    if args.kind == "jct-cdf":
+    kind, rest = args.what[0], args.what[1:]
+    if kind not in PLOT_KINDS:  # run folders or CSV files: a training run's plots
+        for source in args.what:
+            for out in plot.training_plots(source, args.out):
+                print(f"wrote {out}")
+        return 0
+    plot._plt()  # the error naming the plot extra, before any episode runs
+    model = _load_model(args.model) if args.model and kind != "learning-curve" else None
+    if kind == "jct-cdf":
         sc = load_scenario(args.scenario)
         seeds = _seed_list(args)
         jcts = {}
         for p in _policies(args.policies):
             runs = _heuristic_jobs(sc, p, seeds)
             jcts[p] = np.concatenate([r["end"] - r["submit"] for r in runs])
-        if args.model:
-            runs = _model_jobs(sc, args.model, seeds)
+        if model is not None:
+            runs = _model_jobs(sc, model, seeds)
             jcts["maskable_ppo"] = np.concatenate([r["end"] - r["submit"] for r in runs])
         out = plot.jct_cdf(jcts, args.out or "jct_cdf.png", title=f"JCT CDF, {sc['name']}, {len(seeds)} seeds")
-    elif args.kind == "learning-curve":
-        if not args.csv_files:
+    elif kind == "learning-curve":
+        if not rest:
             print("error: plot learning-curve needs one or more CSV files (train-sb3 writes OUT/episodes.csv)",
                   file=sys.stderr)
             return 2
         curves = {os.path.basename(os.path.dirname(os.path.abspath(p))) or p: plot.read_learning_curve(p, y=args.y)
-                  for p in args.csv_files}
+                  for p in rest}
         out = plot.learning_curves(curves, args.out or "learning_curve.png", ylabel=args.y)
     else:  # timeline
         sc = load_scenario(args.scenario)
         seed = _seed_list(args)[0]
-        if args.model:
-            jobs = _model_jobs(sc, args.model, [seed])[0]
+        if model is not None:
+            jobs = _model_jobs(sc, model, [seed])[0]
             who = "maskable_ppo"
         else:
             who = _policies(args.policies)[0]
@@ -317,16 +377,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-q", "--quiet", action="store_true")
     p.set_defaults(fn=cmd_train)
 
-    p = sub.add_parser("plot", help="jct-cdf, learning-curve or timeline (needs matplotlib)")
-    p.add_argument("kind", choices=["jct-cdf", "learning-curve", "timeline"])
-    p.add_argument("csv_files", nargs="*", help="learning-curve: CSV files (e.g. runs/maskable_ppo/episodes.csv)")
+    p = sub.add_parser(
+        "plot", help="a training run's plots (RUN_FOLDER or CSV), or jct-cdf, learning-curve, timeline (needs the plot "
+                     "extra: matplotlib)",
+        description="python -m gpuplace plot RUN_FOLDER|CSV...: a training run's learning curve and JCT comparison "
+                    "(learning_curve.png, jct_comparison.png in the run folder, or --out), from the learning.csv and "
+                    "compare.csv that gpuplace-train and python -m gpuplace train write. "
+                    "python -m gpuplace plot jct-cdf|learning-curve|timeline ...: the other plots.")
+    p.add_argument("what", nargs="+", metavar="RUN_FOLDER|CSV|KIND",
+                   help="run folders or CSV files (learning.csv, compare.csv); or jct-cdf, timeline, or learning-curve "
+                        "followed by CSV files (e.g. runs/maskable_ppo/episodes.csv)")
     _add_scenario(p)
     p.add_argument("--policies", help="heuristics (jct-cdf: all by default; timeline: the first)")
     p.add_argument("--model", help="a MaskablePPO .zip to include")
     p.add_argument("--seeds", type=int, default=5)
     p.add_argument("--seed-list")
     p.add_argument("--y", default="episode_return", help="learning-curve: column to plot")
-    p.add_argument("--out")
+    p.add_argument("--out", help="the image file; for a run's plots, the folder (default: the run folder)")
     p.set_defaults(fn=cmd_plot)
 
     # every argument after "rllib" goes to gpuplace.rllib.main (prefix_chars: none is an option here, not even --help)

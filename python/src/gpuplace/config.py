@@ -78,7 +78,9 @@ def _normalize(d: dict, source: str | None = None, base_dir: str = "") -> dict:
         raise
 
 
-def _core_classes(scenario: dict):
+def core_classes(scenario: dict) -> tuple[type, type]:
+    """The C++ classes (env, vector env) of a loaded scenario's comm model: (Env, VectorEnv) for
+    ring_allreduce, (TreeRouteEnv, TreeRouteVectorEnv) for tree_route."""
     if _core.comm_model_of(scenario) == "tree_route":
         return _core.TreeRouteEnv, _core.TreeRouteVectorEnv
     return _core.Env, _core.VectorEnv
@@ -87,10 +89,10 @@ def _core_classes(scenario: dict):
 def make_core_env(scenario: ScenarioLike = "default"):
     """The C++ environment for a scenario: Env (ring_allreduce) or TreeRouteEnv (tree_route)."""
     sc = load_scenario(scenario)
-    return _core_classes(sc)[0](json.dumps(sc))
+    return core_classes(sc)[0](json.dumps(sc))
 
 
 def make_core_vector_env(scenario: ScenarioLike = "default", num_envs: int = 8, num_threads: int = 1):
     """The C++ vector environment for a scenario: VectorEnv or TreeRouteVectorEnv."""
     sc = load_scenario(scenario)
-    return _core_classes(sc)[1](json.dumps(sc), num_envs, num_threads)
+    return core_classes(sc)[1](json.dumps(sc), num_envs, num_threads)

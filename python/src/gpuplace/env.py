@@ -8,8 +8,7 @@ from typing import Any, Mapping
 import gymnasium as gym
 import numpy as np
 
-from . import _core
-from .config import ScenarioLike, _core_classes, load_scenario
+from .config import ScenarioLike, core_classes, load_scenario
 from .render import occupancy_image
 from .spaces import MaskedDiscrete, observation_box
 
@@ -54,7 +53,7 @@ class GpuPlaceEnv(gym.Env):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         self.scenario = load_scenario(scenario, overrides)
-        self.core = _core_classes(self.scenario)[0](json.dumps(self.scenario))
+        self.core = core_classes(self.scenario)[0](json.dumps(self.scenario))
         self.render_mode = render_mode
         self.copy_obs = bool(copy_obs)
         self._obs = self.core.observation  # views on the C++ buffers, updated in place

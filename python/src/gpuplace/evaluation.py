@@ -9,7 +9,7 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 
 from . import _core
-from .config import ScenarioLike, _core_classes, load_scenario
+from .config import ScenarioLike, core_classes, load_scenario
 from .progress import progress_bar
 
 BatchPolicy = Callable[[np.ndarray, np.ndarray], np.ndarray]
@@ -53,7 +53,7 @@ def evaluate_agent(
         report = _core.EvalReport(sc.get("name", "custom"), sd)
     elif list(report.seeds) != sd:
         raise ValueError(f"evaluate_agent: the report's seeds {list(report.seeds)[:3]}... differ from {sd[:3]}...")
-    cls = _core_classes(sc)[0]
+    cls = core_classes(sc)[0]
     text = json.dumps(sc)
     envs = [cls(text) for _ in sd]
     for e, s in zip(envs, sd):
@@ -74,7 +74,7 @@ def evaluate_agent(
                 if not envs[j].done:
                     still.append(j)
             bar.update(len(active))
-            if len(still) != len(active) and hasattr(bar, "set_postfix_str"):
+            if len(still) != len(active):
                 bar.set_postfix_str(f"episodes {len(sd) - len(still)}/{len(sd)}")
             active = still
     report.add(name, [e.metrics() for e in envs], [e.episode_return for e in envs])

@@ -1,14 +1,23 @@
-"""Plots (needs the [plot] extra, matplotlib): JCT CDF per policy, learning curves, and a cluster
-occupancy timeline."""
+"""Plots (matplotlib, in the package's ``plot`` extra): a training run's learning curve and JCT
+comparison (:func:`training_plots`, ``python -m gpuplace plot RUN_FOLDER``), JCT CDF per policy,
+learning curves of train-sb3 and a cluster occupancy timeline. Every plot file is written
+atomically."""
 
 from __future__ import annotations
 
 import csv
-from typing import Mapping, Sequence
+import glob
+import math
+import os
+from typing import Mapping
 
 import numpy as np
 
+from ._files import atomic_target
 from .render import job_colors
+
+MISSING_MATPLOTLIB = ("the plots need matplotlib, which is in gpuplace's 'plot' extra: pip install 'gpuplace[plot]' "
+                      "(from a clone of the repository: pip install './python[plot]')")
 
 
 def _plt():
@@ -17,9 +26,19 @@ def _plt():
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
-    except ImportError as e:  # pragma: no cover - depends on the install
-        raise ImportError("plots need matplotlib: pip install './python[plot]'") from e
+    except ImportError as e:
+        raise ImportError(MISSING_MATPLOTLIB) from e
     return plt
+
+
+def _save(fig, out: str) -> str:
+    plt = _plt()
+    try:
+        with atomic_target(out) as tmp:
+            fig.savefig(tmp, dpi=120, format=os.path.splitext(out)[1].lstrip(".") or "png")
+    finally:
+        plt.close(fig)
+    return out
 
 
 def jct_cdf(jcts: Mapping[str, np.ndarray], out: str, title: str = "JCT CDF") -> str:
@@ -37,9 +56,7 @@ def jct_cdf(jcts: Mapping[str, np.ndarray], out: str, title: str = "JCT CDF") ->
     ax.grid(alpha=0.3)
     ax.legend()
     fig.tight_layout()
-    fig.savefig(out, dpi=120)
-    plt.close(fig)
-    return out
+    return _save(fig, out)
 
 
 def read_learning_curve(path: str, x: str = "timesteps", y: str = "episode_return") -> tuple[np.ndarray, np.ndarray]:
@@ -73,9 +90,7 @@ def learning_curves(
     ax.grid(alpha=0.3)
     ax.legend()
     fig.tight_layout()
-    fig.savefig(out, dpi=120)
-    plt.close(fig)
-    return out
+    return _save(fig, out)
 
 
 def occupancy_timeline(jobs: Mapping[str, np.ndarray], num_gpus: int, out: str, title: str = "cluster occupancy",
@@ -100,6 +115,137 @@ def occupancy_timeline(jobs: Mapping[str, np.ndarray], num_gpus: int, out: str, 
     ax.set_ylabel("GPU")
     ax.set_title(title)
     fig.tight_layout()
-    fig.savefig(out, dpi=120)
-    plt.close(fig)
+    return _save(fig, out)
+
+
+# ---- a training run's plots (gpuplace-train, python -m gpuplace train) ---------------------------
+
+LEARNING_COLUMNS = ("env_steps", "mean_jct")  # learning.csv (include/gpuplace/rl/run.hpp)
+COMPARE_COLUMNS = ("policy", "avg_jct")  # compare.csv, an EvalReport's csv()
+
+
+def _read_rows(path: str) -> tuple[list[str], list[dict]]:
+    with open(path, newline="", encoding="utf-8") as f:
+        r = csv.DictReader(f)
+        rows = list(r)
+        return list(r.fieldnames or []), rows
+
+
+def _num(x) -> float | None:
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return None
+    return v if math.isfinite(v) else None
+
+
+def _policy_jcts(path: str) -> dict[str, list[float]]:
+    """Per policy, its avg_jct (hours) on every seed of an EvalReport CSV."""
+    out: dict[str, list[float]] = {}
+    for r in _read_rows(path)[1]:
+        v = _num(r.get("avg_jct"))
+        if v is not None:
+            out.setdefault(r["policy"], []).append(v / 3600)
     return out
+
+
+def learning_curve(learning_csv: str, out: str, heuristics: Mapping[str, float] | None = None,
+                   where: str = "validation seeds") -> str:
+    """A training run's learning curve: the mean JCT of training episodes and the greedy validation
+    JCT against env steps (learning.csv), the imitation phase shaded, and ``heuristics`` (name ->
+    mean JCT in hours) as dashed lines."""
+    plt = _plt()
+    _, rows = _read_rows(learning_csv)
+    steps = [int(float(r["env_steps"])) for r in rows]
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    pts = [(s, j / 3600) for s, r in zip(steps, rows) if (j := _num(r.get("mean_jct")))]
+    if pts:
+        ax.plot(*zip(*pts), color="tab:blue", alpha=0.6, label="training episodes (sampled actions)")
+    val = [(s, v / 3600) for s, r in zip(steps, rows) if (v := _num(r.get("val_jct")))]
+    if val:
+        ax.plot(*zip(*val), "o-", color="tab:red", ms=3, label="greedy, validation seeds")
+    imit = [s for s, r in zip(steps, rows) if r.get("phase") == "imitation"]
+    if imit:
+        ax.axvspan(0, max(imit), color="0.9", label="imitating the teacher heuristic")
+    for i, (name, v) in enumerate(sorted((heuristics or {}).items())):
+        if name != "ppo":
+            ax.axhline(v, ls="--", lw=1, color=f"C{(i + 2) % 10}", label=f"{name} ({where})")
+    ax.set_xlabel("env steps")
+    ax.set_ylabel("mean JCT (h)")
+    ax.set_title("PPO learning curve")
+    ax.legend(fontsize=7)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    return _save(fig, out)
+
+
+def jct_comparison(jcts: Mapping[str, list[float]], out: str, title: str | None = None) -> str:
+    """Bars of every policy's mean JCT (hours) +- its standard error over seeds, best first; PPO
+    ("ppo" or a name starting with it) in red."""
+    plt = _plt()
+    names = sorted(jcts, key=lambda n: float(np.mean(jcts[n])))
+    means = [float(np.mean(jcts[n])) for n in names]
+    sems = [float(np.std(jcts[n], ddof=1) / math.sqrt(len(jcts[n]))) if len(jcts[n]) > 1 else 0.0 for n in names]
+    fig, ax = plt.subplots(figsize=(max(7.0, 0.45 * len(names)), 4))
+    colors = ["tab:red" if n.startswith("ppo") else "tab:gray" for n in names]
+    ax.bar(names, means, yerr=sems, color=colors, capsize=4)
+    ax.set_ylabel("mean JCT (h), mean +- s.e.")
+    seeds = max((len(v) for v in jcts.values()), default=0)
+    ax.set_title(title or f"held-out seeds ({seeds})")
+    ax.grid(axis="y", alpha=0.3)
+    plt.setp(ax.get_xticklabels(), rotation=30, ha="right", fontsize=8)
+    fig.tight_layout()
+    return _save(fig, out)
+
+
+def training_plots(source: str, out_dir: str | None = None) -> list[str]:
+    """The plots of a training run: ``source`` is a run folder (gpuplace-train's or
+    ``python -m gpuplace train``'s: learning.csv, compare*.csv, validation_heuristics.csv), a
+    learning.csv, or a compare.csv. Writes learning_curve.png (from learning.csv, with every
+    heuristic's JCT on the validation seeds, else on the held-out seeds) and jct_comparison.png
+    (jct_comparison_K.png for compare_K.csv: PPO and every heuristic on the held-out seeds) into
+    ``out_dir`` (default: the run folder). Returns the files written."""
+    source = os.fspath(source)
+    if os.path.isdir(source):
+        folder, learning = source, os.path.join(source, "learning.csv")
+        if not os.path.exists(learning):
+            learning = None
+        compares = sorted(glob.glob(os.path.join(glob.escape(folder), "compare*.csv")))
+    elif os.path.isfile(source):
+        folder = os.path.dirname(os.path.abspath(source))
+        cols = _read_rows(source)[0]
+        if all(c in cols for c in LEARNING_COLUMNS):
+            learning, compares = source, []  # the learning curve only (the folder's compare.csv gives its lines)
+        elif all(c in cols for c in COMPARE_COLUMNS):
+            learning, compares = None, [source]
+        else:
+            raise ValueError(f"{source}: not a learning.csv (columns {', '.join(LEARNING_COLUMNS)}) nor a compare.csv "
+                             f"(columns {', '.join(COMPARE_COLUMNS)}); its columns are {', '.join(cols) or 'none'}")
+    else:
+        raise FileNotFoundError(f"{source}: no such run folder or CSV file")
+    if learning is None and not compares:
+        raise ValueError(f"{source}: nothing to plot: no learning.csv and no compare.csv in it (a run folder of "
+                         "gpuplace-train or python -m gpuplace train has them)")
+    _plt()  # the error naming the extra before anything is read further
+    out_dir = out_dir or folder
+    os.makedirs(out_dir, exist_ok=True)
+    written = []
+    if learning:
+        sibling = os.path.join(folder, "compare.csv")
+        held_out = _policy_jcts(compares[0] if compares else sibling) if compares or os.path.exists(sibling) else {}
+        vh = os.path.join(folder, "validation_heuristics.csv")
+        if os.path.exists(vh):
+            lines = {r["policy"]: v / 3600 for r in _read_rows(vh)[1] if (v := _num(r.get("avg_jct"))) is not None}
+            where = "validation seeds"
+        else:
+            lines = {n: float(np.mean(v)) for n, v in held_out.items()}
+            where = "held-out"
+        written.append(learning_curve(learning, os.path.join(out_dir, "learning_curve.png"), lines, where))
+    for path in compares:
+        jcts = _policy_jcts(path)
+        if not jcts:
+            raise ValueError(f"{path}: no rows with an avg_jct")
+        stem = os.path.splitext(os.path.basename(path))[0]
+        name = "jct_comparison" + stem[len("compare"):] + ".png" if stem.startswith("compare") else f"{stem}_jct.png"
+        written.append(jct_comparison(jcts, os.path.join(out_dir, name)))
+    return written

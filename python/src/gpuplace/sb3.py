@@ -39,6 +39,7 @@ except ImportError as e:  # pragma: no cover - depends on the install
 
 from . import _core
 from .config import ScenarioLike, load_scenario, make_core_vector_env
+from ._files import atomic_open
 from .progress import progress_bar
 from .torch_net import NetConfig, ObsSpec, PerGpuNet, check_compatible, masked_logits, read_checkpoint, spec_from_checkpoint
 from .torch_net import load_checkpoint as _load_net
@@ -92,6 +93,50 @@ def teacher_scenario(scenario: ScenarioLike, teacher: str | None) -> dict:
         return sc
     _, queue = split_teacher(teacher)
     return with_queue(sc, queue) if queue else sc
+
+
+# ---- model files -------------------------------------------------------------------------------
+
+
+def model_file(path: str | os.PathLike) -> str:
+    """The file a MaskablePPO model path names (SB3 adds ".zip" to a path without it); a
+    FileNotFoundError naming the path when there is none."""
+    path = os.fspath(path)
+    if os.path.isfile(path):
+        return path
+    if not path.endswith(".zip") and os.path.isfile(path + ".zip"):
+        return path + ".zip"
+    what = "is a folder, not a model file" if os.path.isdir(path) else "does not exist"
+    raise FileNotFoundError(f"model {path} {what} (a MaskablePPO .zip, e.g. train-sb3's OUT/maskable_ppo.zip)")
+
+
+def load_maskable_ppo(path: str | os.PathLike, device: str = "cpu"):
+    """Loads a MaskablePPO model (sb3-contrib) from ``path``. A missing file is a FileNotFoundError
+    naming the path; a truncated or corrupt file a :class:`gpuplace.CheckpointError` naming the
+    file (not the zipfile / pickle / SB3 error it comes from, which is chained)."""
+    file = model_file(path)
+    from sb3_contrib import MaskablePPO
+
+    try:
+        return MaskablePPO.load(file, device=device)
+    except Exception as e:  # SB3 reports a bad file as BadZipFile, EOFError, KeyError, AssertionError, pickle's...
+        raise _core.CheckpointError(
+            f"model {file}: cannot be loaded as a MaskablePPO model (truncated, corrupt or not an SB3 .zip): "
+            f"{type(e).__name__}: {e}") from e
+
+
+def save_model(model, path: str | os.PathLike) -> str:
+    """``model.save(path)``, atomically (the file is the old one or the new one, never a part):
+    SB3 writes a temporary .zip in the same folder, renamed over ``path``."""
+    from ._files import atomic_target
+
+    path = os.fspath(path)
+    if not path.endswith(".zip"):
+        path += ".zip"  # as SB3 names it
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with atomic_target(path) as tmp:
+        model.save(tmp)
+    return path
 
 
 # ---- the per-GPU policy ------------------------------------------------------------------------
@@ -575,6 +620,8 @@ def make_callback(log_csv: str | None = None, show_progress: bool = True, total:
                 self._bar.close()
             if self._file:
                 self._file.close()
+                self._file = self._writer = None
+                _write_rows(log_csv, self.rows)  # the final form, whole and atomically (the live one is appended)
 
     return EpisodeLog()
 
@@ -714,7 +761,7 @@ def train_per_gpu(
 def _write_rows(path: str, rows: list[dict]) -> None:
     if not rows:
         return
-    with open(path, "w", newline="") as f:
+    with atomic_open(path, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()
         w.writerows(rows)
@@ -722,6 +769,9 @@ def _write_rows(path: str, rows: list[dict]) -> None:
 
 __all__ = [
     "KeepBestOnValidation",
+    "load_maskable_ppo",
+    "model_file",
+    "save_model",
     "PerGpuPolicy",
     "VALIDATION_SEED_BASE",
     "checkpoint_policy_kwargs",

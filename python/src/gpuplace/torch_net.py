@@ -31,6 +31,7 @@ import torch
 from torch import nn
 
 from ._core import CheckpointError, ConfigError
+from ._files import atomic_open
 from .spaces import LAYOUT_ATTR, layout_of
 
 #: Checkpoint format and version read and written here (rl/checkpoint.hpp's "gpuplace-ppo", version 1).
@@ -449,11 +450,9 @@ def save_checkpoint(path, net: PerGpuNet, scenario: Mapping[str, Any], ppo: Mapp
     atomically (a temporary file renamed over the target)."""
     path = os.fspath(path)
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
+    with atomic_open(path, "w", encoding="utf-8") as f:
         json.dump(net.checkpoint_json(scenario, ppo), f)
         f.write("\n")
-    os.replace(tmp, path)
 
 
 def check_compatible(have: ObsSpec, want: ObsSpec, config: NetConfig, what: str = "the env") -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any, Iterable, Sequence
+from typing import Any, Sequence
 
 import gymnasium as gym
 import numpy as np
@@ -13,7 +13,7 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from . import _core
 from ._vec_common import as_actions, check_seed
-from .config import ScenarioLike, _core_classes, load_scenario
+from .config import ScenarioLike, core_classes, load_scenario
 from .render import occupancy_image
 from .spaces import observation_box
 
@@ -83,7 +83,7 @@ class GpuPlaceVecEnv(VecEnv):
         if render_mode is not None and render_mode not in ("ansi", "rgb_array"):
             raise ValueError(f"render_mode must be 'ansi', 'rgb_array' or None, got {render_mode!r}")
         self.scenario = load_scenario(scenario, overrides)
-        self.core = _core_classes(self.scenario)[1](json.dumps(self.scenario), int(num_envs), int(num_threads))
+        self.core = core_classes(self.scenario)[1](json.dumps(self.scenario), int(num_envs), int(num_threads))
         self.render_mode = render_mode
         self.copy = bool(copy)
         n = int(self.core.num_envs)

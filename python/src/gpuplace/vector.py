@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 from typing import Any
 
 import gymnasium as gym
@@ -11,11 +12,14 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from . import _core
 from ._vec_common import as_actions, check_seed
-from .config import ScenarioLike, _core_classes, load_scenario
+from .config import ScenarioLike, core_classes, load_scenario
 from .render import occupancy_image
 from .spaces import MaskedMultiDiscrete, observation_box
+
+
+def _is_count(x) -> bool:
+    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
 
 
 class GpuPlaceVectorEnv(VectorEnv):
@@ -29,9 +33,9 @@ class GpuPlaceVectorEnv(VectorEnv):
     ``reset(seed=s)`` gives env i's k-th episode the seed ``episode_seed(s, i, k)``.
     :meth:`action_masks` returns the (num_envs, num_actions) bool mask of valid actions.
 
-    Args:
-        num_envs: number of environments.
+    Args (the order of :class:`gpuplace.GpuPlaceVecEnv` and ``make_core_vector_env``: scenario first):
         scenario: preset name, JSON file, JSON text or dict.
+        num_envs: number of environments.
         num_threads: C++ worker threads (results do not depend on it).
         render_mode: None, "ansi" or "rgb_array" (renders every env).
         overrides: nested dict merged into the scenario.
@@ -42,17 +46,21 @@ class GpuPlaceVectorEnv(VectorEnv):
 
     def __init__(
         self,
-        num_envs: int = 8,
         scenario: ScenarioLike = "default",
+        num_envs: int = 8,
         num_threads: int = 1,
         render_mode: str | None = None,
         overrides: dict | None = None,
         copy: bool = True,
     ):
+        if _is_count(scenario):  # the old order, GpuPlaceVectorEnv(num_envs, scenario): still accepted
+            warnings.warn("GpuPlaceVectorEnv(num_envs, scenario) is the old argument order; pass "
+                          "GpuPlaceVectorEnv(scenario, num_envs) or keywords", DeprecationWarning, stacklevel=2)
+            scenario, num_envs = ("default" if _is_count(num_envs) else num_envs), scenario
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be 'ansi', 'rgb_array' or None, got {render_mode!r}")
         self.scenario = load_scenario(scenario, overrides)
-        self.core = _core_classes(self.scenario)[1](json.dumps(self.scenario), int(num_envs), int(num_threads))
+        self.core = core_classes(self.scenario)[1](json.dumps(self.scenario), int(num_envs), int(num_threads))
         self.num_envs = int(self.core.num_envs)
         self.render_mode = render_mode
         self.copy = bool(copy)

@@ -1,0 +1,134 @@
+// gpuplace._core.Env / TreeRouteEnv: one environment (comm model RingAllReduce / TreeRouteCost).
+// The observation and the mask are read-only numpy views on the C++ buffers (no copy; each view keeps
+// its owner alive); reset and step release the GIL.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bindings.hpp"
+#include "objects.hpp"
+
+namespace gpuplace_py {
+
+namespace {
+
+template <class E>
+void bind_env(py::module_& m, const char* name, const char* doc) {
+    using P = PyEnv<E>;
+    py::class_<P>(m, name, doc)
+        .def(py::init([](py::object s) { return std::make_unique<P>(to_scenario(s)); }), py::arg("scenario"),
+             "Builds the environment from a scenario (JSON text or dict). Raises ConfigError on any bad value, "
+             "naming its JSON path.")
+        .def_property_readonly_static("comm_model", [](py::object) { return std::string(E::comm_type::name); })
+        .def(
+            "reset",
+            [](P& self, py::object seed) {
+                const auto s = to_seed(seed);
+                py::gil_scoped_release nogil;
+                busy_guard g(self.busy, "this Env");
+                self.env.reset(s);
+            },
+            py::arg("seed") = 0, "Starts an episode (the workload drawn from `seed`). Releases the GIL.")
+        .def(
+            "step",
+            [](P& self, py::object action) {
+                const auto a = to_action(action);
+                gp::step_result r;
+                {
+                    py::gil_scoped_release nogil;
+                    busy_guard g(self.busy, "this Env");
+                    r = self.env.step(a);
+                }
+                return py::make_tuple(r.reward, r.terminated, r.truncated);
+            },
+            py::arg("action"),
+            "Applies an action; returns (reward: float, terminated: bool, truncated: bool). An invalid action "
+            "raises InvalidAction (a ValueError) naming it and leaves the env unchanged. Releases the GIL.")
+        .def_property_readonly(
+            "observation",
+            [](py::object self) {
+                const auto& e = self.cast<const P&>().env;
+                return view(e.observation().data(), {static_cast<py::ssize_t>(e.observation_size())}, self);
+            },
+            "The observation: a read-only float32 view on the C++ buffer (updated in place by reset/step).")
+        .def_property_readonly(
+            "action_mask",
+            [](py::object self) {
+                const auto& e = self.cast<const P&>().env;
+                return view(e.action_mask().data(), {static_cast<py::ssize_t>(e.num_actions())}, self);
+            },
+            "The action mask: a read-only uint8 view on the C++ buffer (1 = valid).")
+        .def_property_readonly("observation_size", [](const P& p) { return p.env.observation_size(); })
+        .def_property_readonly("num_actions", [](const P& p) { return p.env.num_actions(); })
+        .def_property_readonly("num_gpus", [](const P& p) { return p.env.num_gpus(); })
+        .def_property_readonly("defer_action", [](const P& p) { return p.env.defer_action(); })
+        .def_property_readonly("observation_layout", [](const P& p) { return layout_list(p.env.observation_layout()); },
+                               "Named segments of the observation: list of {name, offset, size, fields}.")
+        .def_property_readonly("done", [](const P& p) { return idle(p).done(); })
+        .def_property_readonly("terminated", [](const P& p) { return idle(p).terminated(); })
+        .def_property_readonly("truncated", [](const P& p) { return idle(p).truncated(); })
+        .def_property_readonly("steps", [](const P& p) { return idle(p).steps(); })
+        .def_property_readonly("time", [](const P& p) { return idle(p).now(); })
+        .def_property_readonly("seed", [](const P& p) { return idle(p).seed(); })
+        .def_property_readonly("episode_return", [](const P& p) { return idle(p).episode_return(); })
+        .def_property_readonly("has_current", [](const P& p) { return idle(p).has_current(); })
+        .def("info", [](const P& p) { return info_dict(idle(p)); },
+             "Summary of the episode so far: time, steps, jobs_done, jobs_total, queued, running, episode_return.")
+        .def("metrics", [](const P& p) { return metrics_dict(idle(p).episode_metrics()); },
+             "Metrics of the jobs finished so far (times in seconds).")
+        .def("render_ansi", [](const P& p) { return gp::render_ansi(idle(p)); }, "A text picture of the cluster.")
+        .def("current_job", [](const P& p) { return current_job(idle(p)); }, "The job being placed (dict) or None.")
+        .def("picked", [](const P& p) {
+                 const auto s = idle(p).picked();
+                 return std::vector<std::int64_t>(s.begin(), s.end());
+             }, "GPUs picked so far for the current job, in pick order.")
+        .def("queue", [](const P& p) { return queue_list(idle(p)); }, "Waiting jobs in queue order (current one included).")
+        .def("gpu_holders", [](const P& p) { return gpu_holders(idle(p)); }, "Per GPU: id of the job holding it, -1 if free.")
+        .def("gpu_end_times", [](const P& p) { return gpu_end_times(idle(p)); },
+             "Per GPU: when its job is due to end (s), NaN if free.")
+        .def("cluster_state", [](const P& p) { return cluster_dict(idle(p)); },
+             "Occupancy: holders, end_times, node_free, rack_free, free_gpus, busy_gpus, picked, time.")
+        .def("topology", [](const P& p) { return topology_dict(p.env.topology()); })
+        .def("node_of", [](const P& p) {
+                 const auto& t = p.env.topology();
+                 std::vector<std::int64_t> v(t.num_gpus());
+                 for (std::size_t g = 0; g < v.size(); ++g) v[g] = t.node_of(static_cast<gp::gpu_id>(g));
+                 return copy_array(v);
+             }, "Node index of every GPU.")
+        .def("rack_of", [](const P& p) {
+                 const auto& t = p.env.topology();
+                 std::vector<std::int64_t> v(t.num_gpus());
+                 for (std::size_t g = 0; g < v.size(); ++g) v[g] = t.rack_of(static_cast<gp::gpu_id>(g));
+                 return copy_array(v);
+             }, "Rack index of every GPU.")
+        .def("models", [](const P& p) {
+                 std::vector<std::string> v;
+                 for (std::size_t i = 0; i < p.env.zoo().size(); ++i) v.push_back(p.env.zoo()[gp::model_id(i)].name);
+                 return v;
+             }, "Names of the zoo's models (index = model id).")
+        .def("scenario", [](const P& p) { return to_py(gp::to_json(p.env.config())); }, "The scenario, every option filled in.")
+        .def("finished_jobs", [](const P& p) { return finished_jobs(idle(p)); },
+             "Finished jobs as numpy arrays: id, model, num_gpus, submit, start, end, ideal_duration, comm_cost, "
+             "slowdown, gpu_offset and the flat GPU list gpus.")
+        .def("comm_cost", [](const P& p, py::object gpus, py::object model) { return comm_cost_of(idle(p), gpus, model); },
+             py::arg("gpus"), py::arg("model") = py::none(),
+             "Cost and slowdown of placing a job of `model` (default: the current job's) on `gpus`.")
+        .def("why_invalid", [](const P& p, py::object a) { return idle(p).why_invalid(to_action(a)); }, py::arg("action"),
+             "Why an action is invalid now, or '' when it is valid.")
+        .def("__repr__", [name](const P& p) {
+            return std::string("<gpuplace.") + name + " " + p.env.config().name + ": " + std::to_string(p.env.num_gpus()) +
+                   " GPUs, comm " + std::string(E::comm_type::name) + ">";
+        });
+}
+
+
+}  // namespace
+
+void bind_envs(py::module_& m) {
+    bind_env<gp::env>(m, "Env", "The environment with the ring all-reduce communication model (comm.model = ring_allreduce).");
+    bind_env<gp::tree_route_env>(m, "TreeRouteEnv",
+                                 "The environment with Proximity-DRL's route cost (comm.model = tree_route).");
+}
+
+}  // namespace gpuplace_py

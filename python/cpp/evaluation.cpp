@@ -1,0 +1,271 @@
+// gpuplace._core: the heuristics (Heuristic), one episode run entirely in C++ (run_episode, the
+// reference for Python runs), the evaluation harness (evaluate, EvalReport) and comm_cost().
+
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "bindings.hpp"
+#include "objects.hpp"
+
+namespace gpuplace_py {
+
+namespace {
+
+/// A heuristic policy by name, usable on either env type.
+struct PyHeuristic {
+    std::string name;
+    gp::any_policy<gp::env> p1;
+    gp::any_policy<gp::tree_route_env> p2;
+    std::function<std::int64_t(const gp::env&)> f1;
+    std::function<std::int64_t(const gp::tree_route_env&)> f2;
+    explicit PyHeuristic(const std::string& n) : name(n), p1(gp::heuristic<gp::env>(n)), p2(gp::heuristic<gp::tree_route_env>(n)) {
+        reset(0);
+    }
+    void reset(std::uint64_t seed) {
+        f1 = p1.make(seed);
+        f2 = p2.make(seed);
+    }
+};
+
+template <class E>
+std::int64_t heuristic_act(PyHeuristic& h, const PyEnv<E>& p) {
+    const auto& e = idle(p);
+    if (e.done()) throw gp::StateError("Heuristic.act: the episode is over; reset the env");
+    if (!e.has_current()) throw gp::StateError("Heuristic.act: no job is being placed; call reset() first");
+    if constexpr (std::is_same_v<E, gp::env>) return h.f1(e);
+    else return h.f2(e);
+}
+
+/// One episode run entirely in C++: by a heuristic (policy name) or by replaying `actions`.
+template <class E>
+py::dict run_episode_impl(const gp::scenario& sc, const std::string& policy, const std::vector<std::int64_t>* replay,
+                          std::uint64_t seed, bool record) {
+    E e(sc);
+    std::vector<std::int64_t> actions;
+    std::vector<double> rewards;
+    std::vector<float> obs;
+    std::vector<std::uint8_t> masks;
+    std::string error;
+    {
+        py::gil_scoped_release nogil;
+        std::function<std::int64_t(const E&)> act;
+        if (!replay) act = gp::heuristic<E>(policy).make(seed);
+        e.reset(seed);
+        auto snap = [&] {
+            if (!record) return;
+            obs.insert(obs.end(), e.observation().begin(), e.observation().end());
+            masks.insert(masks.end(), e.action_mask().begin(), e.action_mask().end());
+        };
+        snap();
+        for (std::size_t t = 0; !e.done(); ++t) {
+            std::int64_t a;
+            if (replay) {
+                if (t >= replay->size()) break;
+                a = (*replay)[t];
+            } else {
+                a = act(e);
+            }
+            try {
+                const auto r = e.step(a);
+                rewards.push_back(r.reward);
+            } catch (const gp::InvalidAction& ex) {
+                throw gp::InvalidAction("run_episode: step " + std::to_string(t) + ": " + ex.what());
+            }
+            actions.push_back(a);
+            snap();
+        }
+    }
+    const auto T = static_cast<py::ssize_t>(actions.size());
+    py::dict d;
+    d["actions"] = copy_array(actions);
+    d["rewards"] = copy_array(rewards);
+    if (record) {
+        py::array_t<float> o({T + 1, static_cast<py::ssize_t>(e.observation_size())});
+        std::memcpy(o.mutable_data(), obs.data(), obs.size() * sizeof(float));
+        py::array_t<std::uint8_t> mk({T + 1, static_cast<py::ssize_t>(e.num_actions())});
+        std::memcpy(mk.mutable_data(), masks.data(), masks.size());
+        d["observations"] = o;
+        d["masks"] = mk;
+    }
+    d["terminated"] = e.terminated();
+    d["truncated"] = e.truncated();
+    d["episode_return"] = e.episode_return();
+    d["steps"] = e.steps();
+    d["metrics"] = metrics_dict(e.episode_metrics());
+    d["jobs"] = finished_jobs(e);
+    d["seed"] = seed;
+    return d;
+}
+
+py::dict run_episode(py::object scenario, py::object policy, py::object seed, py::object actions, bool record) {
+    const auto sc = to_scenario(scenario);
+    const auto s = to_seed(seed);
+    std::vector<std::int64_t> replay;
+    const bool has_replay = !actions.is_none();
+    std::string pol;
+    if (has_replay) {
+        if (!policy.is_none()) throw py::value_error("run_episode: pass either policy or actions, not both");
+        if (py::isinstance<py::str>(actions) || !py::hasattr(actions, "__iter__"))
+            throw py::type_error("run_episode: actions must be a sequence of integers, got " + type_name(actions));
+        for (auto a : actions) replay.push_back(to_action(a));
+    } else {
+        if (policy.is_none()) throw py::value_error("run_episode: pass a policy name or an action sequence");
+        pol = policy.cast<std::string>();
+        (void)gp::heuristic<gp::env>(pol);  // unknown names fail here, before any work
+    }
+    const auto* rp = has_replay ? &replay : nullptr;
+    if (comm_model_of(sc) == gp::TreeRouteCost::name) return run_episode_impl<gp::tree_route_env>(sc, pol, rp, s, record);
+    return run_episode_impl<gp::env>(sc, pol, rp, s, record);
+}
+
+
+/// A report's results for one policy; KeyError when it has none of that name.
+const gp::policy_eval& report_policy(const gp::eval_report& r, const std::string& policy) {
+    for (const auto& p : r.policies)
+        if (p.policy == policy) return p;
+    throw py::key_error("no policy \"" + policy + "\" in the report");
+}
+
+template <class E>
+gp::eval_report evaluate_impl(const gp::scenario& sc, const std::vector<std::string>& names,
+                              const std::vector<std::uint64_t>& seeds, std::size_t threads) {
+    std::vector<gp::any_policy<E>> pols;
+    for (const auto& n : names) pols.push_back(gp::heuristic<E>(n));
+    py::gil_scoped_release nogil;
+    return gp::evaluate<E>(sc, pols, seeds, threads);
+}
+
+gp::eval_report evaluate(py::object scenario, py::object policies, py::object seeds, std::size_t threads) {
+    const auto sc = to_scenario(scenario);
+    std::vector<std::string> names;
+    if (policies.is_none()) names = gp::heuristic_names();
+    else if (py::isinstance<py::str>(policies)) names = {policies.cast<std::string>()};
+    else names = policies.cast<std::vector<std::string>>();
+    const auto sd = to_seeds(seeds);
+    if (comm_model_of(sc) == gp::TreeRouteCost::name) return evaluate_impl<gp::tree_route_env>(sc, names, sd, threads);
+    return evaluate_impl<gp::env>(sc, names, sd, threads);
+}
+
+py::dict comm_cost(py::object gpus, py::object topology, py::object comm, py::object model) {
+    auto to_json = [](py::handle o, const char* what) -> json {
+        if (py::isinstance<py::str>(o)) {
+            const auto s = o.cast<std::string>();
+            if (!s.empty() && s.front() == '{') return gp::detail::parse_json(s, what);
+            return json::object();
+        }
+        if (py::isinstance<py::dict>(o)) return py_to_json(o, "");
+        throw py::type_error(std::string(what) + " must be a name, JSON text or a dict, got " + type_name(o));
+    };
+    json tj = to_json(topology, "topology");
+    if (py::isinstance<py::str>(topology) && tj.empty()) tj = {{"preset", topology.cast<std::string>()}};
+    json cj = to_json(comm, "comm");
+    if (py::isinstance<py::str>(comm) && cj.empty()) cj = {{"model", comm.cast<std::string>()}};
+    const auto topo = gp::topology_from_json(tj, "/topology");
+    const auto zoo = gp::ModelZoo::builtin();
+    const auto g = to_gpus(gpus, topo.num_gpus());
+    const auto mid = to_model(model, zoo);
+    std::string cm = "ring_allreduce";
+    if (cj.contains("model") && cj["model"].is_string()) cm = cj["model"].get<std::string>();
+    if (cm == gp::TreeRouteCost::name) return comm_dict(gp::comm_from_json<gp::TreeRouteCost>(cj, "/comm").evaluate(topo, zoo, mid, g));
+    if (cm == gp::RingAllReduce::name) return comm_dict(gp::comm_from_json<gp::RingAllReduce>(cj, "/comm").evaluate(topo, zoo, mid, g));
+    throw gp::ConfigError("config /comm/model: unknown model \"" + cm + "\" (allowed: ring_allreduce, tree_route)");
+}
+
+
+}  // namespace
+
+void bind_evaluation(py::module_& m) {
+    m.def("heuristic_names", &gp::heuristic_names, "Names of the heuristic policies.");
+    m.def("eval_metric_names", &gp::eval_metric_names, "Metrics of the harness table, in order.");
+
+    py::class_<PyHeuristic>(m, "Heuristic", "A heuristic policy by name (see heuristic_names()).")
+        .def(py::init<const std::string&>(), py::arg("name"))
+        .def_readonly("name", &PyHeuristic::name)
+        .def("reset", [](PyHeuristic& h, py::object seed) { h.reset(to_seed(seed)); }, py::arg("seed") = 0,
+             "Starts an episode (seeds the random policy).")
+        .def("act", &heuristic_act<gp::env>, py::arg("env"), "The policy's action in env's current state.")
+        .def("act", &heuristic_act<gp::tree_route_env>, py::arg("env"));
+
+    m.def("run_episode", &run_episode, py::arg("scenario"), py::arg("policy") = py::none(), py::arg("seed") = 0,
+          py::arg("actions") = py::none(), py::arg("record") = true,
+          "Runs one episode entirely in C++ (the reference for Python runs): with a heuristic by name, or by "
+          "replaying an action sequence (stops when it runs out or the episode ends). Returns actions, rewards, "
+          "observations and masks (T + 1 rows, when record), terminated, truncated, episode_return, steps, "
+          "metrics and the finished jobs.");
+
+    py::class_<gp::eval_report>(m, "EvalReport", "Results of evaluate(): per policy, metrics on every seed.")
+        .def(py::init([](std::string scenario, py::object seeds) {
+                 gp::eval_report r;
+                 r.scenario = std::move(scenario);
+                 r.seeds = to_seeds(seeds);
+                 return r;
+             }),
+             py::arg("scenario"), py::arg("seeds"))
+        .def_readonly("scenario", &gp::eval_report::scenario)
+        .def_readonly("seeds", &gp::eval_report::seeds)
+        .def_property_readonly("policies", [](const gp::eval_report& r) {
+            std::vector<std::string> v;
+            for (const auto& p : r.policies) v.push_back(p.policy);
+            return v;
+        })
+        .def("table", &gp::eval_report::table, "The harness table (mean +- standard error, times in hours).")
+        .def("csv", &gp::eval_report::csv)
+        .def("to_json", [](const gp::eval_report& r) { return to_py(gp::to_json(r)); })
+        .def("summary", [](const gp::eval_report& r, const std::string& policy, const std::string& metric) {
+                 const auto s = report_policy(r, policy).get(metric);
+                 return py::make_tuple(s.mean, s.sem);
+             }, py::arg("policy"), py::arg("metric"), "(mean, standard error) of a metric.")
+        .def("per_seed", [](const gp::eval_report& r, const std::string& policy) {
+                 py::list l;
+                 for (const auto& x : report_policy(r, policy).per_seed) l.append(metrics_dict(x));
+                 return l;
+             }, py::arg("policy"))
+        .def("paired", [](const gp::eval_report& r, const std::string& policy, const std::string& metric) {
+                 (void)report_policy(r, policy);  // KeyError, like summary()
+                 py::list l;
+                 for (const auto& ps : r.paired(policy, metric))
+                     l.append(py::dict(py::arg("other") = ps.other, py::arg("mean") = ps.diff.mean,
+                                       py::arg("sem") = ps.diff.sem, py::arg("lower") = ps.lower,
+                                       py::arg("seeds") = ps.seeds));
+                 return l;
+             }, py::arg("policy"), py::arg("metric") = "avg_jct",
+             "`policy` against every other policy on the same seeds: per other policy, the mean and standard "
+             "error of the per-seed difference (policy minus other; seconds for times) and on how many seeds "
+             "`policy` is lower.")
+        .def("paired_table", [](const gp::eval_report& r, const std::string& policy, const std::string& metric) {
+                 (void)report_policy(r, policy);
+                 return r.paired_table(policy, metric);
+             }, py::arg("policy"), py::arg("metric") = "avg_jct", "paired() as text (times in hours).")
+        .def("returns", [](const gp::eval_report& r, const std::string& policy) {
+                 return report_policy(r, policy).returns;
+             }, py::arg("policy"))
+        .def("add", [](gp::eval_report& r, const std::string& name, py::list metrics, std::vector<double> returns) {
+                 if (static_cast<std::size_t>(py::len(metrics)) != r.seeds.size() || returns.size() != r.seeds.size())
+                     throw py::value_error("EvalReport.add: need one metrics dict and one return per seed (" +
+                                           std::to_string(r.seeds.size()) + "), got " + std::to_string(py::len(metrics)) +
+                                           " and " + std::to_string(returns.size()));
+                 for (const auto& p : r.policies)
+                     if (p.policy == name) throw py::value_error("EvalReport.add: policy \"" + name + "\" is already in the report");
+                 gp::policy_eval pe;
+                 pe.policy = name;
+                 for (auto x : metrics) pe.per_seed.push_back(metrics_from_dict(x));
+                 pe.returns = std::move(returns);
+                 r.policies.push_back(std::move(pe));
+             }, py::arg("policy"), py::arg("metrics"), py::arg("returns"),
+             "Adds a policy evaluated elsewhere (e.g. a Python agent) on the report's seeds, in seed order.");
+
+    m.def("evaluate", &evaluate, py::arg("scenario"), py::arg("policies") = py::none(), py::arg("seeds") = 20,
+          py::arg("threads") = 1,
+          "Runs heuristics (names; default all) on seeds (a count of held-out seeds or a list) in C++ with the GIL "
+          "released; returns an EvalReport.");
+    m.def("comm_cost", &comm_cost, py::arg("gpus"), py::arg("topology") = "proximity_drl", py::arg("comm") = "tree_route",
+          py::arg("model") = 0,
+          "Communication cost and slowdown of a job of `model` (index or name in the built-in zoo) on `gpus` of a "
+          "topology (preset name, JSON text or dict) under a comm model (name, JSON text or dict).");
+}
+
+}  // namespace gpuplace_py

@@ -1,0 +1,153 @@
+// gpuplace._core: the reference C++ PPO (include/gpuplace/rl/): the trainer (PPO), trained networks
+// (Network, load_checkpoint) and their evaluation in the C++ harness. Compiled for each CPU variant
+// of the module (python/CMakeLists.txt): Eigen's products are what AVX2 / AVX-512 speed up.
+
+#include <memory>
+#include <string>
+#include <variant>
+
+#include <gpuplace/rl/rl.hpp>
+
+#include "bindings.hpp"
+#include "objects.hpp"
+
+namespace gpuplace_py {
+
+namespace rl = gp::rl;
+
+namespace {
+
+py::dict stats_dict(const rl::ppo_stats& st) {
+    py::dict d;
+    d["iteration"] = st.iteration;
+    d["env_steps"] = st.env_steps;
+    d["episodes"] = st.episodes;
+    d["window"] = st.window;
+    d["mean_return"] = st.mean_return;
+    d["mean_jct"] = st.mean_jct;
+    d["mean_comm_cost"] = st.mean_comm_cost;
+    d["policy_loss"] = st.policy_loss;
+    d["value_loss"] = st.value_loss;
+    d["entropy"] = st.entropy;
+    d["approx_kl"] = st.approx_kl;
+    d["clip_frac"] = st.clip_frac;
+    d["explained_variance"] = st.explained_variance;
+    d["grad_norm"] = st.grad_norm;
+    d["learning_rate"] = st.learning_rate;
+    d["imitation"] = st.imitation;
+    d["teacher_agreement"] = st.teacher_agreement;
+    d["defer_share"] = st.defer_share;
+    d["rollout_seconds"] = st.rollout_seconds;
+    d["update_seconds"] = st.update_seconds;
+    return d;
+}
+
+/// The PPO trainer on either env type.
+struct PyPPO {
+    std::variant<std::unique_ptr<rl::basic_ppo<gp::env>>, std::unique_ptr<rl::basic_ppo<gp::tree_route_env>>> t;
+    std::atomic<bool> busy{false};
+    template <class F>
+    decltype(auto) visit(F&& f) {
+        return std::visit([&](auto& p) -> decltype(auto) { return f(*p); }, t);
+    }
+};
+
+/// A trained network (from a checkpoint), acting greedily on either env type.
+struct PyNetwork {
+    std::shared_ptr<const rl::basic_actor_critic<float>> net;
+    json scenario, ppo;
+    std::string queue;  ///< the queue policy it acts under ("" = the scenario's)
+};
+
+template <class E>
+std::int64_t network_act(PyNetwork& n, const PyEnv<E>& p) {
+    const auto& e = idle(p);
+    if (e.done()) throw gp::StateError("Network.act: the episode is over; reset the env");
+    if (!e.has_current()) throw gp::StateError("Network.act: no job is being placed; call reset() first");
+    rl::basic_network_policy<float> pol(n.net);
+    return pol.act(e);
+}
+
+
+}  // namespace
+
+void bind_ppo(py::module_& m) {
+    py::class_<PyPPO>(m, "PPO", "The reference C++ PPO (Eigen) on a vector env of the scenario.")
+        .def(py::init([](py::object scenario, py::object config) {
+                 const auto sc = to_scenario(scenario);
+                 const auto cfg = rl::ppo_config::from_json(to_json_obj(config, "ppo config"), "/ppo");
+                 auto p = std::make_unique<PyPPO>();
+                 py::gil_scoped_release nogil;
+                 if (comm_model_of(sc) == gp::TreeRouteCost::name)
+                     p->t = std::make_unique<rl::basic_ppo<gp::tree_route_env>>(sc, cfg);
+                 else
+                     p->t = std::make_unique<rl::basic_ppo<gp::env>>(sc, cfg);
+                 return p;
+             }),
+             py::arg("scenario"), py::arg("config") = py::none(),
+             "config: PPO hyperparameters (dict or JSON; unknown keys are ConfigErrors naming the path).")
+        .def("iterate", [](PyPPO& self) {
+                 rl::ppo_stats st;
+                 {
+                     py::gil_scoped_release nogil;
+                     busy_guard g(self.busy, "this PPO");
+                     st = self.visit([](auto& p) { return p.iterate(); });
+                 }
+                 return stats_dict(st);
+             }, "One iteration (rollout + update) with the GIL released; returns its statistics.")
+        .def_property_readonly("done", [](PyPPO& s) { return s.visit([](auto& p) { return p.done(); }); })
+        .def_property_readonly("iterations", [](PyPPO& s) { return s.visit([](auto& p) { return p.iterations(); }); })
+        .def_property_readonly("total_iterations", [](PyPPO& s) { return s.visit([](auto& p) { return p.total_iterations(); }); })
+        .def_property_readonly("env_steps", [](PyPPO& s) { return s.visit([](auto& p) { return p.env_steps(); }); })
+        .def("config", [](PyPPO& s) { return to_py(s.visit([](auto& p) { return p.config().to_json(); })); })
+        .def("save", [](PyPPO& s, const std::string& file) {
+                 check_idle(s.busy, "this PPO");
+                 s.visit([&](auto& p) { rl::save_checkpoint(file, p.network(), p.config(), p.scenario_config()); });
+             }, py::arg("path"), "Writes a JSON checkpoint.");
+
+    py::class_<PyNetwork>(m, "Network", "A trained actor-critic loaded from a checkpoint; acts greedily under the mask.")
+        .def_property_readonly("scenario", [](const PyNetwork& n) { return to_py(n.scenario); })
+        .def_property_readonly("ppo_config", [](const PyNetwork& n) { return to_py(n.ppo); })
+        .def_property_readonly("queue", [](const PyNetwork& n) { return n.queue; },
+                               "The queue policy the network acts under (\"\" = the scenario's).")
+        .def("act", &network_act<gp::env>, py::arg("env"))
+        .def("act", &network_act<gp::tree_route_env>, py::arg("env"));
+
+    m.def("keep_freed_memory", &rl::keep_freed_memory, py::arg("keep_bytes") = std::size_t{512} << 20,
+          "Makes the C library keep freed memory for reuse (process-wide; glibc only, else returns False). Training "
+          "the per_gpu network allocates matrices whose sizes change every minibatch; by default glibc returns them to "
+          "the system and faults them in again. `python -m gpuplace train` calls it.");
+    m.def("pin_cache_sizes", [] { rl::pin_cache_sizes(); },
+          "Makes Eigen block the networks' products for fixed cache sizes (include/gpuplace/rl/blocking.hpp; process-wide), "
+          "so that training gives the same numbers on every CPU that runs this core. `python -m gpuplace train` calls it.");
+
+    m.def("model_names", &rl::model_names, "Names of the reference policies shipped with gpuplace (data/models/).");
+    m.def("model_path", &rl::model_path, py::arg("name"),
+          "The checkpoint file a name means: a reference policy's file in the data folder, else the name as a path.");
+    m.def("load_checkpoint", [](const std::string& file) {
+              auto ck = rl::load_checkpoint<float>(file);
+              PyNetwork n;
+              n.scenario = ck.scenario;
+              n.ppo = ck.ppo.to_json();
+              n.queue = ck.queue;
+              n.net = std::make_shared<const rl::basic_actor_critic<float>>(std::move(ck.network));
+              return n;
+          }, py::arg("path"), "Loads a PPO checkpoint (CheckpointError when truncated, corrupted or of another version).");
+
+    m.def("evaluate_network", [](py::object scenario, const PyNetwork& n, py::object seeds, const std::string& name,
+                                 std::size_t threads) {
+              const auto sc = to_scenario(scenario);
+              const auto sd = to_seeds(seeds);
+              py::gil_scoped_release nogil;
+              return gp::visit_env(sc, [&](auto type) {
+                  using E = typename decltype(type)::type;
+                  auto p = rl::as_policy<E>(name, n.net);
+                  p.queue = n.queue;  // under its own queue policy, as in training
+                  return gp::evaluate<E>(sc, {std::move(p)}, sd, threads);
+              });
+          }, py::arg("scenario"), py::arg("network"), py::arg("seeds") = 20, py::arg("name") = "ppo", py::arg("threads") = 1,
+          "Runs a loaded network through the C++ harness; returns an EvalReport.");
+
+}
+
+}  // namespace gpuplace_py
