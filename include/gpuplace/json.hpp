@@ -385,6 +385,20 @@ inline void trace_options_to_json(const trace_options& o, detail::json& j) {
     if (!o.model.empty()) j["model"] = o.model;
 }
 
+namespace detail {
+/// Reads a workload's optional "models": {"<model name>": weight >= 0, ...} into `out`.
+inline void read_model_weights(const json& j, std::string_view path, std::vector<std::pair<std::string, double>>& out) {
+    const auto it = j.find("models");
+    if (it == j.end()) return;
+    const auto p = join_path(path, "models");
+    if (!it->is_object()) config_fail(p, "expected an object {\"<model name>\": weight}, got " + short_dump(*it));
+    for (auto e = it->begin(); e != it->end(); ++e) {
+        if (!e->is_number() || e->get<double>() < 0) config_fail(join_path(p, e.key()), "expected a weight >= 0, got " + short_dump(*e));
+        out.emplace_back(e.key(), e->get<double>());
+    }
+}
+}  // namespace detail
+
 /// Reads a workload: "kind" ("synthetic", default; "proximity_drl", "trace", "jobs" or "mixture")
 /// and the kind's keys. A synthetic "load" or a GPU count's weight may be a range [lo, hi], and a
 /// trace's "target_load" too (drawn per episode); a trace's "path" may be a list of files.
@@ -452,15 +466,7 @@ inline void trace_options_to_json(const trace_options& o, detail::json& j) {
         read_int(j, path, "max_request", w.max_request, 1, 1 << 24);
         read_number(j, path, "time_step", w.time_step, 1e-9, 1e12);
         read_number(j, path, "arrival_rate", w.arrival_rate, 0.0, 1e12);
-        if (auto it = j.find("models"); it != j.end()) {
-            const auto p = join_path(path, "models");
-            if (!it->is_object()) config_fail(p, "expected an object {\"<model name>\": weight}, got " + short_dump(*it));
-            for (auto e = it->begin(); e != it->end(); ++e) {
-                if (!e->is_number() || e->get<double>() < 0)
-                    config_fail(join_path(p, e.key()), "expected a weight >= 0, got " + short_dump(*e));
-                w.models.emplace_back(e.key(), e->get<double>());
-            }
-        }
+        read_model_weights(j, path, w.models);
         return c;
     }
     check_keys(j, path, {"kind", "num_jobs", "load", "gpu_counts", "duration_min", "duration_max", "models", "jobs"});
@@ -527,15 +533,7 @@ inline void trace_options_to_json(const trace_options& o, detail::json& j) {
         }
         if (!(tot > 0) && !(ranged && tot_hi > 0)) config_fail(p, "probabilities sum to 0");
     }
-    if (auto it = j.find("models"); it != j.end()) {
-        const auto p = join_path(path, "models");
-        if (!it->is_object()) config_fail(p, "expected an object {\"<model name>\": weight}, got " + short_dump(*it));
-        for (auto e = it->begin(); e != it->end(); ++e) {
-            if (!e->is_number() || e->get<double>() < 0)
-                config_fail(join_path(p, e.key()), "expected a weight >= 0, got " + short_dump(*e));
-            s.models.emplace_back(e.key(), e->get<double>());
-        }
-    }
+    read_model_weights(j, path, s.models);
     if (auto it = j.find("jobs"); it != j.end()) {
         const auto p = join_path(path, "jobs");
         if (!it->is_array() || it->empty()) config_fail(p, "expected a non-empty array of jobs");
