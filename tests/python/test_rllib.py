@@ -5,6 +5,7 @@ message a user without the extra gets."""
 import csv
 import json
 import os
+import signal
 import subprocess
 import sys
 
@@ -194,6 +195,7 @@ def test_one_training_iteration_through_the_cli(ray_local, tmp_path, capsys):
 
 
 def test_two_trial_tune_sweep_writes_its_table(ray_local, tmp_path, capsys):
+    handler = signal.getsignal(signal.SIGINT)
     out = tmp_path / "tune"
     rc = rllib_main(["tune", "--scenario", json.dumps(SMALL), "--grid", "lr=0.0003,0.001", "--seeds", "1",
                      "--iterations", "1", "--validation-seeds", "2", "--out", str(out), *TINY])
@@ -204,6 +206,7 @@ def test_two_trial_tune_sweep_writes_its_table(ray_local, tmp_path, capsys):
     jct = [float(r["val_jct_h"]) for r in rows]
     assert all(np.isfinite(jct)) and jct == sorted(jct)
     assert "best trial: " + rows[0]["trial"] in text
+    assert signal.getsignal(signal.SIGINT) is handler  # Ctrl-C is the process's again after the sweep
 
 
 def test_the_scale_out_example_prints_its_table():

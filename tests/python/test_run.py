@@ -43,6 +43,7 @@ def test_run_interrupted_by_ctrl_c_resumes_to_the_same_checkpoint(tmp_path, smal
     assert ref["complete"] and ref["kept"] in (7, 8) and len(ref["restarts"]) == 2
 
     out = tmp_path / "stopped"
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # Python's own Ctrl-C, whatever ran before
 
     def ctrl_c_at_iteration_5(n):
         if n == 5:

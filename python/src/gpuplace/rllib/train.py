@@ -11,6 +11,8 @@ import csv
 import itertools
 import math
 import os
+import signal
+import threading
 import time
 from typing import Any, Callable, Mapping, Sequence
 
@@ -270,7 +272,14 @@ def sweep(
         tune_config=tune.TuneConfig(max_concurrent_trials=int(max_concurrent_trials) or None),
         run_config=tune.RunConfig(name="sweep", storage_path=out, verbose=0),
     )
-    results = tuner.fit()
+    # Tune installs its own SIGINT handler and leaves it behind; the process's Ctrl-C must raise
+    # KeyboardInterrupt again once the sweep is over.
+    previous = signal.getsignal(signal.SIGINT)
+    try:
+        results = tuner.fit()
+    finally:
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, previous)
     rows = []
     for r in results:
         if r.error:
