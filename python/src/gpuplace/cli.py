@@ -12,6 +12,7 @@ import numpy as np
 
 from . import _core
 from ._files import atomic_write
+from .command import run as run_command
 from .config import PRESETS, load_scenario
 from .progress import progress_bar
 
@@ -409,12 +410,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    args = build_parser().parse_args(argv)
-    try:
-        return int(args.fn(args) or 0)
-    except (_core.Error, ValueError, OSError, ImportError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+    return run_command(build_parser(), argv)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ import os
 import sys
 
 from .. import _core
+from ..command import run as run_command
 from ..config import load_scenario
 
 
@@ -161,12 +162,7 @@ def build_parser(prog: str = "python -m gpuplace rllib") -> argparse.ArgumentPar
 
 def main(argv=None) -> int:
     """The ``rllib`` command line; returns the exit status (2 on bad input, with the message)."""
-    args = build_parser().parse_args(argv)
-    try:
-        return int(args.fn(args) or 0)
-    except (_core.Error, ValueError, OSError, ImportError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+    return run_command(build_parser(), argv)
 
 
 if __name__ == "__main__":
