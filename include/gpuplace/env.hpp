@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <limits>
 #include <memory>
 #include <span>
@@ -22,6 +21,7 @@
 #include "colocation.hpp"
 #include "comm.hpp"
 #include "config.hpp"
+#include "detail/invalid_action.hpp"
 #include "detail/pick_set.hpp"
 #include "detail/room_index.hpp"
 #include "detail/wait_queue.hpp"
@@ -233,32 +233,7 @@ public:
     }
 
     /// Why an action is invalid, or an empty string when it is valid.
-    [[nodiscard]] std::string why_invalid(std::int64_t action) const {
-        const auto A = defer_action();
-        if (!started_) return "reset() has not been called";
-        if (done()) return "the episode is over";
-        if (action < 0 || action > A)
-            return "out of range [0, " + std::to_string(A) + "] (" + std::to_string(A) + " GPUs, DEFER = " + std::to_string(A) + ")";
-        if (obs_.mask()[static_cast<std::size_t>(action)]) return {};
-        if (current_ == none) return "no job is being placed";
-        const auto& job = sim_.job(current_);
-        const std::string cur = "job " + std::to_string(job.id) + " needs " + std::to_string(job.num_gpus) + " GPUs, " +
-                                std::to_string(picks_.size()) + " picked";
-        if (action == A) {
-            if (!cfg_.env.allow_defer) return "DEFER is disabled (env.allow_defer = false)";
-            if (!picks_.empty()) return "DEFER is only allowed before the first GPU of a job is picked (" + cur + ")";
-            return "DEFER would stall the episode: no other waiting job fits and no event is pending";
-        }
-        const auto g = static_cast<gpu_id>(action);
-        if (picks_.picked[g]) return "GPU " + std::to_string(g) + " is already picked (" + cur + ")";
-        if (sim_.colocation()) {
-            char buf[128];
-            std::snprintf(buf, sizeof buf, " (%u/%zu jobs, %.1f/%.1f GB used; ", unsigned(cluster().jobs_on_count(g)),
-                          cluster().max_jobs_per_gpu(), cluster().memory_used(g), cfg_.colocation.gpu_memory_gb);
-            return "GPU " + std::to_string(g) + " has no room for job " + std::to_string(job.id) + buf + cur + ")";
-        }
-        return "GPU " + std::to_string(g) + " is busy with job " + std::to_string(sim_.job(cluster().holder(g)).id) + " (" + cur + ")";
-    }
+    [[nodiscard]] std::string why_invalid(std::int64_t action) const { return detail::why_invalid(*this, started_, action); }
 
 private:
     static C make_comm(const comm_config& c) {
