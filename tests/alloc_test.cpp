@@ -166,3 +166,34 @@ TEST_CASE("alloc: vector_env.step() allocates nothing once every env has finishe
         CHECK(n == 0);
     }
 }
+
+TEST_CASE_TEMPLATE("alloc: env.step() allocates nothing after reset() in the placement and job action modes", E, gp::env,
+                   gp::tree_route_env) {
+    auto s = std::is_same_v<E, gp::env> ? gp::default_scenario()
+                                        : with(gp::default_scenario(), {{"comm", {{"model", "tree_route"}}}});
+    s = with(s, {{"workload", {{"num_jobs", 60}}}});
+    for (const char* mode : {"placement", "job"})
+        for (const char* placer : {"pack", "topology_greedy"}) {
+            E e(with(s, {{"env", {{"action_mode", mode}, {"placer", placer}}}}));
+            gp::pack_wait_policy pw;
+            pw.reserve(e.topology());  // the policy's own buffers
+            gp::random_policy rp(1);
+            for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+                INFO(std::string(mode), " placer ", std::string(placer), " seed ", seed);
+                e.reset(seed);
+                {
+                    alloc_counter c;
+                    while (!e.done()) (void)e.step(e.heuristic_action(pw));  // pack_wait through the planning view
+                    CHECK(c.stop() == 0);
+                }
+                e.reset(seed + 10);
+                rp.reset(seed);
+                {
+                    alloc_counter c;
+                    while (!e.done()) (void)e.step(e.heuristic_action(rp));  // uniformly random valid actions
+                    CHECK(c.stop() == 0);
+                }
+                CHECK(e.finished().size() == 60);
+            }
+        }
+}

@@ -18,6 +18,7 @@ namespace gpuplace {
 class colocation_packer_policy {
 public:
     static constexpr std::string_view name = "coloc_packer";
+    static constexpr bool places_gpus = true;
     explicit colocation_packer_policy(double min_gain = 1.4) : min_gain_(min_gain) {}
     void reset(std::uint64_t) {}
 

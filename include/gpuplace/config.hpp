@@ -36,6 +36,35 @@ enum class queue_order : std::uint8_t {
     return "?";
 }
 
+/// What one action of the env chooses (env.action_mode; see env.hpp and docs/mdp.md).
+enum class action_mode : std::uint8_t {
+    gpu,        ///< one GPU of the current job's (Proximity-DRL's sequential selection)
+    placement,  ///< a whole placement of the current job, among `slots` candidates
+    job,        ///< which waiting job starts next, among the first `slots` that fit; `placer` places it
+};
+
+[[nodiscard]] inline std::string_view to_string(action_mode m) noexcept {
+    switch (m) {
+        case action_mode::gpu: return "gpu";
+        case action_mode::placement: return "placement";
+        case action_mode::job: return "job";
+    }
+    return "?";
+}
+
+/// The heuristics that can place a whole job for the job action mode (env.placer).
+enum class placer_kind : std::uint8_t { pack, first_fit, load_balance, topology_greedy };
+
+[[nodiscard]] inline std::string_view to_string(placer_kind p) noexcept {
+    switch (p) {
+        case placer_kind::pack: return "pack";
+        case placer_kind::first_fit: return "first_fit";
+        case placer_kind::load_balance: return "load_balance";
+        case placer_kind::topology_greedy: return "topology_greedy";
+    }
+    return "?";
+}
+
 /// Options of the decision process.
 struct env_options {
     queue_order order = queue_order::fifo;
@@ -44,6 +73,9 @@ struct env_options {
     std::size_t queue_window = 8;    ///< waiting jobs described in the observation
     std::size_t max_steps = 0;       ///< truncate after this many steps (0 = no limit)
     double max_time = 0.0;           ///< truncate once simulated time reaches this (s, 0 = no limit)
+    action_mode mode = action_mode::gpu;     ///< what an action chooses
+    std::size_t slots = 8;                   ///< placement / job modes: candidates or queue jobs offered (K)
+    placer_kind placer = placer_kind::pack;  ///< job mode: the heuristic that places the chosen job
 };
 
 /// Reward weights. r = -jct * (jobs in system x elapsed) / time_scale - makespan * elapsed / time_scale

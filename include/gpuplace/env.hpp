@@ -7,6 +7,12 @@
 /// to the next waiting job that fits, advancing time through arrivals and completions while none
 /// does. The default reward is -(jobs in system x elapsed time) / time_scale, so an episode's
 /// rewards sum to -(sum of JCTs) / time_scale. The observation is described in observation.hpp.
+///
+/// That is the GPU action mode (env.action_mode "gpu", the default). In the "placement" and "job"
+/// modes an action chooses a whole placement of the current job, or which waiting job starts next
+/// (placed by a heuristic), among K slots, then DEFER / wait (index K); the chosen GPUs are then
+/// picked as in the GPU mode, so the simulator, metrics and reward are the same
+/// (detail/action_layer.hpp describes the choices and their observation).
 
 #include <algorithm>
 #include <cmath>
@@ -21,6 +27,7 @@
 #include "colocation.hpp"
 #include "comm.hpp"
 #include "config.hpp"
+#include "detail/action_layer.hpp"
 #include "detail/invalid_action.hpp"
 #include "detail/pick_set.hpp"
 #include "detail/room_index.hpp"
@@ -83,6 +90,12 @@ public:
         picks_.resize(topo_);
         obs_ = observation_writer(topo_, e.queue_window, cfg_.colocation.enabled, w.time_scale);
         layout_ = gpuplace::observation_layout(G, e.queue_window, cfg_.colocation.enabled);
+        mode_ = e.mode;
+        if (mode_ != action_mode::gpu) {
+            if (e.slots < 1) throw ConfigError("config /env/slots: 0 (the " + std::string(to_string(mode_)) + " action mode needs at least 1)");
+            if (mode_ == action_mode::job) opt_.backfill = true;  // the policy chooses among every waiting job that fits
+            layer_.init(*this);
+        }
         workload_.validate(zoo_, G);
         if (cfg_.colocation.enabled) rooms_.reserve(workload_.max_job_kinds(zoo_.size()), G);
     }
@@ -109,6 +122,7 @@ public:
         pending_reward_ = advance().reward;
         terminated_ = current_ == none;  // no job to place: every job has finished (a workload of none)
         write_observation();
+        if (mode_ != action_mode::gpu) layer_.write(*this);
     }
 
     /// Applies an action. Throws InvalidAction (state unchanged) when the mask forbids it, and
@@ -116,11 +130,12 @@ public:
     step_result step(std::int64_t action) {
         if (!started_) throw StateError("step() called before reset()");
         if (terminated_ || truncated_) throw StateError("step() called on a finished episode; call reset()");
+        if (mode_ != action_mode::gpu) return mode_step(action);
         check_action(action);
         const double t_start = sim_.now();
         double reward = pending_reward_;
         pending_reward_ = 0;
-        if (action != defer_action()) {
+        if (action != std::int64_t(num_gpus())) {  // not DEFER
             const auto g = static_cast<gpu_id>(action);
             const auto node = topo_.node_of(g), rack = topo_.rack_of(g);
             picks_.add(g, node, rack);
@@ -152,24 +167,62 @@ public:
 
     // ---- buffers ------------------------------------------------------------------------------
 
-    [[nodiscard]] std::span<const float> observation() const noexcept { return obs_.obs(); }
-    [[nodiscard]] std::span<const std::uint8_t> action_mask() const noexcept { return obs_.mask(); }
-    [[nodiscard]] std::size_t observation_size() const noexcept { return obs_.size(); }
-    [[nodiscard]] std::size_t num_actions() const noexcept { return num_gpus() + 1; }
-    /// The DEFER action's index (= number of GPUs).
-    [[nodiscard]] std::int64_t defer_action() const noexcept { return static_cast<std::int64_t>(num_gpus()); }
-    [[nodiscard]] const std::vector<obs_segment>& observation_layout() const noexcept { return layout_; }
+    [[nodiscard]] std::span<const float> observation() const noexcept {
+        return mode_ == action_mode::gpu ? obs_.obs() : std::span<const float>(layer_.obs());
+    }
+    [[nodiscard]] std::span<const std::uint8_t> action_mask() const noexcept {
+        return mode_ == action_mode::gpu ? obs_.mask() : std::span<const std::uint8_t>(layer_.mask());
+    }
+    [[nodiscard]] std::size_t observation_size() const noexcept {
+        return mode_ == action_mode::gpu ? obs_.size() : layer_.obs().size();
+    }
+    /// G + 1 in the GPU mode, K + 1 (env.slots + 1) in the placement and job modes.
+    [[nodiscard]] std::size_t num_actions() const noexcept { return mode_ == action_mode::gpu ? num_gpus() + 1 : layer_.slots() + 1; }
+    /// The DEFER action's index: the last one (= number of GPUs in the GPU mode; wait in the job mode).
+    [[nodiscard]] std::int64_t defer_action() const noexcept { return static_cast<std::int64_t>(num_actions() - 1); }
+    [[nodiscard]] const std::vector<obs_segment>& observation_layout() const noexcept {
+        return mode_ == action_mode::gpu ? layout_ : layer_.layout();
+    }
+    /// What an action chooses (env.action_mode).
+    [[nodiscard]] action_mode mode() const noexcept { return mode_; }
+    /// Placement mode: the GPUs (sorted) of candidate slot s of the current decision; empty for a
+    /// masked slot or in another mode.
+    [[nodiscard]] std::span<const gpu_id> candidate(std::size_t s) const noexcept {
+        if (mode_ != action_mode::placement || s >= layer_.slots()) return {};
+        return layer_.candidate(s);
+    }
+    /// Job mode: the job (index into simulator().jobs()) of slot s of the current decision, or
+    /// `none` for a masked slot or in another mode.
+    [[nodiscard]] std::uint32_t slot_job(std::size_t s) const noexcept {
+        if (mode_ != action_mode::job || s >= layer_.slots() || !layer_.mask()[s]) return none;
+        return layer_.slot_job(s);
+    }
+    /// The action heuristic p (heuristics.hpp, which decides GPU by GPU) takes now, in this env's
+    /// action mode: its pick in the GPU mode; in the placement mode the candidate equal to its
+    /// whole placement (DEFER when it defers; the first candidate when its placement is none of
+    /// them); in the job mode the first slot whose job it would not defer (wait when it defers
+    /// them all). random takes a uniformly random valid action in every mode.
+    template <class P>
+    [[nodiscard]] std::int64_t heuristic_action(P& p) const {
+        if (mode_ == action_mode::gpu) return p.act(*this);
+        return layer_.heuristic_action(*this, p);
+    }
 
     /// Rewrites the whole observation and mask from the state (what reset() does). step() rewrites
     /// only what the action changed, which gives the same values: the buffers belong to the env
     /// between steps and must not be written by anyone else.
     void refresh_observation() noexcept {
-        if (started_) write_observation();
+        if (!started_) return;
+        write_observation();
+        if (mode_ != action_mode::gpu) layer_.write(*this);
     }
 
     /// Makes the env write its observation and mask into external buffers (e.g. a slice of a
     /// vector env's contiguous arrays). The current contents are copied over.
-    void bind(std::span<float> obs, std::span<std::uint8_t> mask) { obs_.bind(obs, mask); }
+    void bind(std::span<float> obs, std::span<std::uint8_t> mask) {
+        if (mode_ == action_mode::gpu) obs_.bind(obs, mask);
+        else layer_.bind(obs, mask);
+    }
 
     // ---- state --------------------------------------------------------------------------------
 
@@ -233,9 +286,15 @@ public:
     }
 
     /// Why an action is invalid, or an empty string when it is valid.
-    [[nodiscard]] std::string why_invalid(std::int64_t action) const { return detail::why_invalid(*this, started_, action); }
+    [[nodiscard]] std::string why_invalid(std::int64_t action) const {
+        if (mode_ == action_mode::gpu || !started_ || done()) return detail::why_invalid(*this, started_, action);
+        return layer_.why_invalid(action);
+    }
 
 private:
+    template <class>
+    friend class detail::action_layer;
+
     static C make_comm(const comm_config& c) {
         if (c.model != C::name)
             throw ConfigError("config /comm/model: \"" + c.model + "\" does not match this environment's comm model \"" +
@@ -373,10 +432,45 @@ private:
         return r;
     }
 
+    /// A step of the placement or job mode: the chosen GPUs are picked as in the GPU mode.
+    step_result mode_step(std::int64_t action) {
+        if (auto why = layer_.why_invalid(action); !why.empty())
+            throw InvalidAction("invalid action " + std::to_string(action) + ": " + why);
+        const double t_start = sim_.now();
+        double reward = pending_reward_;
+        pending_reward_ = 0;
+        const auto s = static_cast<std::size_t>(action);
+        if (s == layer_.slots()) {  // DEFER the current job; wait: defer every job until an event
+            if (mode_ == action_mode::placement) queue_.defer(current_);
+            else
+                for (auto j : queue_.jobs()) queue_.defer(j);
+            current_ = none;
+        } else {
+            if (mode_ == action_mode::job) set_current(layer_.slot_position(s));
+            for (auto g : mode_ == action_mode::job ? layer_.place_slot(*this, s) : layer_.candidate(s))
+                picks_.add(g, topo_.node_of(g), topo_.rack_of(g));
+            reward += start_current();
+        }
+        reward += advance().reward;
+        write_observation();
+        layer_.write(*this);
+        return end_step(reward, true, t_start);
+    }
+
+    /// Whether waiting job j could start now (job mode).
+    [[nodiscard]] bool fits_now(std::uint32_t j) noexcept {
+        const auto k = sim_.job(j).num_gpus;
+        if (k <= cluster().free_gpus()) return true;
+        return sim_.colocation() && room_hosts(rooms_.class_of(j)) >= k;
+    }
+    /// Whether the job mode's wait is allowed: DEFER is enabled and an event is pending.
+    [[nodiscard]] bool wait_allowed() const noexcept { return opt_.allow_defer && sim_.has_events(); }
+
     void check_action(std::int64_t action) const {
-        if (action >= 0 && action <= defer_action() && obs_.mask()[static_cast<std::size_t>(action)]) return;
+        const auto defer = std::int64_t(num_gpus());
+        if (action >= 0 && action <= defer && obs_.mask()[static_cast<std::size_t>(action)]) return;
         std::string what = "invalid action " + std::to_string(action);
-        if (action == defer_action()) what += " (DEFER)";
+        if (action == defer) what += " (DEFER)";
         throw InvalidAction(what + ": " + why_invalid(action));
     }
 
@@ -418,6 +512,7 @@ private:
         double time_scale = 1, jct = 1, makespan = 0, comm = 0, placement = 0;
     } opt_;
     bool terminated_ = false, truncated_ = false, started_ = false;
+    action_mode mode_ = action_mode::gpu;
     std::size_t cur_pos_ = 0;    ///< the current job's position in the queue
     observation_writer obs_;     ///< the observation and mask (owned, or bound to external memory)
     detail::pick_set picks_;     ///< the current job's GPUs so far
@@ -432,8 +527,9 @@ private:
     std::vector<TrainingJob> gen_;  ///< the workload's jobs of the episode (the simulator makes its own J from them)
     detail::room_index rooms_;  ///< co-location: which GPUs have room for each class of jobs
     std::uint64_t seed_ = 0;
-    std::vector<obs_segment> layout_;
+    std::vector<obs_segment> layout_;  ///< the GPU mode's
     mutable std::vector<double> scratch_;
+    mutable detail::action_layer<basic_env> layer_;  ///< the placement and job modes (planning scratch: mutable)
 };
 
 /// The common case: a tree topology, training jobs and ring all-reduce.

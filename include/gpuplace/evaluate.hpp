@@ -53,7 +53,7 @@ template <class E, class P>
     return {std::move(name), [](std::uint64_t seed) {
                 auto p = std::make_shared<P>();
                 p->reset(seed);
-                return std::function<std::int64_t(const E&)>([p](const E& e) { return p->act(e); });
+                return std::function<std::int64_t(const E&)>([p](const E& e) { return gpuplace::act(e, *p); });
             },
             {}};
 }

@@ -630,7 +630,8 @@ inline void read_model_weights(const json& j, std::string_view path, std::vector
     if (auto it = j.find("workload"); it != j.end()) s.workload = workload_from_json(*it, "/workload");
     if (auto it = j.find("env"); it != j.end()) {
         const std::string p = "/env";
-        check_keys(*it, p, {"queue_policy", "backfill", "allow_defer", "queue_window", "max_steps", "max_time"});
+        check_keys(*it, p, {"queue_policy", "backfill", "allow_defer", "queue_window", "max_steps", "max_time", "action_mode",
+                            "slots", "placer"});
         std::string q = std::string(to_string(s.env.order));
         read_string(*it, p, "queue_policy", q);
         if (q == "fifo") s.env.order = queue_order::fifo;
@@ -642,6 +643,20 @@ inline void read_model_weights(const json& j, std::string_view path, std::vector
         read_int(*it, p, "queue_window", s.env.queue_window, 0, 1024);
         read_int(*it, p, "max_steps", s.env.max_steps, 0, (1LL << 62));
         read_number(*it, p, "max_time", s.env.max_time, 0.0);
+        std::string m = std::string(to_string(s.env.mode));
+        read_string(*it, p, "action_mode", m);
+        if (m == "gpu") s.env.mode = action_mode::gpu;
+        else if (m == "placement") s.env.mode = action_mode::placement;
+        else if (m == "job") s.env.mode = action_mode::job;
+        else config_fail(p + "/action_mode", "unknown action mode \"" + m + "\" (allowed: gpu, placement, job)");
+        read_int(*it, p, "slots", s.env.slots, 1, 1024);
+        std::string pl = std::string(to_string(s.env.placer));
+        read_string(*it, p, "placer", pl);
+        if (pl == "pack") s.env.placer = placer_kind::pack;
+        else if (pl == "first_fit") s.env.placer = placer_kind::first_fit;
+        else if (pl == "load_balance") s.env.placer = placer_kind::load_balance;
+        else if (pl == "topology_greedy") s.env.placer = placer_kind::topology_greedy;
+        else config_fail(p + "/placer", "unknown placer \"" + pl + "\" (allowed: pack, first_fit, load_balance, topology_greedy)");
     }
     if (auto it = j.find("reward"); it != j.end()) {
         const std::string p = "/reward";
@@ -684,6 +699,11 @@ inline void read_model_weights(const json& j, std::string_view path, std::vector
     const auto& e = s.env;
     j["env"] = {{"queue_policy", to_string(e.order)}, {"backfill", e.backfill},   {"allow_defer", e.allow_defer},
                 {"queue_window", e.queue_window},     {"max_steps", e.max_steps}, {"max_time", e.max_time}};
+    if (e.mode != action_mode::gpu) {  // a GPU-mode scenario's JSON is as it was before the modes
+        j["env"]["action_mode"] = to_string(e.mode);
+        j["env"]["slots"] = e.slots;
+        j["env"]["placer"] = to_string(e.placer);
+    }
     if (s.colocation.enabled) j["colocation"] = to_json(s.colocation);
     const auto& r = s.reward;
     j["reward"] = {{"jct", r.jct}, {"makespan", r.makespan}, {"comm", r.comm}, {"placement", r.placement}, {"time_scale", r.time_scale}};

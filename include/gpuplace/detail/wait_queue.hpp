@@ -59,6 +59,8 @@ public:
 
     /// Skips job j until the next epoch.
     void defer(std::uint32_t j) noexcept { info_[j].deferred = epoch_; }
+    /// Whether job j was deferred in this epoch.
+    [[nodiscard]] bool deferred(std::uint32_t j) const noexcept { return info_[j].deferred == epoch_; }
     /// Starts a new epoch: deferred jobs may be chosen again.
     void next_epoch() noexcept { ++epoch_; }
 

@@ -82,25 +82,36 @@ struct network_config {
     }
 };
 
-/// Where the per-GPU features and the context sit in the flat observation.
+/// Where the per-item features and the context sit in the flat observation. The items are what the
+/// actions but the last choose among: GPUs ("gpu", the GPU action mode), candidate placements
+/// ("candidate") or queue slots ("slot"); the per_gpu network scores each item with one MLP.
 struct obs_spec {
-    std::size_t num_gpus = 0;      ///< G; there are G + 1 actions
-    std::size_t gpu_features = 0;  ///< per-GPU segments of G values each, first in the observation
+    std::size_t num_gpus = 0;      ///< items (G GPUs, or K slots); there are num_gpus + 1 actions
+    std::size_t gpu_features = 0;  ///< per-item segments of num_gpus values each, first in the observation
     std::size_t context = 0;       ///< the remaining values (job, queue window, global)
-    std::size_t gpus_per_node = 0; ///< GPUs are numbered node by node, this many per node (0 = unknown)
+    std::size_t gpus_per_node = 0; ///< GPUs are numbered node by node, this many per node (0 = unknown or not GPUs)
+    std::string items = "gpu";     ///< what the per-item segments describe: "gpu", "candidate" or "slot"
     [[nodiscard]] std::size_t obs_size() const noexcept { return num_gpus * gpu_features + context; }
     [[nodiscard]] std::size_t num_actions() const noexcept { return num_gpus + 1; }
     bool operator==(const obs_spec&) const = default;
 
-    /// Reads the layout of an env: leading segments "gpu_*" of G values, then the context.
+    /// Reads the layout of an env: leading segments "<items>_*" of num_actions() - 1 values each
+    /// (items: the first segment's name up to its '_'), then the context.
     template <class Env>
     [[nodiscard]] static obs_spec of(const Env& e) {
         obs_spec s;
-        s.num_gpus = e.num_gpus();
-        if constexpr (requires { e.topology().gpus_per_node(); }) s.gpus_per_node = e.topology().gpus_per_node();
+        s.num_gpus = e.num_actions() - 1;
+        const auto& lay = e.observation_layout();
+        if (!lay.empty()) {
+            const auto u = lay.front().name.find('_');
+            if (u != std::string::npos) s.items = lay.front().name.substr(0, u);
+        }
+        if constexpr (requires { e.topology().gpus_per_node(); })
+            if (s.items == "gpu") s.gpus_per_node = e.topology().gpus_per_node();
+        const std::string prefix = s.items + "_";
         std::size_t off = 0;
-        for (const auto& seg : e.observation_layout()) {
-            if (seg.name.rfind("gpu_", 0) != 0 || seg.size != s.num_gpus || seg.offset != off) break;
+        for (const auto& seg : lay) {
+            if (seg.name.rfind(prefix, 0) != 0 || seg.size != s.num_gpus || seg.offset != off) break;
             ++s.gpu_features;
             off += seg.size;
         }
@@ -162,6 +173,8 @@ public:
         };
         if (cfg.arch == architecture::per_gpu) {
             if (spec.gpu_features == 0) throw ConfigError("network: per_gpu architecture needs per-GPU observation segments");
+            if (cfg.node_features && spec.items != "gpu")
+                throw ConfigError("network: node_features pools GPUs over nodes; this env's actions choose " + spec.items + "s");
             if (cfg.node_features && (spec.gpus_per_node == 0 || spec.num_gpus % spec.gpus_per_node != 0))
                 throw ConfigError("network: node_features needs GPUs numbered node by node (gpus_per_node " +
                                   std::to_string(spec.gpus_per_node) + ", " + std::to_string(spec.num_gpus) + " GPUs)");
@@ -194,10 +207,12 @@ public:
     /// needs the very observation it was trained on.
     [[nodiscard]] std::string incompatibility(const obs_spec& env) const {
         auto shape = [](const obs_spec& o) {
-            return std::to_string(o.num_gpus) + " GPUs x " + std::to_string(o.gpu_features) + " per-GPU features + " +
+            return std::to_string(o.num_gpus) + " " + o.items + "s x " + std::to_string(o.gpu_features) + " features + " +
                    std::to_string(o.context) + " context values";
         };
         if (env == spec_) return {};
+        if (env.items != spec_.items)
+            return "the network scores " + spec_.items + "s (trained in that action mode); this env's actions choose " + env.items + "s";
         if (cfg_.arch == architecture::flat)
             return "a flat network acts only on the observation it was trained on (" + shape(spec_) + "); this env has " + shape(env);
         if (env.gpu_features != spec_.gpu_features)

@@ -53,6 +53,7 @@ template <std::floating_point S>
     const auto& sp = net.spec();
     j["obs_spec"] = {{"num_gpus", sp.num_gpus}, {"gpu_features", sp.gpu_features}, {"context", sp.context},
                      {"gpus_per_node", sp.gpus_per_node}};
+    if (sp.items != "gpu") j["obs_spec"]["items"] = sp.items;  // GPU-mode checkpoints are as before the action modes
     j["network"] = net.config().to_json();
     j["ppo"] = cfg.to_json();
     j["scenario"] = gpuplace::to_json(s);
@@ -124,6 +125,11 @@ template <std::floating_point S = float>
     if (auto it = sj.find("gpus_per_node"); it != sj.end()) {  // optional: absent in early checkpoints
         if (!it->is_number_unsigned()) ckpt_fail(source, "/obs_spec/gpus_per_node", "expected a non-negative integer");
         sp.gpus_per_node = it->template get<std::size_t>();
+    }
+    if (auto it = sj.find("items"); it != sj.end()) {  // optional: "gpu" when absent
+        if (!it->is_string() || (*it != "gpu" && *it != "candidate" && *it != "slot"))
+            ckpt_fail(source, "/obs_spec/items", "expected \"gpu\", \"candidate\" or \"slot\"");
+        sp.items = it->template get<std::string>();
     }
     // sane bounds before anything is sized from the document
     for (auto [key, v, hi] : {std::tuple{"num_gpus", sp.num_gpus, std::size_t{1} << 20},

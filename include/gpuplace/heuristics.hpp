@@ -1,0 +1,409 @@
+#pragma once
+/// \file heuristics.hpp
+/// The heuristic placers, one GPU pick per act(): random, first-fit, pack/best-fit, pack that
+/// waits, load-balance, topology-greedy. Each acts on anything that reads like an env in GPU mode
+/// (action_mask(), num_gpus(), defer_action(), topology(), has_current(), current_job(), picked(),
+/// evaluate()): the env itself, or the planning view through which the env's placement and job
+/// action modes ask a heuristic for a whole placement (detail/plan_view.hpp). A GPU is "available"
+/// when the mask allows it. reserve() sizes a heuristic's buffers for a cluster, after which it
+/// allocates nothing.
+
+#include <algorithm>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "comm.hpp"
+#include "detail/rng.hpp"
+#include "topology.hpp"
+
+namespace gpuplace {
+/// Picks a valid GPU uniformly at random (never DEFER).
+class random_policy {
+public:
+    static constexpr std::string_view name = "random";
+    static constexpr bool places_gpus = true;
+    explicit random_policy(std::uint64_t seed = 0) : rng_(seed) {}
+    void reset(std::uint64_t seed) { rng_.seed(detail::mix_seed(seed, 0x72616e646f6dULL)); }
+    template <class T>
+    void reserve(const T&) {}
+    /// A uniform draw in [0, n) from the policy's stream (n >= 1): in the placement and job action
+    /// modes, random takes a uniformly random valid action.
+    [[nodiscard]] std::uint64_t draw(std::uint64_t n) { return rng_.below(n); }
+
+    template <class E>
+    std::int64_t act(const E& e) {
+        const auto mask = e.action_mask();
+        const std::size_t G = e.num_gpus();
+        std::size_t n = 0;
+        for (std::size_t g = 0; g < G; ++g) n += mask[g];
+        if (n == 0) return e.defer_action();
+        auto k = rng_.below(n);
+        for (std::size_t g = 0; g < G; ++g)
+            if (mask[g] && k-- == 0) return static_cast<std::int64_t>(g);
+        return e.defer_action();
+    }
+
+private:
+    detail::rng rng_;
+};
+
+/// Picks the valid GPU with the lowest index.
+struct first_fit_policy {
+    static constexpr std::string_view name = "first_fit";
+    static constexpr bool places_gpus = true;
+    void reset(std::uint64_t) {}
+    template <class T>
+    void reserve(const T&) {}
+    template <class E>
+    std::int64_t act(const E& e) const {
+        const auto mask = e.action_mask();
+        for (std::size_t g = 0; g < e.num_gpus(); ++g)
+            if (mask[g]) return static_cast<std::int64_t>(g);
+        return e.defer_action();
+    }
+};
+
+namespace detail {
+
+/// Availability of the current job's candidate GPUs, per GPU, node and rack. "Planning"
+/// availability counts the job's own picks as available, so a whole-job plan computed before the
+/// first pick is computed again, unchanged, at every later pick of the same job.
+struct availability {
+    std::vector<std::uint8_t> gpu;        ///< available now, or picked for the current job
+    std::vector<std::uint32_t> node, rack;
+
+    template <class T>
+    void reserve(const T& t) {
+        gpu.reserve(t.num_gpus());
+        node.reserve(t.num_nodes());
+        rack.reserve(t.num_racks());
+    }
+
+    template <class E>
+    void compute(const E& e) {
+        const auto& t = e.topology();
+        const auto mask = e.action_mask();
+        const std::size_t G = e.num_gpus();
+        gpu.assign(G, 0);
+        node.assign(t.num_nodes(), 0);
+        rack.assign(t.num_racks(), 0);
+        for (std::size_t g = 0; g < G; ++g) gpu[g] = mask[g];
+        for (auto g : e.picked()) gpu[g] = 1;
+        for (std::size_t g = 0; g < G; ++g)
+            if (gpu[g]) {
+                ++node[t.node_of(gpu_id(g))];
+                ++rack[t.rack_of(gpu_id(g))];
+            }
+    }
+};
+
+/// The first GPU of `plan` the mask allows (not yet picked), else the lowest valid GPU.
+template <class E>
+[[nodiscard]] std::int64_t next_of_plan(const E& e, std::span<const gpu_id> plan) {
+    const auto mask = e.action_mask();
+    for (auto g : plan)
+        if (mask[g]) return std::int64_t(g);
+    for (std::size_t g = 0; g < e.num_gpus(); ++g)
+        if (mask[g]) return std::int64_t(g);
+    return e.defer_action();
+}
+
+/// Appends up to `n` available GPUs of node `nd` (lowest index first, marking them taken).
+template <class T>
+std::uint32_t take_from_node(const T& t, std::size_t nd, std::uint32_t n, availability& a, std::vector<gpu_id>& plan) {
+    std::uint32_t got = 0;
+    const auto first = gpu_id(nd * t.gpus_per_node());
+    for (gpu_id g = first; g < first + t.gpus_per_node() && got < n; ++g)
+        if (a.gpu[g]) {
+            a.gpu[g] = 0;
+            plan.push_back(g);
+            ++got;
+        }
+    a.node[nd] -= got;
+    a.rack[t.rack_of(first)] -= got;
+    return got;
+}
+
+}  // namespace detail
+
+/// Pack / best-fit: consolidates the job onto the fullest node that can hold it (fewest available
+/// GPUs >= request; ties: the fuller rack, then the lower index); when no node can, onto the
+/// fullest rack that can, filling its nodes best-fit (a node that holds the rest, else the node
+/// with most available GPUs); when no rack can, racks are filled the same way. Never opens an
+/// empty node while a partly-used node can hold the job. The plan is made for the whole job and
+/// followed pick by pick.
+class pack_policy {
+public:
+    static constexpr std::string_view name = "pack";
+    static constexpr bool places_gpus = true;
+    void reset(std::uint64_t) {}
+    template <class T>
+    void reserve(const T& t) {
+        a_.reserve(t);
+        plan_.reserve(t.num_gpus());
+    }
+
+    template <class E>
+    std::int64_t act(const E& e) {
+        if (!e.has_current()) return detail::next_of_plan(e, {});
+        const auto& t = e.topology();
+        a_.compute(e);
+        plan_.clear();
+        std::uint32_t need = e.current_job().num_gpus;
+        const std::size_t N = t.num_nodes(), R = t.num_racks(), npr = t.nodes_per_rack();
+        // 1. the fullest node that can hold the whole job
+        std::size_t best = N;
+        for (std::size_t n = 0; n < N; ++n) {
+            if (a_.node[n] < need) continue;
+            if (best == N || a_.node[n] < a_.node[best] ||
+                (a_.node[n] == a_.node[best] && a_.rack[n / npr] < a_.rack[best / npr]))
+                best = n;
+        }
+        if (best != N) {
+            detail::take_from_node(t, best, need, a_, plan_);
+            return detail::next_of_plan(e, plan_);
+        }
+        // 2. the fullest rack that can hold it, else racks in turn
+        while (need > 0) {
+            std::size_t rk = R, most = R;
+            for (std::size_t r = 0; r < R; ++r) {
+                if (a_.rack[r] >= need && (rk == R || a_.rack[r] < a_.rack[rk])) rk = r;
+                if (a_.rack[r] > 0 && (most == R || a_.rack[r] > a_.rack[most])) most = r;
+            }
+            if (rk == R) rk = most;
+            if (rk == R) break;  // not enough GPUs (cannot happen: the job fits)
+            need -= fill_rack(t, rk, std::min<std::uint32_t>(need, a_.rack[rk]));
+        }
+        return detail::next_of_plan(e, plan_);
+    }
+
+private:
+    template <class T>
+    std::uint32_t fill_rack(const T& t, std::size_t rk, std::uint32_t need) {
+        const std::size_t npr = t.nodes_per_rack(), n0 = rk * npr;
+        std::uint32_t got = 0;
+        while (got < need) {
+            const std::uint32_t rest = need - got;
+            std::size_t fit = n0 + npr, most = n0 + npr;
+            for (std::size_t n = n0; n < n0 + npr; ++n) {
+                if (a_.node[n] >= rest && (fit == n0 + npr || a_.node[n] < a_.node[fit])) fit = n;
+                if (a_.node[n] > 0 && (most == n0 + npr || a_.node[n] > a_.node[most])) most = n;
+            }
+            if (fit != n0 + npr) return got + detail::take_from_node(t, fit, rest, a_, plan_);
+            if (most == n0 + npr) break;
+            got += detail::take_from_node(t, most, a_.node[most], a_, plan_);
+        }
+        return got;
+    }
+
+    detail::availability a_;
+    std::vector<gpu_id> plan_;
+};
+
+/// Pack that waits: a job that one node could hold (or, when it is larger than a node, one rack)
+/// but that no node (rack) has room for now is held back with DEFER until one has, instead of being
+/// spread across nodes; every other decision is pack's. The rule for "when to hold a job back":
+/// consolidation at the price of waiting. Where DEFER is disabled or not valid it is pack.
+class pack_wait_policy {
+public:
+    static constexpr std::string_view name = "pack_wait";
+    static constexpr bool places_gpus = true;
+    void reset(std::uint64_t seed) { pack_.reset(seed); }
+    template <class T>
+    void reserve(const T& t) {
+        pack_.reserve(t);
+        a_.reserve(t);
+    }
+
+    template <class E>
+    std::int64_t act(const E& e) {
+        if (e.has_current() && e.picked().empty() && e.action_mask()[e.num_gpus()] && should_wait(e)) return e.defer_action();
+        return pack_.act(e);
+    }
+
+private:
+    template <class E>
+    bool should_wait(const E& e) {
+        const auto& t = e.topology();
+        const std::size_t k = e.current_job().num_gpus, gpn = t.gpus_per_node(), gpr = gpn * t.nodes_per_rack();
+        a_.compute(e);  // the GPUs the mask allows, per node and rack
+        if (k <= gpn) return std::none_of(a_.node.begin(), a_.node.end(), [k](std::uint32_t n) { return n >= k; });
+        if (k <= gpr) return std::none_of(a_.rack.begin(), a_.rack.end(), [k](std::uint32_t n) { return n >= k; });
+        return false;  // larger than a rack: it spans racks whatever happens
+    }
+
+    pack_policy pack_;
+    detail::availability a_;
+};
+
+/// Proximity-DRL's load balance: walks down from the cluster into the rack, then the node, with
+/// the most available GPUs as long as it can hold the whole job, and takes the job's GPUs there,
+/// from the children with the most available GPUs first (ties: lower index). The plan is made for
+/// the whole job and followed pick by pick.
+class load_balance_policy {
+public:
+    static constexpr std::string_view name = "load_balance";
+    static constexpr bool places_gpus = true;
+    void reset(std::uint64_t) {}
+    template <class T>
+    void reserve(const T& t) {
+        a_.reserve(t);
+        plan_.reserve(t.num_gpus());
+        order_.reserve(t.num_racks());
+        nodes_.reserve(t.nodes_per_rack());
+    }
+
+    template <class E>
+    std::int64_t act(const E& e) {
+        if (!e.has_current()) return detail::next_of_plan(e, {});
+        const auto& t = e.topology();
+        a_.compute(e);
+        plan_.clear();
+        const std::uint32_t need = e.current_job().num_gpus;
+        const std::size_t R = t.num_racks(), npr = t.nodes_per_rack();
+        std::size_t rk = 0;
+        for (std::size_t r = 1; r < R; ++r)
+            if (a_.rack[r] > a_.rack[rk]) rk = r;
+        if (a_.rack[rk] >= need) {
+            std::size_t nd = rk * npr;
+            for (std::size_t n = rk * npr + 1; n < (rk + 1) * npr; ++n)
+                if (a_.node[n] > a_.node[nd]) nd = n;
+            if (a_.node[nd] >= need) detail::take_from_node(t, nd, need, a_, plan_);
+            else take_rack(t, rk, need);
+        } else {
+            order_.clear();
+            for (std::size_t r = 0; r < R; ++r) order_.push_back(r);
+            // most available first, ties by index: stable_sort's order without its buffer (no allocation)
+            std::sort(order_.begin(), order_.end(),
+                      [&](std::size_t x, std::size_t y) { return a_.rack[x] > a_.rack[y] || (a_.rack[x] == a_.rack[y] && x < y); });
+            std::uint32_t got = 0;
+            for (auto r : order_) {
+                if (got == need) break;
+                got += take_rack(t, r, std::min(need - got, a_.rack[r]));
+            }
+        }
+        return detail::next_of_plan(e, plan_);
+    }
+
+private:
+    template <class T>
+    std::uint32_t take_rack(const T& t, std::size_t rk, std::uint32_t need) {
+        const std::size_t npr = t.nodes_per_rack();
+        nodes_.clear();
+        for (std::size_t n = rk * npr; n < (rk + 1) * npr; ++n) nodes_.push_back(n);
+        std::sort(nodes_.begin(), nodes_.end(),
+                  [&](std::size_t x, std::size_t y) { return a_.node[x] > a_.node[y] || (a_.node[x] == a_.node[y] && x < y); });
+        std::uint32_t got = 0;
+        for (auto n : nodes_) {
+            if (got == need) break;
+            got += detail::take_from_node(t, n, need - got, a_, plan_);
+        }
+        return got;
+    }
+
+    detail::availability a_;
+    std::vector<gpu_id> plan_;
+    std::vector<std::size_t> order_, nodes_;
+};
+
+/// Topology-greedy: each pick takes the GPU that minimises the communication cost (env.evaluate,
+/// i.e. the scenario's comm model) of the job's completed placement: the picks so far, this GPU,
+/// and the better of two completions of the rest - lowest-index available GPUs, or a compact fill
+/// (the nodes already used, then their racks, then the rest, each in index order). Both
+/// completions are prefix-consistent, so the cost never rises from one pick to the next and the
+/// final placement costs no more than first-fit's on the same state. Candidates: the lowest
+/// available GPU of each node (every available GPU on cube-mesh nodes, where slots differ).
+/// Ties: lower slowdown, then lower index. O(nodes x GPUs) per pick.
+class topology_greedy_policy {
+public:
+    static constexpr std::string_view name = "topology_greedy";
+    static constexpr bool places_gpus = true;
+    void reset(std::uint64_t) {}
+    template <class T>
+    void reserve(const T& t) {
+        free_.reserve(t.num_gpus());
+        set_.reserve(t.num_gpus());
+        node_used_.reserve(t.num_nodes());
+        rack_used_.reserve(t.num_racks());
+    }
+
+    template <class E>
+    std::int64_t act(const E& e) {
+        if (!e.has_current()) return detail::next_of_plan(e, {});
+        const auto& t = e.topology();
+        const auto mask = e.action_mask();
+        const std::size_t G = e.num_gpus(), gpn = t.gpus_per_node(), N = t.num_nodes();
+        const auto picked = e.picked();
+        const std::size_t k = e.current_job().num_gpus;
+        const std::size_t rest = k - picked.size() - 1;  // GPUs to add after the candidate
+        bool all_slots = false;
+        if constexpr (requires { t.params().fabric; }) all_slots = t.params().fabric == node_fabric::cube_mesh;
+        free_.clear();
+        for (std::size_t g = 0; g < G; ++g)
+            if (mask[g]) free_.push_back(gpu_id(g));
+        node_used_.assign(N, 0);
+        rack_used_.assign(t.num_racks(), 0);
+        for (auto g : picked) {
+            node_used_[t.node_of(g)] = 1;
+            rack_used_[t.rack_of(g)] = 1;
+        }
+        std::int64_t best = -1;
+        double best_cost = 0, best_sd = 0;
+        std::size_t last_node = ~std::size_t{0};
+        for (auto g : free_) {
+            const auto nd = t.node_of(g);
+            if (!all_slots && nd == last_node) continue;  // the lowest available GPU of each node
+            last_node = nd;
+            // completion 1: lowest-index available GPUs
+            set_.assign(picked.begin(), picked.end());
+            set_.push_back(g);
+            for (std::size_t i = 0, added = 0; i < free_.size() && added < rest; ++i)
+                if (free_[i] != g) {
+                    set_.push_back(free_[i]);
+                    ++added;
+                }
+            auto r1 = score(e);
+            // completion 2: compact fill around the picks and g
+            set_.assign(picked.begin(), picked.end());
+            set_.push_back(g);
+            const bool new_node = !node_used_[nd], new_rack = !rack_used_[t.rack_of(g)];
+            node_used_[nd] = 1;
+            rack_used_[t.rack_of(g)] = 1;
+            std::size_t added = 0;
+            for (int cls = 0; cls < 3 && added < rest; ++cls)
+                for (std::size_t n = 0; n < N && added < rest; ++n) {
+                    const int c = node_used_[n] ? 0 : rack_used_[n / t.nodes_per_rack()] ? 1 : 2;
+                    if (c != cls) continue;
+                    for (std::size_t s = n * gpn; s < (n + 1) * gpn && added < rest; ++s)
+                        if (mask[s] && gpu_id(s) != g) {
+                            set_.push_back(gpu_id(s));
+                            ++added;
+                        }
+                }
+            if (new_node) node_used_[nd] = 0;
+            if (new_rack) rack_used_[t.rack_of(g)] = 0;
+            auto r2 = score(e);
+            if (r2.cost < r1.cost || (r2.cost == r1.cost && r2.slowdown < r1.slowdown)) r1 = r2;
+            if (best < 0 || r1.cost < best_cost || (r1.cost == best_cost && r1.slowdown < best_sd)) {
+                best = std::int64_t(g);
+                best_cost = r1.cost;
+                best_sd = r1.slowdown;
+            }
+        }
+        return best >= 0 ? best : e.defer_action();
+    }
+
+private:
+    template <class E>
+    comm_result score(const E& e) {
+        std::sort(set_.begin(), set_.end());
+        return e.evaluate(set_);
+    }
+
+    std::vector<gpu_id> free_, set_;
+    std::vector<std::uint8_t> node_used_, rack_used_;
+};
+
+}  // namespace gpuplace
