@@ -155,7 +155,7 @@ int main(int argc, char** argv) {
     CLI::App app{"Trains the reference PPO on a scenario, then (with --compare) evaluates it against every heuristic "
                  "on held-out seeds. Without --config, the embedded default config (--print-config) is used.",
                  "gpuplace-train"};
-    std::string config_file, scenario_name, out = "out/train", load;
+    std::string config_file, scenario_name, out = "out/train", load, action_mode;
     std::size_t steps = 0, seed = 0, restarts = 0, threads = 0, checkpoint_every = 0, seeds = 20;
     bool resume = false, do_compare = false, no_plot = false, print_config = false;
     app.add_option("--config", config_file,
@@ -165,6 +165,9 @@ int main(int argc, char** argv) {
         for (const auto& p : preset_names()) s += (s.empty() ? "" : ", ") + p;
         return s;
     }() + ") or a scenario file");
+    app.add_option("--action-mode", action_mode, "what an action chooses in every scenario of the run: gpu, placement or job "
+                                                 "(default: each scenario's env.action_mode; docs/mdp.md)")
+        ->check(CLI::IsMember({"gpu", "placement", "job"}));
     app.add_option("--steps", steps, "PPO env steps (after imitation)")->check(CLI::PositiveNumber);
     app.add_option("--seed", seed, "first training seed")->check(CLI::NonNegativeNumber);
     app.add_option("--restarts", restarts, "training seeds seed..seed+N-1; the best on validation is kept")->check(CLI::Range(1, 64));
@@ -195,6 +198,7 @@ int main(int argc, char** argv) {
     try {
         json over = json::object();
         if (!scenario_name.empty()) over["scenario"] = scenario_name;
+        if (!action_mode.empty()) over["action_mode"] = action_mode;
         if (steps) over["ppo"]["total_steps"] = steps;
         if (app.count("--seed")) over["ppo"]["seed"] = seed;
         if (threads) over["ppo"]["threads"] = threads;

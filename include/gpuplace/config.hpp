@@ -52,6 +52,13 @@ enum class action_mode : std::uint8_t {
     return "?";
 }
 
+/// The action mode of a name ("gpu", "placement", "job"); ConfigError naming `path` otherwise.
+[[nodiscard]] inline action_mode parse_action_mode(std::string_view name, std::string_view path = "/env/action_mode") {
+    for (auto m : {action_mode::gpu, action_mode::placement, action_mode::job})
+        if (to_string(m) == name) return m;
+    throw ConfigError("config " + std::string(path) + ": unknown action mode \"" + std::string(name) + "\" (allowed: gpu, placement, job)");
+}
+
 /// The heuristics that can place a whole job for the job action mode (env.placer).
 enum class placer_kind : std::uint8_t { pack, first_fit, load_balance, topology_greedy };
 

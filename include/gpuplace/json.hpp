@@ -645,10 +645,7 @@ inline void read_model_weights(const json& j, std::string_view path, std::vector
         read_number(*it, p, "max_time", s.env.max_time, 0.0);
         std::string m = std::string(to_string(s.env.mode));
         read_string(*it, p, "action_mode", m);
-        if (m == "gpu") s.env.mode = action_mode::gpu;
-        else if (m == "placement") s.env.mode = action_mode::placement;
-        else if (m == "job") s.env.mode = action_mode::job;
-        else config_fail(p + "/action_mode", "unknown action mode \"" + m + "\" (allowed: gpu, placement, job)");
+        s.env.mode = parse_action_mode(m, p + "/action_mode");
         read_int(*it, p, "slots", s.env.slots, 1, 1024);
         std::string pl = std::string(to_string(s.env.placer));
         read_string(*it, p, "placer", pl);

@@ -40,6 +40,7 @@ struct network_config {
     bool normalize_obs = false; ///< running observation normalisation
     /// per_gpu only: each GPU is also scored from the mean and the max of every per-GPU feature
     /// over its node (e.g. when the node's running jobs end), not only from its own features.
+    /// Does nothing in the placement and job action modes, whose items are not GPUs.
     bool node_features = false;
 
     [[nodiscard]] gpuplace::detail::json to_json() const {
@@ -173,9 +174,7 @@ public:
         };
         if (cfg.arch == architecture::per_gpu) {
             if (spec.gpu_features == 0) throw ConfigError("network: per_gpu architecture needs per-GPU observation segments");
-            if (cfg.node_features && spec.items != "gpu")
-                throw ConfigError("network: node_features pools GPUs over nodes; this env's actions choose " + spec.items + "s");
-            if (cfg.node_features && (spec.gpus_per_node == 0 || spec.num_gpus % spec.gpus_per_node != 0))
+            if (node_pooling(spec, cfg) && (spec.gpus_per_node == 0 || spec.num_gpus % spec.gpus_per_node != 0))
                 throw ConfigError("network: node_features needs GPUs numbered node by node (gpus_per_node " +
                                   std::to_string(spec.gpus_per_node) + ", " + std::to_string(spec.num_gpus) + " GPUs)");
             return {{"gpu_in", {gpu_inputs(spec, cfg), h[0]}, false},
@@ -192,9 +191,14 @@ public:
                 {"value", sizes(spec.obs_size(), vh, 1), false}};
     }
 
+    /// Whether the per-item scorer pools features over nodes: node_features, when the items are GPUs
+    /// (candidates and queue slots have no nodes: the option does nothing in those action modes).
+    [[nodiscard]] static bool node_pooling(const obs_spec& spec, const network_config& cfg) noexcept {
+        return cfg.node_features && spec.items == "gpu";
+    }
     /// Inputs of the per-GPU scorer: the GPU's features, and with node_features their node mean and max.
     [[nodiscard]] static std::size_t gpu_inputs(const obs_spec& spec, const network_config& cfg) noexcept {
-        return spec.gpu_features * (cfg.node_features ? 3 : 1);
+        return spec.gpu_features * (node_pooling(spec, cfg) ? 3 : 1);
     }
 
     [[nodiscard]] const obs_spec& spec() const noexcept { return spec_; }
@@ -221,7 +225,7 @@ public:
         if (env.context != spec_.context)
             return "the network reads " + std::to_string(spec_.context) + " context values (job, queue window, global), this env has " +
                    std::to_string(env.context) + " (the queue window differs: each waiting job is 4 values)";
-        if (cfg_.node_features && (env.gpus_per_node == 0 || env.num_gpus % env.gpus_per_node != 0))
+        if (node_pooling(env, cfg_) && (env.gpus_per_node == 0 || env.num_gpus % env.gpus_per_node != 0))
             return "the network pools features over nodes, and this env's GPUs are not numbered node by node";
         return {};
     }
@@ -326,7 +330,7 @@ public:
         w.xg.resize(Eigen::Index(gpu_inputs(spec_, cfg_)), n);
         for (Eigen::Index k = 0; k < n; ++k)
             for (Eigen::Index f = 0; f < F; ++f) w.xg(f, k) = S(obs(f * G + w.col_g[std::size_t(k)], w.col_b[std::size_t(k)]));
-        if (cfg_.node_features) {
+        if (node_pooling(spec_, cfg_)) {
             node_stats(obs, w.pool);
             const auto gpn = Eigen::Index(spec_.gpus_per_node), nodes = G / gpn;
             for (Eigen::Index k = 0; k < n; ++k)
@@ -423,7 +427,7 @@ private:
         matrix xg(Eigen::Index(gpu_inputs(spec_, cfg_)), B * G);
         for (Eigen::Index b = 0; b < B; ++b)
             for (Eigen::Index f = 0; f < F; ++f) xg.row(f).segment(b * G, G) = obs.col(b).segment(f * G, G).transpose();
-        if (cfg_.node_features) {
+        if (node_pooling(spec_, cfg_)) {
             matrix pool;
             node_stats(obs, pool);
             const auto gpn = Eigen::Index(spec_.gpus_per_node), nodes = G / gpn;

@@ -131,6 +131,8 @@ struct run_config {
     /// Scenarios --compare evaluates on (preset names, files or objects); empty = the run's scenario.
     /// E.g. a policy trained on "philly" is compared on the held-out files "philly:0e4a51", ...
     std::vector<gpuplace::detail::json> compare_on;
+    /// The action mode of every scenario of the run ("gpu", "placement", "job"; "" = each scenario's).
+    std::string action_mode;
     ppo_config ppo;
     std::string base_dir;  ///< where relative file names in the config are (the config file's folder); not saved
 
@@ -138,7 +140,7 @@ struct run_config {
     [[nodiscard]] static run_config from_json(const gpuplace::detail::json& j, std::string base_dir = {}) {
         using namespace gpuplace::detail;
         check_keys(j, "", {"scenario", "train_reward", "validation_seeds", "validate_every", "restarts", "checkpoint_every",
-                           "queue", "compare_on", "ppo"});
+                           "queue", "compare_on", "action_mode", "ppo"});
         run_config c;
         c.base_dir = std::move(base_dir);
         if (auto it = j.find("scenario"); it != j.end()) {
@@ -172,6 +174,8 @@ struct run_config {
                 c.compare_on.push_back((*it)[i]);
             }
         }
+        read_string(j, "", "action_mode", c.action_mode);
+        if (!c.action_mode.empty()) (void)parse_action_mode(c.action_mode, "/action_mode");
         c.ppo = ppo_config::from_json(j.value("ppo", json::object()), "/ppo");
         (void)c.train_scenario();  // the scenario and the reward weights are checked here, not at the first use
         for (const auto& sc : c.compare_on) (void)c.load(sc);
@@ -193,18 +197,22 @@ struct run_config {
         if (!train_reward.is_null()) j["train_reward"] = train_reward;
         if (!queue.empty()) j["queue"] = queue;
         if (!compare_on.empty()) j["compare_on"] = compare_on;
+        if (!action_mode.empty()) j["action_mode"] = action_mode;
         return j;
     }
 
-    /// A scenario of the config (a preset name, a file relative to base_dir, or an object).
+    /// A scenario of the config (a preset name, a file relative to base_dir, or an object), in the
+    /// run's action mode.
     [[nodiscard]] gpuplace::scenario load(const gpuplace::detail::json& sc) const {
+        gpuplace::scenario s;
         if (sc.is_string()) {
             const auto n = sc.get<std::string>();
-            if (is_preset_name(n)) return preset_scenario(n);
-            return gpuplace::load_scenario(relative_to(n, base_dir));
+            s = is_preset_name(n) ? preset_scenario(n) : gpuplace::load_scenario(relative_to(n, base_dir));
+        } else {
+            s = gpuplace::scenario_from_json(sc);
+            s.resolve_paths(base_dir);
         }
-        auto s = gpuplace::scenario_from_json(sc);
-        s.resolve_paths(base_dir);
+        if (!action_mode.empty()) s.env.mode = parse_action_mode(action_mode, "/action_mode");
         return s;
     }
 
