@@ -109,7 +109,7 @@ int compare(const rl::run_config& rc, std::shared_ptr<const rl::actor_critic> ne
         const std::string suffix = scenarios.size() > 1 ? "_" + std::to_string(k) : "";
         detail::write_file_atomic(out + "/compare" + suffix + ".csv", rep.csv());
         detail::write_file_atomic(out + "/compare" + suffix + ".json", to_json(rep).dump(2) + "\n");
-        compare_row row{s.name, best};
+        compare_row row{s.name, best, 0, 0, 0, {}, {}};
         for (const auto& p : rep.policies) {
             if (p.policy == me) row.mine = p.get("avg_jct").mean;
             if (p.policy == best) row.best_mean = p.get("avg_jct").mean;
@@ -229,7 +229,7 @@ int main(int argc, char** argv) {
         return visit_env(s, [&](auto type) -> int {
             using E = typename decltype(type)::type;
             std::shared_ptr<const rl::actor_critic> net;
-            std::vector<rl::restart_result> restarts;
+            std::vector<rl::restart_result> trained;
             if (!load.empty()) {
                 auto ck = rl::load_model(load);
                 net = std::make_shared<const rl::actor_critic>(std::move(ck.network));
@@ -266,10 +266,10 @@ int main(int argc, char** argv) {
                     return 128 + (sig ? sig : SIGINT);
                 }
                 net = res.network;
-                restarts = res.restarts;
+                trained = res.restarts;
             }
             if (!do_compare) return 0;
-            return compare(rc, net, restarts, out, seeds, !no_plot);
+            return compare(rc, net, trained, out, seeds, !no_plot);
         });
     } catch (const std::exception& e) {
         std::fprintf(stderr, "error: %s\n", e.what());

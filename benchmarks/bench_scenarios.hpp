@@ -37,7 +37,8 @@ namespace gpuplace::bench {
     return s;
 }
 
-/// A uniformly random valid GPU (DEFER only when no GPU is valid), drawn by the vector env's
+/// A uniformly random valid GPU (DEFER only when no GPU is valid; in the placement and job action
+/// modes: a valid candidate or queue slot, the last action only when none is valid), drawn by the vector env's
 /// sampler (detail::sample_valid: the valid entries counted 8 at a time, then the k-th selected
 /// without a data-dependent branch; rows of more than 128 entries try 2 uniform draws first), so
 /// that the time measured is the env's, not an O(G) action sampler's; gpuplace::random_policy
@@ -47,7 +48,7 @@ public:
     void reset(std::uint64_t seed) { rng_.seed(detail::mix_seed(seed, 0x62656e6368ULL)); }
     template <class Env>
     std::int64_t act(const Env& e) {
-        const auto a = detail::sample_valid(e.action_mask().data(), e.num_gpus(), rng_);
+        const auto a = detail::sample_valid(e.action_mask().data(), e.num_actions() - 1, rng_);
         return a < 0 ? e.defer_action() : a;
     }
 

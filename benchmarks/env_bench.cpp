@@ -1,11 +1,12 @@
 /// \file benchmarks/env_bench.cpp
 /// Single-env throughput: step() with random valid and first-fit actions over cluster sizes and
-/// queue lengths, reset(), the proximity_drl preset, co-location on and off, and the
-/// observation/mask rewrite on its own.
+/// queue lengths, the action modes, reset(), the proximity_drl preset, co-location on and off, and
+/// the observation/mask rewrite on its own.
 /// Run: build/benchmarks/bench_env --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstdint>
 
 #include <gpuplace/colocation_policy.hpp>
@@ -57,6 +58,37 @@ void BM_step_random_queue(benchmark::State& state) {
     run_steps(state, e, p);
 }
 BENCHMARK(BM_step_random_queue)->ArgNames({"load_x10", "window"})->ArgsProduct({{5, 10, 20, 40}, {8, 32}});
+
+/// The action modes (env.action_mode 0 gpu, 1 placement, 2 job): random valid actions of each mode.
+/// A GPU-mode step is one pick; a placement-mode step places a whole job (its candidates are planned
+/// by five heuristics and per rack at every decision); a job-mode step starts a job placed by pack.
+/// Counter ns_per_job: time per job started, comparable across modes.
+void BM_step_mode(benchmark::State& state) {
+    auto s = scaled_default(state.range(1));
+    s.env.mode = static_cast<gpuplace::action_mode>(state.range(0));
+    gpuplace::env e(s);
+    gpuplace::bench::fast_random_policy p;
+    std::uint64_t seed = 1;
+    e.reset(seed);
+    p.reset(seed);
+    std::int64_t steps = 0, jobs = 0;
+    for (auto _ : state) {
+        const auto r = e.step(p.act(e));
+        ++steps;
+        if (r.terminated || r.truncated) {
+            state.PauseTiming();
+            jobs += std::int64_t(e.simulator().jobs().size());
+            e.reset(++seed);
+            p.reset(seed);
+            state.ResumeTiming();
+        }
+    }
+    jobs += std::int64_t(e.info().jobs_done + e.info().running);
+    state.SetItemsProcessed(steps);
+    state.counters["ns_per_job"] = benchmark::Counter(double(jobs), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+    state.counters["steps_per_job"] = double(steps) / double(std::max<std::int64_t>(jobs, 1));
+}
+BENCHMARK(BM_step_mode)->ArgNames({"mode", "gpus"})->ArgsProduct({{0, 1, 2}, {64, 512}});
 
 /// The Proximity-DRL preset (32 GPUs, tree route cost, 30 jobs), random valid actions.
 void BM_step_random_proximity_drl(benchmark::State& state) {

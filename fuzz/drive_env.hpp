@@ -31,10 +31,10 @@ void drive(const gpuplace::scenario& s, std::uint64_t seed) {
     } catch (const gpuplace::ConfigError&) {
         return;  // a drawn job the cluster or zoo cannot take (e.g. a proximity_drl request > G)
     }
-    const std::size_t G = e->num_gpus();
+    const std::size_t G = e->num_actions() - 1;  // GPUs, or the placement / job mode's slots
     for (std::size_t step = 0; step < max_steps && !e->done(); ++step) {
         const auto mask = e->action_mask();
-        FUZZ_CHECK(mask.size() == G + 1, "mask size %zu for %zu GPUs", mask.size(), G);
+        FUZZ_CHECK(mask.size() == G + 1, "mask size %zu for %zu actions", mask.size(), G + 1);
         std::size_t valid = 0;
         for (auto m : mask) valid += m != 0;
         FUZZ_CHECK(valid > 0, "all-zero mask at step %zu", step);

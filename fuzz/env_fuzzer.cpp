@@ -127,6 +127,13 @@ json make_scenario(FuzzedDataProvider& in, bool& tree_route, bool& jct_only) {
         s["colocation"] = {{"enabled", true},
                            {"max_jobs_per_gpu", in.ConsumeIntegralInRange(1, 4)},
                            {"gpu_memory_gb", max_memory() * (1.0 + 0.25 * in.ConsumeIntegralInRange(0, 4))}};
+    // the action mode last, so that the bytes before it mean what they meant before the modes
+    if (const auto m = in.ConsumeIntegralInRange(0, 3); m >= 2) {
+        static constexpr const char* placers[] = {"pack", "first_fit", "load_balance", "topology_greedy"};
+        s["env"]["action_mode"] = m == 2 ? "placement" : "job";
+        s["env"]["slots"] = in.ConsumeIntegralInRange(1, 6);
+        s["env"]["placer"] = placers[in.ConsumeIntegralInRange(0, 3)];
+    }
     return s;
 }
 
@@ -161,6 +168,7 @@ template <class E>
 void check_state(const E& e, bool coloc, bool defer) {
     const std::size_t G = e.num_gpus();
     const auto mask = e.action_mask();
+    FUZZ_CHECK(mask.size() == e.num_actions(), "mask size %zu, %zu actions", mask.size(), e.num_actions());
     for (float x : e.observation()) FUZZ_CHECK(std::isfinite(x) && x >= 0.0f && x <= 1.0f, "feature %g", double(x));
     if constexpr (requires(E& x) { x.refresh_observation(); }) {
         // step() may update the observation incrementally: it must equal a full rewrite
@@ -173,6 +181,11 @@ void check_state(const E& e, bool coloc, bool defer) {
     std::size_t valid = 0;
     for (auto m : mask) valid += m != 0;
     FUZZ_CHECK(valid > 0, "all-zero mask at step %zu", e.steps());
+    if (e.mode() != gp::action_mode::gpu) {  // the GPU-level checks below are the GPU mode's
+        FUZZ_CHECK(e.picked().empty(), "%zu picks between decisions of the %s mode", e.picked().size(), std::string(to_string(e.mode())).c_str());
+        FUZZ_CHECK(!mask[e.num_actions() - 1] || defer, "DEFER / wait valid with allow_defer off");
+        return;
+    }
     FUZZ_CHECK(!mask[G] || (defer && e.picked().empty()), "DEFER valid (allow_defer %d, %zu picked)", int(defer),
                e.picked().size());
     for (std::size_t g = 0; g < G; ++g) {
@@ -215,7 +228,7 @@ void run(const gp::scenario& s, FuzzedDataProvider& in, bool jct_only) {
         return;
     }
     const bool coloc = s.colocation.enabled, defer = s.env.allow_defer;
-    const std::size_t G = e->num_gpus();
+    const std::size_t G = e->num_actions() - 1;  // GPUs, or the placement / job mode's slots
     std::uint64_t seed = in.ConsumeIntegral<std::uint8_t>();
     try {
         e->reset(seed);
@@ -297,7 +310,7 @@ void run(const gp::scenario& s, FuzzedDataProvider& in, bool jct_only) {
         std::int64_t a = -1;
         for (std::size_t g = 0; g < G && a < 0; ++g)
             if (mask[g]) a = std::int64_t(g);
-        FUZZ_CHECK(a >= 0, "no valid GPU at step %zu", e->steps());
+        FUZZ_CHECK(a >= 0, "no valid GPU (or slot) at step %zu", e->steps());
         reward_sum += e->step(a).reward;
         check_state(*e, coloc, defer);
     }

@@ -45,6 +45,7 @@ def parse_args(argv):
     p.add_argument("--jobs", type=int, default=1, help="runs at a time")
     p.add_argument("--binary", default=str(ROOT / "build" / "apps" / "gpuplace-train"), help="gpuplace-train")
     p.add_argument("--out", default="out/ablation", help="output folder")
+    p.add_argument("--fresh", action="store_true", help="delete the output folder first (no run is reused)")
     a = p.parse_args(argv)
     a.scenarios = [s for s in a.scenarios.split(",") if s]
     a.modes = [m for m in a.modes.split(",") if m]
@@ -198,6 +199,10 @@ def write_outputs(a, rows: list[dict]) -> None:
 
 def main(argv=None) -> int:
     a = parse_args(argv if argv is not None else sys.argv[1:])
+    if a.fresh and Path(a.out).exists():
+        import shutil
+
+        shutil.rmtree(a.out)
     runs = [(s, m) for s in a.scenarios for m in a.modes]
     try:
         from tqdm import tqdm

@@ -182,3 +182,42 @@ TEST_CASE("rl reference policies: every shipped model loads by name and schedule
     }
     CHECK(rl::model_path("my_run/ppo.json") == "my_run/ppo.json");  // any other name is a path
 }
+
+TEST_CASE("rl action modes: PPO trains in the placement and job modes; checkpoints keep the mode's items") {
+    for (const auto mode : {action_mode::placement, action_mode::job}) {
+        INFO(to_string(mode));
+        auto s = tiny_ppo_scenario();
+        s.env.mode = mode;
+        s.env.slots = 3;
+        auto cfg = tiny_ppo_config();
+        cfg.teacher = "pack_wait";  // cloning through the mode's heuristic actions
+        cfg.imitation_steps = 256;
+        cfg.network.node_features = true;  // nothing to pool over: it does nothing here
+        rl::ppo p(s, cfg);
+        CHECK(p.network().spec().items == (mode == action_mode::placement ? "candidate" : "slot"));
+        CHECK(p.network().spec().num_gpus == 3);
+        CHECK(p.network().spec().num_actions() == 4);
+        while (!p.done()) p.iterate();
+        const auto text = rl::checkpoint_json(p.network(), p.config(), s).dump();
+        CHECK(text.find(mode == action_mode::placement ? "\"items\":\"candidate\"" : "\"items\":\"slot\"") != std::string::npos);
+        auto ck = rl::parse_checkpoint(text, "mem");
+        CHECK(ck.network.spec() == p.network().spec());
+        auto n1 = std::make_shared<const rl::actor_critic>(p.network());
+        auto n2 = std::make_shared<const rl::actor_critic>(std::move(ck.network));
+        rl::network_policy p1(n1), p2(n2);
+        env e1(s), e2(s);
+        const auto r1 = run_episode(e1, p1, 5), r2 = run_episode(e2, p2, 5);
+        CHECK(r1.terminated);
+        CHECK(r1.m.jobs_done == 12);
+        CHECK(r1.episode_return == r2.episode_return);
+        // a network of one mode refuses the env of another, naming both
+        CHECK(n1->incompatibility(rl::obs_spec::of(env(tiny_ppo_scenario()))).find("trained in that action mode") != std::string::npos);
+    }
+    // a GPU-mode checkpoint carries no "items" (its JSON is as before the action modes)
+    const auto s = tiny_ppo_scenario();
+    rl::ppo p(s, tiny_ppo_config());
+    CHECK(rl::checkpoint_json(p.network(), p.config(), s)["obs_spec"].contains("items") == false);
+    auto bad = rl::checkpoint_json(p.network(), p.config(), s);
+    bad["obs_spec"]["items"] = "rack";
+    CHECK(error_of([&] { (void)rl::parse_checkpoint(bad.dump(), "bad.json"); }).find("/obs_spec/items") != std::string::npos);
+}

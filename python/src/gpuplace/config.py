@@ -24,11 +24,13 @@ def _deep_merge(base: dict, over: Mapping[str, Any]) -> dict:
     return out
 
 
-def load_scenario(scenario: ScenarioLike = "default", overrides: Mapping[str, Any] | None = None) -> dict:
+def load_scenario(scenario: ScenarioLike = "default", overrides: Mapping[str, Any] | None = None,
+                  action_mode: str | None = None) -> dict:
     """Returns a validated scenario dict with every option filled in.
 
     ``scenario`` is a preset name ("default", "proximity_drl"), a path to a JSON file, JSON text
     or a dict. ``overrides`` (a nested dict) is merged on top, e.g. ``{"env": {"max_steps": 100}}``.
+    ``action_mode`` ("gpu", "placement" or "job"), when given, sets ``env.action_mode`` last.
     Unknown keys and bad values raise :class:`gpuplace.ConfigError` naming the JSON path.
     """
     if scenario is None:
@@ -64,6 +66,8 @@ def load_scenario(scenario: ScenarioLike = "default", overrides: Mapping[str, An
         raise TypeError(f"scenario must be a preset name, a file path, JSON text or a dict, got {type(scenario).__name__}")
     if overrides is not None and not isinstance(overrides, Mapping):
         raise _core.ConfigError(f"scenario overrides: expected a dict of options, got {type(overrides).__name__} {overrides!r}")
+    if action_mode is not None:  # with the overrides: a GPU-mode scenario's JSON has no slots to keep
+        overrides = _deep_merge(dict(overrides or {}), {"env": {"action_mode": action_mode}})
     if overrides:
         data = _normalize(_deep_merge(data, overrides), source="scenario overrides")
     return data

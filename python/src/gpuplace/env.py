@@ -19,7 +19,10 @@ class GpuPlaceEnv(gym.Env):
     """Sequential GPU selection for the jobs of a cluster (one GPU pick per step).
 
     Actions: ``Discrete(G + 1)``; action ``g < G`` picks GPU g for the current job, action ``G`` is
-    DEFER (valid only when the scenario enables it). Use :meth:`action_masks` (sb3-contrib's
+    DEFER (valid only when the scenario enables it). With ``action_mode="placement"`` an action
+    chooses a whole placement of the current job among ``K = env.slots`` candidates (then DEFER),
+    with ``action_mode="job"`` which waiting job starts next (then wait): ``Discrete(K + 1)``
+    (docs/mdp.md). Use :meth:`action_masks` (sb3-contrib's
     MaskablePPO does) to know which actions are valid; an invalid action raises
     :class:`gpuplace.InvalidAction` (a ``ValueError``) naming it, and the env is left unchanged.
 
@@ -38,6 +41,7 @@ class GpuPlaceEnv(gym.Env):
         overrides: nested dict merged into the scenario, e.g. ``{"env": {"max_steps": 200}}``.
         copy_obs: return copies of the observation (default). False returns the read-only view on
             the C++ buffer, which the next reset/step overwrites in place.
+        action_mode: "gpu" (the default), "placement" or "job": sets the scenario's env.action_mode.
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
@@ -48,11 +52,12 @@ class GpuPlaceEnv(gym.Env):
         render_mode: str | None = None,
         overrides: Mapping[str, Any] | None = None,
         copy_obs: bool = True,
+        action_mode: str | None = None,
     ):
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
-        self.scenario = load_scenario(scenario, overrides)
+        self.scenario = load_scenario(scenario, overrides, action_mode)
         self.core = core_classes(self.scenario)[0](json.dumps(self.scenario))
         self.render_mode = render_mode
         self.copy_obs = bool(copy_obs)
@@ -94,7 +99,8 @@ class GpuPlaceEnv(gym.Env):
         return self._observation(), float(reward), bool(terminated), bool(truncated), info
 
     def action_masks(self) -> np.ndarray:
-        """Valid actions (bool array of length G + 1), as sb3-contrib's MaskablePPO expects."""
+        """Valid actions (bool array of length num_actions: G + 1, or K + 1 in the placement and job
+        modes), as sb3-contrib's MaskablePPO expects."""
         return self._mask_bool.copy()
 
     def render(self):

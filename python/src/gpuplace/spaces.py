@@ -20,7 +20,7 @@ from gymnasium import spaces
 
 
 #: The observation space attribute holding the layout: ``{"segments": [{"name", "offset", "size"}, ...],
-#: "num_gpus": G, "gpus_per_node": n}``.
+#: "num_gpus": G, "num_items": num_actions - 1, "gpus_per_node": n}``.
 LAYOUT_ATTR = "gpuplace_layout"
 
 
@@ -31,6 +31,7 @@ def layout_of(core) -> dict:
         "segments": [{"name": str(s["name"]), "offset": int(s["offset"]), "size": int(s["size"])}
                      for s in core.observation_layout],
         "num_gpus": int(core.num_gpus),
+        "num_items": int(core.num_actions) - 1,  # what every action but the last chooses: GPUs, candidates or slots
         "gpus_per_node": int(topo.get("gpus_per_node", 0)),
     }
 

@@ -57,14 +57,17 @@ class LayoutError(ConfigError):
 
 @dataclass(frozen=True)
 class ObsSpec:
-    """Where the per-GPU features and the context sit in the flat observation (C++ ``obs_spec``):
+    """Where the per-item features and the context sit in the flat observation (C++ ``obs_spec``):
     ``gpu_features`` segments of ``num_gpus`` values first (feature-major), then ``context``
-    values. ``gpus_per_node``: GPUs are numbered node by node, this many per node (0 = unknown)."""
+    values. The items are what every action but the last chooses: GPUs (``items`` "gpu", the GPU
+    action mode), candidate placements ("candidate") or queue slots ("slot"); ``num_gpus`` counts
+    them. ``gpus_per_node``: GPUs are numbered node by node, this many per node (0 = unknown)."""
 
     num_gpus: int
     gpu_features: int
     context: int
     gpus_per_node: int = 0
+    items: str = "gpu"
 
     @property
     def obs_size(self) -> int:
@@ -77,15 +80,18 @@ class ObsSpec:
     @classmethod
     def from_layout(cls, segments: Sequence[Mapping[str, Any]], observation_size: int, num_gpus: int,
                     gpus_per_node: int = 0) -> "ObsSpec":
-        """Like the C++ ``obs_spec::of``: the leading segments named ``gpu_*`` of ``num_gpus``
-        values at consecutive offsets are the per-GPU features, the rest is the context."""
+        """Like the C++ ``obs_spec::of``: the leading segments named ``<items>_*`` (items: the first
+        segment's name up to its '_') of ``num_gpus`` values (the items: num_actions - 1) at
+        consecutive offsets are the per-item features, the rest is the context."""
+        first = str(segments[0]["name"]) if segments else "gpu_"
+        items = first.split("_", 1)[0] if "_" in first else "gpu"
         f = off = 0
         for s in segments:
-            if not str(s["name"]).startswith("gpu_") or int(s["size"]) != num_gpus or int(s["offset"]) != off:
+            if not str(s["name"]).startswith(items + "_") or int(s["size"]) != num_gpus or int(s["offset"]) != off:
                 break
             f += 1
             off += num_gpus
-        return cls(int(num_gpus), f, int(observation_size) - off, int(gpus_per_node))
+        return cls(int(num_gpus), f, int(observation_size) - off, int(gpus_per_node) if items == "gpu" else 0, items)
 
     @classmethod
     def from_space(cls, space) -> "ObsSpec":
@@ -98,19 +104,23 @@ class ObsSpec:
                 f"{LAYOUT_ATTR!r}); build the env with gpuplace (GpuPlaceEnv, GpuPlaceVecEnv, GpuPlaceVectorEnv) "
                 "or pass the layout explicitly (ObsSpec.from_env(env))"
             )
-        return cls.from_layout(lay["segments"], int(np.prod(space.shape)), lay["num_gpus"], lay.get("gpus_per_node", 0))
+        return cls.from_layout(lay["segments"], int(np.prod(space.shape)), lay.get("num_items", lay["num_gpus"]),
+                               lay.get("gpus_per_node", 0))
 
     @classmethod
     def from_env(cls, env) -> "ObsSpec":
         """From any gpuplace env object with ``observation_layout`` (Python or C++ core, single or vector)."""
         core = getattr(env, "core", env)
         topo = core.topology()
-        return cls.from_layout(core.observation_layout, int(core.observation_size), int(core.num_gpus),
+        return cls.from_layout(core.observation_layout, int(core.observation_size), int(core.num_actions) - 1,
                                int(topo.get("gpus_per_node", 0)))
 
     def to_json(self) -> dict:
-        return {"num_gpus": self.num_gpus, "gpu_features": self.gpu_features, "context": self.context,
-                "gpus_per_node": self.gpus_per_node}
+        j = {"num_gpus": self.num_gpus, "gpu_features": self.gpu_features, "context": self.context,
+             "gpus_per_node": self.gpus_per_node}
+        if self.items != "gpu":  # as the C++ checkpoint writes it
+            j["items"] = self.items
+        return j
 
 
 # ---- network config --------------------------------------------------------------------------
@@ -190,7 +200,9 @@ class PerGpuNet(nn.Module):
         super().__init__()
         if spec.gpu_features < 1:
             raise LayoutError("PerGpuNet: the observation has no per-GPU segments (gpu_*)")
-        if config.node_features and (spec.gpus_per_node < 1 or spec.num_gpus % spec.gpus_per_node):
+        # node_features pools GPUs over nodes: nothing to pool when the items are candidates or queue slots
+        self._pool = bool(config.node_features and spec.items == "gpu")
+        if self._pool and (spec.gpus_per_node < 1 or spec.num_gpus % spec.gpus_per_node):
             raise LayoutError(f"PerGpuNet: node_features needs GPUs numbered node by node (gpus_per_node "
                               f"{spec.gpus_per_node}, {spec.num_gpus} GPUs)")
         self.spec, self.config = spec, config
@@ -211,7 +223,7 @@ class PerGpuNet(nn.Module):
 
     @property
     def gpu_inputs(self) -> int:
-        return self.spec.gpu_features * (3 if self.config.node_features else 1)
+        return self.spec.gpu_features * (3 if self._pool else 1)
 
     def parts(self) -> dict[str, nn.Module]:
         """The sub-networks by checkpoint name, in the C++ order."""
@@ -244,7 +256,7 @@ class PerGpuNet(nn.Module):
         if G < 1 or rest:
             raise LayoutError(f"PerGpuNet: observation of width {width} does not fit {F} per-GPU features and "
                               f"{C} context values (width = G x {F} + {C})")
-        if self.config.node_features and G % self.spec.gpus_per_node:
+        if self._pool and G % self.spec.gpus_per_node:
             raise LayoutError(f"PerGpuNet: {G} GPUs are not whole nodes of {self.spec.gpus_per_node}")
         return G
 
@@ -278,7 +290,7 @@ class PerGpuNet(nn.Module):
         W, b = self.gpu_in.weight, self.gpu_in.bias
         base = self.ctx_in(self._normalize(ctx, "ctx")) + b  # (B, H): the context's and the bias's share
         own = self._normalize(feat.transpose(1, 2), "gpu")  # (B, G, F)
-        if self.config.node_features:
+        if self._pool:
             n = self.spec.gpus_per_node
             fv = feat.reshape(B, F, G // n, n)
             stats = torch.cat([fv.mean(-1), fv.amax(-1)], 1).transpose(1, 2)  # (B, nodes, 2F)
@@ -403,7 +415,10 @@ def spec_from_checkpoint(doc: Mapping[str, Any], source: str = "<checkpoint>") -
     for k in ("num_gpus", "gpu_features", "context"):
         if not isinstance(sj.get(k), int) or sj[k] < 0:
             raise CheckpointError(f"checkpoint {source}: /obs_spec/{k}: expected a non-negative integer, got {sj.get(k)!r}")
-    spec = ObsSpec(sj["num_gpus"], sj["gpu_features"], sj["context"], int(sj.get("gpus_per_node", 0)))
+    items = sj.get("items", "gpu")
+    if items not in ("gpu", "candidate", "slot"):
+        raise CheckpointError(f'checkpoint {source}: /obs_spec/items: expected "gpu", "candidate" or "slot", got {items!r}')
+    spec = ObsSpec(sj["num_gpus"], sj["gpu_features"], sj["context"], int(sj.get("gpus_per_node", 0)), items)
     if not isinstance(doc.get("network"), Mapping):
         raise CheckpointError(f"checkpoint {source}: /network: missing")
     try:
@@ -460,13 +475,15 @@ def check_compatible(have: ObsSpec, want: ObsSpec, config: NetConfig, what: str 
     observations of ``want`` (the number of GPUs may differ; per-GPU features, context and, with
     node features, the node size may not)."""
     diffs = []
+    if have.items != want.items:
+        diffs.append(f"the network scores {have.items}s (its action mode), the env's actions choose {want.items}s")
     if have.gpu_features != want.gpu_features:
         diffs.append(f"{have.gpu_features} per-GPU features vs {want.gpu_features}")
     if have.context != want.context:
         diffs.append(f"{have.context} context values vs {want.context} (the env's queue_window or features differ)")
-    if config.node_features and have.gpus_per_node != want.gpus_per_node:
+    if config.node_features and have.items == "gpu" and have.gpus_per_node != want.gpus_per_node:
         diffs.append(f"nodes of {have.gpus_per_node} GPUs vs {want.gpus_per_node} (node_features)")
-    if config.node_features and want.gpus_per_node and want.num_gpus % want.gpus_per_node:
+    if config.node_features and want.items == "gpu" and want.gpus_per_node and want.num_gpus % want.gpus_per_node:
         diffs.append(f"{want.num_gpus} GPUs are not whole nodes of {want.gpus_per_node}")
     if diffs:
         raise LayoutError(f"the network does not fit {what}: " + "; ".join(diffs))

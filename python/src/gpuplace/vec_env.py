@@ -67,6 +67,7 @@ class GpuPlaceVecEnv(VecEnv):
         num_threads: C++ worker threads (1 = step on the calling thread).
         render_mode: None, "ansi" or "rgb_array" (renders env 0 unless told otherwise).
         overrides: nested dict merged into the scenario.
+        action_mode: "gpu" (the default), "placement" or "job": sets the scenario's env.action_mode.
         copy: return copies of the C++ buffers (default, required by SB3, which keeps references
             to past observations). False returns read-only views overwritten by the next step.
     """
@@ -79,10 +80,11 @@ class GpuPlaceVecEnv(VecEnv):
         render_mode: str | None = None,
         overrides: dict | None = None,
         copy: bool = True,
+        action_mode: str | None = None,
     ):
         if render_mode is not None and render_mode not in ("ansi", "rgb_array"):
             raise ValueError(f"render_mode must be 'ansi', 'rgb_array' or None, got {render_mode!r}")
-        self.scenario = load_scenario(scenario, overrides)
+        self.scenario = load_scenario(scenario, overrides, action_mode)
         self.core = core_classes(self.scenario)[1](json.dumps(self.scenario), int(num_envs), int(num_threads))
         self.render_mode = render_mode
         self.copy = bool(copy)

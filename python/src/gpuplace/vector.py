@@ -39,6 +39,7 @@ class GpuPlaceVectorEnv(VectorEnv):
         num_threads: C++ worker threads (results do not depend on it).
         render_mode: None, "ansi" or "rgb_array" (renders every env).
         overrides: nested dict merged into the scenario.
+        action_mode: "gpu" (the default), "placement" or "job": sets the scenario's env.action_mode.
         copy: return copies (default). False returns read-only views that the next step overwrites.
     """
 
@@ -52,6 +53,7 @@ class GpuPlaceVectorEnv(VectorEnv):
         render_mode: str | None = None,
         overrides: dict | None = None,
         copy: bool = True,
+        action_mode: str | None = None,
     ):
         if _is_count(scenario):  # the old order, GpuPlaceVectorEnv(num_envs, scenario): still accepted
             warnings.warn("GpuPlaceVectorEnv(num_envs, scenario) is the old argument order; pass "
@@ -59,7 +61,7 @@ class GpuPlaceVectorEnv(VectorEnv):
             scenario, num_envs = ("default" if _is_count(num_envs) else num_envs), scenario
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be 'ansi', 'rgb_array' or None, got {render_mode!r}")
-        self.scenario = load_scenario(scenario, overrides)
+        self.scenario = load_scenario(scenario, overrides, action_mode)
         self.core = core_classes(self.scenario)[1](json.dumps(self.scenario), int(num_envs), int(num_threads))
         self.num_envs = int(self.core.num_envs)
         self.render_mode = render_mode
