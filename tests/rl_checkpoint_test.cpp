@@ -16,6 +16,15 @@ using namespace gpuplace;
 using test::tiny_ppo_scenario;
 using test::tiny_ppo_config;
 
+/// Whether two networks act the same greedily over a whole episode of `s` (seed 5); the first's
+/// episode must end with every job done.
+bool same_episode(const rl::actor_critic& a, rl::actor_critic b, const scenario& s) {
+    rl::network_policy p1(std::make_shared<const rl::actor_critic>(a)), p2(std::make_shared<const rl::actor_critic>(std::move(b)));
+    env e1(s), e2(s);
+    const auto r1 = run_episode(e1, p1, 5), r2 = run_episode(e2, p2, 5);
+    return r1.terminated && r1.m.jobs_done == e1.simulator().jobs().size() && r1.episode_return == r2.episode_return;
+}
+
 template <class F>
 std::string error_of(F&& f) {
     try {
@@ -38,14 +47,7 @@ TEST_CASE("rl checkpoint: round trip keeps weights, normalisers and actions") {
     auto a = p.network().parts(), b = ck.network.parts();
     for (std::size_t i = 0; i < a.size(); ++i) CHECK(a[i]->params() == b[i]->params());
     CHECK(ck.network.normalizers()[0].mean() == p.network().normalizers()[0].mean());
-    // the same greedy actions over a whole episode
-    auto n1 = std::make_shared<const rl::actor_critic>(p.network());
-    auto n2 = std::make_shared<const rl::actor_critic>(std::move(ck.network));
-    rl::network_policy p1(n1), p2(n2);
-    env e1(s), e2(s);
-    const auto r1 = run_episode(e1, p1, 5), r2 = run_episode(e2, p2, 5);
-    CHECK(r1.terminated);
-    CHECK(r1.episode_return == r2.episode_return);
+    CHECK(same_episode(p.network(), std::move(ck.network), s));  // the same greedy actions over a whole episode
 }
 
 TEST_CASE("rl checkpoint: truncated, corrupted or foreign checkpoints are clear CheckpointErrors") {
@@ -202,16 +204,9 @@ TEST_CASE("rl action modes: PPO trains in the placement and job modes; checkpoin
         CHECK(text.find(mode == action_mode::placement ? "\"items\":\"candidate\"" : "\"items\":\"slot\"") != std::string::npos);
         auto ck = rl::parse_checkpoint(text, "mem");
         CHECK(ck.network.spec() == p.network().spec());
-        auto n1 = std::make_shared<const rl::actor_critic>(p.network());
-        auto n2 = std::make_shared<const rl::actor_critic>(std::move(ck.network));
-        rl::network_policy p1(n1), p2(n2);
-        env e1(s), e2(s);
-        const auto r1 = run_episode(e1, p1, 5), r2 = run_episode(e2, p2, 5);
-        CHECK(r1.terminated);
-        CHECK(r1.m.jobs_done == 12);
-        CHECK(r1.episode_return == r2.episode_return);
+        CHECK(same_episode(p.network(), std::move(ck.network), s));
         // a network of one mode refuses the env of another, naming both
-        CHECK(n1->incompatibility(rl::obs_spec::of(env(tiny_ppo_scenario()))).find("trained in that action mode") != std::string::npos);
+        CHECK(p.network().incompatibility(rl::obs_spec::of(env(tiny_ppo_scenario()))).find("trained in that action mode") != std::string::npos);
     }
     // a GPU-mode checkpoint carries no "items" (its JSON is as before the action modes)
     const auto s = tiny_ppo_scenario();

@@ -126,6 +126,19 @@ std::uint32_t take_from_node(const T& t, std::size_t nd, std::uint32_t n, availa
     return got;
 }
 
+/// What the heuristics that plan a whole job and follow the plan pick by pick share: the
+/// availability they plan from and the plan.
+struct job_plan {
+    availability a_;
+    std::vector<gpu_id> plan_;
+
+    template <class T>
+    void reserve(const T& t) {
+        a_.reserve(t);
+        plan_.reserve(t.num_gpus());
+    }
+};
+
 }  // namespace detail
 
 /// Pack / best-fit: consolidates the job onto the fullest node that can hold it (fewest available
@@ -134,16 +147,12 @@ std::uint32_t take_from_node(const T& t, std::size_t nd, std::uint32_t n, availa
 /// with most available GPUs); when no rack can, racks are filled the same way. Never opens an
 /// empty node while a partly-used node can hold the job. The plan is made for the whole job and
 /// followed pick by pick.
-class pack_policy {
+class pack_policy : detail::job_plan {
 public:
     static constexpr std::string_view name = "pack";
     static constexpr bool places_gpus = true;
     void reset(std::uint64_t) {}
-    template <class T>
-    void reserve(const T& t) {
-        a_.reserve(t);
-        plan_.reserve(t.num_gpus());
-    }
+    using job_plan::reserve;
 
     template <class E>
     std::int64_t act(const E& e) {
@@ -197,9 +206,6 @@ private:
         }
         return got;
     }
-
-    detail::availability a_;
-    std::vector<gpu_id> plan_;
 };
 
 /// Pack that waits: a job that one node could hold (or, when it is larger than a node, one rack)
@@ -242,15 +248,14 @@ private:
 /// the most available GPUs as long as it can hold the whole job, and takes the job's GPUs there,
 /// from the children with the most available GPUs first (ties: lower index). The plan is made for
 /// the whole job and followed pick by pick.
-class load_balance_policy {
+class load_balance_policy : detail::job_plan {
 public:
     static constexpr std::string_view name = "load_balance";
     static constexpr bool places_gpus = true;
     void reset(std::uint64_t) {}
     template <class T>
     void reserve(const T& t) {
-        a_.reserve(t);
-        plan_.reserve(t.num_gpus());
+        job_plan::reserve(t);
         order_.reserve(t.num_racks());
         nodes_.reserve(t.nodes_per_rack());
     }
@@ -303,8 +308,6 @@ private:
         return got;
     }
 
-    detail::availability a_;
-    std::vector<gpu_id> plan_;
     std::vector<std::size_t> order_, nodes_;
 };
 
