@@ -6,7 +6,7 @@ Reads data/gavel/simulation_throughputs.json (Gavel, MIT licence) and writes
   include/gpuplace/detail/gavel_zoo.hpp the same numbers as constexpr tables (ModelZoo::gavel_v100())
 
 The zoo's reference type is --gpu (v100); every other type of --types (p100, k80) is stored under
-"types" with its own throughputs and co-location pairs, cleaned by the same rules (heterogeneous
+"types" (a list) with its own throughputs and co-location pairs, cleaned by the same rules (heterogeneous
 clusters, docs/heterogeneous.md).
 
 Usage: python3 scripts/make_zoo.py [--input FILE] [--gpu v100] [--types p100,k80] [--json OUT] [--header OUT]
@@ -147,7 +147,7 @@ def cxx_str(s):
 
 def header(doc):
     names = [m["name"] for m in doc["models"]]
-    types = [(doc["gpu_type"], doc)] + [(t, d) for t, d in doc.get("types", {}).items()]
+    types = [(doc["gpu_type"], doc)] + [(d["gpu_type"], d) for d in doc.get("types", [])]
     lines = []
     w = lines.append
     w("#pragma once")
@@ -240,7 +240,7 @@ def calibration_error(doc):
     kept >= 5% of the consolidated step time. Reported, and checked by tests/model_zoo_test.cpp."""
     r = doc["reference"]
     worst = (0.0, None)
-    types = [(doc["gpu_type"], doc)] + list(doc.get("types", {}).items())
+    types = [(doc["gpu_type"], doc)] + [(d["gpu_type"], d) for d in doc.get("types", [])]
     for t, d in types:
         for m in d["models"]:
             for k, (c, s) in m["throughput"].items():
@@ -274,12 +274,13 @@ def main():
     with open(a.input) as f:
         raw = json.load(f)
     doc, stats = build(raw, a.gpu)
-    doc["types"] = {}
+    doc["types"] = []
     for t in [x for x in a.types.split(",") if x]:
         td, ts = build(raw, t)
-        doc["types"][t] = {"models": [{"name": m["name"], "throughput": m["throughput"], **({"notes": m["notes"]} if "notes" in m else {})}
-                                      for m in td["models"]],
-                           "colocation": td["colocation"]}
+        doc["types"].append({"gpu_type": t,
+                             "models": [{"name": m["name"], "throughput": m["throughput"], **({"notes": m["notes"]} if "notes" in m else {})}
+                                        for m in td["models"]],
+                             "colocation": td["colocation"]})
         print(f"{t}: noisy {len(ts['noisy'])}, dropped {ts['dropped']}, missing spread {ts['no_spread']}")
     if not doc["types"]:
         del doc["types"]

@@ -204,9 +204,9 @@ template <class C>
 
 /// Reads a zoo: {"gpu_type", "reference": {node_bandwidth, network_bandwidth, node_latency,
 /// network_latency}, "models": [{"name", "memory_gb", "throughput": {"<gpus>": [consolidated,
-/// spread], ...}}, ...], "colocation": {"<model>": {"<other>": [self, other]}}, "types": {"<gpu
-/// type>": {"models": [{"name", "throughput"}, ...], "colocation"}}} ("source", "license" and
-/// "notes" are allowed and ignored). A type under "types" lists the reference type's models in
+/// spread], ...}}, ...], "colocation": {"<model>": {"<other>": [self, other]}}, "types": [{"gpu_type",
+/// "models": [{"name", "throughput"}, ...], "colocation"}, ...]} ("source", "license" and "notes"
+/// are allowed and ignored). A type under "types" lists the reference type's models in
 /// order (their memory is the reference type's). Errors name the JSON path.
 [[nodiscard]] inline ModelZoo zoo_from_json(const detail::json& j, std::string_view path = "/zoo");
 
@@ -307,16 +307,20 @@ inline ModelZoo zoo_from_json(const detail::json& j, std::string_view path) {
     auto tit = j.find("types");
     if (tit == j.end()) return zoo;
     const auto tpath = join_path(path, "types");
-    if (!tit->is_object()) config_fail(tpath, "expected an object {\"<gpu type>\": {\"models\", \"colocation\"}}, got " + short_dump(*tit));
+    if (!tit->is_array()) config_fail(tpath, "expected an array [{\"gpu_type\", \"models\", \"colocation\"}], got " + short_dump(*tit));
     std::vector<ModelZoo> types;
-    for (auto t = tit->begin(); t != tit->end(); ++t) {
-        const auto p = join_path(tpath, t.key());
-        if (!t->is_object()) config_fail(p, "expected an object {\"models\", \"colocation\"}, got " + short_dump(*t));
-        check_keys(*t, p, {"models", "colocation", "notes"});
-        if (t.key() == gpu_type) config_fail(p, "the reference type \"" + gpu_type + "\" is not listed under types");
-        types.push_back(zoo_models_from_json(*t, p, ref, t.key(), &zoo));
+    for (std::size_t i = 0; i < tit->size(); ++i) {
+        const auto& t = (*tit)[i];
+        const auto p = join_path(tpath, std::to_string(i));
+        if (!t.is_object()) config_fail(p, "expected an object {\"gpu_type\", \"models\", \"colocation\"}, got " + short_dump(t));
+        check_keys(t, p, {"gpu_type", "models", "colocation", "notes"});
+        if (!t.contains("gpu_type")) config_fail(p, "missing key \"gpu_type\"");
+        std::string name;
+        read_string(t, p, "gpu_type", name);
+        if (name == gpu_type) config_fail(join_path(p, "gpu_type"), "the reference type \"" + gpu_type + "\" is not listed under types");
+        types.push_back(zoo_models_from_json(t, p, ref, name, &zoo));
     }
-    return zoo.with_types(std::move(types), std::string(tpath));
+    return zoo.with_types(std::move(types), "config " + std::string(tpath));
 }
 
 /// Reads a zoo file ("$GPUPLACE_DATA/..." allowed); errors name the file. ModelZoo::load() calls it.
@@ -355,7 +359,11 @@ inline ModelZoo zoo_from_json(const detail::json& j, std::string_view path) {
         }
     };
     models_of(z, j, true);
-    for (std::size_t t = 1; t < z.num_types(); ++t) models_of(z.of_type(t), j["types"][z.of_type(t).gpu_type()], false);
+    for (std::size_t t = 1; t < z.num_types(); ++t) {
+        detail::json tj = {{"gpu_type", z.of_type(t).gpu_type()}};
+        models_of(z.of_type(t), tj, false);
+        j["types"].push_back(std::move(tj));
+    }
     return j;
 }
 
