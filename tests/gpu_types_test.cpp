@@ -410,3 +410,31 @@ TEST_CASE("gpu types: the zoo's JSON form and the topology's keep the types") {
     CHECK(again.params().node_types == topo.params().node_types);
     CHECK(gp::scenario_from_json(gp::to_json(s)).topology == s.topology);
 }
+
+TEST_CASE("gpu types: co-location on a heterogeneous cluster (the reference type's interference factors on every type)") {
+    auto s = gp::preset_scenario("colocation");
+    s.topology.gpu_types = std::vector<std::string>{"v100", "k80"};
+    s.workload.synthetic.num_jobs = 80;
+    auto run = [&](std::uint64_t seed) {
+        gp::env e(s);
+        REQUIRE(e.gpu_types().heterogeneous());
+        gp::detail::rng r(seed);
+        e.reset(seed);
+        double sum = 0;
+        while (!e.done()) sum += e.step(random_action(e, r, 0.05)).reward;
+        REQUIRE(e.terminated());
+        double jct = 0, k80_time = 0, k80_ideal = 0;
+        for (const auto& rec : e.finished()) {
+            jct += rec.jct();
+            // a job alone on a K80 GPU runs at the K80 speed; next to another, slower still
+            if (e.topology().type_of(e.simulator().gpus_of(rec)[0]) == 1) {
+                k80_time += rec.end - rec.start;
+                k80_ideal += rec.ideal_duration / e.zoo().type_speed(rec.model, 2, 1);
+            }
+        }
+        CHECK(k80_time >= k80_ideal * (1 - 1e-9));
+        CHECK(sum == doctest::Approx(-jct / s.reward.time_scale).epsilon(1e-9));
+        return e.episode_return();
+    };
+    CHECK(run(3) == run(3));
+}

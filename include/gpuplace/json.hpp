@@ -791,7 +791,8 @@ inline void read_model_weights(const json& j, std::string_view path, std::vector
             {"memory_utilization", m.memory_utilization},
             {"avg_interference", m.avg_interference},
             {"jobs_done", m.jobs_done},
-            {"jobs_total", m.jobs_total}};
+            {"jobs_total", m.jobs_total},
+            {"type_utilization", m.type_utilization}};
 }
 
 /// Per policy, mean and standard error of each metric plus the per-seed metrics.
