@@ -5,7 +5,11 @@ Reads data/gavel/simulation_throughputs.json (Gavel, MIT licence) and writes
   data/model_zoo_v100.json              the zoo ModelZoo::load / ModelZoo::from_json read
   include/gpuplace/detail/gavel_zoo.hpp the same numbers as constexpr tables (ModelZoo::gavel_v100())
 
-Usage: python3 scripts/make_zoo.py [--input FILE] [--gpu v100] [--json OUT] [--header OUT]
+The zoo's reference type is --gpu (v100); every other type of --types (p100, k80) is stored under
+"types" (a list) with its own throughputs and co-location pairs, cleaned by the same rules (heterogeneous
+clusters, docs/heterogeneous.md).
+
+Usage: python3 scripts/make_zoo.py [--input FILE] [--gpu v100] [--types p100,k80] [--json OUT] [--header OUT]
 
 Cleaning rules (documented in docs/workloads.md):
   * consolidated throughput missing or <= 0 at a GPU count: that count is dropped;
@@ -143,6 +147,7 @@ def cxx_str(s):
 
 def header(doc):
     names = [m["name"] for m in doc["models"]]
+    types = [(doc["gpu_type"], doc)] + [(d["gpu_type"], d) for d in doc.get("types", [])]
     lines = []
     w = lines.append
     w("#pragma once")
@@ -177,45 +182,90 @@ def header(doc):
     w(f"inline constexpr double node_latency = {r['node_latency']!r};")
     w(f"inline constexpr double network_latency = {r['network_latency']!r};")
     w("")
-    w("inline constexpr point points[] = {")
-    models_rows = []
-    idx = 0
-    for m in doc["models"]:
-        first = idx
-        for k, (c, s) in m["throughput"].items():
-            w(f"    {{{k}, {c!r}, {s!r}}},")
-            idx += 1
-        models_rows.append((m["name"], m["memory_gb"], first, idx - first))
-    w("};")
-    w("")
-    w("inline constexpr model models[] = {")
-    for n, mem, first, count in models_rows:
-        w(f"    {{{cxx_str(n)}, {mem!r}, {first}, {count}}},")
-    w("};")
-    w("")
     n = len(names)
     w(f"inline constexpr std::size_t num_models = {n};")
+    w(f"inline constexpr std::size_t num_types = {len(types)};")
+    w("/// The GPU types: the reference type (gpu_type) first.")
+    w("inline constexpr std::string_view gpu_types[num_types] = {" + ", ".join(cxx_str(t) for t, _ in types) + "};")
     w("")
-    w("/// colocation[a][b] = {steps/s of a, steps/s of b} when 1-GPU jobs a and b share one GPU;")
-    w("/// {0, 0}: they cannot share; {-1, -1}: not measured.")
-    w(f"inline constexpr double colocation[{n}][{n}][2] = {{")
-    for a in names:
-        row = doc["colocation"].get(a, {})
-        cells = []
-        for b in names:
-            v = row.get(b)
-            cells.append("{-1, -1}" if v is None else f"{{{v[0]!r}, {v[1]!r}}}")
-        w("    {" + ", ".join(cells) + "},")
+    w("/// Every type's points, type by type, model by model.")
+    w("inline constexpr point points[] = {")
+    rows = []
+    idx = 0
+    for t, d in types:
+        trow = []
+        by_name = {m["name"]: m for m in d["models"]}
+        for name in names:
+            m = by_name[name]
+            first = idx
+            for k, (c, s) in m["throughput"].items():
+                w(f"    {{{k}, {c!r}, {s!r}}},")
+                idx += 1
+            trow.append((name, doc["models"][names.index(name)]["memory_gb"], first, idx - first))
+        rows.append(trow)
+    w("};")
+    w("")
+    w("/// models[type][model]: the model's points of that type.")
+    w("inline constexpr model models[num_types][num_models] = {")
+    for trow in rows:
+        w("    {")
+        for nm, mem, first, count in trow:
+            w(f"        {{{cxx_str(nm)}, {mem!r}, {first}, {count}}},")
+        w("    },")
+    w("};")
+    w("")
+    w("/// colocation[type][a][b] = {steps/s of a, steps/s of b} when 1-GPU jobs a and b share one GPU")
+    w("/// of that type; {0, 0}: they cannot share; {-1, -1}: not measured.")
+    w(f"inline constexpr double colocation[num_types][{n}][{n}][2] = {{")
+    for t, d in types:
+        w("    {")
+        for a in names:
+            row = d["colocation"].get(a, {})
+            cells = []
+            for b in names:
+                v = row.get(b)
+                cells.append("{-1, -1}" if v is None else f"{{{v[0]!r}, {v[1]!r}}}")
+            w("        {" + ", ".join(cells) + "},")
+        w("    },")
     w("};")
     w("")
     w("}  // namespace gpuplace::detail::gavel")
     return "\n".join(lines) + "\n"
 
 
+def calibration_error(doc):
+    """The largest relative error of the zoo against its own cleaned points, where the ring
+    all-reduce calibration (compute + volume / bandwidth + hops x latency, per type) cannot fit both
+    the consolidated and the spread throughput on the measurement cluster: its compute time is
+    kept >= 5% of the consolidated step time. Reported, and checked by tests/model_zoo_test.cpp."""
+    r = doc["reference"]
+    worst = (0.0, None)
+    types = [(doc["gpu_type"], doc)] + [(d["gpu_type"], d) for d in doc.get("types", [])]
+    for t, d in types:
+        for m in d["models"]:
+            for k, (c, s) in m["throughput"].items():
+                k = int(k)
+                if k == 1:
+                    continue
+                hops = 2.0 * (k - 1)
+                tc, ts = 1.0 / c, 1.0 / s
+                denom = 1.0 / r["network_bandwidth"] - 1.0 / r["node_bandwidth"]
+                v = max(0.0, (ts - tc - hops * (r["network_latency"] - r["node_latency"])) / denom)
+                comp = tc - v / r["node_bandwidth"] - hops * r["node_latency"]
+                comp = max(comp, 0.05 * tc)
+                for meas, bw, lat in ((c, r["node_bandwidth"], r["node_latency"]), (s, r["network_bandwidth"], r["network_latency"])):
+                    pred = 1.0 / (comp + v / bw + hops * lat)
+                    e = abs(pred - meas) / meas
+                    if e > worst[0]:
+                        worst = (e, (t, m["name"], k))
+    return worst
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--input", default=DEFAULT_INPUT)
     ap.add_argument("--gpu", default="v100")
+    ap.add_argument("--types", default="p100,k80", help="other GPU types, comma-separated (empty: none)")
     ap.add_argument("--json", default=os.path.join(ROOT, "data", "model_zoo_v100.json"))
     ap.add_argument("--header", default=os.path.join(ROOT, "include", "gpuplace", "detail", "gavel_zoo.hpp"))
     a = ap.parse_args()
@@ -224,6 +274,16 @@ def main():
     with open(a.input) as f:
         raw = json.load(f)
     doc, stats = build(raw, a.gpu)
+    doc["types"] = []
+    for t in [x for x in a.types.split(",") if x]:
+        td, ts = build(raw, t)
+        doc["types"].append({"gpu_type": t,
+                             "models": [{"name": m["name"], "throughput": m["throughput"], **({"notes": m["notes"]} if "notes" in m else {})}
+                                        for m in td["models"]],
+                             "colocation": td["colocation"]})
+        print(f"{t}: noisy {len(ts['noisy'])}, dropped {ts['dropped']}, missing spread {ts['no_spread']}")
+    if not doc["types"]:
+        del doc["types"]
     with open(a.json, "w") as f:
         f.write(compact_json(doc))
     with open(a.header, "w") as f:
@@ -234,6 +294,8 @@ def main():
         print(f"  {name} @ {k} GPUs: consolidated {c:.3f}, spread {s:.3f}")
     print(f"dropped points: {stats['dropped']}; missing spread: {stats['no_spread']}")
     print(f"single-GPU-only models: {', '.join(stats['single_gpu_only'])}")
+    err, where = calibration_error(doc)
+    print(f"calibration error (ring all-reduce on the measurement cluster): max {100 * err:.3g}% ({where})")
 
 
 if __name__ == "__main__":

@@ -332,3 +332,26 @@ TEST_CASE("action modes: the harness and random run in every mode") {
         }
     }
 }
+
+TEST_CASE("action modes: on the heterogeneous preset the invariants hold and type-aware heuristics act in every mode") {
+    auto s = gp::preset_scenario("heterogeneous");
+    s.workload.synthetic.num_jobs = 40;
+    for (const char* mode : modes) {
+        INFO(mode);
+        const auto sm = mode_scenario(s, mode);
+        gp::env e(sm);
+        const double sum = play_mode(e, 3, 0.2);
+        CHECK(close_rel(sum, -mode_sum_jct(e.finished()) / 3600.0));
+        for (const char* name : {"fastest_type:pack_wait", "throughput_greedy:pack"}) {
+            gp::env h(sm);
+            auto act = gp::heuristic<gp::env>(name).make(1);
+            h.reset(2);
+            while (!h.done()) {
+                const auto a = act(h);
+                REQUIRE(h.why_invalid(a) == "");
+                h.step(a);
+            }
+            CHECK(h.finished().size() == 40);
+        }
+    }
+}

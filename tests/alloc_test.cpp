@@ -137,6 +137,26 @@ TEST_CASE_TEMPLATE("alloc: env.step() allocates nothing after reset()", E, gp::e
     }
 }
 
+TEST_CASE("alloc: env.step() allocates nothing after reset() on a heterogeneous cluster, with confine_type too") {
+    for (const bool confine : {false, true}) {
+        auto s = gp::preset_scenario("heterogeneous");
+        s.workload.synthetic.num_jobs = 60;
+        s.env.confine_type = confine;
+        gp::env e(s);
+        gp::detail::rng r(3);
+        for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+            INFO("confine ", confine, " seed ", seed);
+            e.reset(seed);
+            {
+                alloc_counter c;
+                while (!e.done()) (void)e.step(random_action(e, r, 0.3));
+                CHECK(c.stop() == 0);
+            }
+            CHECK(e.finished().size() == 60);
+        }
+    }
+}
+
 TEST_CASE("alloc: vector_env.step() allocates nothing once every env has finished an episode") {
     const auto s = with(small_scenario(dgx_a100_2x4::config(), {{"1", .4}, {"2", .2}, {"4", .2}, {"8", .2}}, 20),
                         {{"env", {{"allow_defer", true}}}});

@@ -70,7 +70,7 @@ const std::vector<example>& catalogue() {
         // ---- ConfigError -------------------------------------------------------------------
         add("ConfigError",
             "config /env/bogus: unknown key \"bogus\" (allowed: queue_policy, backfill, allow_defer, queue_window, "
-            "max_steps, max_time, action_mode, slots, placer)",
+            "max_steps, max_time, action_mode, slots, placer, confine_type)",
             [] { (void)gp::parse_scenario(R"({"env": {"queue_policy": "fifo", "bogus": 1}})"); });
         add("ConfigError", "config /env/queue_window: value 5000 out of range [0, 1024]",
             [] { (void)gp::parse_scenario(R"({"env": {"queue_window": 5000}})"); });
@@ -106,7 +106,7 @@ const std::vector<example>& catalogue() {
             p.racks = 0;
             gp::TreeTopology t(p);
         });
-        add("ConfigError", "unknown scenario preset \"big\" (allowed: default, proximity_drl, colocation, philly, philly:<file>)",
+        add("ConfigError", "unknown scenario preset \"big\" (allowed: default, proximity_drl, colocation, philly, heterogeneous, philly:<file>)",
             [] { (void)gp::preset_scenario("big"); });
         add("ConfigError", "cannot open scenario file \"/no/such/scenario.json\"",
             [] { (void)gp::load_scenario("/no/such/scenario.json"); });

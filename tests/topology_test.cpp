@@ -159,7 +159,7 @@ TEST_CASE("topology: bad parameters are ConfigErrors naming the value") {
     CHECK(fails(json{{"rackz", 2}}) ==
           "config /topology/rackz: unknown key \"rackz\" (allowed: preset, racks, nodes_per_rack, gpus_per_node, "
           "node_bandwidth, rack_bandwidth, spine_bandwidth, node_latency, rack_latency, spine_latency, fabric, "
-          "pcie_bandwidth)");
+          "pcie_bandwidth, gpu_types)");
     CHECK(fails(json{{"preset", "dgx2"}}) ==
           "config /topology/preset: unknown preset \"dgx2\" (allowed: dgx_a100, dgx1, proximity_drl, custom)");
     CHECK(fails(json{{"racks", 0}}) == "config /topology/racks: value 0 out of range [1, 65536]");

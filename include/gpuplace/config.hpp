@@ -83,6 +83,10 @@ struct env_options {
     action_mode mode = action_mode::gpu;     ///< what an action chooses
     std::size_t slots = 8;                   ///< placement / job modes: candidates or queue jobs offered (K)
     placer_kind placer = placer_kind::pack;  ///< job mode: the heuristic that places the chosen job
+    /// Heterogeneous clusters: a job's GPUs are all of one type (the mask allows, before the first
+    /// pick, the GPUs of types with room for the whole job, then those of the first pick's type).
+    /// GPU action mode without co-location.
+    bool confine_type = false;
 };
 
 /// Reward weights. r = -jct * (jobs in system x elapsed) / time_scale - makespan * elapsed / time_scale

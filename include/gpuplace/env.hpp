@@ -13,6 +13,10 @@
 /// (placed by a heuristic), among K slots, then DEFER / wait (index K); the chosen GPUs are then
 /// picked as in the GPU mode, so the simulator, metrics and reward are the same
 /// (detail/action_layer.hpp describes the choices and their observation).
+///
+/// On a cluster with GPU types (gpu_types.hpp) a job runs at its slowest GPU's type's speed, and on
+/// a heterogeneous one the observation describes the types and env.confine_type may keep a job on
+/// one type.
 
 #include <algorithm>
 #include <cmath>
@@ -33,6 +37,7 @@
 #include "detail/room_index.hpp"
 #include "detail/wait_queue.hpp"
 #include "error.hpp"
+#include "gpu_types.hpp"
 #include "job.hpp"
 #include "metrics.hpp"
 #include "model_zoo.hpp"
@@ -83,13 +88,20 @@ public:
         opt_ = {e.max_steps ? e.max_steps : ~std::size_t{0}, e.max_time > 0 ? e.max_time : std::numeric_limits<double>::infinity(),
                 e.allow_defer, e.backfill, w.time_scale, w.jct, w.makespan, w.comm, w.placement};
         workload_ = workload_source(cfg_.workload, zoo_, G);  // reads a trace once
+        types_ = gpu_type_map(topo_, zoo_);
+        if (e.confine_type && (e.mode != action_mode::gpu || cfg_.colocation.enabled))
+            throw ConfigError("config /env/confine_type: supported in the gpu action mode without co-location only");
         if (cfg_.colocation.enabled)
             sim_.set_colocation(std::make_shared<interference_table>(interference_table::of(cfg_.colocation, zoo_)),
                                 cfg_.colocation.max_jobs_per_gpu);
         sim_.resize(topo_);
         picks_.resize(topo_);
-        obs_ = observation_writer(topo_, e.queue_window, cfg_.colocation.enabled, w.time_scale);
-        layout_ = gpuplace::observation_layout(G, e.queue_window, cfg_.colocation.enabled);
+        obs_ = observation_writer(topo_, e.queue_window, cfg_.colocation.enabled, w.time_scale, types_.heterogeneous());
+        layout_ = gpuplace::observation_layout(G, e.queue_window, cfg_.colocation.enabled, types_.heterogeneous());
+        if (types_.heterogeneous()) {
+            type_free_.assign(types_.num_types(), 0);
+            type_speed_.assign(types_.num_types(), 0.0);
+        }
         mode_ = e.mode;
         if (mode_ != action_mode::gpu) {
             if (e.slots < 1) throw ConfigError("config /env/slots: 0 (the " + std::string(to_string(mode_)) + " action mode needs at least 1)");
@@ -140,6 +152,10 @@ public:
             const auto node = topo_.node_of(g), rack = topo_.rack_of(g);
             picks_.add(g, node, rack);
             if (picks_.size() < cur_gpus_) {  // a pick alone changes neither the cluster nor time
+                if (types_.heterogeneous()) {  // the mask may depend on the picks' type: all of it
+                    write_observation();
+                    return end_step(reward, false, t_start);
+                }
                 obs_.after_pick(topo_, picks_, g, node, rack, cur_gpus_);
                 obs_.defer(false);  // DEFER is allowed only before the first pick
                 return end_step(reward, false, t_start);
@@ -155,7 +171,7 @@ public:
         // current every mask entry changes: the whole observation. Otherwise the GPUs whose jobs
         // changed were rewritten as they changed (start_current(), advance()); what is left are
         // their racks, every remaining time when time moved, and the tail.
-        if (sim_.colocation() || current_ == none) {
+        if (sim_.colocation() || current_ == none || types_.heterogeneous()) {
             write_observation();
         } else {
             obs_.flush(topo_, cluster(), picks_, sim_.now(), p.time_moved);
@@ -229,6 +245,8 @@ public:
     [[nodiscard]] const T& topology() const noexcept { return topo_; }
     [[nodiscard]] const C& comm() const noexcept { return comm_; }
     [[nodiscard]] const ModelZoo& zoo() const noexcept { return zoo_; }
+    /// The GPU types of the cluster (untyped: every GPU of the zoo's reference type).
+    [[nodiscard]] const gpu_type_map& gpu_types() const noexcept { return types_; }
     [[nodiscard]] const scenario& config() const noexcept { return cfg_; }
     [[nodiscard]] const basic_simulator<J>& simulator() const noexcept { return sim_; }
     [[nodiscard]] const cluster_state& cluster() const noexcept { return sim_.cluster(); }
@@ -259,6 +277,7 @@ public:
     /// Metrics of the jobs finished so far.
     [[nodiscard]] metrics episode_metrics() const {
         auto m = sim_.compute(scratch_);
+        m.type_utilization = types_.utilization(sim_.finished(), sim_.placements(), m.makespan);
         if (sim_.colocation() && m.makespan > 0) {
             m.memory_utilization = sim_.memory_time() / (double(num_gpus()) * cfg_.colocation.gpu_memory_gb * m.makespan);
             // jobs sharing a GPU must not count it twice: busy GPU-time as the simulator measured it
@@ -343,11 +362,21 @@ private:
         // free) nothing fits, and the (possibly long) queue need not be scanned.
         const auto& cl = cluster();
         if (cl.gpus_with_free_slot() == 0) return detail::wait_queue::npos;
-        const std::size_t free = cl.free_gpus();
+        std::size_t free = cl.free_gpus();
+        if (cfg_.env.confine_type && types_.heterogeneous()) free = std::min(free, most_free_of_a_type());
         return queue_.find(skip, free, opt_.backfill, !sim_.colocation(), [&](std::uint32_t j) {
             const auto k = sim_.job(j).num_gpus;
             return k <= free || room_hosts(rooms_.class_of(j)) >= k;
         });
+    }
+
+    /// confine_type: the most free GPUs of one type.
+    [[nodiscard]] std::size_t most_free_of_a_type() noexcept {
+        std::fill(type_free_.begin(), type_free_.end(), 0);
+        const auto& cl = cluster();
+        for (std::size_t n = 0; n < topo_.num_nodes(); ++n)
+            type_free_[types_.type_of(gpu_id(n * topo_.gpus_per_node()))] += cl.node_free(n);
+        return *std::max_element(type_free_.begin(), type_free_.end());
     }
 
     /// Makes the waiting job at queue position i (or none) the current one. The queue does not
@@ -417,8 +446,21 @@ private:
         const auto j = current_;
         std::sort(picks_.gpus.begin(), picks_.gpus.end());
         const auto& job = sim_.job(j);
-        const auto res = comm_.evaluate(topo_, zoo_, job.model, picks_.gpus);
-        sim_.start(j, picks_.gpus, res.slowdown, res.cost);
+        comm_result res;
+        double slowdown;
+        if (types_.typed()) {
+            // the slowest GPU's type: the comm model on that type's zoo, and that type's ideal step
+            // time over the reference type's (the job's ideal duration is on the reference type)
+            const auto t = types_.slowest(zoo_, job.model, picks_.gpus);
+            const auto& tz = types_.zoo_of(t);
+            res = comm_.evaluate(topo_, tz, job.model, picks_.gpus);
+            slowdown = res.slowdown * (comm_.ideal_step_time(topo_, tz, job.model, job.num_gpus) /
+                                       comm_.ideal_step_time(topo_, zoo_, job.model, job.num_gpus));
+        } else {
+            res = comm_.evaluate(topo_, zoo_, job.model, picks_.gpus);
+            slowdown = res.slowdown;
+        }
+        sim_.start(j, picks_.gpus, slowdown, res.cost);
         if (!sim_.colocation()) obs_.update_gpus(topo_, cluster(), picks_.gpus, sim_.now());
         queue_.erase(cur_pos_);
         picks_.clear(topo_);
@@ -495,6 +537,42 @@ private:
         }
         obs_.defer(defer_allowed());
         obs_.tail(sim_, queue_, current_, cur_gpus_, picks_.size());
+        if (types_.heterogeneous()) write_types();
+    }
+
+    /// Heterogeneous clusters: the type features (observation.hpp) and, with confine_type, the
+    /// mask's GPUs of the types the current job may use.
+    void write_types() noexcept {
+        const std::size_t G = num_gpus(), NT = types_.num_types();
+        float* speed = obs_.type_rows();
+        float* type = speed + G;
+        for (std::size_t g = 0; g < G; ++g) type[g] = float(types_.type_of(gpu_id(g))) / float(NT - 1);
+        if (current_ == none) {
+            std::fill(speed, speed + G, 0.0f);
+            obs_.best_type_speedup() = 0.0f;
+            return;
+        }
+        const auto& job = sim_.job(current_);
+        double fast = 0, slow = 1e300;
+        for (std::size_t t = 0; t < NT; ++t) {
+            type_speed_[t] = types_.speed(zoo_, job.model, t, job.num_gpus);
+            fast = std::max(fast, type_speed_[t]);
+            slow = std::min(slow, type_speed_[t]);
+        }
+        for (std::size_t g = 0; g < G; ++g) speed[g] = static_cast<float>(type_speed_[types_.type_of(gpu_id(g))] / fast);
+        obs_.best_type_speedup() = static_cast<float>(1.0 - slow / fast);
+        if (!cfg_.env.confine_type) return;
+        const auto mask = obs_.mask();
+        if (!picks_.empty()) {
+            const auto t0 = types_.type_of(picks_.gpus[0]);
+            for (std::size_t g = 0; g < G; ++g)
+                if (types_.type_of(gpu_id(g)) != t0) mask[g] = 0;
+            return;
+        }
+        std::fill(type_free_.begin(), type_free_.end(), 0);
+        for (std::size_t g = 0; g < G; ++g) type_free_[types_.type_of(gpu_id(g))] += mask[g];
+        for (std::size_t g = 0; g < G; ++g)
+            if (type_free_[types_.type_of(gpu_id(g))] < cur_gpus_) mask[g] = 0;
     }
 
     // Hot state first and together: every step reads it, and a vector env steps many envs in
@@ -528,6 +606,9 @@ private:
     detail::room_index rooms_;  ///< co-location: which GPUs have room for each class of jobs
     std::uint64_t seed_ = 0;
     std::vector<obs_segment> layout_;  ///< the GPU mode's
+    gpu_type_map types_;               ///< the GPUs' types (untyped: the zoo's reference type)
+    std::vector<std::size_t> type_free_;  ///< heterogeneous: scratch per type
+    std::vector<double> type_speed_;      ///< heterogeneous: the current job's speed per type
     mutable std::vector<double> scratch_;
     mutable detail::action_layer<basic_env> layer_;  ///< the placement and job modes (planning scratch: mutable)
 };

@@ -7,6 +7,10 @@
 /// action modes ask a heuristic for a whole placement (detail/plan_view.hpp). A GPU is "available"
 /// when the mask allows it. reserve() sizes a heuristic's buffers for a cluster, after which it
 /// allocates nothing.
+///
+/// On a heterogeneous cluster (GPUs of several types, gpu_types.hpp) typed_policy<Rule, Base>
+/// chooses the GPU type of each job (fastest_type or throughput_greedy) and lets Base place the job
+/// on that type's GPUs.
 
 #include <algorithm>
 #include <cstdint>
@@ -407,6 +411,146 @@ private:
 
     std::vector<gpu_id> free_, set_;
     std::vector<std::uint8_t> node_used_, rack_used_;
+};
+
+namespace detail {
+
+/// An env seen through a narrower mask: what the heuristics read (basic_env's names), with
+/// action_mask() restricted to the GPUs of one type.
+template <class E>
+class masked_view {
+public:
+    masked_view(const E& e, std::span<const std::uint8_t> mask) : e_(e), mask_(mask) {}
+    [[nodiscard]] std::span<const std::uint8_t> action_mask() const noexcept { return mask_; }
+    [[nodiscard]] std::size_t num_gpus() const noexcept { return e_.num_gpus(); }
+    [[nodiscard]] std::int64_t defer_action() const noexcept { return e_.defer_action(); }
+    [[nodiscard]] decltype(auto) topology() const noexcept { return e_.topology(); }
+    [[nodiscard]] bool has_current() const noexcept { return e_.has_current(); }
+    [[nodiscard]] std::uint32_t current_index() const noexcept { return e_.current_index(); }
+    [[nodiscard]] decltype(auto) current_job() const { return e_.current_job(); }
+    [[nodiscard]] std::span<const gpu_id> picked() const noexcept { return e_.picked(); }
+    [[nodiscard]] decltype(auto) cluster() const noexcept { return e_.cluster(); }
+    [[nodiscard]] decltype(auto) simulator() const noexcept { return e_.simulator(); }
+    [[nodiscard]] bool has_room(gpu_id g, std::uint32_t j) const noexcept { return e_.has_room(g, j); }
+    [[nodiscard]] double expected_interference(gpu_id g, std::uint32_t j) const noexcept { return e_.expected_interference(g, j); }
+    [[nodiscard]] comm_result evaluate(std::span<const gpu_id> gpus) const { return e_.evaluate(gpus); }
+    [[nodiscard]] decltype(auto) zoo() const noexcept { return e_.zoo(); }
+    [[nodiscard]] decltype(auto) gpu_types() const noexcept { return e_.gpu_types(); }
+    [[nodiscard]] decltype(auto) queue() const noexcept { return e_.queue(); }
+
+private:
+    const E& e_;
+    std::span<const std::uint8_t> mask_;
+};
+
+}  // namespace detail
+
+/// How typed_policy chooses a job's GPU type among the types with room for the whole job.
+enum class type_rule : std::uint8_t {
+    /// the type on which the job's model (at its GPU count) runs fastest
+    fastest_type,
+    /// Gavel's max-throughput idea, one decision at a time: the type where the job's speedup over
+    /// its slowest type, divided by the mean speedup on that type of the first 16 waiting jobs (the
+    /// job included), is largest - each type goes to the jobs that gain most from it relative to
+    /// the others. Ties (e.g. a queue of one job): the faster type.
+    throughput_greedy,
+};
+
+[[nodiscard]] constexpr std::string_view to_string(type_rule r) noexcept {
+    return r == type_rule::fastest_type ? "fastest_type" : "throughput_greedy";
+}
+
+/// A type-aware heuristic: Rule chooses the current job's GPU type among the types whose available
+/// GPUs can hold the whole job (after the first pick: the first pick's type), and Base places the
+/// job on that type's GPUs (it sees the mask restricted to them). When no type can hold the job
+/// alone, or the cluster is not heterogeneous, Base acts on the whole mask. Named
+/// "<rule>:<base>", e.g. "fastest_type:pack_wait".
+template <type_rule Rule, class Base>
+class typed_policy {
+public:
+    static constexpr bool places_gpus = true;
+    static constexpr type_rule rule = Rule;
+    void reset(std::uint64_t seed) { base_.reset(seed); }
+    template <class T>
+    void reserve(const T& t) {
+        base_.reserve(t);
+        mask_.reserve(t.num_gpus() + 1);
+    }
+
+    template <class E>
+    std::int64_t act(const E& e) {
+        if constexpr (!requires { e.gpu_types(); e.zoo(); e.queue(); }) {
+            return base_.act(e);
+        } else {
+            const auto& types = e.gpu_types();
+            if (!types.heterogeneous() || !e.has_current()) return base_.act(e);
+            const auto mask = e.action_mask();
+            const std::size_t G = e.num_gpus(), T = types.num_types();
+            avail_.assign(T, 0);
+            for (std::size_t g = 0; g < G; ++g) avail_[types.type_of(gpu_id(g))] += mask[g];
+            const auto picked = e.picked();
+            for (auto g : picked) ++avail_[types.type_of(g)];  // planning availability: the picks count
+            const auto& job = e.current_job();
+            std::size_t target = T;
+            if (!picked.empty()) {
+                const auto t0 = types.type_of(picked.front());
+                if (avail_[t0] >= job.num_gpus) target = t0;
+            } else {
+                target = choose(e, job.model, job.num_gpus);
+            }
+            if (target == T) return base_.act(e);  // no type holds it alone: Base on every type
+            mask_.assign(mask.begin(), mask.end());
+            for (std::size_t g = 0; g < G; ++g)
+                if (types.type_of(gpu_id(g)) != target) mask_[g] = 0;
+            return base_.act(detail::masked_view<E>(e, mask_));
+        }
+    }
+
+private:
+    /// The type for model m at k GPUs among those with room for k GPUs, or T when none has.
+    template <class E>
+    std::size_t choose(const E& e, model_id m, std::uint32_t k) {
+        const auto& types = e.gpu_types();
+        const auto& zoo = e.zoo();
+        const std::size_t T = types.num_types();
+        auto gain = [&](model_id mm, std::uint32_t kk, std::size_t t) {
+            double slow = 1e300;
+            for (std::size_t u = 0; u < T; ++u) slow = std::min(slow, types.speed(zoo, mm, u, kk));
+            return types.speed(zoo, mm, t, kk) / slow;
+        };
+        score_.assign(T, 0.0);
+        if constexpr (Rule == type_rule::throughput_greedy) {
+            mean_.assign(T, 0.0);
+            std::size_t n = 0;
+            bool self = false;
+            for (auto j : e.queue()) {
+                if (n == 16) break;
+                const auto& w = e.simulator().job(j);
+                for (std::size_t t = 0; t < T; ++t) mean_[t] += gain(w.model, w.num_gpus, t);
+                self = self || j == e.current_index();
+                ++n;
+            }
+            if (!self) {
+                for (std::size_t t = 0; t < T; ++t) mean_[t] += gain(m, k, t);
+                ++n;
+            }
+            for (std::size_t t = 0; t < T; ++t) score_[t] = gain(m, k, t) / (mean_[t] / double(n));
+        }
+        std::size_t best = T;
+        for (std::size_t t = 0; t < T; ++t) {
+            if (avail_[t] < k) continue;
+            const double sp = types.speed(zoo, m, t, k);
+            if (best == T || score_[t] > score_[best] ||
+                (score_[t] == score_[best] && sp > types.speed(zoo, m, best, k)))
+                best = t;
+        }
+        return best;
+    }
+
+    Base base_;
+    std::vector<std::uint8_t> mask_;
+    std::vector<std::uint32_t> avail_;
+    std::vector<double> score_, mean_;
 };
 
 }  // namespace gpuplace

@@ -39,13 +39,26 @@ namespace gpuplace {
 /// Reads a topology config: {"preset": "dgx_a100"|"dgx1"|"proximity_drl"|"custom", "racks",
 /// "nodes_per_rack", "gpus_per_node", "node_bandwidth", "rack_bandwidth", "spine_bandwidth",
 /// "node_latency", "rack_latency", "spine_latency", "fabric": "switched"|"cube_mesh",
-/// "pcie_bandwidth"}. Keys after the preset override it.
+/// "pcie_bandwidth", "gpu_types": a type name (every node) or an array of them, one per rack or one
+/// per node (names of the model zoo's GPU types, e.g. "v100")}. Keys after the preset override it.
 [[nodiscard]] inline topology_config topology_config_from_json(const detail::json& j, std::string_view path = "/topology") {
     using namespace detail;
     check_keys(j, path,
                {"preset", "racks", "nodes_per_rack", "gpus_per_node", "node_bandwidth", "rack_bandwidth", "spine_bandwidth",
-                "node_latency", "rack_latency", "spine_latency", "fabric", "pcie_bandwidth"});
+                "node_latency", "rack_latency", "spine_latency", "fabric", "pcie_bandwidth", "gpu_types"});
     topology_config c;
+    if (auto it = j.find("gpu_types"); it != j.end()) {
+        const auto p = join_path(path, "gpu_types");
+        c.gpu_types.emplace();
+        if (it->is_string()) c.gpu_types->push_back(it->get<std::string>());
+        else if (it->is_array() && !it->empty()) {
+            for (std::size_t i = 0; i < it->size(); ++i) {
+                if (!(*it)[i].is_string()) config_fail(join_path(p, std::to_string(i)), "expected a GPU type name, got " + short_dump((*it)[i]));
+                c.gpu_types->push_back((*it)[i].get<std::string>());
+            }
+        } else
+            config_fail(p, "expected a GPU type name or a non-empty array of them (one per rack or per node), got " + short_dump(*it));
+    }
     auto str = [&](const char* key, std::optional<std::string>& out) {
         if (!j.contains(key)) return;
         out.emplace();
@@ -99,13 +112,14 @@ namespace gpuplace {
     put("spine_latency", c.spine_latency);
     put("fabric", c.fabric);
     put("pcie_bandwidth", c.pcie_bandwidth);
+    put("gpu_types", c.gpu_types);
     return j;
 }
 
 /// The JSON that topology_from_json() reads back to an equal topology.
 [[nodiscard]] inline detail::json to_json(const TreeTopology& t) {
     const auto& p = t.params();
-    return {{"preset", "custom"},
+    detail::json j = {{"preset", "custom"},
             {"racks", p.racks},
             {"nodes_per_rack", p.nodes_per_rack},
             {"gpus_per_node", p.gpus_per_node},
@@ -117,6 +131,8 @@ namespace gpuplace {
             {"spine_latency", p.spine_latency},
             {"fabric", p.fabric == node_fabric::cube_mesh ? "cube_mesh" : "switched"},
             {"pcie_bandwidth", p.pcie_bandwidth}};
+    if (!p.node_types.empty()) j["gpu_types"] = p.node_types;
+    return j;
 }
 
 // ---- communication models -------------------------------------------------------------------------
@@ -188,22 +204,16 @@ template <class C>
 
 /// Reads a zoo: {"gpu_type", "reference": {node_bandwidth, network_bandwidth, node_latency,
 /// network_latency}, "models": [{"name", "memory_gb", "throughput": {"<gpus>": [consolidated,
-/// spread], ...}}, ...], "colocation": {"<model>": {"<other>": [self, other]}}} ("source",
-/// "license" and "notes" are allowed and ignored). Errors name the JSON path.
-[[nodiscard]] inline ModelZoo zoo_from_json(const detail::json& j, std::string_view path = "/zoo") {
-    using namespace detail;
-    check_keys(j, path, {"gpu_type", "reference", "models", "source", "license", "notes", "colocation"});
-    measurement_cluster ref;
-    if (auto it = j.find("reference"); it != j.end()) {
-        const auto p = join_path(path, "reference");
-        check_keys(*it, p, {"node_bandwidth", "network_bandwidth", "node_latency", "network_latency"});
-        read_number(*it, p, "node_bandwidth", ref.node_bandwidth, 1e-9);
-        read_number(*it, p, "network_bandwidth", ref.network_bandwidth, 1e-9);
-        read_number(*it, p, "node_latency", ref.node_latency, 0.0);
-        read_number(*it, p, "network_latency", ref.network_latency, 0.0);
-    }
-    std::string gpu_type = "v100";
-    read_string(j, path, "gpu_type", gpu_type);
+/// spread], ...}}, ...], "colocation": {"<model>": {"<other>": [self, other]}}, "types": [{"gpu_type",
+/// "models": [{"name", "throughput"}, ...], "colocation"}, ...]} ("source", "license" and "notes"
+/// are allowed and ignored). A type under "types" lists the reference type's models in
+/// order (their memory is the reference type's). Errors name the JSON path.
+[[nodiscard]] inline ModelZoo zoo_from_json(const detail::json& j, std::string_view path = "/zoo");
+
+namespace detail {
+/// A zoo's models and co-location pairs (what zoo_from_json() reads, and each entry of "types").
+[[nodiscard]] inline ModelZoo zoo_models_from_json(const json& j, std::string_view path, measurement_cluster ref,
+                                                   const std::string& gpu_type, const ModelZoo* reference) {
     auto mit = j.find("models");
     const auto mpath = join_path(path, "models");
     if (mit == j.end() || !mit->is_array() || mit->empty()) config_fail(mpath, "expected a non-empty array of models");
@@ -215,6 +225,14 @@ template <class C>
         ModelProfile mp;
         if (!mj.contains("name")) config_fail(p, "missing key \"name\"");
         read_string(mj, p, "name", mp.name);
+        if (reference) {  // a GPU type's models: the reference type's, in order, with their memory
+            if (i >= reference->size() || (*reference)[model_id(i)].name != mp.name)
+                config_fail(join_path(p, "name"), "\"" + mp.name + "\": expected " +
+                                                      (i < reference->size() ? "\"" + (*reference)[model_id(i)].name + "\"" : std::string("no more models")) +
+                                                      " (a type lists the reference type's models, in order)");
+            if (mj.contains("memory_gb")) config_fail(join_path(p, "memory_gb"), "a GPU type's model takes the reference type's memory");
+            mp.memory_gb = (*reference)[model_id(i)].memory_gb;
+        }
         read_number(mj, p, "memory_gb", mp.memory_gb, 0.0, 1e6);
         auto tit = mj.find("throughput");
         const auto tp = join_path(p, "throughput");
@@ -269,6 +287,41 @@ template <class C>
     }
     return ModelZoo(std::move(models), ref, gpu_type, std::move(pairs), std::string(path));
 }
+}  // namespace detail
+
+inline ModelZoo zoo_from_json(const detail::json& j, std::string_view path) {
+    using namespace detail;
+    check_keys(j, path, {"gpu_type", "reference", "models", "source", "license", "notes", "colocation", "types"});
+    measurement_cluster ref;
+    if (auto it = j.find("reference"); it != j.end()) {
+        const auto p = join_path(path, "reference");
+        check_keys(*it, p, {"node_bandwidth", "network_bandwidth", "node_latency", "network_latency"});
+        read_number(*it, p, "node_bandwidth", ref.node_bandwidth, 1e-9);
+        read_number(*it, p, "network_bandwidth", ref.network_bandwidth, 1e-9);
+        read_number(*it, p, "node_latency", ref.node_latency, 0.0);
+        read_number(*it, p, "network_latency", ref.network_latency, 0.0);
+    }
+    std::string gpu_type = "v100";
+    read_string(j, path, "gpu_type", gpu_type);
+    const auto zoo = zoo_models_from_json(j, path, ref, gpu_type, nullptr);
+    auto tit = j.find("types");
+    if (tit == j.end()) return zoo;
+    const auto tpath = join_path(path, "types");
+    if (!tit->is_array()) config_fail(tpath, "expected an array [{\"gpu_type\", \"models\", \"colocation\"}], got " + short_dump(*tit));
+    std::vector<ModelZoo> types;
+    for (std::size_t i = 0; i < tit->size(); ++i) {
+        const auto& t = (*tit)[i];
+        const auto p = join_path(tpath, std::to_string(i));
+        if (!t.is_object()) config_fail(p, "expected an object {\"gpu_type\", \"models\", \"colocation\"}, got " + short_dump(t));
+        check_keys(t, p, {"gpu_type", "models", "colocation", "notes"});
+        if (!t.contains("gpu_type")) config_fail(p, "missing key \"gpu_type\"");
+        std::string name;
+        read_string(t, p, "gpu_type", name);
+        if (name == gpu_type) config_fail(join_path(p, "gpu_type"), "the reference type \"" + gpu_type + "\" is not listed under types");
+        types.push_back(zoo_models_from_json(t, p, ref, name, &zoo));
+    }
+    return zoo.with_types(std::move(types), "config " + std::string(tpath));
+}
 
 /// Reads a zoo file ("$GPUPLACE_DATA/..." allowed); errors name the file. ModelZoo::load() calls it.
 [[nodiscard]] inline ModelZoo load_zoo(const std::string& path) {
@@ -289,18 +342,27 @@ template <class C>
                         {"network_bandwidth", r.network_bandwidth},
                         {"node_latency", r.node_latency},
                         {"network_latency", r.network_latency}}}};
-    auto& models = j["models"] = detail::json::array();
-    for (const auto& m : z.models()) {
-        detail::json t = detail::json::object();
-        for (const auto& p : m.points) t[std::to_string(p.gpus)] = {p.consolidated, p.spread};
-        models.push_back({{"name", m.name}, {"memory_gb", m.memory_gb}, {"throughput", t}});
-    }
-    if (z.has_colocation()) {
-        auto& c = j["colocation"] = detail::json::object();
-        for (std::size_t a = 0; a < z.size(); ++a)
-            for (std::size_t b = 0; b < z.size(); ++b)
-                if (const auto p = z.colocation(model_id(a), model_id(b)); p[0] >= 0)
-                    c[z[model_id(a)].name][z[model_id(b)].name] = {p[0], p[1]};
+    auto models_of = [](const ModelZoo& tz, detail::json& out, bool memory) {
+        auto& models = out["models"] = detail::json::array();
+        for (const auto& m : tz.models()) {
+            detail::json t = detail::json::object();
+            for (const auto& p : m.points) t[std::to_string(p.gpus)] = {p.consolidated, p.spread};
+            if (memory) models.push_back({{"name", m.name}, {"memory_gb", m.memory_gb}, {"throughput", t}});
+            else models.push_back({{"name", m.name}, {"throughput", t}});
+        }
+        if (tz.has_colocation()) {
+            auto& c = out["colocation"] = detail::json::object();
+            for (std::size_t a = 0; a < tz.size(); ++a)
+                for (std::size_t b = 0; b < tz.size(); ++b)
+                    if (const auto p = tz.colocation(model_id(a), model_id(b)); p[0] >= 0)
+                        c[tz[model_id(a)].name][tz[model_id(b)].name] = {p[0], p[1]};
+        }
+    };
+    models_of(z, j, true);
+    for (std::size_t t = 1; t < z.num_types(); ++t) {
+        detail::json tj = {{"gpu_type", z.of_type(t).gpu_type()}};
+        models_of(z.of_type(t), tj, false);
+        j["types"].push_back(std::move(tj));
     }
     return j;
 }
@@ -631,7 +693,8 @@ inline void read_model_weights(const json& j, std::string_view path, std::vector
     if (auto it = j.find("env"); it != j.end()) {
         const std::string p = "/env";
         check_keys(*it, p, {"queue_policy", "backfill", "allow_defer", "queue_window", "max_steps", "max_time", "action_mode",
-                            "slots", "placer"});
+                            "slots", "placer", "confine_type"});
+        read_bool(*it, p, "confine_type", s.env.confine_type);
         std::string q = std::string(to_string(s.env.order));
         read_string(*it, p, "queue_policy", q);
         if (q == "fifo") s.env.order = queue_order::fifo;
@@ -701,6 +764,7 @@ inline void read_model_weights(const json& j, std::string_view path, std::vector
         j["env"]["slots"] = e.slots;
         j["env"]["placer"] = to_string(e.placer);
     }
+    if (e.confine_type) j["env"]["confine_type"] = true;  // written only when set: other scenarios' JSON is unchanged
     if (s.colocation.enabled) j["colocation"] = to_json(s.colocation);
     const auto& r = s.reward;
     j["reward"] = {{"jct", r.jct}, {"makespan", r.makespan}, {"comm", r.comm}, {"placement", r.placement}, {"time_scale", r.time_scale}};
@@ -724,7 +788,8 @@ inline void read_model_weights(const json& j, std::string_view path, std::vector
             {"memory_utilization", m.memory_utilization},
             {"avg_interference", m.avg_interference},
             {"jobs_done", m.jobs_done},
-            {"jobs_total", m.jobs_total}};
+            {"jobs_total", m.jobs_total},
+            {"type_utilization", m.type_utilization}};
 }
 
 /// Per policy, mean and standard error of each metric plus the per-seed metrics.
@@ -785,6 +850,24 @@ inline constexpr std::string_view colocation_scenario_json = R"json({
   "reward": {"jct": 1.0, "time_scale": 3600}
 })json";
 
+/// A heterogeneous cluster: 72 GPUs, one rack of 3 servers x 8 GPUs per GPU type (V100, P100,
+/// K80; NVLink inside a server at 100 GB/s, 12.5 GB/s between servers, 6.25 GB/s between racks),
+/// 160 jobs of the built-in zoo's 26 job types (40% 1 GPU, 20% each 2/4/8 GPUs) at offered load
+/// 0.6 in V100 time (the P100 and K80 racks are slower for most models), DEFER allowed
+/// (docs/heterogeneous.md).
+inline constexpr std::string_view heterogeneous_scenario_json = R"json({
+  "name": "heterogeneous",
+  "topology": {"preset": "custom", "racks": 3, "nodes_per_rack": 3, "gpus_per_node": 8,
+               "node_bandwidth": 100, "rack_bandwidth": 12.5, "spine_bandwidth": 6.25,
+               "gpu_types": ["v100", "p100", "k80"]},
+  "comm": {"model": "ring_allreduce"},
+  "workload": {"kind": "synthetic", "num_jobs": 160, "load": 0.6,
+               "gpu_counts": {"1": 0.4, "2": 0.2, "4": 0.2, "8": 0.2},
+               "duration_min": 600, "duration_max": 14400},
+  "env": {"queue_policy": "fifo", "backfill": true, "allow_defer": true, "queue_window": 8},
+  "reward": {"jct": 1.0, "time_scale": 3600}
+})json";
+
 /// The Philly-derived trace files (data/philly/, data/README.md) a policy is trained on, and those
 /// held out from training (results on Philly traces are reported on these, file by file).
 [[nodiscard]] inline std::vector<std::string> philly_training_files() {
@@ -807,13 +890,17 @@ inline constexpr std::string_view philly_scenario_json = R"json({
 })json";
 
 /// Names of the preset scenarios ("philly:<file>" too: one file of data/philly/).
-[[nodiscard]] inline std::vector<std::string> preset_names() { return {"default", "proximity_drl", "colocation", "philly"}; }
+[[nodiscard]] inline std::vector<std::string> preset_names() {
+    return {"default", "proximity_drl", "colocation", "philly", "heterogeneous"};
+}
 
-/// A named preset scenario: "default", "proximity_drl", "colocation", "philly" or "philly:<file>".
+/// A named preset scenario: "default", "proximity_drl", "colocation", "philly", "philly:<file>" or
+/// "heterogeneous".
 [[nodiscard]] inline scenario preset_scenario(std::string_view name) {
     if (name == "default") return parse_scenario(default_scenario_json, "default scenario");
     if (name == "proximity_drl") return parse_scenario(proximity_drl_scenario_json, "proximity_drl scenario");
     if (name == "colocation") return parse_scenario(colocation_scenario_json, "colocation scenario");
+    if (name == "heterogeneous") return parse_scenario(heterogeneous_scenario_json, "heterogeneous scenario");
     if (name == "philly" || name.starts_with("philly:")) {
         auto j = detail::parse_json(philly_scenario_json, "philly scenario");
         auto& w = j["workload"];

@@ -3,6 +3,7 @@
 /// What a finished job records, and the metrics of an episode.
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <span>
@@ -28,6 +29,9 @@ struct job_record {
     [[nodiscard]] double queueing_delay() const noexcept { return start - submit; }
 };
 
+/// How many GPU types of a heterogeneous cluster metrics::type_utilization reports.
+inline constexpr std::size_t max_metric_types = 4;
+
 /// Metrics of an episode (or of the jobs finished so far). Times in seconds.
 struct metrics {
     double avg_jct = 0, p50_jct = 0, p95_jct = 0, p99_jct = 0;
@@ -39,6 +43,9 @@ struct metrics {
     double sm_utilization = 0;     ///< GPU-time of useful work at isolated speed (GPUs x ideal x share) / (GPUs x makespan)
     double memory_utilization = 0; ///< GPU memory x time used / (capacity x makespan); 0 without co-location
     double avg_interference = 1;   ///< mean of run time / (ideal duration x placement slowdown), >= 1
+    /// Heterogeneous clusters: per GPU type (TreeTopology::gpu_types() order, the first
+    /// max_metric_types), its GPUs' busy time / (its GPUs x makespan); 0 otherwise.
+    std::array<double, max_metric_types> type_utilization{};
     std::size_t jobs_done = 0, jobs_total = 0;
 };
 

@@ -7,8 +7,14 @@
 ///
 /// Layout for G GPUs and a queue window of K jobs: per GPU (G values each, segment
 /// "gpu_<name>"): busy, picked, remaining, proximity, node_free, rack_free, and with co-location
-/// occupancy, memory_headroom, interference; then "job" (5 fields), "queue" (K x 4 fields) and
-/// "global" (4 fields).
+/// occupancy, memory_headroom, interference, and on a heterogeneous cluster (GPUs of several
+/// types) type_speed, type; then "job" (5 fields), "queue" (K x 4 fields), "global" (4 fields) and,
+/// heterogeneous, "job_type" (1 field, best_type_speedup). On a heterogeneous cluster:
+///  - gpu_type_speed: the speed of the GPU's type for the current job (its model at its GPU count)
+///    over the fastest type's in the cluster, in (0, 1]; 0 when no job is current;
+///  - gpu_type: the GPU's type index t (TreeTopology::gpu_types() order) as t / (types - 1);
+///  - job_type/best_type_speedup: 1 - slowest / fastest type speed for the current job (the share
+///    of its run time the best type saves over the worst), 0 when no job is current.
 
 #include <algorithm>
 #include <cmath>
@@ -51,11 +57,16 @@ inline constexpr std::string_view global_feature_names[] = {"load", "queue_lengt
 inline constexpr std::size_t colocation_gpu_features = 3;
 inline constexpr std::string_view colocation_feature_names[colocation_gpu_features] = {"occupancy", "memory_headroom",
                                                                                          "interference"};
+/// Extra per-GPU features of a heterogeneous cluster (after the co-location ones), and the fields
+/// of its "job_type" segment (after "global").
+inline constexpr std::size_t type_gpu_features = 2;
+inline constexpr std::string_view type_feature_names[type_gpu_features] = {"type_speed", "type"};
+inline constexpr std::string_view job_type_feature_names[] = {"best_type_speedup"};
 
 /// The segments of the observation for `num_gpus` GPUs and a queue window of `queue_window` jobs,
 /// in order; the last one ends at the observation's size.
 [[nodiscard]] inline std::vector<obs_segment> observation_layout(std::size_t num_gpus, std::size_t queue_window,
-                                                                 bool colocation) {
+                                                                 bool colocation, bool heterogeneous = false) {
     std::vector<obs_segment> layout;
     std::size_t off = 0;
     auto per_gpu = [&](std::span<const std::string_view> names) {
@@ -73,9 +84,11 @@ inline constexpr std::string_view colocation_feature_names[colocation_gpu_featur
     };
     per_gpu(gpu_feature_names);
     if (colocation) per_gpu(colocation_feature_names);
+    if (heterogeneous) per_gpu(type_feature_names);
     add("job", job_feature_names, 1);
     add("queue", queue_feature_names, queue_window);
     add("global", global_feature_names, 1);
+    if (heterogeneous) add("job_type", job_type_feature_names, 1);
     return layout;
 }
 
@@ -131,11 +144,12 @@ public:
     /// For the GPUs of `topo`, a queue window of `queue_window` jobs, co-location on or off, and
     /// times squashed as t / (t + time_scale). Owns zeroed buffers (bind() to write elsewhere).
     template <Topology T>
-    observation_writer(const T& topo, std::size_t queue_window, bool colocation, double time_scale)
+    observation_writer(const T& topo, std::size_t queue_window, bool colocation, double time_scale, bool heterogeneous = false)
         : G_(topo.num_gpus()), K_(queue_window), time_scale_(time_scale), time_scale_f_(static_cast<float>(time_scale)) {
-        job_off_ = (gpu_features + (colocation ? colocation_gpu_features : 0)) * G_;
+        type_off_ = (gpu_features + (colocation ? colocation_gpu_features : 0)) * G_;
+        job_off_ = type_off_ + (heterogeneous ? type_gpu_features * G_ : 0);
         size_ = job_off_ + std::size(job_feature_names) + K_ * std::size(queue_feature_names) +
-                std::size(global_feature_names);
+                std::size(global_feature_names) + (heterogeneous ? std::size(job_type_feature_names) : 0);
         buf_.allocate(size_, G_ + 1);
         rack_dirty_.assign(topo.num_racks(), 0);
         dirty_racks_.reserve(topo.num_racks());
@@ -286,6 +300,11 @@ public:
         *o++ = sim.jobs().empty() ? 1.0f : float(sim.finished().size()) / float(sim.jobs().size());
     }
 
+    /// Heterogeneous clusters: the gpu_type_speed values (G), then the gpu_type ones (G).
+    [[nodiscard]] float* type_rows() const noexcept { return buf_.obs.data() + type_off_; }
+    /// Heterogeneous clusters: the job_type/best_type_speedup value (the last of the observation).
+    [[nodiscard]] float& best_type_speedup() const noexcept { return buf_.obs[size_ - 1]; }
+
     /// The DEFER entry of the mask.
     void defer(bool allowed) noexcept { buf_.mask[G_] = static_cast<std::uint8_t>(allowed); }
 
@@ -418,7 +437,7 @@ private:
 
     // what a pick reads and writes first (see basic_env's members)
     detail::obs_buffers buf_;
-    std::size_t G_ = 0, job_off_ = 0, K_ = 0;
+    std::size_t G_ = 0, job_off_ = 0, K_ = 0, type_off_ = 0;
     double time_scale_ = 1;
     float time_scale_f_ = 1;  ///< time_scale as the float remaining() divides by
     std::size_t size_ = 0;

@@ -1,7 +1,8 @@
 #pragma once
 /// \file topology.hpp
-/// Cluster topologies: GPUs in nodes, nodes in racks, racks under a spine.
-/// Distance level, bandwidth and latency between two GPUs are O(1) from coordinates.
+/// Cluster topologies: GPUs in nodes, nodes in racks, racks under a spine, and optionally a GPU
+/// type per node (a heterogeneous cluster: types named as in the model zoo, e.g. v100, p100, k80).
+/// Distance level, bandwidth and latency between two GPUs, and a GPU's type, are O(1) from coordinates.
 
 #include <array>
 #include <concepts>
@@ -69,6 +70,9 @@ struct tree_params {
     node_fabric fabric = node_fabric::switched;
     double pcie_bandwidth = 12.0;    ///< cube_mesh only: pairs without NVLink
     std::string name = "custom";
+    /// GPU type of each node (one name per node; empty: every GPU is of the model zoo's reference
+    /// type, the untyped cluster). Names are the zoo's (ModelZoo::gpu_types()).
+    std::vector<std::string> node_types;
 };
 
 /// A scenario's topology (key "topology"): a preset ("dgx_a100", "dgx1", "proximity_drl" or
@@ -80,6 +84,8 @@ struct topology_config {
     std::optional<double> node_bandwidth, rack_bandwidth, spine_bandwidth, pcie_bandwidth;
     std::optional<double> node_latency, rack_latency, spine_latency;
     std::optional<std::string> fabric;  ///< "switched" or "cube_mesh"
+    /// GPU types: one name for every node, one per rack (each rack's nodes) or one per node.
+    std::optional<std::vector<std::string>> gpu_types;
 
     /// A preset of a given size, e.g. topology_config::of("dgx_a100", 2, 4).
     [[nodiscard]] static topology_config of(std::string preset, std::size_t racks, std::size_t nodes_per_rack) {
@@ -118,6 +124,22 @@ public:
         level_bw_ = {0.0, p_.node_bandwidth, p_.rack_bandwidth, p_.spine_bandwidth};
         level_bw_[0] = 1e300;
         level_lat_ = {0.0, p_.node_latency, p_.rack_latency, p_.spine_latency};
+        if (!p_.node_types.empty()) {
+            if (p_.node_types.size() != num_nodes())
+                bad("node_types lists " + std::to_string(p_.node_types.size()) + " types for " + std::to_string(num_nodes()) + " nodes");
+            node_type_.resize(num_nodes());
+            for (std::size_t n = 0; n < num_nodes(); ++n) {
+                const auto& name = p_.node_types[n];
+                if (name.empty()) bad("node " + std::to_string(n) + " has an empty GPU type");
+                std::size_t t = 0;
+                while (t < types_.size() && types_[t] != name) ++t;
+                if (t == types_.size()) {
+                    if (types_.size() == 255) bad("more than 255 GPU types");
+                    types_.push_back(name);
+                }
+                node_type_[n] = static_cast<std::uint8_t>(t);
+            }
+        }
     }
 
     /// NVIDIA DGX A100 pods: 8 GPUs per node on NVSwitch (300 GB/s), 200 Gb/s InfiniBand per GPU
@@ -167,6 +189,20 @@ public:
     [[nodiscard]] const tree_params& params() const noexcept { return p_; }
     [[nodiscard]] const std::string& name() const noexcept { return p_.name; }
 
+    // ---- GPU types ------------------------------------------------------------------------------
+
+    /// Whether the nodes have GPU types (tree_params::node_types); untyped, every GPU is of the
+    /// model zoo's reference type.
+    [[nodiscard]] bool typed() const noexcept { return !types_.empty(); }
+    /// Whether the GPUs are of more than one type.
+    [[nodiscard]] bool heterogeneous() const noexcept { return types_.size() > 1; }
+    /// The cluster's GPU types in order of first appearance (node 0's first); empty when untyped.
+    [[nodiscard]] const std::vector<std::string>& gpu_types() const noexcept { return types_; }
+    /// The index (into gpu_types()) of node n's type; 0 when untyped.
+    [[nodiscard]] std::size_t node_type(std::size_t n) const noexcept { return types_.empty() ? 0 : node_type_[n]; }
+    /// The index (into gpu_types()) of GPU g's type; 0 when untyped.
+    [[nodiscard]] std::size_t type_of(gpu_id g) const noexcept { return types_.empty() ? 0 : node_type_[node_of(g)]; }
+
     [[nodiscard]] std::size_t node_of(gpu_id g) const noexcept { return node_div_.divide(g); }
     [[nodiscard]] std::size_t rack_of(gpu_id g) const noexcept { return rack_div_.divide(g); }
     [[nodiscard]] std::size_t slot_of(gpu_id g) const noexcept { return node_div_.remainder(g); }
@@ -212,6 +248,8 @@ private:
     tree_params p_;
     std::array<double, 4> level_bw_{};
     std::array<double, 4> level_lat_{};
+    std::vector<std::string> types_;        ///< distinct GPU types, in order of first appearance
+    std::vector<std::uint8_t> node_type_;   ///< per node: index into types_
 };
 
 inline TreeTopology TreeTopology::from_config(const topology_config& c, std::string_view path) {
@@ -247,6 +285,21 @@ inline TreeTopology TreeTopology::from_config(const topology_config& c, std::str
     if (p.fabric == node_fabric::cube_mesh && p.gpus_per_node != 8)
         fail("fabric", "cube_mesh needs gpus_per_node = 8 (got " + std::to_string(p.gpus_per_node) + ")");
     if (preset != "custom" && p.name != preset) p.name = preset;
+    if (c.gpu_types) {
+        const auto& v = *c.gpu_types;
+        const std::size_t N = p.racks * p.nodes_per_rack;
+        p.node_types.clear();
+        if (v.size() == 1) p.node_types.assign(N, v[0]);
+        else if (v.size() == N) p.node_types = v;
+        else if (v.size() == p.racks)
+            for (std::size_t r = 0; r < p.racks; ++r)
+                for (std::size_t n = 0; n < p.nodes_per_rack; ++n) p.node_types.push_back(v[r]);
+        else
+            fail("gpu_types", std::to_string(v.size()) + " types: expected 1 (every node), " + std::to_string(p.racks) +
+                                  " (one per rack) or " + std::to_string(N) + " (one per node)");
+        for (std::size_t i = 0; i < v.size(); ++i)
+            if (v[i].empty()) fail("gpu_types/" + std::to_string(i), "empty GPU type name");
+    }
     return TreeTopology(p);
 }
 

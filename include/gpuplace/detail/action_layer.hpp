@@ -99,7 +99,7 @@ public:
             for (auto n : cluster_feature_names) c.fields.emplace_back(n);
             off += c.size;
             layout_.push_back(std::move(c));
-            auto g = gl.back();  // "global"
+            auto g = *std::find_if(gl.begin(), gl.end(), [](const obs_segment& x) { return x.name == "global"; });
             ctx_src_ = g.offset;
             ctx_len_ = g.size;
             ctx_dst_ = off;

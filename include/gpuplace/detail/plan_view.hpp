@@ -35,6 +35,9 @@ public:
     [[nodiscard]] std::span<const gpu_id> picked() const noexcept { return picks_; }
     [[nodiscard]] const auto& cluster() const noexcept { return e_.cluster(); }
     [[nodiscard]] const auto& simulator() const noexcept { return e_.simulator(); }
+    [[nodiscard]] const auto& zoo() const noexcept { return e_.zoo(); }
+    [[nodiscard]] const auto& gpu_types() const noexcept { return e_.gpu_types(); }
+    [[nodiscard]] auto queue() const noexcept { return e_.queue(); }
     [[nodiscard]] bool has_room(gpu_id g, std::uint32_t j) const noexcept { return e_.has_room(g, j); }
     [[nodiscard]] double expected_interference(gpu_id g, std::uint32_t j) const noexcept { return e_.expected_interference(g, j); }
     [[nodiscard]] comm_result evaluate(std::span<const gpu_id> gpus) const {

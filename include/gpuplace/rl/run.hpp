@@ -305,7 +305,7 @@ template <class E>
     add(policy_name(rc), std::move(net));
     for (const auto& r : restarts)
         if (r.network) add(policy_name(rc) + "[seed " + std::to_string(r.seed) + "]", r.network);
-    for (const auto& n : heuristic_variants()) ps.push_back(heuristic<E>(n));
+    for (const auto& n : heuristic_variants(s)) ps.push_back(heuristic<E>(n));
     return evaluate<E>(s, ps, seeds, threads);
 }
 
@@ -669,7 +669,7 @@ run_result train_run(const run_config& rc, const run_options& o) {
     double yardstick = -1;  // no validation: nothing to beat
     if (!vseeds.empty()) {  // the yardstick: every heuristic under every queue policy, on the validation seeds
         std::vector<any_policy<E>> hs;
-        for (const auto& n : heuristic_variants()) hs.push_back(heuristic<E>(n));
+        for (const auto& n : heuristic_variants(eval_s)) hs.push_back(heuristic<E>(n));
         const auto rep = evaluate<E>(eval_s, hs, vseeds, 1);
         std::string csv = "policy,avg_jct\n";
         for (const auto& p : rep.policies) {

@@ -1,5 +1,6 @@
 """Gymnasium ids, one per preset scenario: gpuplace/Default-v0, gpuplace/ProximityDRL-v0,
-gpuplace/Colocation-v0 and gpuplace/Philly-v0 (windows of the training trace files)."""
+gpuplace/Colocation-v0, gpuplace/Philly-v0 (windows of the training trace files) and
+gpuplace/Heterogeneous-v0 (V100, P100 and K80 racks)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ ENV_IDS = {
     "gpuplace/ProximityDRL-v0": "proximity_drl",
     "gpuplace/Colocation-v0": "colocation",
     "gpuplace/Philly-v0": "philly",
+    "gpuplace/Heterogeneous-v0": "heterogeneous",
 }
 
 
