@@ -205,7 +205,8 @@ TEST_CASE("gpu types: the heterogeneous observation describes each GPU's type fo
     CHECK(seg("job_type").offset + 1 == e.observation_size());
     CHECK(seg("job_type").fields == std::vector<std::string>{"best_type_speedup"});
     // the homogeneous default has none of them
-    for (const auto& x : gp::env(gp::default_scenario()).observation_layout())
+    const gp::env plain(gp::default_scenario());  // (a temporary's layout would not outlive the loop's first line)
+    for (const auto& x : plain.observation_layout())
         CHECK((x.name != "gpu_type_speed" && x.name != "gpu_type" && x.name != "job_type"));
     gp::detail::rng r(7);
     e.reset(3);
