@@ -23,28 +23,6 @@ namespace {
 const char* const modes[] = {"placement", "job"};
 const char* const mode_queues[] = {"fifo", "sjf", "fewest_gpus"};
 
-/// A uniformly random valid action of any mode; the last action (DEFER / wait) with probability
-/// `defer_prob` when it is valid.
-template <class E>
-std::int64_t random_mode_action(const E& e, gp::detail::rng& r, double defer_prob) {
-    const auto mask = e.action_mask();
-    const std::size_t last = e.num_actions() - 1;
-    if (mask[last] && r.uniform() < defer_prob) return std::int64_t(last);
-    std::size_t n = 0;
-    for (std::size_t a = 0; a < last; ++a) n += mask[a];
-    if (n == 0) return std::int64_t(last);
-    auto k = r.below(n);
-    for (std::size_t a = 0; a < last; ++a)
-        if (mask[a] && k-- == 0) return std::int64_t(a);
-    return std::int64_t(last);
-}
-
-double mode_sum_jct(std::span<const gp::job_record> f) {
-    double s = 0;
-    for (const auto& r : f) s += r.jct();
-    return s;
-}
-
 /// Plays random valid actions to the end, checking the invariants of every step; returns the
 /// sum of rewards.
 template <class E>
@@ -81,7 +59,7 @@ double play_mode(E& e, std::uint64_t seed, double defer_prob) {
                 REQUIRE((mask[s] != 0) == (j != gp::basic_env<>::none));
             }
         }
-        const auto a = random_mode_action(e, r, defer_prob);
+        const auto a = random_action(e, r, defer_prob);
         sum += e.step(a).reward;
     }
     return sum;
@@ -111,12 +89,12 @@ TEST_CASE_TEMPLATE("action modes: invariants and the reward identity under rando
             if (seed % 5 == 4) {
                 gp::tree_route_env e(with(s, {{"comm", {{"model", "tree_route"}}}}));
                 const double sum = play_mode(e, seed, 0.3);
-                CHECK(close_rel(sum, -mode_sum_jct(e.finished()) / 3600.0));
+                CHECK(close_rel(sum, -sum_jct(e.finished()) / 3600.0));
                 CHECK(e.finished().size() == e.simulator().jobs().size());
             } else {
                 gp::env e(s);
                 const double sum = play_mode(e, seed, 0.3);
-                CHECK(close_rel(sum, -mode_sum_jct(e.finished()) / 3600.0));
+                CHECK(close_rel(sum, -sum_jct(e.finished()) / 3600.0));
                 CHECK(e.finished().size() == e.simulator().jobs().size());
             }
         }
@@ -131,7 +109,7 @@ TEST_CASE("action modes: with co-location the invariants and the reward identity
             INFO(mode, " seed ", seed);
             gp::env e(mode_scenario(s, mode));
             const double sum = play_mode(e, seed, 0.2);
-            CHECK(close_rel(sum, -mode_sum_jct(e.finished()) / 3600.0));
+            CHECK(close_rel(sum, -sum_jct(e.finished()) / 3600.0));
         }
 }
 
@@ -239,7 +217,7 @@ TEST_CASE("action modes: invalid actions raise and change nothing; masks and err
         CHECK(same_bytes<float>(obs, e.observation()));
         CHECK(e.steps() == steps);
         gp::detail::rng r(1);
-        while (!e.done()) e.step(random_mode_action(e, r, 0.1));
+        while (!e.done()) e.step(random_action(e, r, 0.1));
         CHECK_THROWS_AS(e.step(0), gp::StateError);
     }
     // DEFER / wait off: the last action is always masked
@@ -250,7 +228,7 @@ TEST_CASE("action modes: invalid actions raise and change nothing; masks and err
         while (!e.done()) {
             CHECK(e.action_mask()[e.num_actions() - 1] == 0);
             CHECK_THROWS_WITH_AS(e.step(std::int64_t(e.num_actions() - 1)), doctest::Contains("not allowed"), gp::InvalidAction);
-            e.step(random_mode_action(e, r, 0.0));
+            e.step(random_action(e, r, 0.0));
         }
     }
     CHECK_THROWS_WITH_AS(gp::parse_scenario(R"({"env": {"action_mode": "jobs"}})"), doctest::Contains("/env/action_mode"), gp::ConfigError);
@@ -305,7 +283,7 @@ TEST_CASE("action modes: observation layout names and determinism by seed") {
         while (!a.done()) {
             REQUIRE(same_bytes<float>(a.observation(), b.observation()));
             REQUIRE(same_bytes<std::uint8_t>(a.action_mask(), b.action_mask()));
-            const auto ca = a.step(random_mode_action(a, ra, 0.2)), cb = b.step(random_mode_action(b, rb, 0.2));
+            const auto ca = a.step(random_action(a, ra, 0.2)), cb = b.step(random_action(b, rb, 0.2));
             REQUIRE(ca.reward == cb.reward);
         }
         CHECK(b.done());
@@ -341,7 +319,7 @@ TEST_CASE("action modes: on the heterogeneous preset the invariants hold and typ
         const auto sm = mode_scenario(s, mode);
         gp::env e(sm);
         const double sum = play_mode(e, 3, 0.2);
-        CHECK(close_rel(sum, -mode_sum_jct(e.finished()) / 3600.0));
+        CHECK(close_rel(sum, -sum_jct(e.finished()) / 3600.0));
         for (const char* name : {"fastest_type:pack_wait", "throughput_greedy:pack"}) {
             gp::env h(sm);
             auto act = gp::heuristic<gp::env>(name).make(1);

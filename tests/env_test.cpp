@@ -200,12 +200,6 @@ double play_checked(E& e, std::uint64_t seed, double defer_prob) {
     return sum;
 }
 
-double sum_jct(std::span<const gp::job_record> recs) {
-    double s = 0;
-    for (const auto& r : recs) s += r.jct();
-    return s;
-}
-
 const char* const queue_policies[] = {"fifo", "sjf", "fewest_gpus"};
 
 }  // namespace

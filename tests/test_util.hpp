@@ -92,11 +92,12 @@ inline scenario with(const scenario& s, const json& patch) {
 
 // ---- actions ------------------------------------------------------------------------------------
 
-/// A uniformly random valid GPU, or DEFER with probability `defer_prob` when the mask allows it.
+/// A uniformly random valid GPU (in the placement and job action modes: candidate or queue slot),
+/// or DEFER (wait) with probability `defer_prob` when the mask allows it.
 template <class E>
 std::int64_t random_action(const E& e, detail::rng& r, double defer_prob = 0.0) {
     const auto mask = e.action_mask();
-    const std::size_t G = e.num_gpus();
+    const std::size_t G = e.num_actions() - 1;
     if (mask[G] && r.uniform() < defer_prob) return static_cast<std::int64_t>(G);
     std::size_t n = 0;
     for (std::size_t g = 0; g < G; ++g) n += mask[g];
@@ -105,6 +106,13 @@ std::int64_t random_action(const E& e, detail::rng& r, double defer_prob = 0.0) 
     for (std::size_t g = 0; g < G; ++g)
         if (mask[g] && k-- == 0) return static_cast<std::int64_t>(g);
     return static_cast<std::int64_t>(G);
+}
+
+/// The sum of the JCTs of finished jobs.
+inline double sum_jct(std::span<const job_record> recs) {
+    double s = 0;
+    for (const auto& r : recs) s += r.jct();
+    return s;
 }
 
 /// Byte-wise equality of two spans.

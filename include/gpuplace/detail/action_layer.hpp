@@ -59,6 +59,7 @@ public:
         const auto& t = e.topology();
         G_ = t.num_gpus();
         vmask_.assign(G_ + 1, 0);
+        room_.assign(G_ + 1, 0);
         vpicks_.reserve(G_);
         cand_.assign(K_ * G_, 0);
         cand_n_.assign(K_, 0);
@@ -267,8 +268,10 @@ private:
         const std::size_t k = job.num_gpus;
         const auto& t = e.topology();
         std::fill(cand_n_.begin(), cand_n_.end(), 0);
+        view_mask(e, j, false);  // which GPUs have room for the job: once, every plan starts from a copy
+        std::copy(vmask_.begin(), vmask_.end(), room_.begin());
         const auto plan = [&](auto& h) {
-            view_mask(e, j, false);
+            std::copy(room_.begin(), room_.end(), vmask_.begin());
             plan_view<E> v(e, j, vmask_, vpicks_);
             if (v.place(h)) add_candidate(k);
         };
@@ -276,18 +279,16 @@ private:
         plan(lb_);
         plan(tg_);
         plan(ff_);
-        view_mask(e, j, false);
+        std::copy(room_.begin(), room_.end(), vmask_.begin());
         spread(e, j);
         add_candidate(k);
-        const std::size_t R = t.num_racks();
+        // pack within each rack: the rack's GPUs (numbered rack by rack, so contiguous) and no others
+        const std::size_t R = t.num_racks(), gpr = t.nodes_per_rack() * t.gpus_per_node();
         for (std::size_t r = 0; r < R && n_ < K_; ++r) {
-            view_mask(e, j, false);
-            std::size_t avail = 0;
-            for (std::size_t g = 0; g < G_; ++g) {
-                if (t.rack_of(gpu_id(g)) != r) vmask_[g] = 0;
-                avail += vmask_[g];
-            }
-            if (avail < k) continue;
+            const auto first = room_.begin() + std::ptrdiff_t(r * gpr), last = first + std::ptrdiff_t(gpr);
+            if (std::size_t(std::count(first, last, std::uint8_t{1})) < k) continue;
+            std::fill(vmask_.begin(), vmask_.end(), std::uint8_t{0});
+            std::copy(first, last, vmask_.begin() + std::ptrdiff_t(r * gpr));
             plan_view<E> v(e, j, vmask_, vpicks_);
             if (v.place(pack_)) add_candidate(k);
         }
@@ -378,7 +379,7 @@ private:
     std::size_t ctx_src_ = 0, ctx_len_ = 0, ctx_dst_ = 0;  ///< the context copied from the GPU-mode observation
     obs_buffers buf_;
     std::vector<obs_segment> layout_;
-    std::vector<std::uint8_t> vmask_;
+    std::vector<std::uint8_t> vmask_, room_;  ///< the planning view's mask; the GPUs with room for the current job
     std::vector<gpu_id> vpicks_, cand_;
     std::vector<std::size_t> cand_n_, win_pos_;
     std::vector<std::uint32_t> win_job_, node_avail_, node_used_;
