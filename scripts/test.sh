@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up everything (scripts/setup.sh) and runs every test: the C++ doctest suite and the examples
-# through ctest, then the Python tests through pytest. Exits non-zero when any test fails.
+# through ctest, then the Python tests through pytest (under each optimised build of the core this CPU
+# runs). Exits non-zero when any test fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
@@ -12,8 +13,17 @@ GPUPLACE_EXTRA_PKGS="${GPUPLACE_EXTRA_PKGS:-$extra}" GPUPLACE_RELEASE_FLAGS="${G
 printf '\n==> C++ tests (ctest)\n'
 ctest --test-dir build --output-on-failure -j "${GPUPLACE_JOBS:-2}"
 if [ -z "${GPUPLACE_NO_PYTHON:-}" ] && [ -d tests/python ] && [ -x .venv/bin/python ]; then
-  printf '\n==> Python tests (pytest)\n'
+  best=$(.venv/bin/python -c 'import gpuplace; print(gpuplace.core_variant)')
+  printf '\n==> Python tests (pytest, core %s)\n' "$best"
   .venv/bin/python -m pytest -q tests/python
+  # Again under every other optimised build of the core this CPU runs (an AVX-512 machine runs the
+  # x86-64-v4 and the x86-64-v3 core): the torch and C++ networks must agree under each.
+  for core in x86-64-v4 x86-64-v3; do
+    [ "$core" = "$best" ] && continue
+    GPUPLACE_CORE=$core .venv/bin/python -c 'import gpuplace' 2>/dev/null || continue
+    printf '\n==> Python tests (pytest, core %s)\n' "$core"
+    GPUPLACE_CORE=$core .venv/bin/python -m pytest -q tests/python
+  done
 fi
 # Reliability stages: C++ tests under AddressSanitizer + UndefinedBehaviorSanitizer, and a short
 # fuzzing run over every fuzzer's corpus (skip with GPUPLACE_QUICK=1).

@@ -38,7 +38,8 @@ inline void set_data_dir(std::string dir) {
     s.dir = std::move(dir);
 }
 
-/// The data folder: set_data_dir()'s, else $GPUPLACE_DATA, else the build's GPUPLACE_DATA_DIR.
+/// The data folder: set_data_dir()'s, else $GPUPLACE_DATA, else the build's GPUPLACE_DATA_DIR (or,
+/// where that folder does not exist, <prefix>/share/gpuplace/data beside an installed program).
 /// ConfigError when none is known.
 [[nodiscard]] inline std::string data_dir() {
     {
@@ -48,6 +49,15 @@ inline void set_data_dir(std::string dir) {
     }
     if (const char* d = std::getenv("GPUPLACE_DATA"); d && *d) return d;
 #ifdef GPUPLACE_DATA_DIR
+    // A program installed with `cmake --install` was built against the build tree's folder; where
+    // that is gone, the folder installed beside it (<prefix>/bin/../share/gpuplace/data) is its own.
+    if (std::error_code ec; !std::filesystem::is_directory(GPUPLACE_DATA_DIR, ec)) {
+        const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+        if (!ec) {
+            auto beside = exe.parent_path().parent_path() / "share" / "gpuplace" / "data";
+            if (std::filesystem::is_directory(beside, ec)) return beside.string();
+        }
+    }
     return GPUPLACE_DATA_DIR;
 #else
     throw ConfigError("no data folder for \"$GPUPLACE_DATA/...\" paths: set the environment variable GPUPLACE_DATA "
