@@ -90,7 +90,11 @@ public:
         gpu_.fill(absent), part_.fill(absent), part_size_.fill(0);
         std::size_t off = 0;
         const auto per_gpu = [&](gpu_feature first, std::size_t n) {
-            for (std::size_t i = 0; i < n; ++i, off += G_) gpu_[std::size_t(first) + i] = off;
+            for (std::size_t i = 0; i < n; ++i) {
+                const auto f = gpu_feature(std::size_t(first) + i);
+                gpu_[std::size_t(f)] = gpu_offset(f, G_, colocation);
+                off = gpu_[std::size_t(f)] + G_;
+            }
         };
         per_gpu(gpu_feature::busy, gpu_features);
         if (colocation) per_gpu(gpu_feature::occupancy, colocation_gpu_features);
@@ -107,6 +111,14 @@ public:
         size_ = off;
     }
 
+    /// Where a per-GPU feature's G values start when the layout has it: the features in enum order,
+    /// G values each, the co-location ones only with co-location. The constructor places every
+    /// per-GPU segment by it; the writer's hot loops call it too, so that the compiler sees each
+    /// row as a multiple of G past the first.
+    [[nodiscard]] static constexpr std::size_t gpu_offset(gpu_feature f, std::size_t G, bool colocation) noexcept {
+        const auto i = std::size_t(f);
+        return (i < gpu_features + colocation_gpu_features || colocation ? i : i - colocation_gpu_features) * G;
+    }
     [[nodiscard]] std::size_t num_gpus() const noexcept { return G_; }
     [[nodiscard]] std::size_t queue_window() const noexcept { return K_; }
     /// The observation's length.
@@ -302,13 +314,10 @@ public:
                              const std::uint8_t* room, std::uint32_t current, double gpu_memory_gb) noexcept {
         const auto& cl = sim.cluster();
         const double now = sim.now();
-        float* o = buf_.obs.data();
-        float* busy = o + L_.offset(gpu_feature::busy);
-        float* pick = o + picked_;
-        float* rem = o + remaining_;
-        float* occ = o + L_.offset(gpu_feature::occupancy);
-        float* head = o + L_.offset(gpu_feature::memory_headroom);
-        float* itf = o + L_.offset(gpu_feature::interference);
+        using f = gpu_feature;
+        const auto at = [&](gpu_feature x) { return buf_.obs.data() + obs_layout::gpu_offset(x, G_, true); };
+        float *busy = at(f::busy), *pick = at(f::picked), *rem = at(f::remaining);
+        float *occ = at(f::occupancy), *head = at(f::memory_headroom), *itf = at(f::interference);
         std::uint8_t* mask = buf_.mask.data();
         const double M = double(cl.max_jobs_per_gpu()), cap = gpu_memory_gb;
         discard_marks();  // every GPU is rewritten
