@@ -72,6 +72,44 @@ TEST_CASE("observation: the layout tiles the vector; co-location adds three per-
     }
 }
 
+TEST_CASE("observation: every segment is found by its handle, at the offset the names give") {
+    using gp::gpu_feature, gp::obs_part;
+    for (const bool coloc : {false, true})
+        for (const bool het : {false, true})
+            for (const std::size_t K : {0u, 1u, 3u}) {
+                const gp::obs_layout L(32, K, coloc, het);
+                const auto segs = L.segments();
+                CHECK(segs.size() == 6 + (coloc ? 3 : 0) + (het ? 2 : 0) + 3 + (het ? 1 : 0));
+                CHECK(L.num_gpu_segments() == 6 + (coloc ? 3 : 0) + (het ? 2 : 0));
+                CHECK(segs.back().offset + segs.back().size == L.size());
+                std::size_t i = 0;
+                for (std::size_t f = 0; f < gp::obs_layout::num_gpu_features; ++f) {
+                    const auto feat = gpu_feature(f);
+                    const bool present = f < 6 || (f < 9 ? coloc : het);
+                    CHECK(L.has(feat) == present);
+                    if (!present) continue;
+                    CHECK(segs[i].name == "gpu_" + std::string(gp::obs_layout::name(feat)));
+                    CHECK(segs[i].offset == L.offset(feat));
+                    CHECK(segs[i].size == 32);
+                    ++i;
+                }
+                CHECK(L.context_offset() == segs[i].offset);
+                for (const auto p : {obs_part::job, obs_part::queue, obs_part::global, obs_part::job_type}) {
+                    CHECK(L.has(p) == (p != obs_part::job_type || het));
+                    if (!L.has(p)) continue;
+                    CHECK(segs[i].name == gp::obs_layout::name(p));
+                    CHECK(segs[i].offset == L.offset(p));
+                    CHECK(segs[i].size == L.size(p));
+                    ++i;
+                }
+                CHECK(L.size(obs_part::queue) == 4 * K);
+                // the writer writes at these offsets: its size and its layout are the same object's
+                const gp::observation_writer w(gp::TreeTopology::proximity_drl(), K, coloc, 3600.0, het);
+                CHECK(w.size() == L.size());
+                CHECK(w.layout().segments().size() == segs.size());
+            }
+}
+
 TEST_CASE("observation: features") {
     const gp::observation_writer w(tiny_topo::make(), 2, false, 3600.0);
     CHECK(w.squash(3600.0) == 0.5f);

@@ -97,7 +97,7 @@ public:
         sim_.resize(topo_);
         picks_.resize(topo_);
         obs_ = observation_writer(topo_, e.queue_window, cfg_.colocation.enabled, w.time_scale, types_.heterogeneous());
-        layout_ = gpuplace::observation_layout(G, e.queue_window, cfg_.colocation.enabled, types_.heterogeneous());
+        layout_ = obs_.layout().segments();
         if (types_.heterogeneous()) {
             type_free_.assign(types_.num_types(), 0);
             type_speed_.assign(types_.num_types(), 0.0);
@@ -540,27 +540,14 @@ private:
         if (types_.heterogeneous()) write_types();
     }
 
-    /// Heterogeneous clusters: the type features (observation.hpp) and, with confine_type, the
-    /// mask's GPUs of the types the current job may use.
+    /// Heterogeneous clusters: the type features (observation_writer::type_rows()) and, with
+    /// confine_type, the mask's GPUs of the types the current job may use.
     void write_types() noexcept {
         const std::size_t G = num_gpus(), NT = types_.num_types();
-        float* speed = obs_.type_rows();
-        float* type = speed + G;
-        for (std::size_t g = 0; g < G; ++g) type[g] = float(types_.type_of(gpu_id(g))) / float(NT - 1);
-        if (current_ == none) {
-            std::fill(speed, speed + G, 0.0f);
-            obs_.best_type_speedup() = 0.0f;
-            return;
-        }
+        if (current_ == none) return obs_.type_rows(types_, {});
         const auto& job = sim_.job(current_);
-        double fast = 0, slow = 1e300;
-        for (std::size_t t = 0; t < NT; ++t) {
-            type_speed_[t] = types_.speed(zoo_, job.model, t, job.num_gpus);
-            fast = std::max(fast, type_speed_[t]);
-            slow = std::min(slow, type_speed_[t]);
-        }
-        for (std::size_t g = 0; g < G; ++g) speed[g] = static_cast<float>(type_speed_[types_.type_of(gpu_id(g))] / fast);
-        obs_.best_type_speedup() = static_cast<float>(1.0 - slow / fast);
+        for (std::size_t t = 0; t < NT; ++t) type_speed_[t] = types_.speed(zoo_, job.model, t, job.num_gpus);
+        obs_.type_rows(types_, type_speed_);
         if (!cfg_.env.confine_type) return;
         const auto mask = obs_.mask();
         if (!picks_.empty()) {

@@ -17,6 +17,7 @@
 ///    of its run time the best type saves over the worst), 0 when no job is current.
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -63,33 +64,123 @@ inline constexpr std::size_t type_gpu_features = 2;
 inline constexpr std::string_view type_feature_names[type_gpu_features] = {"type_speed", "type"};
 inline constexpr std::string_view job_type_feature_names[] = {"best_type_speedup"};
 
+/// A per-GPU feature of the observation (segment "gpu_<name>", G values), in layout order: the
+/// six of gpu_feature_names, the co-location ones, then a heterogeneous cluster's.
+enum class gpu_feature : std::uint8_t {
+    busy, picked, remaining, proximity, node_free, rack_free,
+    occupancy, memory_headroom, interference,
+    type_speed, type,
+};
+/// A segment of the observation after the per-GPU ones, in layout order.
+enum class obs_part : std::uint8_t { job, queue, global, job_type };
+
+/// Where each segment of the observation is, for `num_gpus` GPUs, a queue window of
+/// `queue_window` jobs, co-location on or off and a heterogeneous cluster or not: the one place
+/// offsets are computed. observation_writer writes at these offsets; segments() names them; code
+/// finds a segment by its handle (gpu_feature, obs_part), never by its name.
+class obs_layout {
+public:
+    static constexpr std::size_t absent = ~std::size_t{0};
+    static constexpr std::size_t num_gpu_features = 11;  ///< every gpu_feature
+    static constexpr std::size_t num_parts = 4;          ///< every obs_part
+
+    obs_layout() { gpu_.fill(absent), part_.fill(absent), part_size_.fill(0); }
+    obs_layout(std::size_t num_gpus, std::size_t queue_window, bool colocation, bool heterogeneous)
+        : G_(num_gpus), K_(queue_window) {
+        gpu_.fill(absent), part_.fill(absent), part_size_.fill(0);
+        std::size_t off = 0;
+        const auto per_gpu = [&](gpu_feature first, std::size_t n) {
+            for (std::size_t i = 0; i < n; ++i) {
+                const auto f = gpu_feature(std::size_t(first) + i);
+                gpu_[std::size_t(f)] = gpu_offset(f, G_, colocation);
+                off = gpu_[std::size_t(f)] + G_;
+            }
+        };
+        per_gpu(gpu_feature::busy, gpu_features);
+        if (colocation) per_gpu(gpu_feature::occupancy, colocation_gpu_features);
+        if (heterogeneous) per_gpu(gpu_feature::type_speed, type_gpu_features);
+        const auto part = [&](obs_part p, std::size_t n) {
+            part_[std::size_t(p)] = off;
+            part_size_[std::size_t(p)] = n;
+            off += n;
+        };
+        part(obs_part::job, std::size(job_feature_names));
+        part(obs_part::queue, K_ * std::size(queue_feature_names));
+        part(obs_part::global, std::size(global_feature_names));
+        if (heterogeneous) part(obs_part::job_type, std::size(job_type_feature_names));
+        size_ = off;
+    }
+
+    /// Where a per-GPU feature's G values start when the layout has it: the features in enum order,
+    /// G values each, the co-location ones only with co-location. The constructor places every
+    /// per-GPU segment by it; the writer's hot loops call it too, so that the compiler sees each
+    /// row as a multiple of G past the first.
+    [[nodiscard]] static constexpr std::size_t gpu_offset(gpu_feature f, std::size_t G, bool colocation) noexcept {
+        const auto i = std::size_t(f);
+        return (i < gpu_features + colocation_gpu_features || colocation ? i : i - colocation_gpu_features) * G;
+    }
+    [[nodiscard]] std::size_t num_gpus() const noexcept { return G_; }
+    [[nodiscard]] std::size_t queue_window() const noexcept { return K_; }
+    /// The observation's length.
+    [[nodiscard]] std::size_t size() const noexcept { return size_; }
+    [[nodiscard]] bool has(gpu_feature f) const noexcept { return offset(f) != absent; }
+    [[nodiscard]] bool has(obs_part p) const noexcept { return offset(p) != absent; }
+    /// Where a per-GPU feature's G values start (absent when the layout has none).
+    [[nodiscard]] std::size_t offset(gpu_feature f) const noexcept { return gpu_[std::size_t(f)]; }
+    /// Where a segment after the per-GPU ones starts (absent when the layout has none).
+    [[nodiscard]] std::size_t offset(obs_part p) const noexcept { return part_[std::size_t(p)]; }
+    /// A segment's length (0 when absent).
+    [[nodiscard]] std::size_t size(obs_part p) const noexcept { return part_size_[std::size_t(p)]; }
+    /// How many per-GPU segments there are (they come first).
+    [[nodiscard]] std::size_t num_gpu_segments() const noexcept {
+        return std::size_t(std::count_if(gpu_.begin(), gpu_.end(), [](std::size_t o) { return o != absent; }));
+    }
+    /// Where the context (everything after the per-GPU segments) starts.
+    [[nodiscard]] std::size_t context_offset() const noexcept { return offset(obs_part::job); }
+
+    /// A per-GPU feature's name ("busy", ..., "type").
+    [[nodiscard]] static std::string_view name(gpu_feature f) noexcept {
+        const auto i = std::size_t(f);
+        if (i < gpu_features) return gpu_feature_names[i];
+        if (i < gpu_features + colocation_gpu_features) return colocation_feature_names[i - gpu_features];
+        return type_feature_names[i - gpu_features - colocation_gpu_features];
+    }
+    /// A context segment's name ("job", "queue", "global", "job_type").
+    [[nodiscard]] static std::string_view name(obs_part p) noexcept {
+        constexpr std::string_view names[num_parts] = {"job", "queue", "global", "job_type"};
+        return names[std::size_t(p)];
+    }
+
+    /// The named segments, in order; the last one ends at size().
+    [[nodiscard]] std::vector<obs_segment> segments() const {
+        std::vector<obs_segment> out;
+        for (std::size_t i = 0; i < num_gpu_features; ++i)
+            if (gpu_[i] != absent) out.push_back({"gpu_" + std::string(name(gpu_feature(i))), gpu_[i], G_, {}});
+        const auto add = [&](obs_part p, std::span<const std::string_view> names, std::size_t repeat) {
+            if (!has(p)) return;
+            obs_segment s{std::string(name(p)), offset(p), size(p), {}};
+            for (std::size_t r = 0; r < repeat; ++r)
+                for (auto n : names) s.fields.push_back(repeat > 1 ? std::to_string(r) + "." + std::string(n) : std::string(n));
+            out.push_back(std::move(s));
+        };
+        add(obs_part::job, job_feature_names, 1);
+        add(obs_part::queue, queue_feature_names, K_);
+        add(obs_part::global, global_feature_names, 1);
+        add(obs_part::job_type, job_type_feature_names, 1);
+        return out;
+    }
+
+private:
+    std::size_t G_ = 0, K_ = 0, size_ = 0;
+    std::array<std::size_t, num_gpu_features> gpu_{};
+    std::array<std::size_t, num_parts> part_{}, part_size_{};
+};
+
 /// The segments of the observation for `num_gpus` GPUs and a queue window of `queue_window` jobs,
-/// in order; the last one ends at the observation's size.
+/// in order; the last one ends at the observation's size (obs_layout(...).segments()).
 [[nodiscard]] inline std::vector<obs_segment> observation_layout(std::size_t num_gpus, std::size_t queue_window,
                                                                  bool colocation, bool heterogeneous = false) {
-    std::vector<obs_segment> layout;
-    std::size_t off = 0;
-    auto per_gpu = [&](std::span<const std::string_view> names) {
-        for (auto n : names) {
-            layout.push_back({"gpu_" + std::string(n), off, num_gpus, {}});
-            off += num_gpus;
-        }
-    };
-    auto add = [&](std::string name, std::span<const std::string_view> names, std::size_t repeat) {
-        obs_segment s{std::move(name), off, names.size() * repeat, {}};
-        for (std::size_t r = 0; r < repeat; ++r)
-            for (auto n : names) s.fields.push_back(repeat > 1 ? std::to_string(r) + "." + std::string(n) : std::string(n));
-        off += s.size;
-        layout.push_back(std::move(s));
-    };
-    per_gpu(gpu_feature_names);
-    if (colocation) per_gpu(colocation_feature_names);
-    if (heterogeneous) per_gpu(type_feature_names);
-    add("job", job_feature_names, 1);
-    add("queue", queue_feature_names, queue_window);
-    add("global", global_feature_names, 1);
-    if (heterogeneous) add("job_type", job_type_feature_names, 1);
-    return layout;
+    return obs_layout(num_gpus, queue_window, colocation, heterogeneous).segments();
 }
 
 namespace detail {
@@ -146,10 +237,11 @@ public:
     template <Topology T>
     observation_writer(const T& topo, std::size_t queue_window, bool colocation, double time_scale, bool heterogeneous = false)
         : G_(topo.num_gpus()), K_(queue_window), time_scale_(time_scale), time_scale_f_(static_cast<float>(time_scale)) {
-        type_off_ = (gpu_features + (colocation ? colocation_gpu_features : 0)) * G_;
-        job_off_ = type_off_ + (heterogeneous ? type_gpu_features * G_ : 0);
-        size_ = job_off_ + std::size(job_feature_names) + K_ * std::size(queue_feature_names) +
-                std::size(global_feature_names) + (heterogeneous ? std::size(job_type_feature_names) : 0);
+        L_ = obs_layout(G_, K_, colocation, heterogeneous);
+        using f = gpu_feature;
+        picked_ = L_.offset(f::picked), remaining_ = L_.offset(f::remaining), proximity_ = L_.offset(f::proximity);
+        node_free_ = L_.offset(f::node_free), rack_free_ = L_.offset(f::rack_free), job_off_ = L_.offset(obs_part::job);
+        size_ = L_.size();
         buf_.allocate(size_, G_ + 1);
         rack_dirty_.assign(topo.num_racks(), 0);
         dirty_racks_.reserve(topo.num_racks());
@@ -162,6 +254,8 @@ public:
     [[nodiscard]] std::span<std::uint8_t> mask() const noexcept { return buf_.mask; }
     [[nodiscard]] std::size_t size() const noexcept { return size_; }
     [[nodiscard]] std::size_t num_gpus() const noexcept { return G_; }
+    /// Where each segment is (the offsets this writer writes at).
+    [[nodiscard]] const obs_layout& layout() const noexcept { return L_; }
     /// Writes into external buffers from now on (their sizes must be size() and G + 1); the
     /// current contents are copied over.
     void bind(std::span<float> obs, std::span<std::uint8_t> mask) {
@@ -198,8 +292,8 @@ public:
     template <Topology T, class J>
     void gpu_rows(const T& topo, const basic_simulator<J>& sim, const detail::pick_set& picks, bool active) noexcept {
         const auto& cl = sim.cluster();
-        float* busy = buf_.obs.data();
-        float* pick = busy + G_;
+        float* busy = buf_.obs.data() + L_.offset(gpu_feature::busy);
+        float* pick = buf_.obs.data() + picked_;
         std::uint8_t* mask = buf_.mask.data();
         discard_marks();  // every GPU is rewritten
         for (std::size_t g = 0; g < G_; ++g) {
@@ -220,12 +314,10 @@ public:
                              const std::uint8_t* room, std::uint32_t current, double gpu_memory_gb) noexcept {
         const auto& cl = sim.cluster();
         const double now = sim.now();
-        float* busy = buf_.obs.data();
-        float* pick = busy + G_;
-        float* rem = pick + G_;
-        float* occ = busy + gpu_features * G_;
-        float* head = occ + G_;
-        float* itf = occ + 2 * G_;
+        using f = gpu_feature;
+        const auto at = [&](gpu_feature x) { return buf_.obs.data() + obs_layout::gpu_offset(x, G_, true); };
+        float *busy = at(f::busy), *pick = at(f::picked), *rem = at(f::remaining);
+        float *occ = at(f::occupancy), *head = at(f::memory_headroom), *itf = at(f::interference);
         std::uint8_t* mask = buf_.mask.data();
         const double M = double(cl.max_jobs_per_gpu()), cap = gpu_memory_gb;
         discard_marks();  // every GPU is rewritten
@@ -254,7 +346,7 @@ public:
     void remaining_all(const cluster_state& cl, double now) noexcept {
         const float scale = time_scale_f_;
         const double* end = cl.end_times().data();
-        float* rem = buf_.obs.data() + 2 * G_;
+        float* rem = buf_.obs.data() + remaining_;
         const std::size_t G = G_;
         for (std::size_t g = 0; g < G; ++g) {
             auto x = static_cast<float>(end[g] - now);
@@ -278,7 +370,7 @@ public:
             *o++ = c.comm_feat;
             *o++ = squash(now - c.submit);
         } else {
-            for (int i = 0; i < 5; ++i) *o++ = 0.0f;
+            o = std::fill_n(o, std::size(job_feature_names), 0.0f);
         }
         std::size_t written = 0;
         for (auto j : q.jobs()) {
@@ -291,8 +383,7 @@ public:
             *o++ = squash(now - w.submit);
             ++written;
         }
-        for (; written < K_; ++written)
-            for (int i = 0; i < 4; ++i) *o++ = 0.0f;
+        for (; written < K_; ++written) o = std::fill_n(o, std::size(queue_feature_names), 0.0f);
         const double qn = double(q.size());
         *o++ = float(sim.cluster().busy_gpus()) / float(G_);
         *o++ = static_cast<float>(qn / (qn + double(K_ ? K_ : 1)));
@@ -300,10 +391,29 @@ public:
         *o++ = sim.jobs().empty() ? 1.0f : float(sim.finished().size()) / float(sim.jobs().size());
     }
 
-    /// Heterogeneous clusters: the gpu_type_speed values (G), then the gpu_type ones (G).
-    [[nodiscard]] float* type_rows() const noexcept { return buf_.obs.data() + type_off_; }
-    /// Heterogeneous clusters: the job_type/best_type_speedup value (the last of the observation).
-    [[nodiscard]] float& best_type_speedup() const noexcept { return buf_.obs[size_ - 1]; }
+    /// Heterogeneous clusters: the gpu_type_speed and gpu_type values of every GPU and the
+    /// job_type/best_type_speedup value (the layout's header describes them) for a current job
+    /// whose speed on each type is `speeds` (types.num_types() values; empty when no job is current).
+    template <class Types>
+    void type_rows(const Types& types, std::span<const double> speeds) noexcept {
+        float* speed = buf_.obs.data() + L_.offset(gpu_feature::type_speed);
+        float* type = buf_.obs.data() + L_.offset(gpu_feature::type);
+        float& best = buf_.obs[L_.offset(obs_part::job_type)];
+        const std::size_t NT = types.num_types();
+        for (std::size_t g = 0; g < G_; ++g) type[g] = float(types.type_of(gpu_id(g))) / float(NT - 1);
+        if (speeds.empty()) {
+            std::fill(speed, speed + G_, 0.0f);
+            best = 0.0f;
+            return;
+        }
+        double fast = 0, slow = 1e300;
+        for (const double v : speeds) {
+            fast = std::max(fast, v);
+            slow = std::min(slow, v);
+        }
+        for (std::size_t g = 0; g < G_; ++g) speed[g] = static_cast<float>(speeds[types.type_of(gpu_id(g))] / fast);
+        best = static_cast<float>(1.0 - slow / fast);
+    }
 
     /// The DEFER entry of the mask.
     void defer(bool allowed) noexcept { buf_.mask[G_] = static_cast<std::uint8_t>(allowed); }
@@ -317,7 +427,7 @@ public:
     template <Topology T>
     void after_pick(const T& topo, const detail::pick_set& picks, gpu_id g, std::size_t n, std::size_t r,
                     std::uint32_t cur_gpus) noexcept {
-        buf_.obs[G_ + g] = 1.0f;
+        buf_.obs[picked_ + g] = 1.0f;
         buf_.mask[g] = 0;
         if (picks.node[n] == 1) first_pick_in_node(topo, picks, n, r);
         buf_.obs[job_off_ + 1] = float(cur_gpus - picks.size()) / float(cur_gpus);
@@ -362,10 +472,10 @@ private:
     template <Topology T>
     void gpu(const T& topo, const cluster_state& cl, gpu_id g, double now) noexcept {
         const bool free = cl.is_free(g);
-        float* busy = buf_.obs.data();
+        float* busy = buf_.obs.data() + L_.offset(gpu_feature::busy);
         busy[g] = free ? 0.0f : 1.0f;
-        busy[G_ + g] = 0.0f;
-        busy[2 * G_ + g] = free ? 0.0f : remaining(cl.end_time(g) - now);
+        buf_.obs[picked_ + g] = 0.0f;
+        buf_.obs[remaining_ + g] = free ? 0.0f : remaining(cl.end_time(g) - now);
         buf_.mask[g] = static_cast<std::uint8_t>(free);
         const auto r = topo.rack_of(g);
         if (!rack_dirty_[r]) {
@@ -381,7 +491,7 @@ private:
         if (picks.rack[r] == 1) return rack_proximity(topo, picks, r);
         with_node_size(topo, [&](auto N) {
             const std::size_t gpn = N() > 0 ? N() : topo.gpus_per_node();
-            for (std::size_t i = 0; i < gpn; ++i) buf_.obs[3 * G_ + n * gpn + i] = 1.0f;
+            for (std::size_t i = 0; i < gpn; ++i) buf_.obs[proximity_ + n * gpn + i] = 1.0f;
         });
     }
 
@@ -404,9 +514,9 @@ private:
             const float inv_node = 1.0f / float(gpn);
             const float rf = float(cl.rack_free(r)) * (1.0f / float(cl.gpus_per_rack()));
             const float off_node = proximity_off_node(picks, r);
-            float* prox = buf_.obs.data() + 3 * G_;
-            float* nfree = prox + G_;
-            float* rfree = nfree + G_;
+            float* prox = buf_.obs.data() + proximity_;
+            float* nfree = buf_.obs.data() + node_free_;
+            float* rfree = buf_.obs.data() + rack_free_;
             for (std::size_t n = r * npr; n < (r + 1) * npr; ++n) {
                 const float nf = float(cl.node_free(n)) * inv_node;
                 const float pv = picks.node[n] ? 1.0f : off_node;
@@ -426,7 +536,7 @@ private:
     void rack_proximity(const T& topo, const detail::pick_set& picks, std::size_t r) noexcept {
         with_node_size(topo, [&](auto N) {
             const std::size_t gpn = N() > 0 ? N() : topo.gpus_per_node(), npr = topo.nodes_per_rack();
-            float* prox = buf_.obs.data() + 3 * G_;
+            float* prox = buf_.obs.data() + proximity_;
             const float off_node = proximity_off_node(picks, r);
             for (std::size_t n = r * npr; n < (r + 1) * npr; ++n) {
                 const float pv = picks.node[n] ? 1.0f : off_node;
@@ -437,13 +547,16 @@ private:
 
     // what a pick reads and writes first (see basic_env's members)
     detail::obs_buffers buf_;
-    std::size_t G_ = 0, job_off_ = 0, K_ = 0, type_off_ = 0;
+    std::size_t G_ = 0, K_ = 0;
+    // L_'s offsets of what a step writes most
+    std::size_t picked_ = 0, remaining_ = 0, proximity_ = 0, node_free_ = 0, rack_free_ = 0, job_off_ = 0;
     double time_scale_ = 1;
     float time_scale_f_ = 1;  ///< time_scale as the float remaining() divides by
     std::size_t size_ = 0;
     std::vector<std::uint8_t> rack_dirty_;               ///< racks whose rows flush() rewrites
     detail::bounded_vector<std::uint32_t> dirty_racks_;  ///< capacity: the number of racks
     std::vector<float> request_;                         ///< request(k) for k = 0..G
+    obs_layout L_;                                       ///< where everything is written
 };
 
 }  // namespace gpuplace

@@ -72,10 +72,10 @@ public:
         tg_.reserve(t);
         ff_.reserve(t);
         // the GPU mode's context segments: everything after its per-GPU ones
-        const auto& gl = e.layout_;
-        std::size_t first_ctx = 0;
-        while (first_ctx < gl.size() && gl[first_ctx].name.rfind("gpu_", 0) == 0) ++first_ctx;
-        ctx_src_ = first_ctx < gl.size() ? gl[first_ctx].offset : e.obs_.size();
+        const auto& L = e.obs_.layout();
+        const auto gl = L.segments();
+        const std::size_t first_ctx = L.num_gpu_segments();
+        ctx_src_ = L.context_offset();
         layout_.clear();
         std::size_t off = 0;
         const auto items = [&](std::string_view prefix, std::span<const std::string_view> names) {
@@ -100,7 +100,7 @@ public:
             for (auto n : cluster_feature_names) c.fields.emplace_back(n);
             off += c.size;
             layout_.push_back(std::move(c));
-            auto g = *std::find_if(gl.begin(), gl.end(), [](const obs_segment& x) { return x.name == "global"; });
+            auto g = gl[first_ctx + std::size_t(obs_part::global)];
             ctx_src_ = g.offset;
             ctx_len_ = g.size;
             ctx_dst_ = off;
