@@ -61,7 +61,12 @@ def load_model(name: str):
     The network acts greedily with ``.act(env)`` and in ``_core.evaluate_network``; a per_gpu network
     acts on clusters of any size."""
     _require()
-    return _core.load_checkpoint(_core.model_path(name))
+    path = os.fspath(name)
+    names = list(_core.model_names())
+    if path not in names and not os.path.isfile(path):
+        what = "a folder, not a checkpoint file" if os.path.isdir(path) else "no such file"
+        raise _core.CheckpointError(f'load_model("{path}"): not a reference model (known: {", ".join(names)}) and {what}')
+    return _core.load_checkpoint(_core.model_path(path))
 
 
 def run(
