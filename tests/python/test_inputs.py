@@ -4,8 +4,8 @@ legal but surprising get a warning; what a new user trips on works as documented
 
 import copy
 import json
-import math
 import os
+import re
 
 import gymnasium as gym
 import numpy as np
@@ -164,8 +164,6 @@ def test_train_config_must_be_a_json_object(tmp_path, capsys, content, match):
     f.write_bytes(content if isinstance(content, bytes) else content.encode())
     code, out, err = _cli(capsys, ["train", "--config", str(f), "--out", str(tmp_path / "run"), "-q"])
     assert code == 2 and str(f) in err
-    import re
-
     assert re.search(match, err), err
     assert not (tmp_path / "run").exists() or not os.listdir(tmp_path / "run")
 
@@ -195,8 +193,6 @@ def test_train_config_must_be_a_json_object(tmp_path, capsys, content, match):
 def test_bad_option_values_are_usage_errors(capsys, argv, match):
     code, out, err = _cli(capsys, argv)
     assert code == 2 and out == ""
-    import re
-
     assert re.search(match, err), err
 
 
@@ -206,14 +202,15 @@ def test_bad_option_values_are_usage_errors(capsys, argv, match):
     (["evaluate", "--seeds", "1", "--csv", "{tmp}/no/such/folder/r.csv"], r"--csv .*r\.csv: the folder .*folder does not exist"),
     (["evaluate", "--seeds", "1", "--json", "{tmp}"], r"--json .*: is a folder, not a file name"),
     (["train-sb3", "--out", "{tmp}/file", "--timesteps", "1"], r"--out .*file: is a file, not a folder"),
+    (["train-sb3", "--num-envs", "4", "--threads", "5", "--out", "{tmp}/run"],
+     r"--threads 5 out of range \[1, 4\] \(each thread steps at least one of the --num-envs 4 envs\)"),
+    (["plot", "jct-cdf", "--seeds", "1", "--out", "{tmp}/no/cdf.png"], r"--out .*cdf\.png: the folder .* does not exist"),
     (["train-sb3", "--teacher", "pack+nope", "--out", "{tmp}/run"], r'unknown queue policy "nope"'),
 ])
 def test_bad_names_and_output_paths_are_refused_before_any_work(tmp_path, capsys, argv, match):
     (tmp_path / "file").write_text("x")
     argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
     code, out, err = _cli(capsys, argv)
-    import re
-
     assert code == 2 and out == "" and re.search(match, err), (out, err)
     assert not (tmp_path / "run").exists()
 
@@ -428,4 +425,23 @@ def test_rllib_values_are_checked_before_ray_starts(capsys):
         assert e.value.code == 2 and match in capsys.readouterr().err
     assert rllib_main(["train", "--policies", "nope", "-q"]) == 2
     assert 'unknown policy "nope"' in capsys.readouterr().err
+    assert rllib_main(["train", "--set", "gamma=nan", "-q"]) == 2
+    assert '"nan" is not a finite number' in capsys.readouterr().err
     assert not ray.is_initialized()
+
+
+def test_progress_bar_counts_the_env_steps_of_learn(monkeypatch):
+    from gpuplace import progress
+    from gpuplace.sb3 import ProgressBar
+
+    bars = []
+
+    def spy(**kw):
+        bars.append(progress.tqdm(**kw))
+        return bars[-1]
+
+    monkeypatch.setattr("gpuplace.sb3.progress_bar", lambda total=None, desc="", disable=False: spy(
+        total=total, desc=desc, disable=disable))
+    model = _per_gpu_model(_cluster(2))
+    model.learn(32, callback=ProgressBar())
+    assert bars[0].total == 32 and bars[0].n == 32 and bars[0].desc == "MaskablePPO"

@@ -103,6 +103,9 @@ def cmd_train_sb3(args) -> int:
 
         split_teacher(teacher)  # unknown heuristics or queue policies: before any work
     policies = _policies(args.policies) if args.eval_seeds > 0 else []
+    if args.threads > args.num_envs:
+        raise _core.ConfigError(f"--threads {args.threads} out of range [1, {args.num_envs}] (each thread steps at least "
+                                f"one of the --num-envs {args.num_envs} envs)")
     _check_outputs(args)
     check_output_folder(args.out, "--out")
     if args.policy == "mlp":
@@ -265,7 +268,12 @@ def cmd_plot(args) -> int:
                 print(f"wrote {out}")
         return 0
     plot._plt()  # the error naming the plot extra, before any episode runs
+    check_output_file(args.out, "--out")
     model = _load_model(args.model) if args.model and kind != "learning-curve" else None
+    if model is not None:
+        from .sb3 import scenario_for_model
+
+        scenario_for_model(model, args.scenario)  # a model that cannot act here: LayoutError before any episode
     if kind == "jct-cdf":
         sc = load_scenario(args.scenario)
         seeds = _seed_list(args)
@@ -361,7 +369,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "deferring looks good and the policy learns to defer)")
     p.add_argument("--num-envs", type=count(1), default=16)
     p.add_argument("--n-steps", type=count(1), default=128, help="env steps per env and PPO iteration")
-    p.add_argument("--seed", type=_SEED, default=1)
+    p.add_argument("--seed", type=count(0, 2**32 - 1, "a seed"), default=1, help="training seed (SB3: below 2**32)")
     p.add_argument("--threads", type=count(1), default=1, help="C++ threads stepping the envs (at most --num-envs)")
     p.add_argument("--validation-seeds", type=count(0), default=16,
                    help="per_gpu: validation seeds (2000000 + i) for keeping the best weights (0: the last)")

@@ -29,6 +29,11 @@ def train(
     PPO hyperparameters (total_steps, num_envs, num_steps, learning_rate, seed, network, ...)."""
     _require()
     sc = load_scenario(scenario)
+    if checkpoint:  # the file is written after the training: its folder is checked before
+        from ._args import check_output_file
+
+        os.makedirs(os.path.dirname(os.path.abspath(checkpoint)), exist_ok=True)
+        check_output_file(checkpoint, "train: checkpoint")
     trainer = _core.PPO(sc, dict(config or {}))
     stats = []
     f = writer = None

@@ -542,7 +542,7 @@ def _value_warmup(model, iterations: int, show_progress: bool) -> int:
     try:
         model.lr_schedule = lambda _: lr0
         model.learn(steps, reset_num_timesteps=True, progress_bar=False,
-                    callback=_StepBar(steps, "value warm-up", show_progress))
+                    callback=ProgressBar(steps, "value warm-up", show_progress))
     finally:
         model.lr_schedule = schedule
         for p in frozen:
@@ -553,15 +553,21 @@ def _value_warmup(model, iterations: int, show_progress: bool) -> int:
     return steps
 
 
-class _StepBar(BaseCallback):
-    """A progress bar over env steps."""
+class ProgressBar(BaseCallback):
+    """A tqdm progress bar over the env steps of ``model.learn()``:
+    ``model.learn(100_000, callback=ProgressBar())``. It works with the packages gpuplace installs
+    (SB3's own ``progress_bar=True`` also needs rich). ``total`` defaults to the steps this
+    ``learn()`` call makes."""
 
-    def __init__(self, total: int, desc: str, show: bool):
+    def __init__(self, total: int | None = None, desc: str = "MaskablePPO", show: bool = True):
         super().__init__()
         self._total, self._desc, self._show, self._bar = total, desc, show, None
 
     def _on_training_start(self) -> None:
-        self._bar = progress_bar(total=self._total, desc=self._desc, disable=not self._show)
+        total = self._total
+        if total is None:
+            total = max(0, int(self.locals.get("total_timesteps", 0)) - int(self.model.num_timesteps))
+        self._bar = progress_bar(total=total, desc=self._desc, disable=not self._show)
 
     def _on_step(self) -> bool:
         self._bar.update(self.training_env.num_envs)
@@ -876,6 +882,7 @@ __all__ = [
     "model_file",
     "save_model",
     "PerGpuPolicy",
+    "ProgressBar",
     "VALIDATION_SEED_BASE",
     "checkpoint_policy_kwargs",
     "load_cpp_checkpoint",
