@@ -162,7 +162,8 @@ py::dict run_episode_impl(const gp::scenario& sc, const std::string& policy, con
     d["jobs"] = finished_jobs(e);
     d["seed"] = seed;
     const auto warn = [](const std::string& msg) {
-        if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 2) < 0) throw py::error_already_set();
+        // stack level 1: the warning points at the Python line that called run_episode
+        if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 1) < 0) throw py::error_already_set();
     };
     if (!dropped.empty())
         warn("run_episode: observations and masks not recorded: " + dropped +
