@@ -110,11 +110,14 @@ def test_reset_takes_numpy_integer_seeds_and_refuses_bad_ones(small):
     for seed in (np.int64(7), np.uint32(7), np.int8(7)):
         b, _ = env.reset(seed=seed)
         np.testing.assert_array_equal(a, b)
+    env.step(env.action_space.sample())
+    before = env.observation_view.copy()
     for seed, error, match in [(True, TypeError, "seed must be an int or None, got bool True"),
                                (7.0, TypeError, "got float 7.0"), (-1, ValueError, r"seed must be in \[0, 2\*\*64\), got -1"),
                                (2**64, ValueError, r"got 18446744073709551616")]:
         with pytest.raises(error, match=match):
             env.reset(seed=seed)
+        np.testing.assert_array_equal(env.observation_view, before)  # the episode goes on untouched
 
 
 # ---- vector envs: sizes checked before anything is allocated -------------------------------------
@@ -213,6 +216,13 @@ def test_bad_names_and_output_paths_are_refused_before_any_work(tmp_path, capsys
     code, out, err = _cli(capsys, argv)
     assert code == 2 and out == "" and re.search(match, err), (out, err)
     assert not (tmp_path / "run").exists()
+
+
+def test_a_seed_list_is_used_as_given(tmp_path, capsys):
+    code, out, err = _cli(capsys, ["evaluate", "--policies", "pack", "--seed-list", "3, 4", "--json",
+                                   str(tmp_path / "r.json"), "-q"])
+    assert code == 0, err
+    assert json.loads((tmp_path / "r.json").read_text())["seeds"] == [3, 4]
 
 
 def test_evaluate_threads_are_checked_by_the_api():
