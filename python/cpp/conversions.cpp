@@ -5,6 +5,11 @@
 
 #include "conversions.hpp"
 
+#include <cstdio>
+#if __has_include(<unistd.h>)
+#include <unistd.h>
+#endif
+
 #include "bindings.hpp"
 
 #include <cmath>
@@ -304,6 +309,40 @@ std::size_t seed_count(py::handle o) {
         throw gp::ConfigError("seeds: " + py::str(v).cast<std::string>() + " is not a number of held-out seeds (1 to 10000000)");
     }
     return static_cast<std::size_t>(n);
+}
+
+std::size_t to_count(py::handle o, const std::string& what, std::size_t lo, std::size_t hi) {
+    const auto range = "[" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+    if (py::isinstance<py::bool_>(o) || !PyIndex_Check(o.ptr()))
+        throw gp::ConfigError(what + ": expected a whole number in " + range + ", got " + type_name(o) + " " +
+                              py::repr(o).cast<std::string>());
+    py::int_ v = py::reinterpret_steal<py::int_>(PyNumber_Index(o.ptr()));
+    if (!v) throw py::error_already_set();
+    int overflow = 0;
+    const long long n = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
+    if (overflow || n < 0 || static_cast<unsigned long long>(n) < lo || static_cast<unsigned long long>(n) > hi)
+        throw gp::ConfigError(what + " " + py::str(v).cast<std::string>() + " out of range " + range);
+    return static_cast<std::size_t>(n);
+}
+
+std::uint64_t physical_memory() {
+#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGE_SIZE)
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    if (pages > 0 && page > 0) return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page);
+#endif
+    return 0;
+}
+
+std::string bytes_text(double bytes) {
+    static const char* units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    int u = 0;
+    while (bytes >= 1024.0 && u < 6) {
+        bytes /= 1024.0;
+        ++u;
+    }
+    char buf[64];
+    std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", bytes, units[u]);
+    return buf;
 }
 
 std::vector<std::uint64_t> to_seeds(py::handle o) {

@@ -39,6 +39,13 @@ std::uint64_t to_seed(py::handle o);
 std::int64_t to_action(py::handle o);
 /// A number of held-out seeds: an integer in [1, 10^7]; ConfigError naming the value otherwise.
 std::size_t seed_count(py::handle o);
+/// A whole number in [lo, hi] (a Python or numpy integer, not a bool) for the argument `what`
+/// (e.g. "vector env: num_envs"); a ConfigError naming the argument and the value otherwise.
+std::size_t to_count(py::handle o, const std::string& what, std::size_t lo, std::size_t hi);
+/// Physical memory of this machine in bytes (0 when unknown).
+std::uint64_t physical_memory();
+/// A byte count for messages: "1.5 GiB", "320 MiB", "12 KiB", "800 bytes".
+std::string bytes_text(double bytes);
 /// A count of held-out seeds or a sequence of seeds.
 std::vector<std::uint64_t> to_seeds(py::handle o);
 /// GPU ids from a Python sequence: each in [0, G), no duplicates; returned sorted.

@@ -2,7 +2,9 @@
 // reference for Python runs), the evaluation harness (evaluate, EvalReport) and comm_cost().
 
 #include <cstring>
+#include <algorithm>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -40,23 +42,79 @@ std::int64_t heuristic_act(PyHeuristic& h, const PyEnv<E>& p) {
     else return h.f2(e);
 }
 
+std::string names_text(const std::vector<std::string>& names) {
+    std::string out;
+    for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+    return out;
+}
+
+/// How run_episode records the observations and masks: always (record=True), never (False), or
+/// when they fit in the limit (None, the default).
+enum class record_mode { never, always, if_fits };
+
+/// The observations and masks of `rows` steps, in bytes.
+double record_bytes(double rows, std::size_t obs_size, std::size_t num_actions) {
+    return rows * (static_cast<double>(obs_size) * sizeof(float) + static_cast<double>(num_actions));
+}
+
+/// Why the observations are not kept: "the observations and masks of at least N steps (...) take X,
+/// more than record_limit Y (...)".
+std::string record_overflow(std::size_t rows, bool at_least, std::size_t obs_size, std::size_t num_actions,
+                            std::size_t limit, const std::string& why) {
+    return "the observations and masks of " + std::string(at_least ? "at least " : "") + std::to_string(rows) +
+           " steps (" + why + ") take " + bytes_text(record_bytes(static_cast<double>(rows), obs_size, num_actions)) +
+           ", more than record_limit " + bytes_text(static_cast<double>(limit)) + " (" + std::to_string(obs_size) +
+           " floats of observation and " + std::to_string(num_actions) + " bytes of mask per step)";
+}
+
 /// One episode run entirely in C++: by a heuristic (policy name) or by replaying `actions`.
 template <class E>
 py::dict run_episode_impl(const gp::scenario& sc, const std::string& policy, const std::vector<std::int64_t>* replay,
-                          std::uint64_t seed, bool record) {
+                          std::uint64_t seed, record_mode mode, std::size_t limit) {
     E e(sc);
     std::vector<std::int64_t> actions;
     std::vector<double> rewards;
     std::vector<float> obs;
     std::vector<std::uint8_t> masks;
-    std::string error;
+    bool record = mode != record_mode::never;
+    std::string dropped;  // why the observations were not kept (mode if_fits)
+    bool ran_out = false;
     {
         py::gil_scoped_release nogil;
         std::function<std::int64_t(const E&)> act;
         if (!replay) act = gp::heuristic<E>(policy).make(seed);
         e.reset(seed);
+        const std::size_t O = e.observation_size(), A = e.num_actions();
+        const auto fits = [&](std::size_t rows) { return record_bytes(static_cast<double>(rows), O, A) <= static_cast<double>(limit); };
+        // before any step: every job takes at least one step, and a replay at most its length
+        const std::size_t jobs = e.info().jobs_total;
+        const std::size_t least = 1 + (replay ? std::min(jobs, replay->size()) : jobs);
+        if (record && !fits(least)) {
+            const auto why = replay && replay->size() < jobs ? "the " + std::to_string(replay->size()) + " actions given"
+                                                             : "one per job of the episode's " + std::to_string(jobs);
+            const auto msg = record_overflow(least, true, O, A, limit, why);
+            if (mode == record_mode::always)
+                throw gp::ConfigError("run_episode: record=True: " + msg + "; pass record=False, or a larger record_limit");
+            record = false;
+            dropped = msg;
+        }
+        if (record) {
+            obs.reserve(least * O);
+            masks.reserve(least * A);
+        }
         auto snap = [&] {
             if (!record) return;
+            const std::size_t rows = obs.size() / std::max<std::size_t>(O, 1) + 1;
+            if (!fits(rows)) {
+                const auto msg = record_overflow(rows, false, O, A, limit, "the steps so far");
+                if (mode == record_mode::always)
+                    throw gp::ConfigError("run_episode: record=True: " + msg + "; pass record=False, or a larger record_limit");
+                record = false;
+                dropped = msg;
+                std::vector<float>().swap(obs);
+                std::vector<std::uint8_t>().swap(masks);
+                return;
+            }
             obs.insert(obs.end(), e.observation().begin(), e.observation().end());
             masks.insert(masks.end(), e.action_mask().begin(), e.action_mask().end());
         };
@@ -64,7 +122,10 @@ py::dict run_episode_impl(const gp::scenario& sc, const std::string& policy, con
         for (std::size_t t = 0; !e.done(); ++t) {
             std::int64_t a;
             if (replay) {
-                if (t >= replay->size()) break;
+                if (t >= replay->size()) {
+                    ran_out = true;
+                    break;
+                }
                 a = (*replay)[t];
             } else {
                 a = act(e);
@@ -91,19 +152,44 @@ py::dict run_episode_impl(const gp::scenario& sc, const std::string& policy, con
         d["observations"] = o;
         d["masks"] = mk;
     }
+    d["recorded"] = record;
     d["terminated"] = e.terminated();
     d["truncated"] = e.truncated();
+    d["actions_ran_out"] = ran_out;
     d["episode_return"] = e.episode_return();
     d["steps"] = e.steps();
     d["metrics"] = metrics_dict(e.episode_metrics());
     d["jobs"] = finished_jobs(e);
     d["seed"] = seed;
+    const auto warn = [](const std::string& msg) {
+        // stack level 1: the warning points at the Python line that called run_episode
+        if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 1) < 0) throw py::error_already_set();
+    };
+    if (!dropped.empty())
+        warn("run_episode: observations and masks not recorded: " + dropped +
+             "; pass record=False to skip them, or a larger record_limit to keep them");
+    if (ran_out) {
+        const auto info = e.info();
+        warn("run_episode: the " + std::to_string(replay->size()) + " actions ran out before the episode ended (" +
+             std::to_string(info.jobs_done) + " of " + std::to_string(info.jobs_total) +
+             " jobs finished); the result is the unfinished episode (actions_ran_out True, terminated and truncated "
+             "False) and its metrics cover only the finished jobs");
+    }
     return d;
 }
 
-py::dict run_episode(py::object scenario, py::object policy, py::object seed, py::object actions, bool record) {
+py::dict run_episode(py::object scenario, py::object policy, py::object seed, py::object actions, py::object record,
+                     py::object record_limit) {
     const auto sc = to_scenario(scenario);
     const auto s = to_seed(seed);
+    record_mode mode = record_mode::if_fits;
+    if (!record.is_none()) {
+        if (!py::isinstance<py::bool_>(record))
+            throw py::type_error("run_episode: record must be True, False or None (record when it fits in record_limit), "
+                                 "got " + type_name(record) + " " + py::repr(record).cast<std::string>());
+        mode = record.cast<bool>() ? record_mode::always : record_mode::never;
+    }
+    const auto limit = to_count(record_limit, "run_episode: record_limit (bytes)", 0, std::numeric_limits<std::int64_t>::max());
     std::vector<std::int64_t> replay;
     const bool has_replay = !actions.is_none();
     std::string pol;
@@ -114,12 +200,16 @@ py::dict run_episode(py::object scenario, py::object policy, py::object seed, py
         for (auto a : actions) replay.push_back(to_action(a));
     } else {
         if (policy.is_none()) throw py::value_error("run_episode: pass a policy name or an action sequence");
+        if (!py::isinstance<py::str>(policy))
+            throw py::type_error("run_episode: policy must be a heuristic name (" + names_text(gp::heuristic_names()) +
+                                 "), got " + type_name(policy) + " " + py::repr(policy).cast<std::string>());
         pol = policy.cast<std::string>();
         (void)gp::heuristic<gp::env>(pol);  // unknown names fail here, before any work
     }
     const auto* rp = has_replay ? &replay : nullptr;
-    if (comm_model_of(sc) == gp::TreeRouteCost::name) return run_episode_impl<gp::tree_route_env>(sc, pol, rp, s, record);
-    return run_episode_impl<gp::env>(sc, pol, rp, s, record);
+    if (comm_model_of(sc) == gp::TreeRouteCost::name)
+        return run_episode_impl<gp::tree_route_env>(sc, pol, rp, s, mode, limit);
+    return run_episode_impl<gp::env>(sc, pol, rp, s, mode, limit);
 }
 
 
@@ -139,7 +229,8 @@ gp::eval_report evaluate_impl(const gp::scenario& sc, const std::vector<std::str
     return gp::evaluate<E>(sc, pols, seeds, threads);
 }
 
-gp::eval_report evaluate(py::object scenario, py::object policies, py::object seeds, std::size_t threads) {
+gp::eval_report evaluate(py::object scenario, py::object policies, py::object seeds, py::object threads_arg) {
+    const auto threads = to_count(threads_arg, "evaluate: threads", 0, 4096);
     const auto sc = to_scenario(scenario);
     std::vector<std::string> names;
     if (policies.is_none()) names = gp::heuristic_names();
@@ -191,11 +282,14 @@ void bind_evaluation(py::module_& m) {
         .def("act", &heuristic_act<gp::tree_route_env>, py::arg("env"));
 
     m.def("run_episode", &run_episode, py::arg("scenario"), py::arg("policy") = py::none(), py::arg("seed") = 0,
-          py::arg("actions") = py::none(), py::arg("record") = true,
+          py::arg("actions") = py::none(), py::arg("record") = py::none(),
+          py::arg("record_limit") = std::int64_t{1} << 30,
           "Runs one episode entirely in C++ (the reference for Python runs): with a heuristic by name, or by "
-          "replaying an action sequence (stops when it runs out or the episode ends). Returns actions, rewards, "
-          "observations and masks (T + 1 rows, when record), terminated, truncated, episode_return, steps, "
-          "metrics and the finished jobs.");
+          "replaying an action sequence (stops when it runs out, with a warning and actions_ran_out True, or when "
+          "the episode ends). Returns actions, rewards, observations and masks (T + 1 rows, when recorded), "
+          "recorded, terminated, truncated, actions_ran_out, episode_return, steps, metrics and the finished jobs. "
+          "record: True keeps the observations and masks (a ConfigError before the first step when they cannot fit "
+          "in record_limit bytes, default 1 GiB), False never, None (the default) when they fit (else a warning).");
 
     py::class_<gp::eval_report>(m, "EvalReport", "Results of evaluate(): per policy, metrics on every seed.")
         .def(py::init([](std::string scenario, py::object seeds) {

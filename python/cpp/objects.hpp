@@ -50,6 +50,7 @@ struct PyVec {
     std::vector<std::int64_t> actions;
     std::atomic<bool> busy{false};
     PyVec(const gp::scenario& s, std::size_t n, std::size_t t) : vec(s, n, t), actions(n, 0) {}
+    PyVec(std::vector<E> envs, std::size_t t) : vec(std::move(envs), t), actions(vec.num_envs(), 0) {}
 };
 
 // ---- queries shared by Env and VectorEnv (env i); defined in queries.cpp ----------------------

@@ -135,7 +135,8 @@ void bind_ppo(py::module_& m) {
           }, py::arg("path"), "Loads a PPO checkpoint (CheckpointError when truncated, corrupted or of another version).");
 
     m.def("evaluate_network", [](py::object scenario, const PyNetwork& n, py::object seeds, const std::string& name,
-                                 std::size_t threads) {
+                                 py::object threads_arg) {
+              const auto threads = to_count(threads_arg, "evaluate_network: threads", 0, 4096);
               const auto sc = to_scenario(scenario);
               const auto sd = to_seeds(seeds);
               py::gil_scoped_release nogil;

@@ -2,6 +2,7 @@
 // Batched observations, masks, rewards and flags are read-only numpy views on the C++ buffers;
 // reset and step release the GIL, and a VectorEnv being stepped refuses other threads (StateError).
 
+#include <limits>
 #include <memory>
 #include <span>
 #include <string>
@@ -44,16 +45,38 @@ std::span<float> obs_span(PyVec<E>& self, float* obs) {
     return obs ? std::span<float>(obs, self.vec.num_envs() * self.vec.observation_size()) : std::span<float>{};
 }
 
+/// Refuses, before any copy is made, a vector env whose buffers alone cannot fit in this machine's
+/// memory: per env at least the env object, its observation and mask, and the vector env's
+/// observation, final observation and mask rows.
+template <class E>
+void check_vector_memory(const E& first, std::size_t n) {
+    const double per = static_cast<double>(sizeof(E)) + 3.0 * sizeof(float) * static_cast<double>(first.observation_size()) +
+                       2.0 * static_cast<double>(first.num_actions()) + 64.0;
+    const double need = per * static_cast<double>(n);
+    const auto have = physical_memory();
+    if (have && need > static_cast<double>(have))
+        throw gp::ConfigError("vector env: num_envs " + std::to_string(n) + " needs at least " + bytes_text(need) + " (" +
+                              bytes_text(per) + " per env: its observation of " + std::to_string(first.observation_size()) +
+                              " floats, mask and state), more than this machine's " +
+                              bytes_text(static_cast<double>(have)) + " of memory");
+}
+
 template <class E>
 void bind_vector_env(py::module_& m, const char* name, const char* doc) {
     using P = PyVec<E>;
     py::class_<P>(m, name, doc)
-        .def(py::init([](py::object s, py::ssize_t n, py::ssize_t t) {
-                 if (n < 1) throw gp::ConfigError("vector env: num_envs must be >= 1, got " + std::to_string(n));
-                 if (t < 0) throw gp::ConfigError("vector env: num_threads must be >= 0, got " + std::to_string(t));
+        .def(py::init([](py::object s, py::object n_arg, py::object t_arg) {
+                 const auto n = to_count(n_arg, "vector env: num_envs", 1, std::numeric_limits<std::int64_t>::max());
+                 const auto t = to_count(t_arg, "vector env: num_threads", 1, n);
                  auto sc = to_scenario(s);
                  py::gil_scoped_release nogil;
-                 return std::make_unique<P>(sc, static_cast<std::size_t>(n), static_cast<std::size_t>(t));
+                 E first(sc);
+                 check_vector_memory(first, n);
+                 std::vector<E> envs;
+                 envs.reserve(n);
+                 envs.push_back(std::move(first));
+                 for (std::size_t i = 1; i < n; ++i) envs.push_back(envs.front());
+                 return std::make_unique<P>(std::move(envs), t);
              }),
              py::arg("scenario"), py::arg("num_envs"), py::arg("num_threads") = 1,
              "N copies of the environment. Results do not depend on num_threads.")

@@ -20,14 +20,16 @@ def atomic_open(path: str | os.PathLike, mode: str = "w", **kwargs) -> Iterator[
         raise ValueError(f"atomic_open: mode must be 'w' or 'wb', got {mode!r}")
     path = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=folder)
+    with _naming(path):
+        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=folder)
     try:
-        with os.fdopen(fd, mode, **kwargs) as f:
-            yield f
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes it 0600; a plain open() would not
-        os.replace(tmp, path)
+        with _naming(path, tmp):
+            with os.fdopen(fd, mode, **kwargs) as f:
+                yield f
+                f.flush()
+                os.fsync(f.fileno())
+            os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes it 0600; a plain open() would not
+            os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
@@ -60,7 +62,8 @@ class AtomicTarget:
 
     def __enter__(self) -> str:
         folder = os.path.dirname(os.path.abspath(self.path))
-        fd, self.tmp = tempfile.mkstemp(prefix=f".{os.path.basename(self.path)}.", suffix=".tmp" + self.suffix, dir=folder)
+        with _naming(self.path):
+            fd, self.tmp = tempfile.mkstemp(prefix=f".{os.path.basename(self.path)}.", suffix=".tmp" + self.suffix, dir=folder)
         os.close(fd)
         return self.tmp
 
@@ -69,16 +72,35 @@ class AtomicTarget:
         if exc_type is not None:
             with contextlib.suppress(OSError):
                 os.unlink(self.tmp)
+            if isinstance(exc, OSError):  # the writer's error, naming the target rather than the temporary file
+                with _naming(self.path, self.tmp):
+                    raise exc
             return
         try:
-            with open(self.tmp, "rb+") as f:
-                os.fsync(f.fileno())
-            os.chmod(self.tmp, 0o666 & ~_umask())
-            os.replace(self.tmp, self.path)
+            with _naming(self.path, self.tmp):
+                with open(self.tmp, "rb+") as f:
+                    os.fsync(f.fileno())
+                os.chmod(self.tmp, 0o666 & ~_umask())
+                os.replace(self.tmp, self.path)
         except BaseException:
             with contextlib.suppress(OSError):
                 os.unlink(self.tmp)
             raise
+
+
+@contextlib.contextmanager
+def _naming(path: str, tmp: str | None = None) -> Iterator[None]:
+    """An OSError raised in the block names ``path``, the file the user asked for, instead of the
+    temporary file (or no file at all): same class and errno, chained to the original."""
+    try:
+        yield
+    except OSError as e:
+        names = (e.filename, getattr(e, "filename2", None))
+        ours = e.filename is None or any(n is not None and (n == tmp or os.path.basename(str(n)).startswith(
+            f".{os.path.basename(path)}.")) for n in names)
+        if not ours or e.errno is None:
+            raise
+        raise type(e)(e.errno, e.strerror, path) from e
 
 
 def _read_umask() -> int:

@@ -32,8 +32,13 @@ def as_actions(actions, num_envs: int, num_actions: int) -> np.ndarray:
 
 
 def check_seed(seed) -> int | None:
+    """A reset seed as a Python int in [0, 2**64) (numpy integers too), or None; a TypeError for
+    other types (bools too), a ValueError naming the value out of range."""
     if seed is None:
         return None
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
-        raise TypeError(f"seed must be an int or None, got {type(seed).__name__}")
-    return int(seed)
+        raise TypeError(f"seed must be an int or None, got {type(seed).__name__} {seed!r}")
+    seed = int(seed)
+    if seed < 0 or seed >= 2**64:
+        raise ValueError(f"seed must be in [0, 2**64), got {seed}")
+    return seed

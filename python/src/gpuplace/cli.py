@@ -11,9 +11,11 @@ from typing import Any
 import numpy as np
 
 from . import _core
+from ._args import check_output_file, check_output_folder, count, number, seed_list
+from ._args import policy_names as _policies
 from ._files import atomic_write
 from .command import run as run_command
-from .config import PRESETS, load_scenario
+from .config import PRESETS, load_scenario, read_json_object
 from .progress import progress_bar
 
 
@@ -22,15 +24,15 @@ def _add_scenario(p: argparse.ArgumentParser) -> None:
 
 
 def _seed_list(args) -> list[int]:
-    if args.seed_list:
-        return [int(s) for s in args.seed_list.split(",") if s.strip()]
+    if args.seed_list is not None:  # parsed and checked by argparse (gpuplace._args.seed_list)
+        return list(args.seed_list)
     return list(_core.held_out_seeds(args.seeds))
 
 
-def _policies(s: str | None) -> list[str]:
-    if not s:
-        return list(_core.heuristic_names())
-    return [p.strip() for p in s.split(",") if p.strip()]
+def _check_outputs(args) -> None:
+    """--csv and --json: writable files in existing folders, checked before any work."""
+    for option in ("csv", "json"):
+        check_output_file(getattr(args, option, None), f"--{option}")
 
 
 def _save_report(rep, csv_path: str | None = None, json_path: str | None = None) -> None:
@@ -60,7 +62,12 @@ def cmd_evaluate(args) -> int:
     sc = load_scenario(args.scenario)
     seeds = _seed_list(args)
     names = _policies(args.policies)
+    _check_outputs(args)
     model = _load_model(args.model) if args.model else None  # before any heuristic runs
+    if model is not None:
+        from .sb3 import scenario_for_model
+
+        scenario_for_model(model, sc)  # a model that cannot act here: LayoutError before any episode
     rep = _core.EvalReport(sc["name"], seeds)
     # one policy at a time so that the bar moves; results are identical to a single call
     with progress_bar(total=len(names), desc="policies", disable=args.quiet) as bar:
@@ -79,14 +86,9 @@ def _evaluate_model(model, sc: dict, seeds: list[int], rep, show_progress: bool,
     the scenario's (train-sb3 --teacher X+Q records it) acts under that one, and its row says so
     (``maskable_ppo+Q``)."""
     from .evaluation import evaluate_agent, maskable_policy
+    from .sb3 import scenario_for_model
 
-    queue = getattr(model, "gpuplace_queue", None)
-    if queue:
-        from .sb3 import queue_policy_of, with_queue
-
-        if queue_policy_of(sc) != queue:
-            sc = with_queue(sc, queue)
-            name = f"{name}+{queue}"
+    sc, name = scenario_for_model(model, sc, name)
     evaluate_agent(maskable_policy(model), sc, seeds, name=name, report=rep, show_progress=show_progress)
     return name
 
@@ -94,8 +96,18 @@ def _evaluate_model(model, sc: dict, seeds: list[int], rep, show_progress: bool,
 def cmd_train_sb3(args) -> int:
     from .evaluation import evaluate_agent, maskable_policy
 
-    os.makedirs(args.out, exist_ok=True)
+    load_scenario(args.scenario)
     teacher = None if (args.teacher or "").lower() in ("", "none") else args.teacher
+    if teacher:
+        from .sb3 import split_teacher
+
+        split_teacher(teacher)  # unknown heuristics or queue policies: before any work
+    policies = _policies(args.policies) if args.eval_seeds > 0 else []
+    if args.threads > args.num_envs:
+        raise _core.ConfigError(f"--threads {args.threads} out of range [1, {args.num_envs}] (each thread steps at least "
+                                f"one of the --num-envs {args.num_envs} envs)")
+    _check_outputs(args)
+    check_output_folder(args.out, "--out")
     if args.policy == "mlp":
         from .sb3 import train_maskable_ppo
 
@@ -154,7 +166,7 @@ def cmd_train_sb3(args) -> int:
     if args.eval_seeds > 0:
         sc = load_scenario(args.scenario)
         seeds = list(_core.held_out_seeds(args.eval_seeds))
-        rep = _core.evaluate(sc, _policies(args.policies), seeds, 1)
+        rep = _core.evaluate(sc, policies, seeds, 1)
         name = "maskable_ppo" + (f"+{queue}" if queue else "")
         evaluate_agent(maskable_policy(model), train_sc, seeds, name=name, report=rep, show_progress=not args.quiet)
         _write_report(rep, args)
@@ -180,8 +192,10 @@ def cmd_train(args) -> int:
     if args.config in _core.run_recipe_names() and not os.path.exists(args.config):
         over = _core.run_recipe(args.config)  # a recipe by name
     elif args.config:
-        with open(args.config, encoding="utf-8") as f:
-            over = json.load(f)
+        over = read_json_object(args.config, "training config")
+    policies = _policies(args.policies) if args.eval_seeds > 0 else []
+    _check_outputs(args)
+    check_output_folder(args.out, "--out")
     if args.scenario is not None:
         over["scenario"] = args.scenario
     ppo_over = over.setdefault("ppo", {})
@@ -207,7 +221,7 @@ def cmd_train(args) -> int:
         net = _core.load_checkpoint(ckpt)
         sc = load_scenario(net.scenario)
         seeds = list(_core.held_out_seeds(args.eval_seeds))
-        rep = _core.evaluate(sc, _policies(args.policies), seeds, 1)
+        rep = _core.evaluate(sc, policies, seeds, 1)
         r = _core.evaluate_network(sc, net, seeds, "ppo", 1)
         rep.add("ppo", r.per_seed("ppo"), r.returns("ppo"))
         _write_report(rep, args)
@@ -227,11 +241,9 @@ def _model_jobs(sc, model, seeds: list[int]) -> list[dict]:
     from .config import make_core_env
     from .evaluation import maskable_policy
 
-    queue = getattr(model, "gpuplace_queue", None)
-    if queue:
-        from .sb3 import with_queue
+    from .sb3 import scenario_for_model
 
-        sc = with_queue(sc, queue)
+    sc = scenario_for_model(model, sc)[0]
     act = maskable_policy(model)
     out = []
     for s in seeds:
@@ -256,7 +268,12 @@ def cmd_plot(args) -> int:
                 print(f"wrote {out}")
         return 0
     plot._plt()  # the error naming the plot extra, before any episode runs
+    check_output_file(args.out, "--out")
     model = _load_model(args.model) if args.model and kind != "learning-curve" else None
+    if model is not None:
+        from .sb3 import scenario_for_model
+
+        scenario_for_model(model, args.scenario)  # a model that cannot act here: LayoutError before any episode
     if kind == "jct-cdf":
         sc = load_scenario(args.scenario)
         seeds = _seed_list(args)
@@ -314,6 +331,10 @@ def cmd_rllib(args) -> int:
     return rllib.main(args.rllib_args)
 
 
+_SEEDS = count(1, 10_000_000, "a number of held-out seeds")
+_SEED = count(0, 2**64 - 1, "a seed")
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m gpuplace", description=__doc__)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -321,10 +342,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("evaluate", help="heuristics (and optionally a MaskablePPO model) on held-out seeds")
     _add_scenario(p)
     p.add_argument("--policies", help="comma-separated heuristic names (default: all)")
-    p.add_argument("--seeds", type=int, default=20, help="number of held-out seeds (1000000 + i)")
-    p.add_argument("--seed-list", help="explicit comma-separated seeds instead")
+    p.add_argument("--seeds", type=_SEEDS, default=20, help="number of held-out seeds (1000000 + i)")
+    p.add_argument("--seed-list", type=seed_list, help="explicit comma-separated seeds instead")
     p.add_argument("--model", help="a MaskablePPO .zip to evaluate on the same seeds (greedy)")
-    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--threads", type=count(0, 4096, "a number of threads (0: every core)"), default=1)
     p.add_argument("--csv")
     p.add_argument("--json")
     p.add_argument("-q", "--quiet", action="store_true")
@@ -340,38 +361,38 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--teacher", default="pack",
                    help="per_gpu: heuristic cloned first, e.g. pack or pack+sjf (its queue policy then applies to "
                         "training and evaluation); none: no cloning")
-    p.add_argument("--imitation-steps", type=int, default=400_000, help="per_gpu: env steps of the teacher cloned")
-    p.add_argument("--value-warmup", type=int, default=10, help="per_gpu: PPO iterations that train only the value")
-    p.add_argument("--timesteps", type=int, help="PPO env steps (default: 600000 per_gpu, 50000 mlp)")
-    p.add_argument("--gamma", type=float, default=1.0,
+    p.add_argument("--imitation-steps", type=count(0), default=400_000, help="per_gpu: env steps of the teacher cloned")
+    p.add_argument("--value-warmup", type=count(0), default=10, help="per_gpu: PPO iterations that train only the value")
+    p.add_argument("--timesteps", type=count(1), help="PPO env steps (default: 600000 per_gpu, 50000 mlp)")
+    p.add_argument("--gamma", type=number(0.0, 1.0, "a discount", lo_open=True), default=1.0,
                    help="discount per decision (default 1: DEFER takes no simulated time, so with gamma < 1 "
                         "deferring looks good and the policy learns to defer)")
-    p.add_argument("--num-envs", type=int, default=16)
-    p.add_argument("--n-steps", type=int, default=128)
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--threads", type=int, default=1, help="C++ threads stepping the envs")
-    p.add_argument("--validation-seeds", type=int, default=16,
+    p.add_argument("--num-envs", type=count(1), default=16)
+    p.add_argument("--n-steps", type=count(1), default=128, help="env steps per env and PPO iteration")
+    p.add_argument("--seed", type=count(0, 2**32 - 1, "a seed"), default=1, help="training seed (SB3: below 2**32)")
+    p.add_argument("--threads", type=count(1), default=1, help="C++ threads stepping the envs (at most --num-envs)")
+    p.add_argument("--validation-seeds", type=count(0), default=16,
                    help="per_gpu: validation seeds (2000000 + i) for keeping the best weights (0: the last)")
     p.add_argument("--out", default="runs/maskable_ppo")
-    p.add_argument("--eval-seeds", type=int, default=10, help="held-out seeds for the final table (0: skip)")
+    p.add_argument("--eval-seeds", type=count(0), default=10, help="held-out seeds for the final table (0: skip)")
     p.add_argument("--policies", help="heuristics in the final table (default: all)")
     p.add_argument("--csv")
     p.add_argument("--json")
-    p.add_argument("-q", "--quiet", action="store_true")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     p.set_defaults(fn=cmd_train_sb3)
 
     p = sub.add_parser("train", help="train the C++ PPO as gpuplace-train does (restarts, validation; --resume continues)")
     p.add_argument("--scenario", help="preset name or scenario file (default: the config's)")
     p.add_argument("--config", help="training config (JSON) merged over the default (gpuplace-train --print-config)")
-    p.add_argument("--timesteps", type=int, help="PPO env steps (after imitation)")
-    p.add_argument("--num-envs", type=int)
-    p.add_argument("--seed", type=int, help="first training seed")
-    p.add_argument("--restarts", type=int, help="training seeds seed..seed+N-1; the best on validation is kept")
-    p.add_argument("--threads", type=int, help="env stepping threads per restart")
-    p.add_argument("--checkpoint-every", type=int, help="iterations between saved training states")
+    p.add_argument("--timesteps", type=count(1), help="PPO env steps (after imitation)")
+    p.add_argument("--num-envs", type=count(1))
+    p.add_argument("--seed", type=_SEED, help="first training seed")
+    p.add_argument("--restarts", type=count(1), help="training seeds seed..seed+N-1; the best on validation is kept")
+    p.add_argument("--threads", type=count(1), help="env stepping threads per restart")
+    p.add_argument("--checkpoint-every", type=count(1), help="iterations between saved training states")
     p.add_argument("--out", default="runs/cpp_ppo")
     p.add_argument("--resume", action="store_true", help="continue the run in --out from its last saved state")
-    p.add_argument("--eval-seeds", type=int, default=10)
+    p.add_argument("--eval-seeds", type=count(0), default=10, help="held-out seeds for the final table (0: skip)")
     p.add_argument("--policies")
     p.add_argument("--csv")
     p.add_argument("--json")
@@ -391,8 +412,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_scenario(p)
     p.add_argument("--policies", help="heuristics (jct-cdf: all by default; timeline: the first)")
     p.add_argument("--model", help="a MaskablePPO .zip to include")
-    p.add_argument("--seeds", type=int, default=5)
-    p.add_argument("--seed-list")
+    p.add_argument("--seeds", type=_SEEDS, default=5)
+    p.add_argument("--seed-list", type=seed_list)
     p.add_argument("--y", default="episode_return", help="learning-curve: column to plot")
     p.add_argument("--out", help="the image file; for a run's plots, the folder (default: the run folder)")
     p.set_defaults(fn=cmd_plot)

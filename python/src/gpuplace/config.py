@@ -44,17 +44,7 @@ def load_scenario(scenario: ScenarioLike = "default", overrides: Mapping[str, An
         elif _core.is_preset_name(text):
             data = _core.preset_scenario(text)
         elif text.endswith(".json") or os.path.sep in text or os.path.exists(text):
-            try:
-                with open(text, encoding="utf-8") as f:
-                    raw = f.read()
-            except OSError as e:
-                raise _core.ConfigError(f'cannot open scenario file "{text}": {e.strerror}') from None
-            try:
-                parsed = json.loads(raw)
-            except json.JSONDecodeError as e:
-                raise _core.ConfigError(f"{text}:{e.lineno}:{e.colno}: invalid JSON: {e.msg}") from None
-            if not isinstance(parsed, dict):
-                raise _core.ConfigError(f"{text}: a scenario must be a JSON object, got {type(parsed).__name__}")
+            parsed = read_json_object(text, "scenario")
             data = _normalize(parsed, source=text, base_dir=os.path.dirname(os.path.abspath(text)))
         else:
             raise _core.ConfigError(
@@ -71,6 +61,48 @@ def load_scenario(scenario: ScenarioLike = "default", overrides: Mapping[str, An
     if overrides:
         data = _normalize(_deep_merge(data, overrides), source="scenario overrides")
     return data
+
+
+def read_json_object(path: str | os.PathLike, what: str) -> dict:
+    """The JSON object in a file (``what`` names it in errors: "scenario", "training config"); a
+    :class:`gpuplace.ConfigError` naming the file when it cannot be read, is not UTF-8 text (a
+    binary file), is not JSON or is not an object."""
+    path = os.fspath(path)
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+    except OSError as e:
+        raise _core.ConfigError(f'cannot open {what} file "{path}": {e.strerror}') from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise _core.ConfigError(f"{path}: not a JSON {what} file: byte {e.start} (0x{raw[e.start]:02x}) is not UTF-8 text "
+                                "(a binary file?)") from None
+    try:
+        parsed = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise _core.ConfigError(f"{path}:{e.lineno}:{e.colno}: invalid JSON: {e.msg}") from None
+    if not isinstance(parsed, dict):
+        raise _core.ConfigError(f"{path}: a {what} must be a JSON object, got {_json_type(parsed)}")
+    return parsed
+
+
+def _json_type(v) -> str:
+    return {list: "a list", str: "a string", bool: "a boolean", type(None): "null", int: "a number",
+            float: "a number"}.get(type(v), type(v).__name__)
+
+
+# queue policy name -> the env settings it means (include/gpuplace/evaluate.hpp apply_queue)
+QUEUES = {"fifo": ("fifo", False), "backfill": ("fifo", True), "sjf": ("sjf", True), "fewest_gpus": ("fewest_gpus", True)}
+
+
+def queue_name(queue_policy: str, backfill: bool) -> str:
+    """The queue policy name of the env settings (fifo, backfill, sjf, fewest_gpus), or a
+    description when they are none of them (e.g. sjf without backfill)."""
+    for name, v in QUEUES.items():
+        if v == (queue_policy, bool(backfill)):
+            return name
+    return f"queue_policy {queue_policy}, backfill {str(bool(backfill)).lower()}"
 
 
 def _normalize(d: dict, source: str | None = None, base_dir: str = "") -> dict:

@@ -8,8 +8,9 @@ from typing import Any, Mapping
 import gymnasium as gym
 import numpy as np
 
+from ._vec_common import check_seed
 from .config import ScenarioLike, core_classes, load_scenario
-from .render import occupancy_image
+from .render import check_render_mode, occupancy_image, status_title
 from .spaces import MaskedDiscrete, observation_box
 
 _SEED_BOUND = 2**63
@@ -55,8 +56,7 @@ class GpuPlaceEnv(gym.Env):
         action_mode: str | None = None,
     ):
         super().__init__()
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        check_render_mode(render_mode, "GpuPlaceEnv")
         self.scenario = load_scenario(scenario, overrides, action_mode)
         self.core = core_classes(self.scenario)[0](json.dumps(self.scenario))
         self.render_mode = render_mode
@@ -65,7 +65,7 @@ class GpuPlaceEnv(gym.Env):
         self._mask = self.core.action_mask
         self._mask_bool = self._mask.view(np.bool_)
         self.num_gpus = int(self.core.num_gpus)
-        self.observation_space = observation_box(self.core)  # carries the layout (gpuplace.spaces)
+        self.observation_space = observation_box(self.core, self.scenario)  # carries the layout (gpuplace.spaces)
         # sample() draws among the valid actions of the current state (see gpuplace.spaces)
         self.action_space = MaskedDiscrete(int(self.core.num_actions), self._live_mask)
         self.observation_layout = self.core.observation_layout
@@ -80,6 +80,7 @@ class GpuPlaceEnv(gym.Env):
         """Starts an episode. ``seed`` is the episode's workload seed (the same seed gives the same
         episode as the C++ core's ``reset(seed)``); without it, the seed is drawn from the env's
         generator (itself seeded by the last seed given). No options are defined."""
+        seed = check_seed(seed)  # numpy integers too; bools, negative and too large: a clear error
         super().reset(seed=seed)
         if options:
             raise ValueError(f"reset(): unknown option(s) {sorted(options)} (GpuPlaceEnv takes none)")
@@ -111,7 +112,8 @@ class GpuPlaceEnv(gym.Env):
             return None
         if self.render_mode == "ansi":
             return self.core.render_ansi()
-        return occupancy_image(self._topology, self.core.gpu_holders(), self.core.picked())
+        return occupancy_image(self._topology, self.core.gpu_holders(), self.core.picked(),
+                               title=status_title(self.core.info()))
 
     def close(self):
         pass

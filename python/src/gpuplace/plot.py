@@ -35,10 +35,26 @@ def _save(fig, out: str) -> str:
     plt = _plt()
     try:
         with atomic_target(out) as tmp:
-            fig.savefig(tmp, dpi=120, format=os.path.splitext(out)[1].lstrip(".") or "png")
+            # "tight": the legend outside the axes and every label are inside the image
+            fig.savefig(tmp, dpi=120, format=os.path.splitext(out)[1].lstrip(".") or "png", bbox_inches="tight")
     finally:
         plt.close(fig)
     return out
+
+
+#: Legends with more entries than this go outside the axes, on the right.
+LEGEND_INSIDE_MAX = 6
+
+
+def _legend(ax, fontsize: float = 8) -> None:
+    """The legend inside the axes when it is short, else outside on the right (never over the curves)."""
+    handles, labels = ax.get_legend_handles_labels()
+    if not handles:
+        return
+    if len(handles) <= LEGEND_INSIDE_MAX:
+        ax.legend(fontsize=fontsize)
+    else:
+        ax.legend(fontsize=fontsize, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
 
 
 def jct_cdf(jcts: Mapping[str, np.ndarray], out: str, title: str = "JCT CDF") -> str:
@@ -54,7 +70,7 @@ def jct_cdf(jcts: Mapping[str, np.ndarray], out: str, title: str = "JCT CDF") ->
     ax.set_ylabel("fraction of jobs")
     ax.set_title(title)
     ax.grid(alpha=0.3)
-    ax.legend()
+    _legend(ax)
     fig.tight_layout()
     return _save(fig, out)
 
@@ -88,7 +104,7 @@ def learning_curves(
     ax.set_xlabel("timesteps")
     ax.set_ylabel(ylabel)
     ax.grid(alpha=0.3)
-    ax.legend()
+    _legend(ax)
     fig.tight_layout()
     return _save(fig, out)
 
@@ -149,6 +165,10 @@ def _policy_jcts(path: str) -> dict[str, list[float]]:
     return out
 
 
+#: Heuristics a learning curve names in its legend (the best); the others share one entry.
+LEARNING_HEURISTICS_NAMED = 5
+
+
 def learning_curve(learning_csv: str, out: str, heuristics: Mapping[str, float] | None = None,
                    where: str = "validation seeds") -> str:
     """A training run's learning curve: the mean JCT of training episodes and the greedy validation
@@ -167,14 +187,23 @@ def learning_curve(learning_csv: str, out: str, heuristics: Mapping[str, float] 
     imit = [s for s, r in zip(steps, rows) if r.get("phase") == "imitation"]
     if imit:
         ax.axvspan(0, max(imit), color="0.9", label="imitating the teacher heuristic")
-    for i, (name, v) in enumerate(sorted((heuristics or {}).items())):
-        if name != "ppo":
-            ax.axhline(v, ls="--", lw=1, color=f"C{(i + 2) % 10}", label=f"{name} ({where})")
+    # the best heuristics by name, the others grouped as one legend entry (their lines thin and grey)
+    ranked = sorted(((v, n) for n, v in (heuristics or {}).items() if n != "ppo"))
+    for i, (v, name) in enumerate(ranked[:LEARNING_HEURISTICS_NAMED]):
+        ax.axhline(v, ls="--", lw=1, color=f"C{(i + 2) % 10}", label=f"{name} {v:.3f} h")
+    rest = ranked[LEARNING_HEURISTICS_NAMED:]
+    for k, (v, _) in enumerate(rest):
+        ax.axhline(v, ls=":", lw=0.7, color="0.6", label=f"{len(rest)} other heuristics, {rest[0][0]:.3f} to {rest[-1][0]:.3f} h"
+                   if k == 0 else None)
+    shown = [y for _, y in pts + val] + [v for v, _ in ranked[:LEARNING_HEURISTICS_NAMED]]
+    if shown and rest:  # the axis spans the curves and the named heuristics, not the worst ones far above
+        lo, hi = min(shown), max(shown)
+        ax.set_ylim(lo - 0.08 * (hi - lo or lo or 1), hi + 0.08 * (hi - lo or lo or 1))
     ax.set_xlabel("env steps")
     ax.set_ylabel("mean JCT (h)")
-    ax.set_title("PPO learning curve")
-    ax.legend(fontsize=7)
+    ax.set_title(f"PPO learning curve (heuristics: mean JCT on the {where})" if ranked else "PPO learning curve")
     ax.grid(alpha=0.3)
+    _legend(ax, fontsize=7)
     fig.tight_layout()
     return _save(fig, out)
 
@@ -239,7 +268,7 @@ def training_plots(source: str, out_dir: str | None = None) -> list[str]:
             where = "validation seeds"
         else:
             lines = {n: float(np.mean(v)) for n, v in held_out.items()}
-            where = "held-out"
+            where = "held-out seeds"
         written.append(learning_curve(learning, os.path.join(out_dir, "learning_curve.png"), lines, where))
     for path in compares:
         jcts = _policy_jcts(path)

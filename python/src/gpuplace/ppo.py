@@ -29,6 +29,11 @@ def train(
     PPO hyperparameters (total_steps, num_envs, num_steps, learning_rate, seed, network, ...)."""
     _require()
     sc = load_scenario(scenario)
+    if checkpoint:  # the file is written after the training: its folder is checked before
+        from ._args import check_output_file
+
+        os.makedirs(os.path.dirname(os.path.abspath(checkpoint)), exist_ok=True)
+        check_output_file(checkpoint, "train: checkpoint")
     trainer = _core.PPO(sc, dict(config or {}))
     stats = []
     f = writer = None
@@ -61,7 +66,12 @@ def load_model(name: str):
     The network acts greedily with ``.act(env)`` and in ``_core.evaluate_network``; a per_gpu network
     acts on clusters of any size."""
     _require()
-    return _core.load_checkpoint(_core.model_path(name))
+    path = os.fspath(name)
+    names = list(_core.model_names())
+    if path not in names and not os.path.isfile(path):
+        what = "a folder, not a checkpoint file" if os.path.isdir(path) else "no such file"
+        raise _core.CheckpointError(f'load_model("{path}"): not a reference model (known: {", ".join(names)}) and {what}')
+    return _core.load_checkpoint(_core.model_path(path))
 
 
 def run(

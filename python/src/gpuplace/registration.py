@@ -4,6 +4,8 @@ gpuplace/Heterogeneous-v0 (V100, P100 and K80 racks)."""
 
 from __future__ import annotations
 
+import functools
+
 import gymnasium as gym
 
 ENV_IDS = {
@@ -15,6 +17,21 @@ ENV_IDS = {
 }
 
 
+def make_env(preset: str, scenario=None, **kwargs):
+    """The entry point of a registered id: ``GpuPlaceEnv`` of the id's preset, or of ``scenario``
+    when one is given (``gym.make(id, scenario=None)`` is the id's preset, not the default)."""
+    from .env import GpuPlaceEnv
+
+    return GpuPlaceEnv(preset if scenario is None else scenario, **kwargs)
+
+
+def make_vector_env(preset: str, scenario=None, **kwargs):
+    """The vector entry point of a registered id (``gym.make_vec``), as :func:`make_env`."""
+    from .vector import GpuPlaceVectorEnv
+
+    return GpuPlaceVectorEnv(preset if scenario is None else scenario, **kwargs)
+
+
 def register_envs() -> None:
     """Registers every id (idempotent)."""
     for env_id, preset in ENV_IDS.items():
@@ -22,8 +39,8 @@ def register_envs() -> None:
             continue
         gym.register(
             id=env_id,
-            entry_point="gpuplace.env:GpuPlaceEnv",
-            vector_entry_point="gpuplace.vector:GpuPlaceVectorEnv",
+            entry_point=functools.partial(make_env, preset),
+            vector_entry_point=functools.partial(make_vector_env, preset),
             kwargs={"scenario": preset},
             nondeterministic=False,
         )

@@ -38,19 +38,18 @@ except ImportError as e:  # pragma: no cover - depends on the install
     ) from e
 
 from . import _core
-from .config import ScenarioLike, load_scenario, make_core_vector_env
+from .config import QUEUES, ScenarioLike, load_scenario, make_core_vector_env, queue_name
 from ._files import atomic_open
 from .progress import progress_bar
-from .torch_net import NetConfig, ObsSpec, PerGpuNet, check_compatible, masked_logits, read_checkpoint, spec_from_checkpoint
+from .spaces import INFORMATION, LAYOUT_ATTR
+from .torch_net import (LayoutError, NetConfig, ObsSpec, PerGpuNet, check_compatible, masked_logits, read_checkpoint,
+                        spec_from_checkpoint)
 from .torch_net import load_checkpoint as _load_net
 from .torch_net import save_checkpoint as _save_net
 
 #: Episode seeds the validation of :func:`train_per_gpu` uses: 2000000 + i, disjoint from the
 #: held-out seeds (1000000 + i), as gpuplace-train's.
 VALIDATION_SEED_BASE = 2_000_000
-
-# queue policy name -> the env settings it means (include/gpuplace/evaluate.hpp apply_queue)
-_QUEUES = {"fifo": ("fifo", False), "backfill": ("fifo", True), "sjf": ("sjf", True), "fewest_gpus": ("fewest_gpus", True)}
 
 
 # ---- queue policies and teachers ---------------------------------------------------------------
@@ -68,19 +67,15 @@ def queue_policy_of(scenario: ScenarioLike) -> str:
     """The queue policy name a scenario runs under (fifo, backfill, sjf, fewest_gpus), or a
     description when it is none of them (e.g. sjf without backfill)."""
     env = load_scenario(scenario)["env"]
-    key = (env["queue_policy"], bool(env["backfill"]))
-    for name, v in _QUEUES.items():
-        if v == key:
-            return name
-    return f"queue_policy {key[0]}, backfill {str(key[1]).lower()}"
+    return queue_name(env["queue_policy"], env["backfill"])
 
 
 def with_queue(scenario: ScenarioLike, queue: str) -> dict:
     """The scenario run under a queue policy (fifo, backfill, sjf, fewest_gpus), as the harness
     runs ``"<heuristic>+<queue>"``."""
-    if queue not in _QUEUES:
-        raise _core.ConfigError(f'unknown queue policy "{queue}" (known: {", ".join(_QUEUES)})')
-    order, backfill = _QUEUES[queue]
+    if queue not in QUEUES:
+        raise _core.ConfigError(f'unknown queue policy "{queue}" (known: {", ".join(QUEUES)})')
+    order, backfill = QUEUES[queue]
     sc = load_scenario(scenario, {"env": {"queue_policy": order, "backfill": backfill}})
     return sc
 
@@ -127,16 +122,79 @@ def load_maskable_ppo(path: str | os.PathLike, device: str = "cpu"):
 
 def save_model(model, path: str | os.PathLike) -> str:
     """``model.save(path)``, atomically (the file is the old one or the new one, never a part):
-    SB3 writes a temporary .zip in the same folder, renamed over ``path``."""
+    SB3 writes a temporary .zip in the same folder, renamed over ``path``. A model with non-finite
+    weights (a diverged training) is refused with a :class:`gpuplace.CheckpointError` and nothing
+    is written."""
     from ._files import atomic_target
 
     path = os.fspath(path)
     if not path.endswith(".zip"):
         path += ".zip"  # as SB3 names it
+    bad = [n for n, p in getattr(model, "policy", model).named_parameters() if not bool(torch.isfinite(p).all())]
+    if bad:
+        raise _core.CheckpointError(f"model {path}: not written: non-finite weights (NaN or inf) in {', '.join(bad[:4])}"
+                                    f"{' ...' if len(bad) > 4 else ''}; the training diverged")
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with atomic_target(path) as tmp:
         model.save(tmp)
     return path
+
+
+def model_layout(model) -> dict:
+    """The gpuplace observation layout a model was built on (its observation space's
+    ``gpuplace_layout``: segments, queue settings, information setting), or {} for a model built
+    on another env."""
+    space = getattr(model, "observation_space", None) or getattr(getattr(model, "policy", None), "observation_space", None)
+    return dict(getattr(space, LAYOUT_ATTR, None) or {})
+
+
+def model_queue(model) -> str | None:
+    """The queue policy a model acts under (fifo, backfill, sjf, fewest_gpus or a description):
+    ``model.gpuplace_queue`` when set (train-sb3 sets it for a teacher's queue policy), else the
+    one of the env the model was built on (recorded in its observation space); None when the
+    model records neither."""
+    queue = getattr(model, "gpuplace_queue", None)
+    if queue:
+        return queue
+    q = model_layout(model).get("queue")
+    return queue_name(q["queue_policy"], q["backfill"]) if q else None
+
+
+def scenario_for_model(model, scenario: ScenarioLike, name: str = "maskable_ppo") -> tuple[dict, str]:
+    """The scenario a model acts in and the name of its row: the scenario under the model's queue
+    policy (:func:`model_queue`), named ``name+<queue>`` when that is not the scenario's own. A
+    :class:`gpuplace.torch_net.LayoutError` naming what differs when the model cannot act on the
+    scenario's observations (another queue window or features; an MlpPolicy on another number of
+    GPUs; another information setting), before any episode runs."""
+    from .config import make_core_env
+
+    sc = load_scenario(scenario)
+    lay = model_layout(model)
+    info = lay.get("information", INFORMATION)
+    if info != INFORMATION:
+        raise LayoutError(f'the model observes under information setting "{info}"; this gpuplace provides only '
+                          f'"{INFORMATION}"')
+    queue = model_queue(model)
+    if queue and queue_policy_of(sc) != queue:
+        q = lay.get("queue")
+        sc = with_queue(sc, queue) if queue in QUEUES or not q else load_scenario(sc, {"env": dict(q)})
+        name = f"{name}+{queue}"
+    core = make_core_env(sc)
+    want = ObsSpec.from_env(core)
+    what = f"scenario {sc.get('name', 'custom')}"
+    pol = getattr(model, "policy", model)
+    if isinstance(pol, PerGpuPolicy):
+        check_compatible(pol.obs_spec, want, pol.net_config, what=what)
+    else:
+        have_obs = int(np.prod(pol.observation_space.shape))
+        have_act = int(getattr(pol.action_space, "n", -1))
+        if (have_obs, have_act) != (int(core.observation_size), int(core.num_actions)):
+            raise LayoutError(
+                f"the model ({type(pol).__name__}) does not fit {what}: it acts on observations of {have_obs} values "
+                f"and {have_act} actions, the scenario's have {int(core.observation_size)} and "
+                f"{int(core.num_actions)}; a policy over the whole observation (such as MlpPolicy) acts only on the "
+                "cluster, queue window and features it was trained on (a PerGpuPolicy acts on any number of GPUs)")
+    return sc, name
 
 
 # ---- the per-GPU policy ------------------------------------------------------------------------
@@ -213,10 +271,11 @@ class PerGpuPolicy(MaskableActorCriticPolicy):
     def _obs(self, obs) -> torch.Tensor:
         return obs.float()
 
-    def _masks(self, action_masks) -> torch.Tensor | None:
+    def _masks(self, action_masks, rows: int) -> torch.Tensor | None:
+        # one row per observation, as wide as the observations' cluster (any number of GPUs)
         if action_masks is None:
             return None
-        return torch.as_tensor(action_masks, dtype=torch.bool, device=self.device).reshape(-1, self.action_space.n)
+        return torch.as_tensor(action_masks, dtype=torch.bool, device=self.device).reshape(rows, -1)
 
     def _distribution(self, logits, masks):
         d = self.action_dist.proba_distribution(action_logits=logits)
@@ -225,20 +284,20 @@ class PerGpuPolicy(MaskableActorCriticPolicy):
         return d
 
     def forward(self, obs, deterministic: bool = False, action_masks=None):
-        m = self._masks(action_masks)
+        m = self._masks(action_masks, obs.shape[0])
         logits, values = self.net(self._obs(obs), m)  # with masks, only the valid GPUs are scored
         d = self._distribution(logits, m)
         actions = d.get_actions(deterministic=deterministic)
         return actions, values.unsqueeze(-1), d.log_prob(actions)
 
     def evaluate_actions(self, obs, actions, action_masks=None):
-        m = self._masks(action_masks)
+        m = self._masks(action_masks, obs.shape[0])
         logits, values = self.net(self._obs(obs), m)
         d = self._distribution(logits, m)
         return values.unsqueeze(-1), d.log_prob(actions), d.entropy()
 
     def get_distribution(self, obs, action_masks=None):
-        m = self._masks(action_masks)
+        m = self._masks(action_masks, obs.shape[0])
         return self._distribution(self.net.logits(self._obs(obs), m), m)
 
     def predict_values(self, obs) -> torch.Tensor:
@@ -247,8 +306,8 @@ class PerGpuPolicy(MaskableActorCriticPolicy):
     @torch.no_grad()
     def greedy_actions(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The most probable valid action of each row (numpy in, numpy out), without SB3's predict()."""
-        o = torch.as_tensor(obs, dtype=torch.float32, device=self.device)
-        m = self._masks(masks)
+        o = torch.as_tensor(obs, dtype=torch.float32, device=self.device).reshape(-1, np.shape(obs)[-1])
+        m = self._masks(masks, o.shape[0])
         return masked_logits(self.net.logits(o, m), m).argmax(-1).cpu().numpy()
 
 
@@ -483,7 +542,7 @@ def _value_warmup(model, iterations: int, show_progress: bool) -> int:
     try:
         model.lr_schedule = lambda _: lr0
         model.learn(steps, reset_num_timesteps=True, progress_bar=False,
-                    callback=_StepBar(steps, "value warm-up", show_progress))
+                    callback=ProgressBar(steps, "value warm-up", show_progress))
     finally:
         model.lr_schedule = schedule
         for p in frozen:
@@ -494,15 +553,21 @@ def _value_warmup(model, iterations: int, show_progress: bool) -> int:
     return steps
 
 
-class _StepBar(BaseCallback):
-    """A progress bar over env steps."""
+class ProgressBar(BaseCallback):
+    """A tqdm progress bar over the env steps of ``model.learn()``:
+    ``model.learn(100_000, callback=ProgressBar())``. It works with the packages gpuplace installs
+    (SB3's own ``progress_bar=True`` also needs rich). ``total`` defaults to the steps this
+    ``learn()`` call makes."""
 
-    def __init__(self, total: int, desc: str, show: bool):
+    def __init__(self, total: int | None = None, desc: str = "MaskablePPO", show: bool = True):
         super().__init__()
         self._total, self._desc, self._show, self._bar = total, desc, show, None
 
     def _on_training_start(self) -> None:
-        self._bar = progress_bar(total=self._total, desc=self._desc, disable=not self._show)
+        total = self._total
+        if total is None:
+            total = max(0, int(self.locals.get("total_timesteps", 0)) - int(self.model.num_timesteps))
+        self._bar = progress_bar(total=total, desc=self._desc, disable=not self._show)
 
     def _on_step(self) -> bool:
         self._bar.update(self.training_env.num_envs)
@@ -651,6 +716,8 @@ def train_maskable_ppo(
 
     from .vec_env import GpuPlaceVecEnv
 
+    check_hyperparameters("train_maskable_ppo", total_timesteps=total_timesteps, num_envs=num_envs, n_steps=n_steps,
+                          batch_size=batch_size, learning_rate=learning_rate, gamma=gamma, ent_coef=ent_coef)
     torch.set_num_threads(1)
     venv = GpuPlaceVecEnv(load_scenario(scenario), num_envs=num_envs, num_threads=num_threads)
     model = MaskablePPO(
@@ -715,6 +782,10 @@ def train_per_gpu(
 
     from .vec_env import GpuPlaceVecEnv
 
+    check_hyperparameters("train_per_gpu", total_timesteps=total_timesteps, imitation_steps=imitation_steps,
+                          value_warmup=value_warmup, num_envs=num_envs, n_steps=n_steps, learning_rate=learning_rate,
+                          imitation_learning_rate=imitation_learning_rate, gamma=gamma, validation_seeds=validation_seeds,
+                          validate_every=validate_every)
     torch.set_num_threads(1)
     sc = teacher_scenario(scenario, teacher)
     t0 = time.perf_counter()
@@ -758,6 +829,43 @@ def train_per_gpu(
     return model, info
 
 
+#: Hyperparameters checked by :func:`check_hyperparameters`: (kind, lowest, highest, lowest excluded).
+_HYPERPARAMETERS = {
+    "total_timesteps": ("int", 1, None, False),
+    "imitation_steps": ("int", 0, None, False),
+    "value_warmup": ("int", 0, None, False),
+    "num_envs": ("int", 1, None, False),
+    "n_steps": ("int", 1, None, False),
+    "batch_size": ("int", 1, None, False),
+    "validation_seeds": ("int", 0, None, False),
+    "validate_every": ("int", 1, None, False),
+    "learning_rate": ("float", 0.0, math.inf, True),
+    "imitation_learning_rate": ("float", 0.0, math.inf, True),
+    "gamma": ("float", 0.0, 1.0, True),
+    "ent_coef": ("float", 0.0, math.inf, False),
+}
+
+
+def check_hyperparameters(where: str, **values) -> None:
+    """Checks training arguments before any work: whole numbers >= their minimum (numpy integers
+    too, bools not), finite numbers in range (gamma in (0, 1], learning rates > 0). A
+    :class:`gpuplace.ConfigError` naming the function, the argument and the value otherwise."""
+    for name, v in values.items():
+        kind, lo, hi, lo_open = _HYPERPARAMETERS[name]
+        if kind == "int":
+            ok = isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) and v >= lo
+            if not ok:
+                raise _core.ConfigError(f"{where}: {name} {v!r}: expected a whole number >= {lo}")
+        else:
+            if callable(v) and name.endswith("learning_rate"):  # an SB3 schedule
+                continue
+            ok = isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_)) \
+                and math.isfinite(v) and (v > lo if lo_open else v >= lo) and v <= hi
+            if not ok:
+                interval = f"{'(' if lo_open else '['}{lo:g}, {hi:g}]" if math.isfinite(hi) else (f"> {lo:g}" if lo_open else f">= {lo:g}")
+                raise _core.ConfigError(f"{where}: {name} {v!r}: expected a finite number {'in ' if math.isfinite(hi) else ''}{interval}")
+
+
 def _write_rows(path: str, rows: list[dict]) -> None:
     if not rows:
         return
@@ -769,14 +877,19 @@ def _write_rows(path: str, rows: list[dict]) -> None:
 
 __all__ = [
     "KeepBestOnValidation",
+    "check_hyperparameters",
     "load_maskable_ppo",
     "model_file",
     "save_model",
     "PerGpuPolicy",
+    "ProgressBar",
     "VALIDATION_SEED_BASE",
     "checkpoint_policy_kwargs",
     "load_cpp_checkpoint",
     "make_callback",
+    "model_layout",
+    "model_queue",
+    "scenario_for_model",
     "per_gpu_ppo_kwargs",
     "pretrain",
     "queue_policy_of",

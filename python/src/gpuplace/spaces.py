@@ -20,26 +20,38 @@ from gymnasium import spaces
 
 
 #: The observation space attribute holding the layout: ``{"segments": [{"name", "offset", "size"}, ...],
-#: "num_gpus": G, "num_items": num_actions - 1, "gpus_per_node": n}``.
+#: "num_gpus": G, "num_items": num_actions - 1, "gpus_per_node": n}``, and, for an env made from a
+#: scenario, what a policy trained on it acts under: ``"queue": {"queue_policy", "backfill"}`` (the
+#: env settings; the order jobs wait in is not in the observation) and ``"information"`` (what the
+#: observation tells of a job: ``"oracle"``, its true duration).
 LAYOUT_ATTR = "gpuplace_layout"
 
+#: The information setting of the observations: the env observes every job's true duration.
+INFORMATION = "oracle"
 
-def layout_of(core) -> dict:
-    """The observation layout of a C++ core env or vector env, as plain Python data."""
+
+def layout_of(core, scenario: dict | None = None) -> dict:
+    """The observation layout of a C++ core env or vector env, as plain Python data; with the
+    env's ``scenario``, its queue settings and information setting too."""
     topo = core.topology()
-    return {
+    lay = {
         "segments": [{"name": str(s["name"]), "offset": int(s["offset"]), "size": int(s["size"])}
                      for s in core.observation_layout],
         "num_gpus": int(core.num_gpus),
         "num_items": int(core.num_actions) - 1,  # what every action but the last chooses: GPUs, candidates or slots
         "gpus_per_node": int(topo.get("gpus_per_node", 0)),
     }
+    if scenario is not None:
+        env = scenario["env"]
+        lay["queue"] = {"queue_policy": str(env["queue_policy"]), "backfill": bool(env["backfill"])}
+        lay["information"] = INFORMATION
+    return lay
 
 
-def observation_box(core) -> spaces.Box:
+def observation_box(core, scenario: dict | None = None) -> spaces.Box:
     """``Box(0, 1, (observation_size,), float32)`` of a core env, carrying its layout (``LAYOUT_ATTR``)."""
     box = spaces.Box(0.0, 1.0, shape=(int(core.observation_size),), dtype=np.float32)
-    setattr(box, LAYOUT_ATTR, layout_of(core))
+    setattr(box, LAYOUT_ATTR, layout_of(core, scenario))
     return box
 
 

@@ -464,9 +464,14 @@ def save_checkpoint(path, net: PerGpuNet, scenario: Mapping[str, Any], ppo: Mapp
     """Writes ``net`` as a C++ checkpoint (loadable by ``gpuplace-train --load``, ``gpuplace._core.load_checkpoint``),
     atomically (a temporary file renamed over the target)."""
     path = os.fspath(path)
+    bad = [name for name, m in net.parts().items() if not all(bool(torch.isfinite(p).all()) for p in m.parameters())]
+    if bad:
+        raise CheckpointError(f"checkpoint {path}: not written: non-finite weights (NaN or inf) in /parts/"
+                              f"{', /parts/'.join(bad)}; the training diverged (e.g. a NaN gamma or learning rate), "
+                              "and gpuplace-train could not load it")
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with atomic_open(path, "w", encoding="utf-8") as f:
-        json.dump(net.checkpoint_json(scenario, ppo), f)
+        json.dump(net.checkpoint_json(scenario, ppo), f, allow_nan=False)
         f.write("\n")
 
 

@@ -14,7 +14,7 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 from . import _core
 from ._vec_common import as_actions, check_seed
 from .config import ScenarioLike, core_classes, load_scenario
-from .render import occupancy_image
+from .render import check_render_mode, occupancy_image, status_title
 from .spaces import observation_box
 
 
@@ -82,10 +82,9 @@ class GpuPlaceVecEnv(VecEnv):
         copy: bool = True,
         action_mode: str | None = None,
     ):
-        if render_mode is not None and render_mode not in ("ansi", "rgb_array"):
-            raise ValueError(f"render_mode must be 'ansi', 'rgb_array' or None, got {render_mode!r}")
+        check_render_mode(render_mode, "GpuPlaceVecEnv")
         self.scenario = load_scenario(scenario, overrides, action_mode)
-        self.core = core_classes(self.scenario)[1](json.dumps(self.scenario), int(num_envs), int(num_threads))
+        self.core = core_classes(self.scenario)[1](json.dumps(self.scenario), num_envs, num_threads)
         self.render_mode = render_mode
         self.copy = bool(copy)
         n = int(self.core.num_envs)
@@ -99,7 +98,7 @@ class GpuPlaceVecEnv(VecEnv):
         self._obs_shape = (n, int(self.core.observation_size))
         self._topology = self.core.topology()
         self._views = [_EnvView(self, i) for i in range(n)]
-        observation_space = observation_box(self.core)  # carries the layout (gpuplace.spaces)
+        observation_space = observation_box(self.core, self.scenario)  # carries the layout (gpuplace.spaces)
         action_space = spaces.Discrete(int(self.core.num_actions))
         self._pending: np.ndarray | None = None
         self._rng = np.random.default_rng()
@@ -214,7 +213,7 @@ class GpuPlaceVecEnv(VecEnv):
             return self.core.render_ansi(i)
         if mode in ("rgb_array", "human"):
             st = self.core.cluster_state(i)
-            return occupancy_image(self._topology, st["holders"], st["picked"])
+            return occupancy_image(self._topology, st["holders"], st["picked"], title=status_title(self.core.info(i)))
         raise ValueError(f"unknown render mode {mode!r} (allowed: ansi, rgb_array)")
 
     @property

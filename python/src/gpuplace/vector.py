@@ -14,7 +14,7 @@ from gymnasium.vector.utils import batch_space
 
 from ._vec_common import as_actions, check_seed
 from .config import ScenarioLike, core_classes, load_scenario
-from .render import occupancy_image
+from .render import check_render_mode, occupancy_image, status_title
 from .spaces import MaskedMultiDiscrete, observation_box
 
 
@@ -59,14 +59,13 @@ class GpuPlaceVectorEnv(VectorEnv):
             warnings.warn("GpuPlaceVectorEnv(num_envs, scenario) is the old argument order; pass "
                           "GpuPlaceVectorEnv(scenario, num_envs) or keywords", DeprecationWarning, stacklevel=2)
             scenario, num_envs = ("default" if _is_count(num_envs) else num_envs), scenario
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be 'ansi', 'rgb_array' or None, got {render_mode!r}")
+        check_render_mode(render_mode, "GpuPlaceVectorEnv")
         self.scenario = load_scenario(scenario, overrides, action_mode)
-        self.core = core_classes(self.scenario)[1](json.dumps(self.scenario), int(num_envs), int(num_threads))
+        self.core = core_classes(self.scenario)[1](json.dumps(self.scenario), num_envs, num_threads)
         self.num_envs = int(self.core.num_envs)
         self.render_mode = render_mode
         self.copy = bool(copy)
-        self.single_observation_space = observation_box(self.core)  # carries the layout (gpuplace.spaces)
+        self.single_observation_space = observation_box(self.core, self.scenario)  # carries the layout (gpuplace.spaces)
         self.single_action_space = spaces.Discrete(int(self.core.num_actions))
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         # sample() draws a valid action for every env (see gpuplace.spaces)
@@ -131,7 +130,7 @@ class GpuPlaceVectorEnv(VectorEnv):
         imgs = []
         for i in range(self.num_envs):
             st = self.core.cluster_state(i)
-            imgs.append(occupancy_image(self._topology, st["holders"], st["picked"]))
+            imgs.append(occupancy_image(self._topology, st["holders"], st["picked"], title=status_title(self.core.info(i))))
         return tuple(imgs)
 
     def close_extras(self, **kwargs):

@@ -8,6 +8,9 @@ import os
 import sys
 
 from .. import _core
+from .._args import check_output_file, check_output_folder, count, seed_list
+from .._args import policy_names as _policies
+from .._files import atomic_write
 from ..command import run as run_command
 from ..config import load_scenario
 
@@ -16,12 +19,12 @@ def _add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--scenario", default="default", help="preset, JSON file or JSON text")
     p.add_argument("--address", help="Ray cluster to join (auto: the one `ray start` made on this machine); "
                                      "default: start Ray locally for this run")
-    p.add_argument("--num-cpus", type=int, help="local Ray only: CPUs Ray may use (default: all)")
-    p.add_argument("--iterations", type=int, default=10, help="RLlib training iterations")
-    p.add_argument("--num-env-runners", type=int, default=0,
+    p.add_argument("--num-cpus", type=count(1), help="local Ray only: CPUs Ray may use (default: all)")
+    p.add_argument("--iterations", type=count(1), default=10, help="RLlib training iterations")
+    p.add_argument("--num-env-runners", type=count(0), default=0,
                    help="env runner actors sampling in parallel (0: sample in the driver / trial process)")
-    p.add_argument("--num-envs-per-runner", type=int, default=8, help="envs each runner steps as one batch")
-    p.add_argument("--torch-threads", type=int, default=1,
+    p.add_argument("--num-envs-per-runner", type=count(1), default=8, help="envs each runner steps as one batch")
+    p.add_argument("--torch-threads", type=count(0), default=1,
                    help="torch threads of the driver (train) or of each trial (tune); env runners use 1 (0: torch's default)")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                    help="a PPO hyperparameter (lr, ent_coef, gamma, gae_lambda, clip_range, vf_coef, n_epochs, "
@@ -68,7 +71,10 @@ def cmd_train(args) -> int:
 
     sc = load_scenario(args.scenario)
     hp = _hyperparameters(args.set)
-    _init_ray(args)
+    policies = _policies(args.policies)
+    check_output_file(args.csv, "--csv")
+    check_output_folder(args.out, "--out")
+    _init_ray(args)  # after every check: nothing starts on bad input
 
     def show(row):
         if not args.quiet:
@@ -88,14 +94,12 @@ def cmd_train(args) -> int:
         print(f"C++ checkpoint {cpp} (gpuplace-train --load, gpuplace.torch_net.load_checkpoint)")
         if args.eval_seeds > 0:
             seeds = list(_core.held_out_seeds(args.eval_seeds))
-            policies = [p.strip() for p in args.policies.split(",")] if args.policies else None
             rep = _core.evaluate(sc, policies, seeds, 1)
             evaluate_agent(greedy_policy(run["module"]), sc, seeds, name="rllib_ppo", report=rep)
             print(f"scenario {rep.scenario}, {len(seeds)} held-out seeds")
             print(rep.table(), end="")
             if args.csv:
-                with open(args.csv, "w") as f:
-                    f.write(rep.csv())
+                atomic_write(args.csv, rep.csv())
                 print(f"wrote {args.csv}")
     finally:
         run["algo"].stop()
@@ -106,17 +110,13 @@ def cmd_tune(args) -> int:
     from .train import config_means, parse_grid, sweep
 
     grid = parse_grid(args.grid)
-    try:
-        seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
-    except ValueError:
-        raise _core.ConfigError(f'--seeds "{args.seeds}": expected comma-separated integers') from None
-    if not seeds:
-        raise _core.ConfigError("--seeds: at least one training seed")
+    seeds = args.seeds  # checked by argparse (gpuplace._args.seed_list)
     sc = load_scenario(args.scenario)
     hp = _hyperparameters(args.set)
     if hp:
         grid = {**{k: [v] for k, v in hp.items()}, **grid}
-    _init_ray(args)
+    check_output_folder(args.out, "--out")
+    _init_ray(args)  # after every check: nothing starts on bad input
     rows = sweep(sc, grid, seeds=seeds, iterations=args.iterations, out=args.out, validation_seeds=args.validation_seeds,
                  num_env_runners=args.num_env_runners, num_envs_per_env_runner=args.num_envs_per_runner,
                  max_concurrent_trials=args.max_concurrent, torch_threads=args.torch_threads)
@@ -141,9 +141,10 @@ def build_parser(prog: str = "python -m gpuplace rllib") -> argparse.ArgumentPar
     sub = ap.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("train", help="PPO on RLlib, then the evaluation harness on held-out seeds")
     _add_common(p)
-    p.add_argument("--seed", type=int, default=1, help="training seed (env runner w seeds its envs with seed + w)")
+    p.add_argument("--seed", type=count(0, 2**32 - 1, "a seed"), default=1,
+                   help="training seed (env runner w seeds its envs with seed + w)")
     p.add_argument("--out", default="runs/rllib", help="progress.csv, RLlib checkpoint/, ppo.json (C++ checkpoint)")
-    p.add_argument("--eval-seeds", type=int, default=10, help="held-out seeds (1000000 + i) for the final table (0: skip)")
+    p.add_argument("--eval-seeds", type=count(0), default=10, help="held-out seeds (1000000 + i) for the final table (0: skip)")
     p.add_argument("--policies", help="heuristics in the final table (default: all)")
     p.add_argument("--csv", help="write the final table as CSV")
     p.add_argument("-q", "--quiet", action="store_true")
@@ -152,9 +153,9 @@ def build_parser(prog: str = "python -m gpuplace rllib") -> argparse.ArgumentPar
     _add_common(p)
     p.add_argument("--grid", action="append", default=[], metavar="NAME=V1,V2,...",
                    help="one hyperparameter and its values, e.g. lr=0.0003,0.001; repeatable")
-    p.add_argument("--seeds", default="1", help="comma-separated training seeds (each combination runs with each)")
-    p.add_argument("--validation-seeds", type=int, default=8, help="validation episodes per trial (seeds 2000000 + i)")
-    p.add_argument("--max-concurrent", type=int, default=0, help="trials at once (0: as many as the CPUs allow)")
+    p.add_argument("--seeds", type=seed_list, default=[1], help="comma-separated training seeds (each combination runs with each)")
+    p.add_argument("--validation-seeds", type=count(1), default=8, help="validation episodes per trial (seeds 2000000 + i)")
+    p.add_argument("--max-concurrent", type=count(0), default=0, help="trials at once (0: as many as the CPUs allow)")
     p.add_argument("--out", default="runs/rllib_tune", help="Tune's trial folders and results.csv")
     p.set_defaults(fn=cmd_tune)
     return ap

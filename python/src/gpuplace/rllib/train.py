@@ -214,9 +214,12 @@ def parse_grid(items: Sequence[str]) -> dict[str, list]:
         vals = []
         for v in values.split(","):
             try:
-                vals.append(float(v))
+                x = float(v)
             except ValueError:
                 raise _core.ConfigError(f'--grid "{item}": "{v}" is not a number') from None
+            if not math.isfinite(x):
+                raise _core.ConfigError(f'--grid "{item}": "{v}" is not a finite number')
+            vals.append(x)
         grid[name] = vals
     return grid
 
