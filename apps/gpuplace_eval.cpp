@@ -76,10 +76,13 @@ void run_eval(const gpuplace::scenario& s, const std::vector<std::string>& polic
         whole.workload.episode_jobs = 0;
         const Env probe(whole);  // the zoo and cluster size the env uses
         tr = gpuplace::load_trace(s.workload.format, s.workload.path, probe.zoo(), s.workload.trace_opts, probe.num_gpus());
+        const std::string jobs = "the trace " + tr->source + " has " + std::to_string(tr->jobs.size()) + " jobs (after the trace options)";
         if (episode_jobs_flag && s.workload.episode_jobs > tr->jobs.size())
-            throw gpuplace::ConfigError("--episode-jobs " + std::to_string(s.workload.episode_jobs) + ": the trace " + tr->source +
-                                        " has " + std::to_string(tr->jobs.size()) + " jobs (after the trace options); give at most " +
+            throw gpuplace::ConfigError("--episode-jobs " + std::to_string(s.workload.episode_jobs) + ": " + jobs + "; give at most " +
                                         std::to_string(tr->jobs.size()));
+        if (s.workload.episode_jobs > tr->jobs.size())  // a scenario's own episode_jobs, e.g. a preset's on a short file
+            std::fprintf(stderr, "gpuplace-eval: warning: the scenario asks for episodes of %zu jobs (episode_jobs), but %s: each "
+                                 "episode replays the whole trace\n", s.workload.episode_jobs, jobs.c_str());
     }
     const auto t0 = std::chrono::steady_clock::now();
     const auto rep = gpuplace::evaluate(s, ps, gpuplace::held_out_seeds(seeds), threads);

@@ -184,12 +184,23 @@ int main(int argc, char** argv) {
     std::vector<std::string> compare_on;
     app.add_option("--load", load, "evaluate this checkpoint (a file, or default, philly, proximity_drl) instead of training "
                                    "(implies --compare)");
-    app.add_option("--compare-on", compare_on, "scenarios --compare evaluates on (default: the run's), e.g. philly:0e4a51")
-        ->delimiter(',');
+    std::string compare_on_list;
+    app.add_option("--compare-on", compare_on_list, "scenarios --compare evaluates on (default: the run's), separated by commas, "
+                                                    "e.g. philly:0e4a51,philly:6c71a0")
+        ->type_name("LIST");
     app.add_flag("--no-plot", no_plot, "do not write plots");
     app.add_flag("--print-config", print_config, "print the config the run would use (the embedded default, or --config's "
                                                  "recipe or file, with the flags merged over it) and exit");
     if (const int rc = apps::parse(app, argc, argv); rc >= 0) return rc;
+    if (app.count("--compare-on")) {
+        std::stringstream items(compare_on_list + ",");
+        for (std::string item; std::getline(items, item, ',');) {
+            if (item.empty())
+                return apps::usage_failure(app, "--compare-on \"" + compare_on_list + "\": item " + std::to_string(compare_on.size() + 1) +
+                                                    " is empty (give presets or scenario files, separated by commas)");
+            compare_on.push_back(item);
+        }
+    }
     try {
         // what the user gave, each naming itself in errors: the config file (or recipe), then the flags
         std::vector<rl::run_config::layer> layers;

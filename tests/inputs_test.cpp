@@ -135,14 +135,11 @@ TEST_CASE("inputs: trace times and durations are bounded, with file:line:column"
           }) == "config /workload/time_scale: value 1e+300 out of range [1e-12, 1000000000000.0]");
 }
 
-TEST_CASE("inputs: episode_jobs above a trace's jobs is refused naming the trace") {
+TEST_CASE("inputs: episode_jobs above a trace's jobs replays the whole trace (a preset's default on a short file)") {
     const auto d = inputs_dir("episode_jobs");
     std::ofstream(d + "/two.csv") << "submit_time,num_gpus,duration\n0,1,60\n10,1,60\n";
     auto s = gp::default_scenario();
     s.workload = gp::workload_from_json(json{{"kind", "trace"}, {"format", "csv"}, {"path", d + "/two.csv"}, {"episode_jobs", 100}});
-    CHECK(inputs_error<gp::ConfigError>([&] { gp::env e(s); }) ==
-          "workload: episode_jobs 100 is more than the 2 jobs of the trace " + d + "/two.csv (after its options)");
-    s.workload.episode_jobs = 2;
     gp::env e(s);
     e.reset(1);
     CHECK(e.simulator().jobs().size() == 2);
@@ -210,5 +207,5 @@ TEST_CASE("inputs: an error inside a config's scenario object names its path in 
     // a preset or a file by name is not an object: its own messages stand
     CHECK(inputs_error<gp::ConfigError>([&] {
               (void)gp::rl::run_config::from_layers(base, {layer{json{{"scenario", "big"}}, "--scenario"}});
-          }).rfind("cannot open scenario file \"big\"", 0) == 0);
+          }).rfind("cannot open scenario file \"", 0) == 0);
 }

@@ -40,6 +40,8 @@ input_case(train_scenario_flag gpuplace-train 1 "gpuplace-train: error: cannot o
 input_case(train_steps_not_a_number gpuplace-train 2 "gpuplace-train: --steps: \"abc\" is not a whole number (expected 1 or more)"
            --steps abc)
 input_case(train_restarts_range gpuplace-train 2 "gpuplace-train: --restarts: 65 is out of range (expected 1 to 64)" --restarts 65)
+input_case(train_compare_on_empty gpuplace-train 2 "gpuplace-train: --compare-on \"default,,philly\": item 2 is empty"
+           --compare-on default,,philly)
 input_case(train_resume_overwrite gpuplace-train 2 "gpuplace-train: --resume excludes --overwrite" --resume --overwrite)
 input_case(train_out_is_a_file gpuplace-train 1
            "gpuplace-train: error: --out ${in}/config_array.json: ${in}/config_array.json is a file, not a folder"
@@ -72,6 +74,9 @@ input_case(eval_window gpuplace-eval 2 "gpuplace-eval: --window 5,1: START must 
 input_case(eval_episode_jobs gpuplace-eval 1
            "gpuplace-eval: error: --episode-jobs 100: the trace ${in}/trace_two_jobs.csv has 2 jobs (after the trace options); give at most 2"
            --trace ${in}/trace_two_jobs.csv --format csv --episode-jobs 100 --seeds 1)
+input_case(eval_episode_jobs_of_a_preset gpuplace-eval 0
+           "gpuplace-eval: warning: the scenario asks for episodes of 200 jobs (episode_jobs), but the trace ${PROJECT_SOURCE_DIR}/data/philly/795a4c.trace has 3 jobs (after the trace options): each episode replays the whole trace"
+           --scenario philly:795a4c --seeds 1 --policies pack)
 input_case(eval_submit_time gpuplace-eval 1
            "gpuplace-eval: error: ${in}/trace_submit_1e300.csv:3:1: submit_time: 1e300 s is later than 1e10 s"
            --trace ${in}/trace_submit_1e300.csv --format csv --seeds 1)

@@ -263,8 +263,7 @@ class workload_source {
 public:
     workload_source() = default;
     /// Loads the traces of a "trace" workload (and of a mixture's): TraceError / ConfigError on bad
-    /// input; a TraceError too when no job is left to replay, saying what removed the rows, and a
-    /// ConfigError when episode_jobs is more than any trace holds.
+    /// input; a TraceError too when no job is left to replay, saying what removed the rows.
     workload_source(const workload_config& c, const ModelZoo& zoo, std::size_t cluster_gpus) : cfg_(c) {
         if (c.kind == "mixture") {
             for (const auto& comp : c.components) parts_.emplace_back(comp.workload, zoo, cluster_gpus);
@@ -279,14 +278,6 @@ public:
             raw_load_.push_back(t->offered_load(zoo, cluster_gpus));
             traces_.push_back(std::move(t));
         }
-        std::size_t longest = 0;
-        const trace* big = nullptr;
-        for (const auto& t : traces_)
-            if (t->jobs.size() > longest) longest = t->jobs.size(), big = t.get();
-        if (c.episode_jobs > longest && big)
-            throw ConfigError("workload: episode_jobs " + std::to_string(c.episode_jobs) + " is more than the " + std::to_string(longest) +
-                              " jobs of " + (traces_.size() > 1 ? "the longest trace, " : "the trace ") + display_path(big->source) +
-                              " (after its options)");
     }
 
     /// The loaded trace of a "trace" workload of one file, else nullptr.
