@@ -164,7 +164,7 @@ int main(int argc, char** argv) {
         if (calib) return calibration(s);
         // every output is checked before any work starts
         for (const auto& [flag, file] : {std::pair{"--csv", csv}, {"--summary-csv", summary_csv}, {"--json", json_out}})
-            if (!file.empty())
+            if (app.count(flag))
                 if (const auto why = gpuplace::apps::output_file_problem(flag, file); !why.empty()) return gpuplace::apps::failure(app, why);
         if (!trace_file.empty()) {
             gpuplace::workload_config w;

@@ -3,8 +3,13 @@
 # when NOMATCH is set, that it does not match NOMATCH, and when CONTAINS is set, that it contains
 # that text, literally (no regular expression).
 #   cmake -DPROGRAM=<exe> -DARGS=<args> -DEXPECT=<status> [-DMATCH=<regex>] [-DNOMATCH=<regex>] [-DCONTAINS=<text>]
-#         -P apps/testdata/exit_status.cmake
-execute_process(COMMAND "${PROGRAM}" ${ARGS} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+#         [-DEMPTY_LAST=ON] -P apps/testdata/exit_status.cmake
+# -DEMPTY_LAST=ON passes an empty argument after ARGS (a ;-list cannot hold one).
+if(EMPTY_LAST)
+  execute_process(COMMAND "${PROGRAM}" ${ARGS} "" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+else()
+  execute_process(COMMAND "${PROGRAM}" ${ARGS} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+endif()
 if(NOT rc STREQUAL "${EXPECT}")
   message(FATAL_ERROR "${PROGRAM} ${ARGS}: exit status ${rc}, expected ${EXPECT}\nstdout:\n${out}\nstderr:\n${err}")
 endif()

@@ -39,6 +39,9 @@ input_case(train_scenario_flag gpuplace-train 1 "gpuplace-train: error: cannot o
 # ---- gpuplace-train: flags, the run folder, the checkpoint ---------------------------------------
 input_case(train_steps_not_a_number gpuplace-train 2 "gpuplace-train: --steps: \"abc\" is not a whole number (expected 1 or more)"
            --steps abc)
+input_case(train_seed_negative gpuplace-train 2 "gpuplace-train: --seed: \"-1\" is not a whole number (expected 0 or more)" --seed -1)
+add_test(NAME app_input_train_out_empty COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:gpuplace-train> -DARGS=--out -DEMPTY_LAST=ON
+         -DEXPECT=1 "-DCONTAINS=gpuplace-train: error: --out: an empty folder name" -P ${exit_status})
 input_case(train_restarts_range gpuplace-train 2 "gpuplace-train: --restarts: 65 is out of range (expected 1 to 64)" --restarts 65)
 input_case(train_compare_on_empty gpuplace-train 2 "gpuplace-train: --compare-on \"default,,philly\": item 2 is empty"
            --compare-on default,,philly)
@@ -94,6 +97,8 @@ input_case(eval_scenario_duplicate_key gpuplace-eval 1
 input_case(eval_csv_folder_missing gpuplace-eval 1
            "gpuplace-eval: error: --csv ${scratch}/no_such_folder/x.csv: the folder ${scratch}/no_such_folder does not exist"
            --seeds 1 --csv ${scratch}/no_such_folder/x.csv)
+add_test(NAME app_input_eval_csv_empty COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:gpuplace-eval> "-DARGS=--seeds;1;--csv"
+         -DEMPTY_LAST=ON -DEXPECT=1 "-DCONTAINS=gpuplace-eval: error: --csv: an empty file name" -P ${exit_status})
 input_case(eval_json_is_a_directory gpuplace-eval 1 "gpuplace-eval: error: --json ${scratch}: ${scratch} is a directory, not a file"
            --seeds 1 --json ${scratch})
 input_case(eval_summary_in_a_file gpuplace-eval 1
@@ -104,6 +109,9 @@ input_case(eval_summary_in_a_file gpuplace-eval 1
 add_test(NAME app_input_soak_memory COMMAND ${CMAKE_COMMAND} -E env GPUPLACE_TEST_AVAILABLE_KB=1000
          ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:gpuplace-soak> "-DARGS=--envs;100000;--steps;1000" -DEXPECT=1
          "-DCONTAINS=envs); this machine has 1000 kB available (MemAvailable in /proc/meminfo)" -P ${exit_status})
+input_case(soak_steps_zero gpuplace-soak 2 "gpuplace-soak: --steps: 0 is out of range (expected 1 or more)" --steps 0)
+input_case(soak_growth_negative gpuplace-soak 2 "gpuplace-soak: --max-growth-kb: \"-5\" is not a whole number (expected 0 or more)"
+           --max-growth-kb -5)
 input_case(soak_envs_range gpuplace-soak 2 "gpuplace-soak: --envs: 1048577 is out of range (expected 1 to 1048576)" --envs 1048577)
 input_case(soak_steps_below_envs gpuplace-soak 0
            "gpuplace-soak: warning: --steps 2 is less than one step of each of the 4 envs: each env steps once (4 steps in all)"
