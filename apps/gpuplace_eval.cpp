@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -61,22 +63,33 @@ struct outputs {
 /// Evaluates the heuristics (each under each queue policy, if any) on held-out seeds and prints the table.
 template <class Env>
 void run_eval(const gpuplace::scenario& s, const std::vector<std::string>& policies, const std::vector<std::string>& queues,
-              std::size_t seeds, std::size_t threads, const outputs& o) {
+              std::size_t seeds, std::size_t threads, const outputs& o, bool episode_jobs_flag) {
     std::vector<gpuplace::any_policy<Env>> ps;
     for (const auto& p : policies) {
         if (queues.empty()) ps.push_back(gpuplace::heuristic<Env>(p));
         else
             for (const auto& q : queues) ps.push_back(gpuplace::heuristic<Env>(p + "+" + q));
     }
+    std::optional<gpuplace::trace> tr;
+    if (s.workload.kind == "trace") {
+        auto whole = s;
+        whole.workload.episode_jobs = 0;
+        const Env probe(whole);  // the zoo and cluster size the env uses
+        tr = gpuplace::load_trace(s.workload.format, s.workload.path, probe.zoo(), s.workload.trace_opts, probe.num_gpus());
+        const std::string jobs = "the trace " + tr->source + " has " + std::to_string(tr->jobs.size()) + " jobs (after the trace options)";
+        if (episode_jobs_flag && s.workload.episode_jobs > tr->jobs.size())
+            throw gpuplace::ConfigError("--episode-jobs " + std::to_string(s.workload.episode_jobs) + ": " + jobs + "; give at most " +
+                                        std::to_string(tr->jobs.size()));
+        if (s.workload.episode_jobs > tr->jobs.size())  // a scenario's own episode_jobs, e.g. a preset's on a short file
+            std::fprintf(stderr, "gpuplace-eval: warning: the scenario asks for episodes of %zu jobs (episode_jobs), but %s: each "
+                                 "episode replays the whole trace\n", s.workload.episode_jobs, jobs.c_str());
+    }
     const auto t0 = std::chrono::steady_clock::now();
     const auto rep = gpuplace::evaluate(s, ps, gpuplace::held_out_seeds(seeds), threads);
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::printf("scenario %s: %zu policies x %zu seeds in %.2f s\n", s.name.c_str(), ps.size(), seeds, secs);
-    if (s.workload.kind == "trace") {
-        const Env probe(s);  // the zoo and cluster size the env used
-        const auto tr = gpuplace::load_trace(s.workload.format, s.workload.path, probe.zoo(), s.workload.trace_opts,
-                                             probe.num_gpus());
-        const auto* t = &tr;
+    if (tr) {
+        const auto* t = &*tr;
         std::printf("trace %s: %zu rows, %zu jobs (%zu filtered, %zu bad rows skipped, %zu outside window, %zu capped, "
                         "%zu dropped), arrival scale %.4g\n",
                         t->source.c_str(), t->rows, t->jobs.size(), t->filtered, t->skipped_bad, t->outside, t->capped,
@@ -105,29 +118,37 @@ int main(int argc, char** argv) {
         for (const auto& p : gpuplace::preset_names()) s += (s.empty() ? "" : ", ") + p;
         return s;
     }() + ", philly:<file>) or a scenario file")->capture_default_str();
-    app.add_option("--seeds", seeds, "held-out seeds 1000000..")->capture_default_str()->check(CLI::Range(1, 1000000));
+    app.add_option("--seeds", seeds, "held-out seeds 1000000..")->capture_default_str()->check(gpuplace::apps::whole(1, 1000000));
     app.add_option("--policies", policies, "heuristics, each optionally '+queue' (default: all)")->delimiter(',');
     app.add_option("--queue", queues, "run every policy under each queue policy (fifo, backfill, sjf, fewest_gpus)")->delimiter(',');
     app.add_option("--csv", csv, "write the per-seed metrics (CSV)");
     app.add_option("--summary-csv", summary_csv, "write the summary (CSV)");
     app.add_option("--json", json_out, "write the report (JSON)");
-    app.add_option("--threads", threads, "worker threads (0 = all cores)")->capture_default_str()->check(CLI::Range(0, 4096));
+    app.add_option("--threads", threads, "worker threads (0 = all cores)")->capture_default_str()->check(gpuplace::apps::whole(0, 4096));
     auto* trace_opt = app.add_option("--trace", trace_file, "replay a trace file on the scenario's cluster");
     app.add_option("--format", trace_format, "the trace's format")->check(CLI::IsMember({"philly", "openb", "csv"}))->needs(trace_opt);
-    app.add_option("--max-jobs", topt.max_jobs, "trace: at most this many jobs")->needs(trace_opt);
+    app.add_option("--max-jobs", topt.max_jobs, "trace: at most this many jobs (0 = all)")->check(gpuplace::apps::whole(0))->needs(trace_opt);
     app.add_option("--window", window, "trace: only jobs submitted in [START, END) seconds")
-        ->delimiter(',')->expected(2)->type_name("START,END")->needs(trace_opt);
-    app.add_option("--time-scale", topt.time_scale, "trace: multiply submit times and durations")->check(CLI::PositiveNumber)->needs(trace_opt);
-    app.add_option("--target-load", topt.target_load, "trace: compress arrivals to this offered load")->check(CLI::NonNegativeNumber)->needs(trace_opt);
-    app.add_option("--max-gpus", topt.max_gpus, "trace: cap each job's GPUs")->needs(trace_opt);
+        ->delimiter(',')->expected(2)->type_name("START,END")->check(gpuplace::apps::number(0, std::numeric_limits<double>::max()))
+        ->needs(trace_opt);
+    app.add_option("--time-scale", topt.time_scale, "trace: multiply submit times and durations")
+        ->check(gpuplace::apps::number(gpuplace::min_time_scale, gpuplace::max_time_scale))->needs(trace_opt);
+    app.add_option("--target-load", topt.target_load, "trace: compress arrivals to this offered load (0 = as recorded)")
+        ->check(gpuplace::apps::number(0, 1e6))->needs(trace_opt);
+    app.add_option("--max-gpus", topt.max_gpus, "trace: cap each job's GPUs (0 = the cluster size)")->check(gpuplace::apps::whole(0, 1 << 24))
+        ->needs(trace_opt);
     app.add_flag("--drop-oversized", topt.drop_oversized, "trace: drop jobs larger than the cluster")->needs(trace_opt);
     app.add_flag("--skip-bad-rows", topt.skip_bad_rows, "trace: skip malformed rows instead of failing")->needs(trace_opt);
     app.add_option("--model", topt.model, "trace: give every job this zoo model")->needs(trace_opt);
-    app.add_option("--episode-jobs", episode_jobs, "trace: each episode replays a seed-chosen run of this many jobs")->needs(trace_opt);
+    app.add_option("--episode-jobs", episode_jobs, "trace: each episode replays a seed-chosen run of this many jobs (0 = all)")
+        ->check(gpuplace::apps::whole(0))->needs(trace_opt);
     app.add_flag("--calibration", calib, "print the zoo's calibration error on its measurement cluster and exit");
     app.add_flag("--list", list, "list policies and queue policies and exit");
     if (const int rc = gpuplace::apps::parse(app, argc, argv); rc >= 0) return rc;
     if (!trace_file.empty() && trace_format.empty()) return gpuplace::apps::usage_failure(app, "--trace needs --format philly|openb|csv");
+    if (window.size() == 2 && !(window[0] < window[1]))
+        return gpuplace::apps::usage_failure(app, "--window " + gpuplace::apps::readable(window[0]) + "," +
+                                                      gpuplace::apps::readable(window[1]) + ": START must be below END");
     if (window.size() == 2) {
         topt.window_start = window[0];
         topt.window_end = window[1];
@@ -141,6 +162,10 @@ int main(int argc, char** argv) {
         auto s = gpuplace::is_preset_name(scen) ? gpuplace::preset_scenario(scen) : gpuplace::load_scenario(scen);
         const outputs outs{csv, summary_csv, json_out};
         if (calib) return calibration(s);
+        // every output is checked before any work starts
+        for (const auto& [flag, file] : {std::pair{"--csv", csv}, {"--summary-csv", summary_csv}, {"--json", json_out}})
+            if (app.count(flag))
+                if (const auto why = gpuplace::apps::output_file_problem(flag, file); !why.empty()) return gpuplace::apps::failure(app, why);
         if (!trace_file.empty()) {
             gpuplace::workload_config w;
             w.kind = "trace";
@@ -152,10 +177,9 @@ int main(int argc, char** argv) {
             s.name = s.name + " + trace " + trace_file;
         }
         // the environment type follows the scenario's comm model
-        gpuplace::visit_env(s, [&](auto type) { run_eval<typename decltype(type)::type>(s, policies, queues, seeds, threads, outs); });
-    } catch (const gpuplace::Error& e) {
-        std::fprintf(stderr, "gpuplace-eval: error: %s\n", e.what());
-        return 1;
+        gpuplace::visit_env(s, [&](auto type) { run_eval<typename decltype(type)::type>(s, policies, queues, seeds, threads, outs, episode_jobs > 0); });
+    } catch (const std::exception& e) {
+        return gpuplace::apps::failure(app, e.what());
     }
     return 0;
 }

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,37 @@ long rss_kb() {
     return n == 2 ? resident * (sysconf(_SC_PAGESIZE) / 1024) : 0;
 }
 
+/// Memory the kernel can give without swapping, in kB: MemAvailable from /proc/meminfo, else the
+/// free physical pages (sysconf); 0 where neither is known. GPUPLACE_TEST_AVAILABLE_KB=<kB> (tests
+/// only) stands for it.
+long available_kb() {
+    if (const char* t = std::getenv("GPUPLACE_TEST_AVAILABLE_KB"); t && *t) return std::atol(t);
+    if (std::FILE* f = std::fopen("/proc/meminfo", "r")) {
+        char key[64];
+        long kb = 0;
+        while (std::fscanf(f, "%63s %ld kB", key, &kb) == 2)
+            if (std::string(key) == "MemAvailable:") {
+                std::fclose(f);
+                return kb;
+            }
+        std::fclose(f);
+    }
+    const long pages = sysconf(_SC_AVPHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    return pages > 0 && size > 0 ? pages * (size / 1024) : 0;
+}
+
+/// `kb` kilobytes as "12.3 MB" or "4.5 GB".
+std::string size_text(double kb) {
+    char b[32];
+    if (kb >= 1024.0 * 1024) std::snprintf(b, sizeof b, "%.1f GB", kb / 1024 / 1024);
+    else if (kb >= 1024) std::snprintf(b, sizeof b, "%.1f MB", kb / 1024);
+    else std::snprintf(b, sizeof b, "%.0f kB", kb);
+    return b;
+}
+
+/// Envs built to measure an env's memory before a large vector env is built.
+constexpr std::uint64_t probe_envs = 64;
+
 }  // namespace
 
 int main(int argc, char** argv) try {
@@ -47,18 +79,38 @@ int main(int argc, char** argv) try {
                  "gpuplace-soak"};
     std::uint64_t steps = 10'000'000, envs = 16, threads = 1, seed = 0, report = 1'000'000, max_growth = 1024;
     std::string scenario_name = "default";
-    app.add_option("--steps", steps, "env steps, summed over the envs")->capture_default_str();
-    app.add_option("--envs", envs, "envs of the vector env")->capture_default_str()->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 20));
-    app.add_option("--threads", threads, "stepping threads")->capture_default_str()->check(CLI::Range(0, 4096));
-    app.add_option("--scenario", scenario_name, "a preset scenario or a scenario file (.json)")->capture_default_str();
-    app.add_option("--seed", seed, "the vector env's seed and the actions'")->capture_default_str();
-    app.add_option("--report", report, "steps between reports")->capture_default_str()->check(CLI::PositiveNumber);
+    app.add_option("--steps", steps, "env steps, summed over the envs")->capture_default_str()->check(gpuplace::apps::whole(1));
+    app.add_option("--envs", envs, "envs of the vector env")->capture_default_str()->check(gpuplace::apps::whole(1, std::uint64_t{1} << 20));
+    app.add_option("--threads", threads, "stepping threads")->capture_default_str()->check(gpuplace::apps::whole(0, 4096));
+    app.add_option("--scenario", scenario_name, "a preset scenario or a scenario file")->capture_default_str();
+    app.add_option("--seed", seed, "the vector env's seed and the actions'")->capture_default_str()->check(gpuplace::apps::whole(0));
+    app.add_option("--report", report, "steps between reports")->capture_default_str()->check(gpuplace::apps::whole(1));
     app.add_option("--max-growth-kb", max_growth, "allowed growth of the resident memory from warm-up to the end (kB)")
-        ->capture_default_str();
+        ->capture_default_str()->check(gpuplace::apps::whole(0));
     if (const int rc = gpuplace::apps::parse(app, argc, argv); rc >= 0) return rc;
     const long rss_begin = rss_kb();
-    const auto s = scenario_name.find(".json") != std::string::npos ? gp::load_scenario(scenario_name)
-                                                                      : gp::preset_scenario(scenario_name);
+    const auto s = gp::is_preset_name(scenario_name) ? gp::preset_scenario(scenario_name) : gp::load_scenario(scenario_name);
+    if (envs > probe_envs) {  // an estimate from a few envs before the whole vector env is allocated
+        const long before = rss_kb();
+        double per_env_kb = 0;
+        {
+            gp::vector_env probe(s, probe_envs, 1);
+            probe.reset(seed);
+            per_env_kb = std::max(1.0, double(rss_kb() - before) / double(probe_envs));
+        }
+        const double need_kb = per_env_kb * double(envs);
+        const long avail = available_kb();
+        if (avail > 0 && need_kb > double(avail))
+            return gpuplace::apps::failure(app, "--envs " + std::to_string(envs) + " needs about " + size_text(need_kb) + " (" +
+                                                    size_text(per_env_kb) + " per env of scenario " + s.name + ", measured on " +
+                                                    std::to_string(probe_envs) + " envs); this machine has " + size_text(double(avail)) +
+                                                    " available (MemAvailable in /proc/meminfo)");
+        std::printf("building %llu envs (about %s)...\n", static_cast<unsigned long long>(envs), size_text(need_kb).c_str());
+        std::fflush(stdout);
+    }
+    if (steps < envs)
+        gpuplace::apps::warning(app, "--steps " + std::to_string(steps) + " is less than one step of each of the " + std::to_string(envs) +
+                                         " envs: each env steps once (" + std::to_string(envs) + " steps in all)");
     gp::vector_env v(s, envs, threads);
     v.reset(seed);
     const long rss_start = rss_kb();
@@ -122,7 +174,10 @@ int main(int argc, char** argv) try {
         return 1;
     }
     return 0;
+} catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "gpuplace-soak: error: out of memory (std::bad_alloc); try fewer --envs or a smaller --scenario\n");
+    return 1;
 } catch (const std::exception& e) {
-    std::fprintf(stderr, "gpuplace-soak: %s\n", e.what());
+    std::fprintf(stderr, "gpuplace-soak: error: %s\n", e.what());
     return 1;
 }

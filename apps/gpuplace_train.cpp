@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -67,6 +68,7 @@ struct kill_switch {
 };
 
 std::string read_file(const std::string& f) {
+    if (auto d = detail::directory_not_file(f, display_path(f)); !d.empty()) throw ConfigError("config file " + d);
     std::ifstream in(f);
     if (!in) throw ConfigError("cannot open config file \"" + display_path(f) + "\"");
     std::stringstream ss;
@@ -157,85 +159,98 @@ int main(int argc, char** argv) {
                  "gpuplace-train"};
     std::string config_file, scenario_name, out = "out/train", load, action_mode;
     std::size_t steps = 0, seed = 0, restarts = 0, threads = 0, checkpoint_every = 0, seeds = 20;
-    bool resume = false, do_compare = false, no_plot = false, print_config = false;
+    bool resume = false, overwrite = false, do_compare = false, no_plot = false, print_config = false;
     app.add_option("--config", config_file,
                    "training config (JSON) merged over the embedded default, or a recipe by name (default, philly, proximity_drl)");
     app.add_option("--scenario", scenario_name, "scenario: a preset (" + [] {
         std::string s;
         for (const auto& p : preset_names()) s += (s.empty() ? "" : ", ") + p;
         return s;
-    }() + ") or a scenario file");
+    }() + ") or a scenario file (with --load: default the model's own scenario)");
     app.add_option("--action-mode", action_mode, "what an action chooses in every scenario of the run: gpu, placement or job "
                                                  "(default: each scenario's env.action_mode; docs/mdp.md)")
         ->check(CLI::IsMember({"gpu", "placement", "job"}));
-    app.add_option("--steps", steps, "PPO env steps (after imitation)")->check(CLI::PositiveNumber);
-    app.add_option("--seed", seed, "first training seed")->check(CLI::NonNegativeNumber);
-    app.add_option("--restarts", restarts, "training seeds seed..seed+N-1; the best on validation is kept")->check(CLI::Range(1, 64));
-    app.add_option("--threads", threads, "env stepping threads per restart (results do not depend on it)")->check(CLI::Range(1, 1024));
-    app.add_option("--checkpoint-every", checkpoint_every, "iterations between saved training states")->check(CLI::PositiveNumber);
+    app.add_option("--steps", steps, "PPO env steps (after imitation)")->check(apps::whole(1));
+    app.add_option("--seed", seed, "first training seed")->check(apps::whole(0));
+    app.add_option("--restarts", restarts, "training seeds seed..seed+N-1; the best on validation is kept")->check(apps::whole(1, 64));
+    app.add_option("--threads", threads, "env stepping threads per restart (results do not depend on it)")->check(apps::whole(1, 1024));
+    app.add_option("--checkpoint-every", checkpoint_every, "iterations between saved training states")->check(apps::whole(1));
     app.add_option("--out", out, "run folder")->capture_default_str();
-    app.add_flag("--resume", resume, "continue the run in --out from its last saved state");
+    auto* resume_flag = app.add_flag("--resume", resume, "continue the run in --out from its last saved state");
+    app.add_flag("--overwrite", overwrite, "start a new run in --out even if it holds one (its saved states are removed)")
+        ->excludes(resume_flag);
     app.add_flag("--compare", do_compare, "evaluate against every heuristic on held-out seeds");
-    app.add_option("--seeds", seeds, "held-out seeds of --compare")->capture_default_str()->check(CLI::Range(1, 100000));
+    app.add_option("--seeds", seeds, "held-out seeds of --compare")->capture_default_str()->check(apps::whole(1, 100000));
     std::vector<std::string> compare_on;
-    app.add_option("--load", load, "evaluate this checkpoint instead of training (implies --compare)");
-    app.add_option("--compare-on", compare_on, "scenarios --compare evaluates on (default: the run's), e.g. philly:0e4a51")
-        ->delimiter(',');
+    app.add_option("--load", load, "evaluate this checkpoint (a file, or default, philly, proximity_drl) instead of training "
+                                   "(implies --compare)");
+    std::string compare_on_list;
+    app.add_option("--compare-on", compare_on_list, "scenarios --compare evaluates on (default: the run's), separated by commas, "
+                                                    "e.g. philly:0e4a51,philly:6c71a0")
+        ->type_name("LIST");
     app.add_flag("--no-plot", no_plot, "do not write plots");
-    app.add_flag("--print-config", print_config, "print the config (the embedded default, or --config's recipe) and exit");
+    app.add_flag("--print-config", print_config, "print the config the run would use (the embedded default, or --config's "
+                                                 "recipe or file, with the flags merged over it) and exit");
     if (const int rc = apps::parse(app, argc, argv); rc >= 0) return rc;
-    if (print_config) {
-        try {
-            const auto recipes = rl::run_recipe_names();
-            const bool named = std::find(recipes.begin(), recipes.end(), config_file) != recipes.end();
-            std::printf("%s\n", rl::run_recipe(named ? config_file : "default").dump(2).c_str());
-        } catch (const std::exception& e) {
-            std::fprintf(stderr, "error: %s\n", e.what());
-            return 1;
+    if (app.count("--compare-on")) {
+        std::stringstream items(compare_on_list + ",");
+        for (std::string item; std::getline(items, item, ',');) {
+            if (item.empty())
+                return apps::usage_failure(app, "--compare-on \"" + compare_on_list + "\": item " + std::to_string(compare_on.size() + 1) +
+                                                    " is empty (give presets or scenario files, separated by commas)");
+            compare_on.push_back(item);
         }
-        return 0;
     }
     try {
-        json over = json::object();
-        if (!scenario_name.empty()) over["scenario"] = scenario_name;
-        if (!action_mode.empty()) over["action_mode"] = action_mode;
-        if (steps) over["ppo"]["total_steps"] = steps;
-        if (app.count("--seed")) over["ppo"]["seed"] = seed;
-        if (threads) over["ppo"]["threads"] = threads;
-        if (restarts) over["restarts"] = restarts;
-        if (checkpoint_every) over["checkpoint_every"] = checkpoint_every;
-        if (!compare_on.empty()) over["compare_on"] = compare_on;
-        const bool configured = !config_file.empty() || !over.empty();
-        json cfg = detail::parse_json(rl::default_run_config_json, "default training config");
+        // what the user gave, each naming itself in errors: the config file (or recipe), then the flags
+        std::vector<rl::run_config::layer> layers;
         std::string base_dir;
         const auto recipes = rl::run_recipe_names();
         if (!config_file.empty() && !std::filesystem::exists(config_file) &&
             std::find(recipes.begin(), recipes.end(), config_file) != recipes.end()) {
-            cfg = rl::run_recipe(config_file);  // a recipe by name
+            layers.push_back({rl::run_recipe(config_file), "recipe " + config_file});
         } else if (!config_file.empty()) {
-            cfg.merge_patch(detail::parse_json(read_file(config_file), config_file));
+            layers.push_back({detail::parse_json(read_file(config_file), config_file), config_file});
             base_dir = std::filesystem::path(display_path(config_file)).parent_path().string();
         }
-        cfg.merge_patch(over);
-        auto rc = rl::run_config::from_json(cfg, base_dir);
-        if (resume && !configured) {  // the run's own config
-            const auto run_file = out + "/run.json";
-            if (!std::filesystem::exists(run_file))
-                throw CheckpointError("resume: " + out + " holds no run to resume (" + run_file + " does not exist)");
-            const auto stored = detail::parse_json(read_file(run_file), run_file);
-            rc = rl::run_config::from_json(stored.value("config", json::object()), stored.value("base_dir", ""));
+        auto flag = [&](const char* name, json doc) { layers.push_back({std::move(doc), name}); };
+        if (!scenario_name.empty()) flag("--scenario", {{"scenario", scenario_name}});
+        if (!action_mode.empty()) flag("--action-mode", {{"action_mode", action_mode}});
+        if (steps) flag("--steps", {{"ppo", {{"total_steps", steps}}}});
+        if (app.count("--seed")) flag("--seed", {{"ppo", {{"seed", seed}}}});
+        if (threads) flag("--threads", {{"ppo", {{"threads", threads}}}});
+        if (restarts) flag("--restarts", {{"restarts", restarts}});
+        if (checkpoint_every) flag("--checkpoint-every", {{"checkpoint_every", checkpoint_every}});
+        if (!compare_on.empty()) flag("--compare-on", {{"compare_on", compare_on}});
+        const auto defaults = detail::parse_json(rl::default_run_config_json, "default training config");
+        auto rc = resume ? rl::resumed_config(out, layers) : rl::run_config::from_layers(defaults, layers, base_dir);
+        if (print_config) {  // what the run would use: the default (or a recipe), the config file and the flags merged
+            auto merged = defaults;
+            for (const auto& l : layers) merged.merge_patch(l.doc);
+            std::printf("%s\n", (resume ? rc.to_json() : merged).dump(2).c_str());
+            return 0;
         }
+        std::optional<rl::checkpoint> ck;
+        if (!load.empty()) {
+            ck = rl::load_model(load);
+            rc.queue = ck->queue;  // the policy acts under its own queue policy
+            // evaluated on its own scenario unless the user names one
+            if (std::none_of(layers.begin(), layers.end(), [](const auto& l) { return l.sets("/scenario"); })) rc.scenario = ck->scenario;
+            do_compare = true;
+        }
+        // every output is checked before any work starts
+        if (const auto why = apps::output_folder_problem("--out", out); !why.empty()) return apps::failure(app, why);
+        if (load.empty() && !resume && !overwrite && std::filesystem::exists(out + "/run.json"))
+            return apps::failure(app, "--out " + out + " already holds a run (" + out + "/run.json): continue it with --resume, " +
+                                          "start it over with --overwrite, or choose another folder with --out");
         const auto s = rc.eval_scenario();
         return visit_env(s, [&](auto type) -> int {
             using E = typename decltype(type)::type;
             std::shared_ptr<const rl::actor_critic> net;
             std::vector<rl::restart_result> trained;
-            if (!load.empty()) {
-                auto ck = rl::load_model(load);
-                net = std::make_shared<const rl::actor_critic>(std::move(ck.network));
-                rc.queue = ck.queue;  // the policy acts under its own queue policy
-                std::printf("loaded %s\n", load.c_str());
-                do_compare = true;
+            if (ck) {
+                net = std::make_shared<const rl::actor_critic>(std::move(ck->network));
+                std::printf("loaded %s (scenario %s)\n", load.c_str(), s.name.c_str());
             } else {
                 kill_switch ks;
                 if (const char* k = std::getenv("GPUPLACE_TEST_KILL"); k && *k) {
@@ -272,7 +287,6 @@ int main(int argc, char** argv) {
             return compare(rc, net, trained, out, seeds, !no_plot);
         });
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "error: %s\n", e.what());
-        return 1;
+        return apps::failure(app, e.what());
     }
 }

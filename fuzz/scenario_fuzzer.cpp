@@ -42,6 +42,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     } catch (const gp::ConfigError& e) {
         FUZZ_CHECK(std::string_view(e.what()).rfind("config /", 0) == 0 ||
                        std::string_view(e.what()).rfind("fuzz: invalid JSON at byte ", 0) == 0 ||
+                       std::string_view(e.what()).rfind("fuzz: not a JSON text file: byte ", 0) == 0 ||  // binary input
+                       std::string_view(e.what()).rfind("fuzz: config /", 0) == 0 ||                     // a duplicate key
                        std::string_view(e.what()).rfind("model zoo", 0) == 0 ||
                        std::string_view(e.what()).rfind("/zoo", 0) == 0,
                    "config error without a JSON path: %s", e.what());

@@ -19,8 +19,8 @@ printf '\n==> 1/3 every heuristic under every queue policy, default scenario (20
 build/apps/gpuplace-eval --scenario default --queue fifo,backfill,sjf,fewest_gpus --seeds 20 \
   --csv out/heuristics.csv --json out/heuristics.json
 printf '\n==> 2/3 train PPO on the default scenario, then compare on the held-out seeds\n'
-build/apps/gpuplace-train --compare ${GPUPLACE_PPO_STEPS:+--steps "$GPUPLACE_PPO_STEPS"} --out out/default
+build/apps/gpuplace-train --compare ${GPUPLACE_PPO_STEPS:+--steps "$GPUPLACE_PPO_STEPS"} --out out/default --overwrite
 printf '\n==> 3/3 train PPO on Philly-derived traces, then compare on the held-out trace files\n'
-build/apps/gpuplace-train --config philly --compare --no-plot --out out/philly
+build/apps/gpuplace-train --config philly --compare --no-plot --out out/philly --overwrite
 printf '\nresults: out/heuristics.csv, out/default/compare.csv, out/default/learning_curve.png, out/default/jct_comparison.png, out/philly/compare_*.csv (%ss)\n' \
   "$(( $(date +%s) - start ))"

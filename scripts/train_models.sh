@@ -11,7 +11,7 @@ names=("$@")
 mkdir -p data/models out/models
 for n in "${names[@]}"; do
   printf '\n==> %s\n' "$n"
-  build/apps/gpuplace-train --config "$n" --compare --no-plot --out "out/models/$n" | tee "out/models/$n.log"
+  build/apps/gpuplace-train --config "$n" --compare --no-plot --out "out/models/$n" --overwrite | tee "out/models/$n.log"
   cp "out/models/$n/ppo.json" "data/models/$n.json"
   echo "data/models/$n.json"
 done

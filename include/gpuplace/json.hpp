@@ -24,6 +24,7 @@
 #include "comm.hpp"
 #include "config.hpp"
 #include "data.hpp"
+#include "detail/input_file.hpp"
 #include "detail/json_util.hpp"
 #include "evaluate.hpp"
 #include "metrics.hpp"
@@ -326,6 +327,7 @@ inline ModelZoo zoo_from_json(const detail::json& j, std::string_view path) {
 /// Reads a zoo file ("$GPUPLACE_DATA/..." allowed); errors name the file. ModelZoo::load() calls it.
 [[nodiscard]] inline ModelZoo load_zoo(const std::string& path) {
     const std::string file = resolve_data_path(path);
+    if (auto d = detail::directory_not_file(file, display_path(file)); !d.empty()) throw ConfigError("model zoo: " + d);
     std::ifstream in(file);
     if (!in) throw ConfigError("model zoo: cannot open \"" + display_path(file) + "\"");
     std::stringstream ss;
@@ -390,6 +392,7 @@ inline ModelZoo zoo_from_json(const detail::json& j, std::string_view path) {
 /// Reads a JSON co-location profile {"<model>": {"<other>": factor}} (`file` already resolved)
 /// into `base`, whose size matches the zoo; errors name file:/path. interference_table::load_profile() calls it.
 [[nodiscard]] inline interference_table read_json_profile(const std::string& file, const ModelZoo& zoo, interference_table base) {
+    if (auto d = detail::directory_not_file(file, display_path(file)); !d.empty()) throw ConfigError("co-location profile: " + d);
     std::ifstream in(file);
     if (!in) throw ConfigError("co-location profile: cannot open \"" + display_path(file) + "\"");
     std::stringstream ss;
@@ -426,7 +429,7 @@ inline ModelZoo zoo_from_json(const detail::json& j, std::string_view path) {
         if (!(o.window_end > o.window_start)) config_fail(p, "the window " + short_dump(*it) + " is empty");
     }
     read_int(j, path, "max_jobs", o.max_jobs, 0, 1LL << 40);
-    read_number(j, path, "time_scale", o.time_scale, 1e-12, 1e12);
+    read_number(j, path, "time_scale", o.time_scale, min_time_scale, max_time_scale);
     read_number(j, path, "target_load", o.target_load, 0.0, 1e6);
     read_int(j, path, "max_gpus", o.max_gpus, 0, 1 << 24);
     read_bool(j, path, "drop_oversized", o.drop_oversized);
@@ -544,8 +547,8 @@ inline void read_model_weights(const json& j, std::string_view path, std::vector
     } else {
         read_number(j, path, "load", s.load, 1e-6, 1e6);
     }
-    read_number(j, path, "duration_min", s.duration_min, 1e-9, 1e12);
-    read_number(j, path, "duration_max", s.duration_max, 1e-9, 1e12);
+    read_number(j, path, "duration_min", s.duration_min, min_job_duration, max_trace_time);
+    read_number(j, path, "duration_max", s.duration_max, min_job_duration, max_trace_time);
     if (s.duration_max < s.duration_min)
         config_fail(join_path(path, "duration_max"), "value " + std::to_string(s.duration_max) +
                                                          " is below duration_min " + std::to_string(s.duration_min));
@@ -607,7 +610,7 @@ inline void read_model_weights(const json& j, std::string_view path, std::vector
             job.id = static_cast<job_id>(i);
             for (const char* req : {"submit_time", "num_gpus", "model", "work"})
                 if (!jj.contains(req)) config_fail(jp, std::string("missing key \"") + req + "\"");
-            read_number(jj, jp, "submit_time", job.submit_time, 0.0, 1e15);
+            read_number(jj, jp, "submit_time", job.submit_time, 0.0, max_trace_time);
             read_int(jj, jp, "num_gpus", job.num_gpus, 1, 1 << 24);
             read_int(jj, jp, "model", job.model, 0, 65535);
             read_number(jj, jp, "work", job.work, 1e-12, 1e18);
@@ -738,6 +741,7 @@ inline void read_model_weights(const json& j, std::string_view path, std::vector
 /// Reads a scenario file. Relative file paths in it (trace, zoo file, co-location profile) are
 /// relative to the file's folder: they are made absolute (scenario::resolve_paths()).
 [[nodiscard]] inline scenario load_scenario(const std::string& file) {
+    if (auto d = detail::directory_not_file(file, display_path(file)); !d.empty()) throw ConfigError("scenario file " + d);
     std::ifstream in(file);
     if (!in) throw ConfigError("cannot open scenario file \"" + display_path(file) + "\"");
     std::stringstream ss;

@@ -12,6 +12,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <initializer_list>
@@ -24,6 +25,7 @@
 #include <vector>
 
 #include "data.hpp"
+#include "detail/input_file.hpp"
 #include "detail/number_format.hpp"
 #include "detail/rng.hpp"
 #include "error.hpp"
@@ -55,6 +57,15 @@ enum class trace_format : std::uint8_t {
     if (name == "csv") return trace_format::csv;
     detail::config_fail(path, "unknown trace format \"" + std::string(name) + "\" (allowed: philly, openb, csv)");
 }
+
+/// The latest time a trace may name, in seconds (about 317 years: a Unix timestamp in seconds fits;
+/// one in milliseconds does not). Submit, creation, scheduling and deletion times above it are row errors.
+inline constexpr double max_trace_time = 1e10;
+/// The shortest job a trace may hold: its duration (or its steps at the model's consolidated
+/// throughput) must be at least this many seconds, and at most max_trace_time.
+inline constexpr double min_job_duration = 1e-3;
+/// The range of trace_options::time_scale (JSON "time_scale", gpuplace-eval --time-scale).
+inline constexpr double min_time_scale = 1e-12, max_time_scale = 1e12;
 
 /// How a trace becomes a workload. Steps are applied in this order: read and sort by submit time,
 /// time window, GPU cap, first N jobs, shift so the first job arrives at 0, time scale, target load.
@@ -158,11 +169,37 @@ public:
             fail(line, f.column, std::string(name) + ": expected a number, got \"" + std::string(t) + "\"");
         return v;
     }
-    /// A time in seconds, >= 0.
-    [[nodiscard]] double time(std::size_t line, const trace_field& f, std::string_view name) const {
+    /// A time in seconds, >= 0, and (when `bounded`; else check it later with bound_time) <= max_trace_time.
+    [[nodiscard]] double time(std::size_t line, const trace_field& f, std::string_view name, bool bounded = true) const {
         const double v = number(line, f, name);
         if (v < 0) fail(line, f.column, std::string(name) + ": negative time " + std::string(trim(f.text)));
+        if (bounded) bound_time(line, f, name, v);
         return v;
+    }
+    /// Requires the time `v` of the field `f` to be at most max_trace_time.
+    void bound_time(std::size_t line, const trace_field& f, std::string_view name, double v) const {
+        if (v > max_trace_time)
+            fail(line, f.column, std::string(name) + ": " + std::string(trim(f.text)) +
+                                     " s is later than 1e10 s (about 317 years; trace times are in seconds)");
+    }
+    /// "<v> s", v with 6 significant digits.
+    [[nodiscard]] static std::string seconds_text(double v) {
+        char b[64];
+        std::snprintf(b, sizeof b, "%.6g s", v);
+        return b;
+    }
+    /// Checks a job's duration `seconds` (from the field `f`) is in [min_job_duration, max_trace_time];
+    /// `what` says how it came from the field (default: the field's text in seconds).
+    void duration(std::size_t line, const trace_field& f, std::string_view name, double seconds, std::string what = {}) const {
+        if (seconds >= min_job_duration && seconds <= max_trace_time) return;
+        if (what.empty()) what = std::string(trim(f.text)) + " s";
+        fail(line, f.column, std::string(name) + ": " + what +
+                                 (seconds < min_job_duration ? " is shorter than the 0.001 s minimum" : " is longer than the 1e10 s maximum"));
+    }
+    /// The same for a job given in steps: their duration at the consolidated throughput.
+    void step_duration(std::size_t line, const trace_field& f, std::string_view name, double steps, double consolidated) const {
+        const double sec = steps / consolidated;
+        duration(line, f, name, sec, "a job of " + std::string(trim(f.text)) + " steps (" + seconds_text(sec) + " at the model's consolidated throughput)");
     }
     /// A GPU count: a whole number >= 1 (or >= 0 when allow_zero).
     [[nodiscard]] std::uint32_t gpus(std::size_t line, const trace_field& f, std::string_view name,
@@ -333,6 +370,7 @@ inline void finish_trace(trace& t, const ModelZoo& zoo, const trace_options& o, 
             if (j.work == 0) p.fail(line, f[4].column, "total steps: zero steps");
             j.submit_time = p.time(line, f[5], "arrival time");
             j.num_gpus = p.gpus(line, f[6], "GPU count");
+            p.step_duration(line, f[4], "total steps", j.work, zoo[j.model].at(j.num_gpus).consolidated);
             t.jobs.push_back(j);
         });
     } else {
@@ -393,7 +431,7 @@ inline void finish_trace(trace& t, const ModelZoo& zoo, const trace_options& o, 
                 const double milli = p.number(line, milli_f, "gpu_milli");
                 if (milli < 0 || milli > 1000)
                     p.fail(line, milli_f.column, "gpu_milli: expected a value in [0, 1000], got " + std::string(trim(milli_f.text)));
-                const double deleted = p.time(line, del_f, "deletion_time");
+                const double deleted = p.time(line, del_f, "deletion_time", false);
                 const double sched = p.time(line, sched_f, "scheduled_time");
                 if (deleted < sched)
                     p.fail(line, del_f.column, "deletion_time: " + std::string(trim(del_f.text)) + " is before scheduled_time " +
@@ -410,6 +448,8 @@ inline void finish_trace(trace& t, const ModelZoo& zoo, const trace_options& o, 
                 j.work = (deleted - sched) * zoo[j.model].at(k).consolidated;
                 if (!std::isfinite(j.work))
                     p.fail(line, del_f.column, "deletion_time: run time " + detail::format_number(deleted - sched) + " s is too long");
+                p.bound_time(line, del_f, "deletion_time", deleted);
+                p.duration(line, del_f, "deletion_time", deleted - sched, "a run time of " + trace_parser::seconds_text(deleted - sched));
                 t.jobs.push_back(j);
             });
         } else {
@@ -439,8 +479,11 @@ inline void finish_trace(trace& t, const ModelZoo& zoo, const trace_options& o, 
                     if (!(j.gpu_fraction > 0 && j.gpu_fraction <= 1))
                         p.fail(line, ff.column, "gpu_fraction: expected a value in (0, 1], got " + std::string(trim(ff.text)));
                 }
-                j.work = by_steps ? w : w * zoo[j.model].at(j.num_gpus).consolidated;
+                const double consolidated = zoo[j.model].at(j.num_gpus).consolidated;
+                j.work = by_steps ? w : w * consolidated;
                 if (!std::isfinite(j.work)) p.fail(line, wf.column, std::string(name) + ": value " + std::string(trim(wf.text)) + " is too large");
+                if (by_steps) p.step_duration(line, wf, name, w, consolidated);
+                else p.duration(line, wf, name, w);
                 t.jobs.push_back(j);
             });
         }
@@ -454,6 +497,7 @@ inline void finish_trace(trace& t, const ModelZoo& zoo, const trace_options& o, 
 [[nodiscard]] inline trace load_trace(trace_format format, const std::string& path, const ModelZoo& zoo,
                                       const trace_options& o = {}, std::size_t cluster_gpus = 0) {
     const std::string file = resolve_data_path(path);
+    if (auto d = detail::directory_not_file(file, display_path(file)); !d.empty()) throw TraceError(d);
     std::ifstream in(file);
     if (!in) throw TraceError(display_path(file) + ": cannot open the trace file");
     return read_trace(format, in, file, zoo, o, cluster_gpus);

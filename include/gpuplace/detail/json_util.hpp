@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <cstddef>
 #include <initializer_list>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -130,11 +132,104 @@ inline void read_string(const json& obj, std::string_view path, const char* key,
     return "invalid JSON at byte " + std::to_string(byte) + ": " + what + " (a number too large for a double)";
 }
 
-/// Parses JSON text; a syntax error or a number too large for a double becomes a ConfigError
-/// naming the source and the byte offset.
+/// Input that is not JSON text before any syntax is read (a binary file), or JSON whose object has a
+/// key twice: `path` is the JSON path of the duplicate key ("" for the first), `what` the problem.
+struct json_input_error {
+    std::string path, what;
+};
+
+/// Byte offset (0-based) of the first byte of `text` that is not UTF-8 text (a NUL byte, or a byte
+/// outside a well-formed UTF-8 sequence), or npos when every byte is.
+[[nodiscard]] inline std::size_t first_non_text_byte(std::string_view text) noexcept {
+    const auto* u = reinterpret_cast<const unsigned char*>(text.data());
+    for (std::size_t i = 0; i < text.size();) {
+        const unsigned c = u[i];
+        std::size_t n = 0;
+        unsigned lo = 0x80, hi = 0xbf;  // the allowed range of the second byte
+        if (c == 0) return i;
+        if (c < 0x80) n = 0;
+        else if (c >= 0xc2 && c <= 0xdf) n = 1;
+        else if (c >= 0xe0 && c <= 0xef) {
+            n = 2;
+            if (c == 0xe0) lo = 0xa0;
+            if (c == 0xed) hi = 0x9f;  // no UTF-16 surrogates
+        } else if (c >= 0xf0 && c <= 0xf4) {
+            n = 3;
+            if (c == 0xf0) lo = 0x90;
+            if (c == 0xf4) hi = 0x8f;
+        } else
+            return i;
+        if (n > 0 && i + n >= text.size()) return i;  // cut short
+        for (std::size_t k = 1; k <= n; ++k) {
+            const unsigned b = u[i + k];
+            if (b < (k == 1 ? lo : 0x80u) || b > (k == 1 ? hi : 0xbfu)) return i;
+        }
+        i += n + 1;
+    }
+    return std::string_view::npos;
+}
+
+/// Parses JSON text, refusing a binary file and a key that appears twice in an object (nlohmann
+/// would keep the last value silently); both throw json_input_error. Syntax errors throw nlohmann's
+/// exceptions. The one parser of every JSON document gpuplace reads (parse_json, rl::parse_checkpoint).
+[[nodiscard]] inline json parse_json_strict(std::string_view text) {
+    if (const auto b = first_non_text_byte(text); b != std::string_view::npos) {
+        char hex[8];
+        std::snprintf(hex, sizeof hex, "0x%02X", unsigned(static_cast<unsigned char>(text[b])));
+        throw json_input_error{"", "not a JSON text file: byte " + std::to_string(b + 1) + " is " + hex +
+                                       ", which is not UTF-8 text (a binary file?)"};
+    }
+    struct frame {
+        bool array = false;
+        std::size_t count = 0;  // arrays: elements so far
+        std::string label;      // this container's path
+        std::string key;        // objects: the current key
+        std::vector<std::string> keys;
+    };
+    std::vector<frame> stack;
+    auto open = [&](bool array) {
+        frame f;
+        f.array = array;
+        if (!stack.empty()) {
+            auto& top = stack.back();
+            f.label = join_path(top.label, top.array ? std::to_string(top.count++) : top.key);
+        }
+        stack.push_back(std::move(f));
+    };
+    const json::parser_callback_t check = [&](int, json::parse_event_t ev, json& parsed) {
+        switch (ev) {
+            case json::parse_event_t::object_start: open(false); break;
+            case json::parse_event_t::array_start: open(true); break;
+            case json::parse_event_t::object_end:
+            case json::parse_event_t::array_end:
+                if (!stack.empty()) stack.pop_back();
+                break;
+            case json::parse_event_t::key: {
+                auto& top = stack.back();
+                auto k = parsed.get<std::string>();
+                if (std::find(top.keys.begin(), top.keys.end(), k) != top.keys.end())
+                    throw json_input_error{join_path(top.label, k), "duplicate key \"" + k +
+                                                                        "\" (a key may appear only once in an object)"};
+                top.keys.push_back(k);
+                top.key = std::move(k);
+                break;
+            }
+            case json::parse_event_t::value:
+                if (!stack.empty() && stack.back().array) ++stack.back().count;
+                break;
+        }
+        return true;
+    };
+    return json::parse(text.begin(), text.end(), check);
+}
+
+/// Parses JSON text; a syntax error, a number too large for a double, a binary file or a duplicate
+/// key becomes a ConfigError naming the source and the byte offset or the JSON path.
 [[nodiscard]] inline json parse_json(std::string_view text, std::string_view source) {
     try {
-        return json::parse(text.begin(), text.end());
+        return parse_json_strict(text);
+    } catch (const json_input_error& e) {
+        throw ConfigError(std::string(source) + ": " + (e.path.empty() ? "" : "config " + e.path + ": ") + e.what);
     } catch (const json::parse_error& e) {
         throw ConfigError(std::string(source) + ": " + json_error_text(text, e));
     } catch (const json::out_of_range& e) {

@@ -21,6 +21,7 @@
 
 #include "../data.hpp"
 #include "../detail/atomic_file.hpp"
+#include "../detail/input_file.hpp"
 #include "../detail/json_util.hpp"
 #include "../error.hpp"
 #include "../evaluate.hpp"
@@ -204,7 +205,9 @@ template <std::floating_point S = float>
 [[nodiscard]] basic_checkpoint<S> parse_checkpoint(std::string_view text, std::string_view source = "<string>") {
     gpuplace::detail::json j;
     try {
-        j = gpuplace::detail::json::parse(text.begin(), text.end());
+        j = gpuplace::detail::parse_json_strict(text);
+    } catch (const gpuplace::detail::json_input_error& e) {
+        throw CheckpointError("checkpoint " + std::string(source) + ": " + (e.path.empty() ? "" : e.path + ": ") + e.what);
     } catch (const gpuplace::detail::json::parse_error& e) {
         throw CheckpointError("checkpoint " + std::string(source) + ": invalid or truncated JSON at byte " +
                               std::to_string(e.byte) + " of " + std::to_string(text.size()) + ": " + e.what());
@@ -232,6 +235,7 @@ void save_checkpoint(const std::string& file, const basic_actor_critic<S>& net, 
 template <std::floating_point S = float>
 [[nodiscard]] basic_checkpoint<S> load_checkpoint(const std::string& path) {
     const std::string file = resolve_data_path(path);
+    if (auto d = gpuplace::detail::directory_not_file(file); !d.empty()) throw CheckpointError("checkpoint " + d);
     std::ifstream in(file);
     if (!in) throw CheckpointError("checkpoint " + file + ": cannot open");
     std::stringstream ss;

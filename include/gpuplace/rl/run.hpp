@@ -122,7 +122,7 @@ inline constexpr std::string_view proximity_drl_run_config_json = R"({
 struct run_config {
     gpuplace::detail::json scenario = "default";  ///< a preset name, a scenario file or an inline scenario
     gpuplace::detail::json train_reward;          ///< null, or reward weights merged over the scenario's for training
-    std::size_t validation_seeds = 8;             ///< greedy validation episodes (0: keep the last network)
+    std::size_t validation_seeds = 8;             ///< greedy validation episodes (>= 1: the best validated network is kept)
     std::size_t validate_every = 10;              ///< iterations between validations
     std::size_t restarts = 1;                     ///< training seeds ppo.seed .. ppo.seed + restarts - 1
     std::size_t checkpoint_every = 10;            ///< iterations between saved states
@@ -152,7 +152,7 @@ struct run_config {
             if (!it->is_object() && !it->is_null()) config_fail("/train_reward", "expected an object of reward weights, got " + short_dump(*it));
             c.train_reward = *it;
         }
-        read_int(j, "", "validation_seeds", c.validation_seeds, 0, 100000);
+        read_int(j, "", "validation_seeds", c.validation_seeds, 1, 100000);
         read_int(j, "", "validate_every", c.validate_every, 1, 1 << 30);
         read_int(j, "", "restarts", c.restarts, 1, 64);
         read_int(j, "", "checkpoint_every", c.checkpoint_every, 1, 1 << 30);
@@ -177,9 +177,78 @@ struct run_config {
         read_string(j, "", "action_mode", c.action_mode);
         if (!c.action_mode.empty()) (void)parse_action_mode(c.action_mode, "/action_mode");
         c.ppo = ppo_config::from_json(j.value("ppo", json::object()), "/ppo");
-        (void)c.train_scenario();  // the scenario and the reward weights are checked here, not at the first use
-        for (const auto& sc : c.compare_on) (void)c.load(sc);
+        // the scenario and the reward weights are checked here, not at the first use; an error inside
+        // a scenario object names its path in the config
+        auto within = [](const gpuplace::detail::json& sc, const std::string& at, const std::function<void()>& f) {
+            try {
+                f();
+            } catch (const ConfigError& e) {
+                const std::string what = e.what();
+                if (!sc.is_object() || what.rfind("config /", 0) != 0 || what.rfind("config /train_reward", 0) == 0) throw;
+                throw ConfigError("config " + at + what.substr(7));
+            }
+        };
+        within(c.scenario, "/scenario", [&] { (void)c.train_scenario(); });
+        for (std::size_t i = 0; i < c.compare_on.size(); ++i)
+            within(c.compare_on[i], "/compare_on/" + std::to_string(i), [&] { (void)c.load(c.compare_on[i]); });
         return c;
+    }
+
+    /// One document merged over a base config (the default, or a resumed run's own config), and
+    /// what names it in errors: a config file, or a command-line flag.
+    struct layer {
+        gpuplace::detail::json doc;
+        std::string source;
+        /// Whether the document holds a value at the JSON path `path`.
+        [[nodiscard]] bool sets(const std::string& path) const {
+            try {
+                return doc.contains(gpuplace::detail::json::json_pointer(path));
+            } catch (const gpuplace::detail::json::exception&) {
+                return false;
+            }
+        }
+    };
+
+    /// Checks a layer before it is merged (a merge patch would turn any other document, or a null,
+    /// into "use the defaults"): an object, whose "ppo" and "ppo/network" are objects, without null
+    /// values of keys but for "train_reward" (arrays replace the default whole: a null in one stays).
+    /// The message names the source and the JSON path.
+    static void check_layer(const layer& l) {
+        using gpuplace::detail::json;
+        auto fail = [&](const std::string& path, const std::string& what) {
+            throw ConfigError(l.source + ": config " + (path.empty() ? "/" : path) + ": " + what);
+        };
+        if (!l.doc.is_object()) fail("", "a training config must be an object {\"scenario\": ..., \"ppo\": {...}}, got " +
+                                         gpuplace::detail::short_dump(l.doc));
+        for (const char* p : {"/ppo", "/ppo/network"})
+            if (const json::json_pointer ptr(p); l.doc.contains(ptr) && !l.doc.at(ptr).is_object())
+                fail(p, "expected an object, got " + gpuplace::detail::short_dump(l.doc.at(ptr)));
+        const std::function<void(const json&, const std::string&)> no_null = [&](const json& v, const std::string& path) {
+            if (v.is_null() && path != "/train_reward") fail(path, "null is not a value here (leave the key out for its default)");
+            if (v.is_object())
+                for (auto it = v.begin(); it != v.end(); ++it) no_null(*it, gpuplace::detail::join_path(path, it.key()));
+        };
+        no_null(l.doc, "");
+    }
+
+    /// Merges `layers` (each checked by check_layer) over `base` in order and reads the result. A
+    /// ConfigError at a JSON path one of the layers sets is prefixed with that layer's source.
+    [[nodiscard]] static run_config from_layers(gpuplace::detail::json base, const std::vector<layer>& layers, std::string base_dir = {}) {
+        using gpuplace::detail::json;
+        for (const auto& l : layers) {
+            check_layer(l);
+            base.merge_patch(l.doc);
+        }
+        try {
+            return from_json(base, std::move(base_dir));
+        } catch (const ConfigError& e) {
+            const std::string what = e.what();
+            if (what.rfind("config /", 0) != 0) throw;
+            const auto path = what.substr(7, what.find(':', 7) - 7);
+            for (auto l = layers.rbegin(); l != layers.rend(); ++l)
+                if (l->sets(path)) throw ConfigError(l->source + ": " + what);
+            throw;
+        }
     }
 
     /// The embedded default (default_run_config_json).
@@ -613,6 +682,51 @@ restart_result train_restart(const gpuplace::scenario& train_s, const gpuplace::
 
 }  // namespace detail
 
+/// The run file (run.json) of the run in the folder `out`, checked to be one this build resumes;
+/// CheckpointError otherwise.
+[[nodiscard]] inline gpuplace::detail::json read_run_file(const std::string& out) {
+    using gpuplace::detail::json;
+    const std::string run_file = out + "/run.json";
+    if (!std::filesystem::exists(run_file))
+        throw CheckpointError("resume: " + out + " holds no run to resume (" + run_file + " does not exist)");
+    const json stored = gpuplace::detail::parse_json(detail::read_text(run_file), run_file);
+    if (!stored.is_object() || stored.value("format", "") != "gpuplace-run" || !stored.contains("config") ||
+        !stored["config"].is_object())
+        throw CheckpointError("resume: " + run_file + " is not a gpuplace run file");
+    if (stored.value("version", 0) != run_state_version || stored.value("gpuplace", "") != version_string)
+        throw CheckpointError("resume: " + run_file + " was written by gpuplace " + stored.value("gpuplace", "?") +
+                              " (run state version " + gpuplace::detail::short_dump(stored.value("version", json())) +
+                              "); this is gpuplace " + version_string + " (version " + std::to_string(run_state_version) + ")");
+    return stored;
+}
+
+/// The config of a resumed run: the run's own (its run.json), with `layers` (what the user gave:
+/// a config file, flags) merged over it. A resumed run keeps its config, so a layer that changes a
+/// value is a CheckpointError naming each changed key, its stored and its new value and the layer.
+[[nodiscard]] inline run_config resumed_config(const std::string& out, const std::vector<run_config::layer>& layers) {
+    using gpuplace::detail::json;
+    const json stored = read_run_file(out);
+    const std::string base_dir = stored.value("base_dir", "");
+    const auto own = run_config::from_json(stored["config"], base_dir);
+    auto rc = run_config::from_layers(stored["config"], layers, base_dir);
+    const json a = own.to_json(), b = rc.to_json();
+    if (a == b) return rc;
+    std::string what;
+    for (const auto& op : json::diff(a, b)) {
+        const std::string path = op.value("path", "");
+        std::string from;
+        for (auto l = layers.rbegin(); l != layers.rend() && from.empty(); ++l)
+            for (auto p = path; !p.empty() && from.empty(); p = p.substr(0, p.rfind('/')))
+                if (l->sets(p)) from = l->source;
+        const json* was = a.contains(json::json_pointer(path)) ? &a.at(json::json_pointer(path)) : nullptr;
+        what += (what.empty() ? "" : ", ") + path + " (the run's " + (was ? gpuplace::detail::short_dump(*was) : std::string("absent")) +
+                ", " + (from.empty() ? std::string("now") : from) + " " +
+                (op.contains("value") ? gpuplace::detail::short_dump(op["value"]) : std::string("absent")) + ")";
+    }
+    throw CheckpointError("resume: the run in " + out + " was made with another config: " + what +
+                          "; a resumed run keeps its config (drop these, or start a new run in another folder)");
+}
+
 /// Runs (or with o.resume continues) the training run of `rc` in o.out on env type E (visit_env()
 /// picks it for the scenario). Throws ConfigError / CheckpointError on bad input, naming files and
 /// what differs; a stopped run (o.stop_requested) returns complete = false with every state saved.
@@ -635,15 +749,7 @@ run_result train_run(const run_config& rc, const run_options& o) {
                         {"config", rc.to_json()}, {"scenario", gpuplace::to_json(eval_s)}};
     const std::string run_file = o.out + "/run.json";
     if (o.resume) {
-        if (!fs::exists(run_file))
-            throw CheckpointError("resume: " + o.out + " holds no run to resume (" + run_file + " does not exist)");
-        const json stored = gpuplace::detail::parse_json(read_text(run_file), run_file);
-        if (!stored.is_object() || stored.value("format", "") != "gpuplace-run")
-            throw CheckpointError("resume: " + run_file + " is not a gpuplace run file");
-        if (stored.value("version", 0) != run_state_version || stored.value("gpuplace", "") != version_string)
-            throw CheckpointError("resume: " + run_file + " was written by gpuplace " + stored.value("gpuplace", "?") +
-                                  " (run state version " + gpuplace::detail::short_dump(stored.value("version", json())) +
-                                  "); this is gpuplace " + version_string + " (version " + std::to_string(run_state_version) + ")");
+        const json stored = read_run_file(o.out);
         for (const char* k : {"config", "scenario"})
             if (stored.value(k, json()) != ident[k])
                 throw CheckpointError("resume: the run in " + o.out + " was made with another " + k + ": " +

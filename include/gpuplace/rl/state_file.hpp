@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "../detail/atomic_file.hpp"
+#include "../detail/input_file.hpp"
 #include "../detail/json_util.hpp"
 #include "../error.hpp"
 
@@ -136,6 +137,7 @@ inline void write_state_file(const std::string& file, const gpuplace::detail::js
 /// Reads a state file written by write_state_file(). A missing, truncated or corrupted file is a
 /// CheckpointError naming the file and what is wrong.
 [[nodiscard]] inline gpuplace::detail::json read_state_file(const std::string& file) {
+    if (auto d = gpuplace::detail::directory_not_file(file); !d.empty()) throw CheckpointError("state " + d);
     std::ifstream in(file, std::ios::binary);
     if (!in) throw CheckpointError("state " + file + ": cannot open");
     std::stringstream ss;
