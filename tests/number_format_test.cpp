@@ -19,3 +19,12 @@ TEST_CASE("number_format: the layout of nlohmann::json's dump()") {
     CHECK(format_number(std::numeric_limits<double>::infinity()) == "null");
     CHECK(format_number(std::nan("")) == "null");
 }
+
+TEST_CASE("number_format: distinguishing_digits shows where two numbers differ") {
+    using gpuplace::detail::distinguishing_digits;
+    CHECK(distinguishing_digits(1.2996, 1.3004) == 4);  // 1.300 vs 1.300 -> 1.2996 vs 1.3004
+    CHECK(distinguishing_digits(1.25, 1.5) == 3);        // already differ at 3
+    CHECK(distinguishing_digits(2.0, 2.0) == 9);         // equal: the most digits
+    CHECK(distinguishing_digits(2.0, 2.0, 1, 4) == 4);
+    CHECK(distinguishing_digits(1.0000001, 1.0000002) == 7);
+}

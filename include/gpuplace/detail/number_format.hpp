@@ -9,8 +9,10 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <string_view>
 
 namespace gpuplace::detail {
 
@@ -36,6 +38,19 @@ namespace gpuplace::detail {
     out += x < 0 ? "e-" : "e+";
     if (std::abs(x) < 10) out += '0';
     return out + std::to_string(std::abs(x));
+}
+
+/// The decimals (at least `min_digits`, at most `max_digits`) with which "%.*f" prints a and b
+/// differently: for messages that compare two numbers ("1.2996 h < 1.3004 h", not "1.300 h <
+/// 1.300 h"). max_digits when even those print equal.
+[[nodiscard]] inline int distinguishing_digits(double a, double b, int min_digits = 3, int max_digits = 9) {
+    int d = min_digits;
+    for (std::array<char, 64> x{}, y{}; d < max_digits; ++d) {
+        std::snprintf(x.data(), x.size(), "%.*f", d, a);
+        std::snprintf(y.data(), y.size(), "%.*f", d, b);
+        if (std::string_view(x.data()) != std::string_view(y.data())) break;
+    }
+    return d;
 }
 
 }  // namespace gpuplace::detail

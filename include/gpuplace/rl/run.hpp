@@ -37,6 +37,7 @@
 
 #include "../detail/atomic_file.hpp"
 #include "../detail/json_util.hpp"
+#include "../detail/number_format.hpp"
 #include "../evaluate.hpp"
 #include "../json.hpp"
 #include "../version.hpp"
@@ -631,9 +632,10 @@ restart_result train_restart(const gpuplace::scenario& train_s, const gpuplace::
                 res.beat_iteration = st.iteration;
                 res.beat_env_steps = st.env_steps;
                 res.beat_seconds = el;
+                const int digits = gpuplace::detail::distinguishing_digits(vj / 3600, yardstick / 3600);
                 char b[256];
-                std::snprintf(b, sizeof b, "%svalidation beats the best heuristic (%.3f h < %.3f h) at iteration %zu, %zu env steps, %s\n",
-                              tag.c_str(), vj / 3600, yardstick / 3600, st.iteration, st.env_steps, hms(el).c_str());
+                std::snprintf(b, sizeof b, "%svalidation beats the best heuristic (%.*f h < %.*f h) at iteration %zu, %zu env steps, %s\n",
+                              tag.c_str(), digits, vj / 3600, digits, yardstick / 3600, st.iteration, st.env_steps, hms(el).c_str());
                 say(b);
             }
         }
