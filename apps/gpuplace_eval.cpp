@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -69,7 +70,8 @@ void run_eval(const gpuplace::scenario& s, const std::vector<std::string>& polic
             for (const auto& q : queues) ps.push_back(gpuplace::heuristic<Env>(p + "+" + q));
     }
     const auto t0 = std::chrono::steady_clock::now();
-    const auto rep = gpuplace::evaluate(s, ps, gpuplace::held_out_seeds(seeds), threads);
+    gpuplace::detail::progress_line progress(stderr, "gpuplace-eval: episodes");  // long runs only
+    const auto rep = gpuplace::evaluate(s, ps, gpuplace::held_out_seeds(seeds), threads, std::ref(progress));
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::printf("scenario %s: %zu policies x %zu seeds in %.2f s\n", s.name.c_str(), ps.size(), seeds, secs);
     if (s.workload.kind == "trace") {

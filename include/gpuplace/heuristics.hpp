@@ -376,6 +376,22 @@ inline std::size_t append_lowest(sorted_runs x, sorted_runs y, std::size_t n, st
     return got;
 }
 
+/// topology_greedy's choice among candidates offered in index order: a candidate's placement is
+/// the better of its two completions (lower cost, then lower slowdown; ties: the first), and the
+/// candidate with the best placement wins (the same order; ties: the earlier candidate).
+struct greedy_choice {
+    std::int64_t gpu = -1;
+    comm_result best;
+
+    void offer(std::int64_t g, comm_result first, const comm_result& second) noexcept {
+        if (second.cost < first.cost || (second.cost == first.cost && second.slowdown < first.slowdown)) first = second;
+        if (gpu < 0 || first.cost < best.cost || (first.cost == best.cost && first.slowdown < best.slowdown)) {
+            gpu = g;
+            best = first;
+        }
+    }
+};
+
 }  // namespace detail
 
 /// Topology-greedy: each pick takes the GPU that minimises the communication cost (env.evaluate,
@@ -428,8 +444,7 @@ public:
                 free_.push_back(gpu_id(g));
                 cls_[class_of(t, gpu_id(g))].push_back(gpu_id(g));
             }
-        std::int64_t best = -1;
-        double best_cost = 0, best_sd = 0;
+        detail::greedy_choice choice;
         std::size_t rack_lo = 0, rack_hi = 0, rack = ~std::size_t{0};  // the candidate's rack: free_[rack_lo, rack_hi)
         for (std::size_t lo = 0, hi; lo < free_.size(); lo = hi) {
             // node nd's available GPUs: free_[lo, hi)
@@ -460,7 +475,7 @@ public:
                         set_.push_back(free_[i]);
                         ++added;
                     }
-                auto r1 = score(e);
+                const auto r1 = score(e);
                 // completion 2: compact fill around the picks and g
                 set_.assign(picked.begin(), picked.end());
                 set_.push_back(g);
@@ -472,16 +487,10 @@ public:
                     const auto joins = c == 0 ? rest_of_node : c == 1 ? rest_of_rack : detail::sorted_runs{};
                     added += detail::append_lowest(base, joins, rest - added, set_);
                 }
-                auto r2 = score(e);
-                if (r2.cost < r1.cost || (r2.cost == r1.cost && r2.slowdown < r1.slowdown)) r1 = r2;
-                if (best < 0 || r1.cost < best_cost || (r1.cost == best_cost && r1.slowdown < best_sd)) {
-                    best = std::int64_t(g);
-                    best_cost = r1.cost;
-                    best_sd = r1.slowdown;
-                }
+                choice.offer(std::int64_t(g), r1, score(e));
             }
         }
-        return best >= 0 ? best : e.defer_action();
+        return choice.gpu >= 0 ? choice.gpu : e.defer_action();
     }
 
 private:

@@ -1,0 +1,75 @@
+#pragma once
+/// \file detail/progress.hpp
+/// A progress line for long runs: "<what>: done / total (percent), elapsed, ETA" on a stream
+/// (stderr for the programs), shown only once the work has taken a while, so that short runs
+/// print nothing. On a terminal the line is redrawn in place (at most 5 times a second); elsewhere
+/// (a log file, a pipe) a line is written at most every 10 seconds, once 10 seconds have passed.
+/// The last report (done == total) ends the line.
+
+#include <algorithm>
+#include <chrono>
+#include <cstddef>
+#include <cstdio>
+#include <string>
+#include <utility>
+
+#if defined(_WIN32)
+#include <io.h>
+#else
+#include <unistd.h>
+#endif
+
+namespace gpuplace::detail {
+
+class progress_line {
+public:
+    /// Reports to `out` once `after_seconds` have passed since construction.
+    explicit progress_line(std::FILE* out, std::string what, double after_seconds = 2.0)
+        : out_(out), what_(std::move(what)), after_(after_seconds), tty_(is_terminal(out)), start_(clock::now()) {}
+    progress_line(const progress_line&) = delete;
+    progress_line& operator=(const progress_line&) = delete;
+    /// Ends a line drawn in place that did not reach its total.
+    ~progress_line() {
+        if (drawn_ && tty_) std::fputc('\n', out_);
+    }
+
+    /// `done` of `total` units of work are finished (not thread-safe: the caller serialises).
+    void operator()(std::size_t done, std::size_t total) {
+        const double t = seconds(clock::now() - start_);
+        const bool last = done >= total;
+        if (t < (tty_ ? after_ : std::max(after_, 10.0))) return;
+        if (!last && drawn_ && t - last_ < (tty_ ? 0.2 : 10.0)) return;
+        last_ = t;
+        drawn_ = true;
+        char eta[32] = "";
+        if (!last && done > 0) std::snprintf(eta, sizeof eta, ", ETA %.0f s", t / double(done) * double(total - done));
+        std::fprintf(out_, "%s%s: %zu / %zu (%.0f%%), %.0f s%s%s", tty_ ? "\r" : "", what_.c_str(), done, total,
+                     total ? 100.0 * double(done) / double(total) : 100.0, t, eta, tty_ ? "\033[K" : "\n");
+        if (last && tty_) {
+            std::fputc('\n', out_);
+            drawn_ = false;
+        }
+        std::fflush(out_);
+    }
+
+private:
+    using clock = std::chrono::steady_clock;
+    [[nodiscard]] static double seconds(clock::duration d) noexcept { return std::chrono::duration<double>(d).count(); }
+    [[nodiscard]] static bool is_terminal(std::FILE* f) noexcept {
+#if defined(_WIN32)
+        return _isatty(_fileno(f)) != 0;
+#else
+        return isatty(fileno(f)) != 0;
+#endif
+    }
+
+    std::FILE* out_;
+    std::string what_;
+    double after_;
+    bool tty_;
+    clock::time_point start_;
+    double last_ = 0;
+    bool drawn_ = false;
+};
+
+}  // namespace gpuplace::detail
