@@ -1,9 +1,11 @@
 // Large clusters: every heuristic runs on 100k GPUs; topology_greedy and pack decide as their
 // direct definitions (reference implementations below, a scan per candidate / per item taken) do;
-// a vector env too large for the machine is refused before it is allocated.
+// a vector env too large for the machine is refused before it is allocated; evaluate() reports
+// progress.
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -164,4 +166,33 @@ TEST_CASE("heuristics: pack fills racks and nodes best-fit when no rack holds th
 
 TEST_CASE("vector env: more envs than the machine's memory holds is a ConfigError before allocating them") {
     CHECK_THROWS_WITH_AS(vector_env(default_scenario(), std::size_t{1} << 40), doctest::Contains("GiB"), ConfigError);
+}
+
+TEST_CASE("evaluate: the progress callback sees every episode once and in order, and progress_line writes them") {
+    std::vector<std::size_t> seen;
+    std::size_t total = 0;
+    const auto rep = evaluate(default_scenario(), {heuristic("pack"), heuristic("first_fit")}, held_out_seeds(3), 2,
+                              [&](std::size_t done, std::size_t all) {
+                                  seen.push_back(done);
+                                  total = all;
+                              });
+    CHECK(total == 6);
+    CHECK(seen == std::vector<std::size_t>{1, 2, 3, 4, 5, 6});
+    CHECK(rep.table() == evaluate(default_scenario(), {heuristic("pack"), heuristic("first_fit")}, held_out_seeds(3), 2).table());
+
+    std::FILE* f = std::tmpfile();
+    REQUIRE(f);
+    {
+        detail::progress_line line(f, "episodes", 0.0, 0.0);  // not a terminal: a line per report
+        line(1, 4);
+        line(4, 4);
+    }
+    std::rewind(f);
+    char buf[256] = {};
+    const auto n = std::fread(buf, 1, sizeof buf - 1, f);
+    std::fclose(f);
+    const std::string out(buf, n);
+    CHECK(out.find("episodes: 1 / 4 (25%)") == 0);
+    CHECK(out.find(", ETA ") != std::string::npos);
+    CHECK(out.find("episodes: 4 / 4 (100%)") != std::string::npos);
 }

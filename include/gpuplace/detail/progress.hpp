@@ -2,11 +2,10 @@
 /// \file detail/progress.hpp
 /// A progress line for long runs: "<what>: done / total (percent), elapsed, ETA" on a stream
 /// (stderr for the programs), shown only once the work has taken a while, so that short runs
-/// print nothing. On a terminal the line is redrawn in place (at most 5 times a second); elsewhere
-/// (a log file, a pipe) a line is written at most every 10 seconds, once 10 seconds have passed.
-/// The last report (done == total) ends the line.
+/// print nothing. On a terminal the line is redrawn in place (at most 5 times a second) from
+/// `after_seconds` on; elsewhere (a log file, a pipe) a line is written every `line_seconds`. The
+/// last report (done == total) ends the line.
 
-#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdio>
@@ -23,9 +22,9 @@ namespace gpuplace::detail {
 
 class progress_line {
 public:
-    /// Reports to `out` once `after_seconds` have passed since construction.
-    explicit progress_line(std::FILE* out, std::string what, double after_seconds = 2.0)
-        : out_(out), what_(std::move(what)), after_(after_seconds), tty_(is_terminal(out)), start_(clock::now()) {}
+    explicit progress_line(std::FILE* out, std::string what, double after_seconds = 2.0, double line_seconds = 10.0)
+        : out_(out), what_(std::move(what)), tty_(is_terminal(out)), after_(tty_ ? after_seconds : line_seconds),
+          every_(tty_ ? 0.2 : line_seconds), start_(clock::now()) {}
     progress_line(const progress_line&) = delete;
     progress_line& operator=(const progress_line&) = delete;
     /// Ends a line drawn in place that did not reach its total.
@@ -37,8 +36,7 @@ public:
     void operator()(std::size_t done, std::size_t total) {
         const double t = seconds(clock::now() - start_);
         const bool last = done >= total;
-        if (t < (tty_ ? after_ : std::max(after_, 10.0))) return;
-        if (!last && drawn_ && t - last_ < (tty_ ? 0.2 : 10.0)) return;
+        if (t < after_ || (!last && drawn_ && t - last_ < every_)) return;
         last_ = t;
         drawn_ = true;
         char eta[32] = "";
@@ -65,8 +63,8 @@ private:
 
     std::FILE* out_;
     std::string what_;
-    double after_;
     bool tty_;
+    double after_, every_;  ///< the first report, and between two (seconds)
     clock::time_point start_;
     double last_ = 0;
     bool drawn_ = false;
