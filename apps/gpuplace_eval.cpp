@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <string>
@@ -85,7 +86,8 @@ void run_eval(const gpuplace::scenario& s, const std::vector<std::string>& polic
                                  "episode replays the whole trace\n", s.workload.episode_jobs, jobs.c_str());
     }
     const auto t0 = std::chrono::steady_clock::now();
-    const auto rep = gpuplace::evaluate(s, ps, gpuplace::held_out_seeds(seeds), threads);
+    gpuplace::detail::progress_line progress(stderr, "gpuplace-eval: episodes");  // long runs only
+    const auto rep = gpuplace::evaluate(s, ps, gpuplace::held_out_seeds(seeds), threads, std::ref(progress));
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::printf("scenario %s: %zu policies x %zu seeds in %.2f s\n", s.name.c_str(), ps.size(), seeds, secs);
     if (tr) {

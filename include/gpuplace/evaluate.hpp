@@ -10,12 +10,14 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <type_traits>
 #include <vector>
 
 #include "config.hpp"
+#include "detail/progress.hpp"
 #include "detail/thread_pool.hpp"
 #include "env.hpp"
 #include "metrics.hpp"
@@ -253,11 +255,17 @@ private:
     }
 };
 
+/// evaluate()'s progress report: called after each episode with the episodes finished so far and
+/// the episodes in all (policies x seeds), from the worker threads but never two calls at once.
+using eval_progress = std::function<void(std::size_t done, std::size_t total)>;
+
 /// Runs every policy on every seed of the scenario (each policy under its queue policy, if any),
-/// in parallel over `threads` threads (0 = all cores). Results do not depend on the thread count.
+/// in parallel over `threads` threads (0 = all cores), calling `progress` (when set) after each
+/// episode (e.g. detail::progress_line). Results do not depend on the thread count.
 template <class E = env>
 [[nodiscard]] eval_report evaluate(const scenario& s, const std::vector<any_policy<E>>& policies,
-                                   const std::vector<std::uint64_t>& seeds, std::size_t threads = 0) {
+                                   const std::vector<std::uint64_t>& seeds, std::size_t threads = 0,
+                                   const eval_progress& progress = {}) {
     if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
     // one prototype env per distinct queue policy (each reads a trace workload once)
     std::vector<E> protos;
@@ -281,6 +289,8 @@ template <class E = env>
     threads = std::min(threads, std::max<std::size_t>(jobs, 1));
     detail::block_pool pool(threads);
     std::atomic<std::size_t> next{0};
+    std::mutex progress_mutex;
+    std::size_t done = 0;
     auto task = [&](std::size_t) {
         std::vector<std::unique_ptr<E>> envs(protos.size());
         for (std::size_t k; (k = next.fetch_add(1)) < jobs;) {
@@ -293,6 +303,10 @@ template <class E = env>
             while (!e.done()) e.step(act(e));
             rep.policies[pi].per_seed[si] = e.episode_metrics();
             rep.policies[pi].returns[si] = e.episode_return();
+            if (progress) {
+                const std::lock_guard<std::mutex> lock(progress_mutex);
+                progress(++done, jobs);
+            }
         }
     };
     pool.run(task);

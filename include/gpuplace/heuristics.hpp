@@ -145,18 +145,67 @@ struct job_plan {
 
 }  // namespace detail
 
+namespace detail {
+
+/// Takes `need` GPUs from items first, first + 1, ... (nodes of a rack, or racks) with avail[i]
+/// available each: best fit (the item with the fewest available >= the rest, ties the lower index)
+/// when one holds the rest, else all of the item with most available (ties the lower index), and
+/// again. take(i, n) takes n of item i's GPUs and returns how many it took (all of them; it lowers
+/// avail[i] by as many and changes no other item). One scan when an item holds the whole need;
+/// else the items with GPUs are sorted once, most first, and taken in that order (taking all of
+/// an item changes no other), so O(n log n) for n items instead of a scan per item taken.
+/// `order` is scratch (reserved for n).
+template <class Take>
+std::uint32_t best_fit_fill(std::size_t first, std::size_t n, const std::vector<std::uint32_t>& avail, std::uint32_t need,
+                            std::vector<std::size_t>& order, Take&& take) {
+    const std::size_t end = first + n;
+    std::size_t fit = end;
+    for (std::size_t i = first; i < end; ++i)
+        if (avail[i] >= need && (fit == end || avail[i] < avail[fit])) fit = i;
+    if (need == 0) return 0;
+    if (fit != end) return take(fit, need);
+    order.clear();
+    for (std::size_t i = first; i < end; ++i)
+        if (avail[i] > 0) order.push_back(i);
+    std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return avail[x] > avail[y] || (avail[x] == avail[y] && x < y); });
+    std::uint32_t got = 0;
+    for (std::size_t p = 0; p < order.size() && got < need; ++p) {
+        const std::uint32_t rest = need - got;
+        if (avail[order[p]] < rest) {  // no item holds the rest: all of the one with most
+            got += take(order[p], avail[order[p]]);
+            continue;
+        }
+        // the items left that hold the rest are order[p, q); the fewest available among them is
+        // the last value there, and its lowest index the first position with that value
+        std::size_t q = p;
+        while (q < order.size() && avail[order[q]] >= rest) ++q;
+        std::size_t b = q - 1;
+        while (b > p && avail[order[b - 1]] == avail[order[q - 1]]) --b;
+        return got + take(order[b], rest);
+    }
+    return got;
+}
+
+}  // namespace detail
+
 /// Pack / best-fit: consolidates the job onto the fullest node that can hold it (fewest available
 /// GPUs >= request; ties: the fuller rack, then the lower index); when no node can, onto the
 /// fullest rack that can, filling its nodes best-fit (a node that holds the rest, else the node
 /// with most available GPUs); when no rack can, racks are filled the same way. Never opens an
 /// empty node while a partly-used node can hold the job. The plan is made for the whole job and
-/// followed pick by pick.
+/// followed pick by pick. O(G) per pick when a rack holds the job and one of its nodes the rest
+/// after the nodes with most, else O(G + R log R + nodes per rack x log) (detail::best_fit_fill).
 class pack_policy : detail::job_plan {
 public:
     static constexpr std::string_view name = "pack";
     static constexpr bool places_gpus = true;
     void reset(std::uint64_t) {}
-    using job_plan::reserve;
+    template <class T>
+    void reserve(const T& t) {
+        job_plan::reserve(t);
+        racks_.reserve(t.num_racks());
+        nodes_.reserve(t.nodes_per_rack());
+    }
 
     template <class E>
     std::int64_t act(const E& e) {
@@ -164,8 +213,8 @@ public:
         const auto& t = e.topology();
         a_.compute(e);
         plan_.clear();
-        std::uint32_t need = e.current_job().num_gpus;
-        const std::size_t N = t.num_nodes(), R = t.num_racks(), npr = t.nodes_per_rack();
+        const std::uint32_t need = e.current_job().num_gpus;
+        const std::size_t N = t.num_nodes(), npr = t.nodes_per_rack();
         // 1. the fullest node that can hold the whole job
         std::size_t best = N;
         for (std::size_t n = 0; n < N; ++n) {
@@ -178,38 +227,16 @@ public:
             detail::take_from_node(t, best, need, a_, plan_);
             return detail::next_of_plan(e, plan_);
         }
-        // 2. the fullest rack that can hold it, else racks in turn
-        while (need > 0) {
-            std::size_t rk = R, most = R;
-            for (std::size_t r = 0; r < R; ++r) {
-                if (a_.rack[r] >= need && (rk == R || a_.rack[r] < a_.rack[rk])) rk = r;
-                if (a_.rack[r] > 0 && (most == R || a_.rack[r] > a_.rack[most])) most = r;
-            }
-            if (rk == R) rk = most;
-            if (rk == R) break;  // not enough GPUs (cannot happen: the job fits)
-            need -= fill_rack(t, rk, std::min<std::uint32_t>(need, a_.rack[rk]));
-        }
+        // 2. the fullest rack that can hold it, else racks in turn, each filled node by node the same way
+        detail::best_fit_fill(0, t.num_racks(), a_.rack, need, racks_, [&](std::size_t rk, std::uint32_t n) {
+            return detail::best_fit_fill(rk * npr, npr, a_.node, n, nodes_,
+                                         [&](std::size_t nd, std::uint32_t m) { return detail::take_from_node(t, nd, m, a_, plan_); });
+        });
         return detail::next_of_plan(e, plan_);
     }
 
 private:
-    template <class T>
-    std::uint32_t fill_rack(const T& t, std::size_t rk, std::uint32_t need) {
-        const std::size_t npr = t.nodes_per_rack(), n0 = rk * npr;
-        std::uint32_t got = 0;
-        while (got < need) {
-            const std::uint32_t rest = need - got;
-            std::size_t fit = n0 + npr, most = n0 + npr;
-            for (std::size_t n = n0; n < n0 + npr; ++n) {
-                if (a_.node[n] >= rest && (fit == n0 + npr || a_.node[n] < a_.node[fit])) fit = n;
-                if (a_.node[n] > 0 && (most == n0 + npr || a_.node[n] > a_.node[most])) most = n;
-            }
-            if (fit != n0 + npr) return got + detail::take_from_node(t, fit, rest, a_, plan_);
-            if (most == n0 + npr) break;
-            got += detail::take_from_node(t, most, a_.node[most], a_, plan_);
-        }
-        return got;
-    }
+    std::vector<std::size_t> racks_, nodes_;
 };
 
 /// Pack that waits: a job that one node could hold (or, when it is larger than a node, one rack)
@@ -315,6 +342,58 @@ private:
     std::vector<std::size_t> order_, nodes_;
 };
 
+namespace detail {
+
+/// Sorted GPUs as two runs, every GPU of the first below every GPU of the second: a sorted list
+/// with a range cut out of it.
+struct sorted_runs {
+    const gpu_id* a = nullptr;
+    std::size_t na = 0;
+    const gpu_id* b = nullptr;
+    std::size_t nb = 0;
+
+    /// list[0, n) without list[cut, cut + len).
+    [[nodiscard]] static sorted_runs without(const gpu_id* list, std::size_t n, std::size_t cut, std::size_t len) noexcept {
+        return {list, cut, list + cut + len, n - cut - len};
+    }
+    [[nodiscard]] bool empty() const noexcept { return na == 0 && nb == 0; }
+    [[nodiscard]] gpu_id front() const noexcept { return na ? *a : *b; }
+    void pop() noexcept {
+        if (na) ++a, --na;
+        else ++b, --nb;
+    }
+};
+
+/// Appends the lowest `n` GPUs of x and y together (fewer when they hold fewer) to out; returns
+/// how many.
+inline std::size_t append_lowest(sorted_runs x, sorted_runs y, std::size_t n, std::vector<gpu_id>& out) {
+    std::size_t got = 0;
+    for (; got < n && !(x.empty() && y.empty()); ++got) {
+        auto& from = y.empty() || (!x.empty() && x.front() < y.front()) ? x : y;
+        out.push_back(from.front());
+        from.pop();
+    }
+    return got;
+}
+
+/// topology_greedy's choice among candidates offered in index order: a candidate's placement is
+/// the better of its two completions (lower cost, then lower slowdown; ties: the first), and the
+/// candidate with the best placement wins (the same order; ties: the earlier candidate).
+struct greedy_choice {
+    std::int64_t gpu = -1;
+    comm_result best;
+
+    void offer(std::int64_t g, comm_result first, const comm_result& second) noexcept {
+        if (second.cost < first.cost || (second.cost == first.cost && second.slowdown < first.slowdown)) first = second;
+        if (gpu < 0 || first.cost < best.cost || (first.cost == best.cost && first.slowdown < best.slowdown)) {
+            gpu = g;
+            best = first;
+        }
+    }
+};
+
+}  // namespace detail
+
 /// Topology-greedy: each pick takes the GPU that minimises the communication cost (env.evaluate,
 /// i.e. the scenario's comm model) of the job's completed placement: the picks so far, this GPU,
 /// and the better of two completions of the rest - lowest-index available GPUs, or a compact fill
@@ -322,7 +401,9 @@ private:
 /// completions are prefix-consistent, so the cost never rises from one pick to the next and the
 /// final placement costs no more than first-fit's on the same state. Candidates: the lowest
 /// available GPU of each node (every available GPU on cube-mesh nodes, where slots differ).
-/// Ties: lower slowdown, then lower index. O(nodes x GPUs) per pick.
+/// Ties: lower slowdown, then lower index. O(G + C x (k log k + log G)) per pick for C candidates
+/// and a job of k GPUs: the available GPUs are split once per pick into those on the job's nodes,
+/// elsewhere in its racks and elsewhere, and each candidate's compact fill is merged from them.
 class topology_greedy_policy {
 public:
     static constexpr std::string_view name = "topology_greedy";
@@ -332,6 +413,7 @@ public:
     void reserve(const T& t) {
         free_.reserve(t.num_gpus());
         set_.reserve(t.num_gpus());
+        for (auto& c : cls_) c.reserve(t.num_gpus());
         node_used_.reserve(t.num_nodes());
         rack_used_.reserve(t.num_racks());
     }
@@ -341,68 +423,82 @@ public:
         if (!e.has_current()) return detail::next_of_plan(e, {});
         const auto& t = e.topology();
         const auto mask = e.action_mask();
-        const std::size_t G = e.num_gpus(), gpn = t.gpus_per_node(), N = t.num_nodes();
+        const std::size_t G = e.num_gpus(), gpn = t.gpus_per_node(), gpr = gpn * t.nodes_per_rack();
         const auto picked = e.picked();
         const std::size_t k = e.current_job().num_gpus;
         const std::size_t rest = k - picked.size() - 1;  // GPUs to add after the candidate
         bool all_slots = false;
         if constexpr (requires { t.params().fabric; }) all_slots = t.params().fabric == node_fabric::cube_mesh;
-        free_.clear();
-        for (std::size_t g = 0; g < G; ++g)
-            if (mask[g]) free_.push_back(gpu_id(g));
-        node_used_.assign(N, 0);
+        node_used_.assign(t.num_nodes(), 0);
         rack_used_.assign(t.num_racks(), 0);
         for (auto g : picked) {
             node_used_[t.node_of(g)] = 1;
             rack_used_[t.rack_of(g)] = 1;
         }
-        std::int64_t best = -1;
-        double best_cost = 0, best_sd = 0;
-        std::size_t last_node = ~std::size_t{0};
-        for (auto g : free_) {
-            const auto nd = t.node_of(g);
-            if (!all_slots && nd == last_node) continue;  // the lowest available GPU of each node
-            last_node = nd;
-            // completion 1: lowest-index available GPUs
-            set_.assign(picked.begin(), picked.end());
-            set_.push_back(g);
-            for (std::size_t i = 0, added = 0; i < free_.size() && added < rest; ++i)
-                if (free_[i] != g) {
-                    set_.push_back(free_[i]);
-                    ++added;
+        // the available GPUs, and by class: on a node the picks use (0), elsewhere in a rack they
+        // use (1), elsewhere (2); each in index order
+        free_.clear();
+        for (auto& c : cls_) c.clear();
+        for (std::size_t g = 0; g < G; ++g)
+            if (mask[g]) {
+                free_.push_back(gpu_id(g));
+                cls_[class_of(t, gpu_id(g))].push_back(gpu_id(g));
+            }
+        detail::greedy_choice choice;
+        std::size_t rack_lo = 0, rack_hi = 0, rack = ~std::size_t{0};  // the candidate's rack: free_[rack_lo, rack_hi)
+        for (std::size_t lo = 0, hi; lo < free_.size(); lo = hi) {
+            // node nd's available GPUs: free_[lo, hi)
+            const auto nd = t.node_of(free_[lo]), rk = t.rack_of(free_[lo]);
+            hi = lo + 1;
+            while (hi < free_.size() && free_[hi] < (nd + 1) * gpn) ++hi;
+            if (rk != rack) {
+                rack = rk;
+                rack_lo = lo;
+                rack_hi = std::size_t(std::lower_bound(free_.begin() + lo, free_.end(), gpu_id((rk + 1) * gpr)) - free_.begin());
+            }
+            // With the candidate, its node joins class 0 and, when its rack is new, the rest of its
+            // rack joins class 1: the classes without those GPUs, and what joins them.
+            const std::size_t c_nd = class_of(t, free_[lo]);
+            const auto& moved = cls_[c_nd];
+            const std::size_t cut_lo = c_nd == 2 ? rack_lo : lo, cut_len = c_nd == 2 ? rack_hi - rack_lo : hi - lo;
+            const auto cut = std::size_t(std::lower_bound(moved.begin(), moved.end(), free_[cut_lo]) - moved.begin());
+            const detail::sorted_runs rest_of_rack =
+                c_nd == 2 ? detail::sorted_runs::without(free_.data() + rack_lo, rack_hi - rack_lo, lo - rack_lo, hi - lo)
+                          : detail::sorted_runs{};
+            for (std::size_t p = lo; p < (all_slots ? hi : lo + 1); ++p) {
+                const auto g = free_[p];
+                // completion 1: lowest-index available GPUs
+                set_.assign(picked.begin(), picked.end());
+                set_.push_back(g);
+                for (std::size_t i = 0, added = 0; i < free_.size() && added < rest; ++i)
+                    if (free_[i] != g) {
+                        set_.push_back(free_[i]);
+                        ++added;
+                    }
+                const auto r1 = score(e);
+                // completion 2: compact fill around the picks and g
+                set_.assign(picked.begin(), picked.end());
+                set_.push_back(g);
+                const auto rest_of_node = detail::sorted_runs::without(free_.data() + lo, hi - lo, p - lo, 1);
+                std::size_t added = 0;
+                for (std::size_t c = 0; c < 3 && added < rest; ++c) {
+                    const auto base = c == c_nd ? detail::sorted_runs::without(cls_[c].data(), cls_[c].size(), cut, cut_len)
+                                                : detail::sorted_runs{cls_[c].data(), cls_[c].size(), nullptr, 0};
+                    const auto joins = c == 0 ? rest_of_node : c == 1 ? rest_of_rack : detail::sorted_runs{};
+                    added += detail::append_lowest(base, joins, rest - added, set_);
                 }
-            auto r1 = score(e);
-            // completion 2: compact fill around the picks and g
-            set_.assign(picked.begin(), picked.end());
-            set_.push_back(g);
-            const bool new_node = !node_used_[nd], new_rack = !rack_used_[t.rack_of(g)];
-            node_used_[nd] = 1;
-            rack_used_[t.rack_of(g)] = 1;
-            std::size_t added = 0;
-            for (int cls = 0; cls < 3 && added < rest; ++cls)
-                for (std::size_t n = 0; n < N && added < rest; ++n) {
-                    const int c = node_used_[n] ? 0 : rack_used_[n / t.nodes_per_rack()] ? 1 : 2;
-                    if (c != cls) continue;
-                    for (std::size_t s = n * gpn; s < (n + 1) * gpn && added < rest; ++s)
-                        if (mask[s] && gpu_id(s) != g) {
-                            set_.push_back(gpu_id(s));
-                            ++added;
-                        }
-                }
-            if (new_node) node_used_[nd] = 0;
-            if (new_rack) rack_used_[t.rack_of(g)] = 0;
-            auto r2 = score(e);
-            if (r2.cost < r1.cost || (r2.cost == r1.cost && r2.slowdown < r1.slowdown)) r1 = r2;
-            if (best < 0 || r1.cost < best_cost || (r1.cost == best_cost && r1.slowdown < best_sd)) {
-                best = std::int64_t(g);
-                best_cost = r1.cost;
-                best_sd = r1.slowdown;
+                choice.offer(std::int64_t(g), r1, score(e));
             }
         }
-        return best >= 0 ? best : e.defer_action();
+        return choice.gpu >= 0 ? choice.gpu : e.defer_action();
     }
 
 private:
+    template <class T>
+    [[nodiscard]] std::size_t class_of(const T& t, gpu_id g) const noexcept {
+        return node_used_[t.node_of(g)] ? 0 : rack_used_[t.rack_of(g)] ? 1 : 2;
+    }
+
     template <class E>
     comm_result score(const E& e) {
         std::sort(set_.begin(), set_.end());
@@ -410,6 +506,7 @@ private:
     }
 
     std::vector<gpu_id> free_, set_;
+    std::vector<gpu_id> cls_[3];  ///< the available GPUs by class (see act())
     std::vector<std::uint8_t> node_used_, rack_used_;
 };
 

@@ -7,11 +7,16 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <span>
 #include <string>
 #include <vector>
+
+#if __has_include(<unistd.h>)
+#include <unistd.h>
+#endif
 
 #include "detail/rng.hpp"
 #include "detail/thread_pool.hpp"
@@ -22,6 +27,15 @@
 namespace gpuplace {
 
 namespace detail {
+
+/// The machine's physical memory in bytes, or 0 when it is not known.
+[[nodiscard]] inline double physical_memory_bytes() noexcept {
+#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGE_SIZE)
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    if (pages > 0 && page > 0) return double(pages) * double(page);
+#endif
+    return 0;
+}
 
 /// Sum of the 8 bytes of x when each is 0 or 1.
 [[nodiscard]] constexpr std::uint32_t byte_sum01(std::uint64_t x) noexcept {
@@ -156,6 +170,7 @@ public:
             if (envs_[i].observation_size() != obs_size_ || envs_[i].num_actions() != A_)
                 throw ConfigError("vector env: env " + std::to_string(i) + " has a different observation or action size");
         const auto N = envs_.size();
+        require_memory(N, envs_[0].num_gpus(), obs_size_, A_, false);
         obs_.assign(N * obs_size_, 0.0f);
         final_obs_.assign(N * obs_size_, 0.0f);
         mask_.assign(N * A_, 0);
@@ -293,11 +308,29 @@ public:
 private:
     static std::vector<Env> make_envs(const scenario& s, std::size_t n) {
         if (n == 0) throw ConfigError("vector env: num_envs must be >= 1");
+        Env first(s);
+        require_memory(n, first.num_gpus(), first.observation_size(), first.num_actions(), true);
         std::vector<Env> v;
         v.reserve(n);
-        v.emplace_back(s);
+        v.push_back(std::move(first));
         for (std::size_t i = 1; i < n; ++i) v.push_back(v.front());
         return v;
+    }
+    /// ConfigError, before anything is allocated for them, when n envs cannot fit in this machine's
+    /// memory: at least the vector env's observation (twice: the final observations), mask and
+    /// per-env fields, and with `copies` each env's own object, observation and mask.
+    static void require_memory(std::size_t n, std::size_t gpus, std::size_t obs, std::size_t actions, bool copies) {
+        const double per_env = 2.0 * double(obs) * sizeof(float) + double(actions) + 64.0 +
+                               (copies ? double(sizeof(Env)) + double(obs) * sizeof(float) + double(actions) : 0.0);
+        const double need = double(n) * per_env, have = detail::physical_memory_bytes();
+        if (have > 0 && need > have) {
+            char buf[256];
+            std::snprintf(buf, sizeof buf,
+                          "vector env: %zu envs of %zu GPUs need at least %.1f GiB (observations and masks alone), more than "
+                          "this machine's %.1f GiB of memory",
+                          n, gpus, need / 1073741824.0, have / 1073741824.0);
+            throw ConfigError(buf);
+        }
     }
     /// The worker threads: 1..num_envs (each thread steps at least one env); ConfigError otherwise.
     static std::size_t clamp_threads(std::size_t t, std::size_t n) {
