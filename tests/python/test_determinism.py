@@ -51,8 +51,9 @@ def test_run_episode_is_deterministic_and_validates(small):
         gpuplace.run_episode(small, "random", actions=[0])
     with pytest.raises(gpuplace.ConfigError, match="unknown policy"):
         gpuplace.run_episode(small, "nope")
-    part = gpuplace.run_episode(small, actions=a["actions"][:5], seed=3)
-    assert part["steps"] == 5 and not part["terminated"]
+    with pytest.warns(UserWarning, match="the 5 actions ran out before the episode ended"):
+        part = gpuplace.run_episode(small, actions=a["actions"][:5], seed=3)
+    assert part["steps"] == 5 and not part["terminated"] and part["actions_ran_out"]
     np.testing.assert_array_equal(part["observations"], a["observations"][:6])
 
 

@@ -66,6 +66,7 @@ public:
         win_job_.assign(K_, 0);
         win_pos_.assign(K_, 0);
         node_avail_.reserve(t.num_nodes());
+        node_heap_.reserve(t.num_nodes());
         node_used_.reserve(t.num_nodes());
         pack_.reserve(t);
         lb_.reserve(t);
@@ -228,26 +229,34 @@ private:
         (void)ok;  // the view's DEFER entry is 0: a placer always places a job that fits
     }
 
-    /// Spread: one GPU at a time, the lowest available GPU of the node with most available GPUs.
+    /// Spread: one GPU at a time, the lowest available GPU of the node with most available GPUs
+    /// (the lowest such node). The nodes with available GPUs in a heap by that order: O(N + k log N).
     void spread(const E& e, std::uint32_t j) {
         const auto& t = e.topology();
         const std::size_t N = t.num_nodes(), gpn = t.gpus_per_node();
         node_avail_.assign(N, 0);
         for (std::size_t g = 0; g < G_; ++g) node_avail_[g / gpn] += vmask_[g];
+        // a before b in the heap's order: fewer available GPUs, or as many and a higher index
+        const auto later = [this](std::uint32_t a, std::uint32_t b) {
+            return node_avail_[a] != node_avail_[b] ? node_avail_[a] < node_avail_[b] : a > b;
+        };
+        node_heap_.clear();
+        for (std::size_t n = 0; n < N; ++n)
+            if (node_avail_[n]) node_heap_.push_back(std::uint32_t(n));
+        std::make_heap(node_heap_.begin(), node_heap_.end(), later);
         const std::size_t k = e.simulator().job(j).num_gpus;
         vpicks_.clear();
-        while (vpicks_.size() < k) {
-            std::size_t best = 0;
-            for (std::size_t n = 1; n < N; ++n)
-                if (node_avail_[n] > node_avail_[best]) best = n;
-            if (node_avail_[best] == 0) return;
+        while (vpicks_.size() < k && !node_heap_.empty()) {
+            std::pop_heap(node_heap_.begin(), node_heap_.end(), later);
+            const std::uint32_t best = node_heap_.back();
             for (std::size_t g = best * gpn; g < (best + 1) * gpn; ++g)
                 if (vmask_[g]) {
                     vmask_[g] = 0;
                     vpicks_.push_back(gpu_id(g));
                     break;
                 }
-            --node_avail_[best];
+            if (--node_avail_[best]) std::push_heap(node_heap_.begin(), node_heap_.end(), later);
+            else node_heap_.pop_back();
         }
     }
 
@@ -382,7 +391,7 @@ private:
     std::vector<std::uint8_t> vmask_, room_;  ///< the planning view's mask; the GPUs with room for the current job
     std::vector<gpu_id> vpicks_, cand_;
     std::vector<std::size_t> cand_n_, win_pos_;
-    std::vector<std::uint32_t> win_job_, node_avail_, node_used_;
+    std::vector<std::uint32_t> win_job_, node_avail_, node_heap_, node_used_;
     pack_policy pack_;
     load_balance_policy lb_;
     topology_greedy_policy tg_;
