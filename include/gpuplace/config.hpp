@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "colocation.hpp"
+#include "detail/enum_names.hpp"
 #include "comm.hpp"
 #include "data.hpp"
 #include "model_zoo.hpp"
@@ -27,14 +28,12 @@ enum class queue_order : std::uint8_t {
     fewest_gpus,  ///< smallest GPU request first
 };
 
-[[nodiscard]] inline std::string_view to_string(queue_order q) noexcept {
-    switch (q) {
-        case queue_order::fifo: return "fifo";
-        case queue_order::sjf: return "sjf";
-        case queue_order::fewest_gpus: return "fewest_gpus";
-    }
-    return "?";
-}
+template <>
+struct detail::enum_names<queue_order> {
+    static constexpr std::array<std::pair<queue_order, std::string_view>, 3> values{
+        {{queue_order::fifo, "fifo"}, {queue_order::sjf, "sjf"}, {queue_order::fewest_gpus, "fewest_gpus"}}};
+};
+[[nodiscard]] inline std::string_view to_string(queue_order q) noexcept { return detail::enum_name(q); }
 
 /// What one action of the env chooses (env.action_mode; see env.hpp and docs/mdp.md).
 enum class action_mode : std::uint8_t {
@@ -43,34 +42,30 @@ enum class action_mode : std::uint8_t {
     job,        ///< which waiting job starts next, among the first `slots` that fit; `placer` places it
 };
 
-[[nodiscard]] inline std::string_view to_string(action_mode m) noexcept {
-    switch (m) {
-        case action_mode::gpu: return "gpu";
-        case action_mode::placement: return "placement";
-        case action_mode::job: return "job";
-    }
-    return "?";
-}
+template <>
+struct detail::enum_names<action_mode> {
+    static constexpr std::array<std::pair<action_mode, std::string_view>, 3> values{
+        {{action_mode::gpu, "gpu"}, {action_mode::placement, "placement"}, {action_mode::job, "job"}}};
+};
+[[nodiscard]] inline std::string_view to_string(action_mode m) noexcept { return detail::enum_name(m); }
 
 /// The action mode of a name ("gpu", "placement", "job"); ConfigError naming `path` otherwise.
 [[nodiscard]] inline action_mode parse_action_mode(std::string_view name, std::string_view path = "/env/action_mode") {
-    for (auto m : {action_mode::gpu, action_mode::placement, action_mode::job})
-        if (to_string(m) == name) return m;
-    throw ConfigError("config " + std::string(path) + ": unknown action mode \"" + std::string(name) + "\" (allowed: gpu, placement, job)");
+    if (const auto m = detail::enum_from_name<action_mode>(name)) return *m;
+    throw ConfigError("config " + std::string(path) + ": unknown action mode \"" + std::string(name) + "\" (allowed: " +
+                      detail::enum_name_list<action_mode>() + ")");
 }
 
 /// The heuristics that can place a whole job for the job action mode (env.placer).
 enum class placer_kind : std::uint8_t { pack, first_fit, load_balance, topology_greedy };
 
-[[nodiscard]] inline std::string_view to_string(placer_kind p) noexcept {
-    switch (p) {
-        case placer_kind::pack: return "pack";
-        case placer_kind::first_fit: return "first_fit";
-        case placer_kind::load_balance: return "load_balance";
-        case placer_kind::topology_greedy: return "topology_greedy";
-    }
-    return "?";
-}
+template <>
+struct detail::enum_names<placer_kind> {
+    static constexpr std::array<std::pair<placer_kind, std::string_view>, 4> values{
+        {{placer_kind::pack, "pack"}, {placer_kind::first_fit, "first_fit"}, {placer_kind::load_balance, "load_balance"},
+         {placer_kind::topology_greedy, "topology_greedy"}}};
+};
+[[nodiscard]] inline std::string_view to_string(placer_kind p) noexcept { return detail::enum_name(p); }
 
 /// Options of the decision process.
 struct env_options {

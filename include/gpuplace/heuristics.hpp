@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "comm.hpp"
+#include "detail/enum_names.hpp"
 #include "detail/rng.hpp"
 #include "topology.hpp"
 
@@ -553,9 +554,12 @@ enum class type_rule : std::uint8_t {
     throughput_greedy,
 };
 
-[[nodiscard]] constexpr std::string_view to_string(type_rule r) noexcept {
-    return r == type_rule::fastest_type ? "fastest_type" : "throughput_greedy";
-}
+template <>
+struct detail::enum_names<type_rule> {
+    static constexpr std::array<std::pair<type_rule, std::string_view>, 2> values{
+        {{type_rule::fastest_type, "fastest_type"}, {type_rule::throughput_greedy, "throughput_greedy"}}};
+};
+[[nodiscard]] constexpr std::string_view to_string(type_rule r) noexcept { return detail::enum_name(r); }
 
 /// A type-aware heuristic: Rule chooses the current job's GPU type among the types whose available
 /// GPUs can hold the whole job (after the first pick: the first pick's type), and Base places the

@@ -700,10 +700,8 @@ inline void read_model_weights(const json& j, std::string_view path, std::vector
         read_bool(*it, p, "confine_type", s.env.confine_type);
         std::string q = std::string(to_string(s.env.order));
         read_string(*it, p, "queue_policy", q);
-        if (q == "fifo") s.env.order = queue_order::fifo;
-        else if (q == "sjf") s.env.order = queue_order::sjf;
-        else if (q == "fewest_gpus") s.env.order = queue_order::fewest_gpus;
-        else config_fail(p + "/queue_policy", "unknown queue policy \"" + q + "\" (allowed: fifo, sjf, fewest_gpus)");
+        if (const auto o = detail::enum_from_name<queue_order>(q)) s.env.order = *o;
+        else config_fail(p + "/queue_policy", "unknown queue policy \"" + q + "\" (allowed: " + detail::enum_name_list<queue_order>() + ")");
         read_bool(*it, p, "backfill", s.env.backfill);
         read_bool(*it, p, "allow_defer", s.env.allow_defer);
         read_int(*it, p, "queue_window", s.env.queue_window, 0, 1024);
@@ -715,11 +713,8 @@ inline void read_model_weights(const json& j, std::string_view path, std::vector
         read_int(*it, p, "slots", s.env.slots, 1, 1024);
         std::string pl = std::string(to_string(s.env.placer));
         read_string(*it, p, "placer", pl);
-        if (pl == "pack") s.env.placer = placer_kind::pack;
-        else if (pl == "first_fit") s.env.placer = placer_kind::first_fit;
-        else if (pl == "load_balance") s.env.placer = placer_kind::load_balance;
-        else if (pl == "topology_greedy") s.env.placer = placer_kind::topology_greedy;
-        else config_fail(p + "/placer", "unknown placer \"" + pl + "\" (allowed: pack, first_fit, load_balance, topology_greedy)");
+        if (const auto k = detail::enum_from_name<placer_kind>(pl)) s.env.placer = *k;
+        else config_fail(p + "/placer", "unknown placer \"" + pl + "\" (allowed: " + detail::enum_name_list<placer_kind>() + ")");
     }
     if (auto it = j.find("reward"); it != j.end()) {
         const std::string p = "/reward";

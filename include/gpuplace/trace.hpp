@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "data.hpp"
+#include "detail/enum_names.hpp"
 #include "detail/input_file.hpp"
 #include "detail/number_format.hpp"
 #include "detail/rng.hpp"
@@ -41,21 +42,17 @@ enum class trace_format : std::uint8_t {
     csv,     ///< header "submit_time,num_gpus,duration|steps[,model][,gpu_fraction]"
 };
 
-[[nodiscard]] inline std::string_view to_string(trace_format f) noexcept {
-    switch (f) {
-        case trace_format::philly: return "philly";
-        case trace_format::openb: return "openb";
-        case trace_format::csv: return "csv";
-    }
-    return "?";
-}
+template <>
+struct detail::enum_names<trace_format> {
+    static constexpr std::array<std::pair<trace_format, std::string_view>, 3> values{
+        {{trace_format::philly, "philly"}, {trace_format::openb, "openb"}, {trace_format::csv, "csv"}}};
+};
+[[nodiscard]] inline std::string_view to_string(trace_format f) noexcept { return detail::enum_name(f); }
 
 /// Parses "philly", "openb" or "csv"; throws ConfigError naming `path` otherwise.
 [[nodiscard]] inline trace_format parse_trace_format(std::string_view name, std::string_view path = "/workload/format") {
-    if (name == "philly") return trace_format::philly;
-    if (name == "openb") return trace_format::openb;
-    if (name == "csv") return trace_format::csv;
-    detail::config_fail(path, "unknown trace format \"" + std::string(name) + "\" (allowed: philly, openb, csv)");
+    if (const auto f = detail::enum_from_name<trace_format>(name)) return *f;
+    detail::config_fail(path, "unknown trace format \"" + std::string(name) + "\" (allowed: " + detail::enum_name_list<trace_format>() + ")");
 }
 
 /// The latest time a trace may name, in seconds (about 317 years: a Unix timestamp in seconds fits;

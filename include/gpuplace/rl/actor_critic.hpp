@@ -16,6 +16,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "../detail/enum_names.hpp"
 #include "../detail/json_util.hpp"
 #include "../env.hpp"
 #include "../error.hpp"
@@ -28,7 +29,15 @@ namespace gpuplace::rl {
 /// Network architecture.
 enum class architecture : unsigned char { per_gpu, flat };
 
-[[nodiscard]] inline std::string_view to_string(architecture a) noexcept { return a == architecture::flat ? "flat" : "per_gpu"; }
+}  // namespace gpuplace::rl
+template <>
+struct gpuplace::detail::enum_names<gpuplace::rl::architecture> {
+    static constexpr std::array<std::pair<rl::architecture, std::string_view>, 2> values{
+        {{rl::architecture::per_gpu, "per_gpu"}, {rl::architecture::flat, "flat"}}};
+};
+namespace gpuplace::rl {
+
+[[nodiscard]] inline std::string_view to_string(architecture a) noexcept { return gpuplace::detail::enum_name(a); }
 
 /// Shape and options of the network.
 struct network_config {
@@ -56,9 +65,8 @@ struct network_config {
         network_config c;
         std::string a = std::string(to_string(c.arch));
         read_string(j, path, "architecture", a);
-        if (a == "flat") c.arch = architecture::flat;
-        else if (a == "per_gpu") c.arch = architecture::per_gpu;
-        else config_fail(join_path(path, "architecture"), "unknown architecture \"" + a + "\" (allowed: per_gpu, flat)");
+        if (const auto v = enum_from_name<architecture>(a)) c.arch = *v;
+        else config_fail(join_path(path, "architecture"), "unknown architecture \"" + a + "\" (allowed: " + enum_name_list<architecture>() + ")");
         auto sizes = [&](const char* key, std::vector<std::size_t>& out) {
             auto it = j.find(key);
             if (it == j.end()) return;

@@ -15,6 +15,7 @@
 
 #include <Eigen/Dense>
 
+#include "../detail/enum_names.hpp"
 #include "../detail/rng.hpp"
 #include "../error.hpp"
 
@@ -23,13 +24,21 @@ namespace gpuplace::rl {
 /// Hidden-layer nonlinearity.
 enum class activation : unsigned char { tanh, relu };
 
-[[nodiscard]] inline std::string_view to_string(activation a) noexcept { return a == activation::tanh ? "tanh" : "relu"; }
+}  // namespace gpuplace::rl
+template <>
+struct gpuplace::detail::enum_names<gpuplace::rl::activation> {
+    static constexpr std::array<std::pair<rl::activation, std::string_view>, 2> values{
+        {{rl::activation::tanh, "tanh"}, {rl::activation::relu, "relu"}}};
+};
+namespace gpuplace::rl {
+
+[[nodiscard]] inline std::string_view to_string(activation a) noexcept { return gpuplace::detail::enum_name(a); }
 
 /// Parses "tanh" or "relu"; throws ConfigError naming `where` otherwise.
 [[nodiscard]] inline activation parse_activation(std::string_view s, std::string_view where) {
-    if (s == "tanh") return activation::tanh;
-    if (s == "relu") return activation::relu;
-    throw ConfigError(std::string(where) + ": unknown activation \"" + std::string(s) + "\" (allowed: tanh, relu)");
+    if (const auto a = gpuplace::detail::enum_from_name<activation>(s)) return *a;
+    throw ConfigError(std::string(where) + ": unknown activation \"" + std::string(s) + "\" (allowed: " +
+                      gpuplace::detail::enum_name_list<activation>() + ")");
 }
 
 template <std::floating_point S>
