@@ -17,6 +17,7 @@
 #include "metrics.hpp"
 #include "model_zoo.hpp"
 #include "observation.hpp"
+#include "observation_layout.hpp"
 #include "policy.hpp"
 #include "render.hpp"
 #include "simulator.hpp"
