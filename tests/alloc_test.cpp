@@ -210,7 +210,7 @@ TEST_CASE_TEMPLATE("alloc: env.step() allocates nothing after reset() in the pla
                 rp.reset(seed);
                 {
                     alloc_counter c;
-                    while (!e.done()) (void)e.step(e.heuristic_action(rp));  // uniformly random valid actions
+                    while (!e.done()) (void)e.step(rp.act(e));  // uniformly random valid actions
                     CHECK(c.stop() == 0);
                 }
                 CHECK(e.finished().size() == 60);

@@ -17,8 +17,9 @@ TEST_CASE("cluster_state: allocate and release keep every count") {
     CHECK(c.num_gpus() == 32);
     CHECK(c.free_gpus() == 32);
     CHECK(c.busy_gpus() == 0);
-    CHECK(c.gpus_per_node() == 4);
-    CHECK(c.gpus_per_rack() == 16);
+    CHECK(c.hierarchy().uniform_size(1) == 4);
+    CHECK(c.hierarchy().uniform_size(2) == 16);
+    CHECK(c.free_on(1).size() == 8);
     for (std::size_t n = 0; n < 8; ++n) CHECK(c.node_free(n) == 4);
     for (std::size_t r = 0; r < 2; ++r) CHECK(c.rack_free(r) == 16);
 

@@ -309,6 +309,6 @@ TEST_CASE("colocation: the per-GPU network reads all nine per-GPU features") {
     gpuplace::env e(gpuplace::preset_scenario("colocation"));
     const auto spec = gpuplace::rl::obs_spec::of(e);
     CHECK(spec.num_gpus == 16);
-    CHECK(spec.gpu_features == gpuplace::gpu_features + gpuplace::colocation_gpu_features);
+    CHECK(spec.gpu_features == 6 + gpuplace::colocation_gpu_features);
     CHECK(spec.context == e.observation_size() - 9 * 16);
 }

@@ -16,6 +16,7 @@
 #include <gpuplace/config.hpp>
 #include <gpuplace/env.hpp>
 #include <gpuplace/evaluate.hpp>
+#include <gpuplace/level_topology.hpp>
 #include <gpuplace/model_zoo.hpp>
 #include <gpuplace/trace.hpp>
 #include <gpuplace/vector_env.hpp>
@@ -100,8 +101,10 @@ const std::vector<example>& catalogue() {
             gp::env e(gp::parse_scenario(R"({"topology": {"preset": "custom", "racks": 1, "nodes_per_rack": 2, "gpus_per_node": 2},
                                               "workload": {"gpu_counts": {"1": 0.5, "8": 0.5}}})"));
         });
-        add("ConfigError", "config /comm/model: \"ring_allreduce\" does not match this environment's comm model \"tree_route\"",
-            [] { gp::tree_route_env e(gp::default_scenario()); });
+        add("ConfigError",
+            "config /comm: tree_route needs a tree of nodes, racks and a spine with nodes of one size and racks of one size (this "
+            "topology has 2 levels)",
+            [] { gp::basic_env<gp::LevelTopology> e(gp::LevelTopology::nvl72(2), gp::TreeRouteCost{}, gp::ModelZoo::builtin(), gp::default_scenario()); });
         add("ConfigError", "model zoo: unknown model \"GPT\" (known: a, b)", [] {
             const auto z = gp::zoo_from_json(json::parse(
                 R"({"models": [{"name": "a", "throughput": {"1": [1, 1]}}, {"name": "b", "throughput": {"1": [2, 2]}}]})"));

@@ -17,14 +17,15 @@ using namespace gpuplace::test;
 
 namespace {
 
-/// A simulator on topology t with n single-GPU jobs submitted at time 0, all arrived.
+/// A simulator on hierarchy h with n single-GPU jobs submitted at time 0, all arrived.
 struct obs_fixture {
-    gp::TreeTopology topo;
+    gp::level_hierarchy topo;
     gp::simulator sim;
-    gp::detail::pick_set picks;
-    gp::detail::wait_queue queue;
+    gp::env_detail::pick_set picks;
+    gp::env_detail::wait_queue queue;
 
-    explicit obs_fixture(gp::TreeTopology t, std::size_t n = 4) : topo(std::move(t)) {
+    explicit obs_fixture(const gp::TreeTopology& t, std::size_t n = 4) : obs_fixture(t.hierarchy(), n) {}
+    explicit obs_fixture(gp::level_hierarchy h, std::size_t n = 4) : topo(std::move(h)) {
         sim.resize(topo);
         picks.resize(topo);
         std::vector<gp::TrainingJob> jobs(n);
@@ -38,7 +39,7 @@ struct obs_fixture {
     }
     /// Everything, as an env's reset() writes it, with job 0 current.
     void write_all(gp::observation_writer& w) {
-        w.gpu_rows(topo, sim, picks, true);
+        w.gpu_rows(sim, picks, true);
         w.defer(false);
         w.tail(sim, queue, 0, 1, picks.size());
     }
@@ -53,7 +54,7 @@ bool same(const gp::observation_writer& a, const gp::observation_writer& b) {
 TEST_CASE("observation: the layout tiles the vector; co-location adds three per-GPU segments") {
     for (const bool coloc : {false, true}) {
         const auto L = gp::observation_layout(32, 3, coloc);
-        const gp::observation_writer w(gp::TreeTopology::proximity_drl(), 3, coloc, 3600.0);
+        const gp::observation_writer w(gp::TreeTopology::proximity_drl().hierarchy(), 3, coloc, 3600.0);
         std::size_t off = 0;
         for (const auto& s : L) {
             CHECK(s.offset == off);
@@ -83,16 +84,20 @@ TEST_CASE("observation: every segment is found by its handle, at the offset the 
                 CHECK(L.num_gpu_segments() == 6 + (coloc ? 3 : 0) + (het ? 2 : 0));
                 CHECK(segs.back().offset + segs.back().size == L.size());
                 std::size_t i = 0;
-                for (std::size_t f = 0; f < gp::obs_layout::num_gpu_features; ++f) {
+                for (std::size_t f = 0; f <= std::size_t(gpu_feature::type); ++f) {
                     const auto feat = gpu_feature(f);
-                    const bool present = f < 6 || (f < 9 ? coloc : het);
+                    const bool present = f < 5 || (f < 8 ? coloc : het);
                     CHECK(L.has(feat) == present);
                     if (!present) continue;
-                    CHECK(segs[i].name == "gpu_" + std::string(gp::obs_layout::name(feat)));
-                    CHECK(segs[i].offset == L.offset(feat));
-                    CHECK(segs[i].size == 32);
-                    ++i;
+                    for (std::size_t level = 1; level <= (feat == gpu_feature::domain_free ? 2u : 1u); ++level) {
+                        CHECK(segs[i].name == "gpu_" + L.name(feat, level));
+                        CHECK(segs[i].offset == L.offset(feat, level));
+                        CHECK(segs[i].size == 32);
+                        ++i;
+                    }
                 }
+                CHECK(segs[4].name == "gpu_node_free");
+                CHECK(segs[5].name == "gpu_rack_free");
                 CHECK(L.context_offset() == segs[i].offset);
                 for (const auto p : {obs_part::job, obs_part::queue, obs_part::global, obs_part::job_type}) {
                     CHECK(L.has(p) == (p != obs_part::job_type || het));
@@ -104,14 +109,14 @@ TEST_CASE("observation: every segment is found by its handle, at the offset the 
                 }
                 CHECK(L.size(obs_part::queue) == 4 * K);
                 // the writer writes at these offsets: its size and its layout are the same object's
-                const gp::observation_writer w(gp::TreeTopology::proximity_drl(), K, coloc, 3600.0, het);
+                const gp::observation_writer w(gp::TreeTopology::proximity_drl().hierarchy(), K, coloc, 3600.0, het);
                 CHECK(w.size() == L.size());
                 CHECK(w.layout().segments().size() == segs.size());
             }
 }
 
 TEST_CASE("observation: features") {
-    const gp::observation_writer w(tiny_topo::make(), 2, false, 3600.0);
+    const gp::observation_writer w(tiny_topo::make().hierarchy(), 2, false, 3600.0);
     CHECK(w.squash(3600.0) == 0.5f);
     CHECK(w.squash(-5.0) == 0.0f);
     CHECK(w.remaining(3600.0) == 0.5f);
@@ -126,7 +131,7 @@ TEST_CASE("observation: rows from a hand-made state") {
     gp::observation_writer w(f.topo, 2, false, 3600.0);
     const std::vector<gp::gpu_id> g3 = {3};
     f.sim.start(1, g3, 1.0, 0.0);  // GPU 3 busy until 3600
-    f.picks.add(0, 0, 0);          // job 0 has picked GPU 0
+    f.picks.add(0);                // job 0 has picked GPU 0
     f.write_all(w);
     const auto o = w.obs();
     const std::size_t G = 4;
@@ -150,32 +155,34 @@ TEST_CASE("observation: rows from a hand-made state") {
     CHECK(o[gl + 3] == 0.0f);
 }
 
-TEST_CASE_TEMPLATE("observation: what one action changed, rewritten, equals a full rewrite", P, tiny_topo, odd_topo, dgx_a100_2x4) {
-    obs_fixture f(P::make(), 6);
+namespace {
+/// Picks GPUs 0, 1 and G - 1 one by one (the first pick in a top domain, another in the same
+/// level-1 domain, one in another), then starts them and lets time run to their end: the writer
+/// updated after each change equals a full rewrite.
+void check_incremental(obs_fixture& f) {
     gp::observation_writer inc(f.topo, 3, false, 600.0);
     f.write_all(inc);
-    // picks: the first in a rack, then another in the same node, then in another node
     const std::size_t G = f.topo.num_gpus();
     for (const gp::gpu_id g : {gp::gpu_id(0), gp::gpu_id(1), gp::gpu_id(G - 1)}) {
-        f.picks.add(g, f.topo.node_of(g), f.topo.rack_of(g));
-        inc.after_pick(f.topo, f.picks, g, f.topo.node_of(g), f.topo.rack_of(g), 4);
+        f.picks.add(g);
+        inc.after_pick(f.picks, g, 4);
         gp::observation_writer full(f.topo, 3, false, 600.0);
-        full.gpu_rows(f.topo, f.sim, f.picks, true);
+        full.gpu_rows(f.sim, f.picks, true);
         full.defer(false);
         full.tail(f.sim, f.queue, 0, 4, f.picks.size());
         CHECK(same(inc, full));
     }
-    // a decision: the picked GPUs start a job; only they (and their racks) are rewritten
-    std::vector<gp::gpu_id> started(f.picks.gpus.begin(), f.picks.gpus.end());
+    // a decision: the picked GPUs start a job; only they (and their domains) are rewritten
+    std::vector<gp::gpu_id> started(f.picks.gpus().begin(), f.picks.gpus().end());
     std::sort(started.begin(), started.end());
     f.sim.start(0, started, 1.0, 0.0);
-    f.picks.clear(f.topo);
-    inc.update_gpus(f.topo, f.sim.cluster(), started, f.sim.now());
-    inc.flush(f.topo, f.sim.cluster(), f.picks, f.sim.now(), false);
+    f.picks.clear();
+    inc.update_gpus(f.sim.cluster(), started, f.sim.now());
+    inc.flush(f.sim.cluster(), f.picks, f.sim.now(), false);
     inc.tail(f.sim, f.queue, 1, 1, 0);
     auto full_rewrite = [&] {
         gp::observation_writer full(f.topo, 3, false, 600.0);
-        full.gpu_rows(f.topo, f.sim, f.picks, true);
+        full.gpu_rows(f.sim, f.picks, true);
         full.tail(f.sim, f.queue, 1, 1, 0);
         return full;
     };
@@ -183,10 +190,37 @@ TEST_CASE_TEMPLATE("observation: what one action changed, rewritten, equals a fu
     // time moves to the job's end: its GPUs are free again, every remaining time changes
     const auto ev = f.sim.advance();
     REQUIRE(ev.finished.size() == 1);
-    inc.update_gpus(f.topo, f.sim.cluster(), f.sim.gpus_of(ev.finished[0]), f.sim.now());
-    inc.flush(f.topo, f.sim.cluster(), f.picks, f.sim.now(), true);
+    inc.update_gpus(f.sim.cluster(), f.sim.gpus_of(ev.finished[0]), f.sim.now());
+    inc.flush(f.sim.cluster(), f.picks, f.sim.now(), true);
     inc.tail(f.sim, f.queue, 1, 1, 0);
     CHECK(same(inc, full_rewrite()));
+}
+}  // namespace
+
+TEST_CASE_TEMPLATE("observation: what one action changed, rewritten, equals a full rewrite", P, tiny_topo, odd_topo, dgx_a100_2x4) {
+    obs_fixture f(P::make(), 6);
+    check_incremental(f);
+}
+
+TEST_CASE("observation: on hierarchies of two and four levels with domains of different sizes too") {
+    // four levels: switches of 4, 2 and 4 GPUs, boxes of 6 and 4, one rack, the spine
+    obs_fixture deep(gp::level_hierarchy({{"switch", 16, 0}, {"box", 8, 0}, {"rack", 4, 0}, {"spine", 2, 0}}, {{4, 2, 4}, {6, 4}, {10}}), 6);
+    check_incremental(deep);
+    const auto segs = gp::observation_writer(deep.topo, 3, false, 600.0).layout().segments();
+    CHECK(segs[4].name == "gpu_switch_free");
+    CHECK(segs[6].name == "gpu_rack_free");
+    // two levels: racks of 12 GPUs in one NVLink domain under a spine
+    obs_fixture flat(gp::level_hierarchy::uniform({{"nvl", 900, 1e-6}, {"spine", 50, 5e-6}}, {12, 3}), 6);
+    check_incremental(flat);
+}
+
+TEST_CASE("observation: proximity on four levels falls by level: 1, 2/3, 1/3, 0") {
+    obs_fixture f(gp::level_hierarchy({{"switch", 16, 0}, {"box", 8, 0}, {"rack", 4, 0}, {"spine", 2, 0}}, {{2, 2, 2, 2}, {4, 4}, {8}}), 2);
+    gp::observation_writer w(f.topo, 1, false, 600.0);
+    f.picks.add(0);
+    f.write_all(w);
+    const auto prox = w.obs().subspan(w.layout().offset(gp::gpu_feature::proximity), 8);
+    CHECK(std::vector<float>(prox.begin(), prox.end()) == std::vector<float>{1, 1, 2.0f / 3, 2.0f / 3, 1.0f / 3, 1.0f / 3, 1.0f / 3, 1.0f / 3});
 }
 
 TEST_CASE("observation: bind() copies the contents and checks the sizes") {

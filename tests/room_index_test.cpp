@@ -1,4 +1,4 @@
-// Tests of include/gpuplace/detail/room_index.hpp: has_room() and interference_on() on a
+// Tests of include/gpuplace/env/room_index.hpp: has_room() and interference_on() on a
 // hand-made co-location example, and the room classes: grouping, and sync() against has_room()
 // after every change (replaying the cluster's change log, or rescanning when it was cleared).
 
@@ -8,7 +8,7 @@
 #include <memory>
 #include <vector>
 
-#include <gpuplace/detail/room_index.hpp>
+#include <gpuplace/env/room_index.hpp>
 
 #include "test_util.hpp"
 
@@ -50,21 +50,21 @@ struct room_fixture {
 
 TEST_CASE("room_index: has_room and interference_on") {
     room_fixture f;
-    CHECK(gp::detail::has_room(f.sim, 0, 0, f.cap));  // free
-    CHECK(gp::detail::interference_on(f.sim, 0, 0) == 1.0);
+    CHECK(gp::env_detail::has_room(f.sim, 0, 0, f.cap));  // free
+    CHECK(gp::env_detail::interference_on(f.sim, 0, 0) == 1.0);
     const std::vector<gp::gpu_id> g0 = {0};
     f.sim.start(0, g0, 1.0, 0.0);
-    CHECK(gp::detail::has_room(f.sim, 0, 1, f.cap));    // model 0 next to model 0
-    CHECK(gp::detail::interference_on(f.sim, 0, 1) == 0.5);
-    CHECK(!gp::detail::has_room(f.sim, 0, 2, f.cap));   // model 1 cannot sit next to model 0
-    CHECK(!gp::detail::has_room(f.sim, 0, 1, 15.0));    // 10 + 10 GB > 15 GB
+    CHECK(gp::env_detail::has_room(f.sim, 0, 1, f.cap));    // model 0 next to model 0
+    CHECK(gp::env_detail::interference_on(f.sim, 0, 1) == 0.5);
+    CHECK(!gp::env_detail::has_room(f.sim, 0, 2, f.cap));   // model 1 cannot sit next to model 0
+    CHECK(!gp::env_detail::has_room(f.sim, 0, 1, 15.0));    // 10 + 10 GB > 15 GB
     f.sim.start(1, g0, 1.0, 0.0);
-    CHECK(!gp::detail::has_room(f.sim, 0, 4, f.cap));   // two jobs already
+    CHECK(!gp::env_detail::has_room(f.sim, 0, 4, f.cap));   // two jobs already
 }
 
 TEST_CASE("room_index: classes, and sync() agrees with has_room() after every change") {
     room_fixture f;
-    gp::detail::room_index idx;
+    gp::env_detail::room_index idx;
     idx.reserve(4, f.topo.num_gpus());
     idx.build(f.sim);
     CHECK(idx.class_of(0) == idx.class_of(1));
@@ -78,7 +78,7 @@ TEST_CASE("room_index: classes, and sync() agrees with has_room() after every ch
             const auto n = idx.sync(c, f.sim, f.cap);
             std::uint32_t want = 0;
             for (gp::gpu_id g = 0; g < 4; ++g) {
-                const bool r = gp::detail::has_room(f.sim, g, j, f.cap);
+                const bool r = gp::env_detail::has_room(f.sim, g, j, f.cap);
                 want += r;
                 CHECK(idx.room(c)[g] == r);
             }

@@ -1,4 +1,4 @@
-// Tests of include/gpuplace/detail/wait_queue.hpp: queue order, the scan for a job that fits
+// Tests of include/gpuplace/env/wait_queue.hpp: queue order, the scan for a job that fits
 // (exclusive GPUs and with a fits() test; backfill and strict head-of-line), deferral epochs.
 
 #include <doctest/doctest.h>
@@ -6,11 +6,11 @@
 #include <cstdint>
 #include <vector>
 
-#include <gpuplace/detail/wait_queue.hpp>
+#include <gpuplace/env/wait_queue.hpp>
 
 namespace {
 
-using gpuplace::detail::wait_queue;
+using gpuplace::env_detail::wait_queue;
 
 /// A queue of jobs 0..n-1 with the given requests, inserted in order under `less`.
 template <class Less>

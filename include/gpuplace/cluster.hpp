@@ -1,7 +1,7 @@
 #pragma once
 /// \file cluster.hpp
-/// Occupancy of the cluster's GPUs, with free-GPU counts per node and rack kept up to date in O(1)
-/// per change.
+/// Occupancy of the cluster's GPUs, with free-GPU counts per domain of every level of the
+/// hierarchy (nodes, racks, ...) kept up to date in O(levels) per change.
 
 #include <cstdint>
 #include <algorithm>
@@ -9,13 +9,13 @@
 #include <span>
 #include <vector>
 
-#include "detail/divider.hpp"
+#include "hierarchy.hpp"
 #include "topology.hpp"
 
 namespace gpuplace {
 
 /// Which jobs hold each GPU (up to `max_jobs_per_gpu()`, 1 unless co-location is on), their memory
-/// and GPU shares, and how many GPUs are free (hold no job) per node, per rack and in total.
+/// and GPU shares, and how many GPUs are free (hold no job) per domain of each level and in total.
 ///
 /// Exclusive mode (max_jobs_per_gpu() 1 and no change tracking: the simulator without co-location):
 /// a job holds a GPU wholly, so memory and share are not kept (the arguments are ignored; a busy
@@ -36,19 +36,31 @@ public:
     /// Sizes the state for a topology and frees every GPU.
     template <Topology T>
     void resize(const T& t) {
-        node_div_ = detail::divider(static_cast<std::uint32_t>(t.gpus_per_node()));
-        rack_div_ = detail::divider(static_cast<std::uint32_t>(t.gpus_per_node() * t.nodes_per_rack()));
-        holder_.assign(t.num_gpus(), no_job);
-        end_.assign(t.num_gpus(), free_end);
-        count_.assign(t.num_gpus(), 0);
-        mem_.assign(t.num_gpus(), 0.0);
-        share_.assign(t.num_gpus(), 0.0);
-        slots_.assign(t.num_gpus() * max_jobs_, no_job);
-        node_free_.assign(t.num_nodes(), node_div_.divisor());
-        rack_free_.assign(t.num_racks(), rack_div_.divisor());
-        free_ = t.num_gpus();
-        slot_free_ = t.num_gpus();
-        log_capacity_ = 4 * t.num_gpus() + 64;
+        resize(t.hierarchy());
+    }
+    void resize(const level_hierarchy& h) {
+        h_ = h;
+        const std::size_t G = h.num_gpus();
+        holder_.assign(G, no_job);
+        end_.assign(G, free_end);
+        count_.assign(G, 0);
+        mem_.assign(G, 0.0);
+        share_.assign(G, 0.0);
+        slots_.assign(G * max_jobs_, no_job);
+        levels_ = h.num_levels() - 1;
+        maps_.assign(levels_, {});
+        level_off_.assign(levels_ + 1, 0);
+        for (std::size_t l = 0; l < levels_; ++l) {
+            maps_[l] = h.map(l + 1);
+            level_off_[l + 1] = level_off_[l] + h.num_domains(l + 1);
+        }
+        full_.resize(level_off_[levels_]);
+        for (std::size_t l = 0; l < levels_; ++l)
+            for (std::size_t d = 0; d < h.num_domains(l + 1); ++d) full_[level_off_[l] + d] = h.size(l + 1, d);
+        domain_free_ = full_;
+        free_ = G;
+        slot_free_ = G;
+        log_capacity_ = 4 * G + 64;
         changes_.clear();
         if (track_) changes_.reserve(log_capacity_);
         ++change_generation_;
@@ -63,8 +75,7 @@ public:
         std::fill(share_.begin(), share_.end(), 0.0);
         std::fill(slots_.begin(), slots_.end(), no_job);
         mem_total_ = 0;
-        std::fill(node_free_.begin(), node_free_.end(), node_div_.divisor());
-        std::fill(rack_free_.begin(), rack_free_.end(), rack_div_.divisor());
+        std::copy(full_.begin(), full_.end(), domain_free_.begin());
         free_ = holder_.size();
         slot_free_ = holder_.size();
         changes_.clear();
@@ -105,10 +116,19 @@ public:
     [[nodiscard]] std::size_t busy_gpus() const noexcept { return holder_.size() - free_; }
     /// GPUs holding fewer than max_jobs_per_gpu() jobs (= free_gpus() when GPUs are exclusive).
     [[nodiscard]] std::size_t gpus_with_free_slot() const noexcept { return slot_free_; }
-    [[nodiscard]] std::uint32_t node_free(std::size_t node) const noexcept { return node_free_[node]; }
-    [[nodiscard]] std::uint32_t rack_free(std::size_t rack) const noexcept { return rack_free_[rack]; }
-    [[nodiscard]] std::size_t gpus_per_node() const noexcept { return node_div_.divisor(); }
-    [[nodiscard]] std::size_t gpus_per_rack() const noexcept { return rack_div_.divisor(); }
+    /// Free GPUs in domain d of level l (1 .. L-1 of the hierarchy; level L: free_gpus()).
+    [[nodiscard]] std::uint32_t free_in(std::size_t l, std::size_t d) const noexcept {
+        return l > levels_ ? static_cast<std::uint32_t>(free_) : domain_free_[level_off_[l - 1] + d];
+    }
+    /// Every domain's free GPUs on level l (1 .. L-1), in domain order.
+    [[nodiscard]] std::span<const std::uint32_t> free_on(std::size_t l) const noexcept {
+        return std::span<const std::uint32_t>(domain_free_).subspan(level_off_[l - 1], level_off_[l] - level_off_[l - 1]);
+    }
+    /// free_in(1, node) and free_in(2, rack): a tree's nodes and racks.
+    [[nodiscard]] std::uint32_t node_free(std::size_t node) const noexcept { return free_in(1, node); }
+    [[nodiscard]] std::uint32_t rack_free(std::size_t rack) const noexcept { return free_in(2, rack); }
+    /// The hierarchy the state was sized for.
+    [[nodiscard]] const level_hierarchy& hierarchy() const noexcept { return h_; }
 
     /// Change log, kept only when track_changes(true) was called: the GPUs whose jobs changed (allocate()
     /// or release()), in order, since the log was last cleared; the generation changes whenever it
@@ -129,8 +149,7 @@ public:
         if (count_[g] == 0) {
             holder_[g] = j;
             end_[g] = end;
-            --node_free_[node_div_.divide(g)];
-            --rack_free_[rack_div_.divide(g)];
+            count_free(g, -1);
             --free_;
         }
         slots_[std::size_t(g) * max_jobs_ + count_[g]] = j;
@@ -169,8 +188,7 @@ public:
             mem_total_ -= mem_[g];
             mem_[g] = 0.0;
             share_[g] = 0.0;
-            ++node_free_[node_div_.divide(g)];
-            ++rack_free_[rack_div_.divide(g)];
+            count_free(g, +1);
             ++free_;
         } else {
             holder_[g] = s[0];
@@ -178,27 +196,29 @@ public:
     }
 
 private:
+    /// Adds `delta` to the free counts of GPU g's domains.
+    void count_free(gpu_id g, std::int32_t delta) noexcept {
+        for (std::size_t l = 0; l < levels_; ++l) domain_free_[level_off_[l] + maps_[l](g)] += static_cast<std::uint32_t>(delta);
+    }
+
     /// Exclusive mode: gives `gpus` to job j until `end` (Take), or frees them (j = no_job, end =
-    /// free_end), with the free counts of their nodes and racks.
+    /// free_end), with the free counts of their domains.
     template <bool Take>
     void assign_exclusive(std::span<const gpu_id> gpus, std::uint32_t j, double end) noexcept {
         std::uint32_t* holder = holder_.data();
         double* ends = end_.data();
         std::uint32_t* count = count_.data();
-        std::uint32_t* node_free = node_free_.data();
-        std::uint32_t* rack_free = rack_free_.data();
-        const auto nd = node_div_, rd = rack_div_;
+        std::uint32_t* dfree = domain_free_.data();
+        const std::uint32_t delta = Take ? ~std::uint32_t{0} : 1u;  // -1 or +1, modulo 2^32
         for (const auto g : gpus) {
             holder[g] = j;
             ends[g] = end;
             count[g] = Take ? 1 : 0;
-            if constexpr (Take) {
-                --node_free[nd.divide(g)];
-                --rack_free[rd.divide(g)];
-            } else {
-                ++node_free[nd.divide(g)];
-                ++rack_free[rd.divide(g)];
-            }
+        }
+        for (std::size_t l = 0; l < levels_; ++l) {
+            std::uint32_t* f = dfree + level_off_[l];
+            const auto m = maps_[l];
+            for (const auto g : gpus) f[m(g)] += delta;
         }
         if constexpr (Take) {
             free_ -= gpus.size();
@@ -223,12 +243,16 @@ private:
     std::vector<std::uint32_t> holder_;
     std::vector<double> end_;
     std::vector<std::uint32_t> count_;
-    std::vector<std::uint32_t> node_free_, rack_free_;
+    std::vector<std::uint32_t> domain_free_;  ///< free GPUs per domain, level 1's domains first
     std::size_t free_ = 0, slot_free_ = 0;
     std::size_t max_jobs_ = 1;
     double mem_total_ = 0;
-    detail::divider node_div_, rack_div_;  ///< by GPUs per node, by GPUs per rack (the sizes themselves)
+    std::size_t levels_ = 0;                ///< domain levels (L - 1)
+    std::vector<domain_map> maps_;          ///< per domain level: GPU -> domain
+    std::vector<std::size_t> level_off_;    ///< per domain level: where its counts start in domain_free_
     bool track_ = false;
+    std::vector<std::uint32_t> full_;       ///< per domain: its size (the free counts of an empty cluster)
+    level_hierarchy h_;
     std::vector<double> mem_, share_;
     std::vector<std::uint32_t> slots_;
     std::vector<gpu_id> changes_;

@@ -6,34 +6,38 @@
 #include <cstdint>
 #include <string_view>
 
-#include "env.hpp"
+#include "heuristics/placer.hpp"
+#include "placement_view.hpp"
+#include "topology.hpp"
 
 namespace gpuplace {
 
-/// Scores a shared GPU by the combined throughput of its jobs after adding the current job
-/// (sum of everyone's rate factor; a free GPU scores 1 + 1 = 2, an exclusive job alone counts 1).
-/// Shares a GPU only when that combined throughput is at least `min_gain` (default 1.4, i.e. 40%
-/// more work per second than leaving the job waiting), and defers (when DEFER is enabled and the
-/// job has no picks yet) when its GPUs cannot all be free or good shares.
-class colocation_packer_policy {
+/// Scores a shared GPU by the combined throughput of its jobs after adding the job (sum of
+/// everyone's rate factor; a free GPU scores 1 + 1 = 2, an exclusive job alone counts 1). Shares a
+/// GPU only when that combined throughput is at least `min_gain` (default 1.4, i.e. 40% more work
+/// per second than leaving the job waiting), and defers (when DEFER is allowed and the job has no
+/// picks yet) when its GPUs cannot all be free or good shares.
+class colocation_packer_policy : public gpu_picker<colocation_packer_policy> {
 public:
     static constexpr std::string_view name = "coloc_packer";
-    static constexpr bool places_gpus = true;
     explicit colocation_packer_policy(double min_gain = 1.4) : min_gain_(min_gain) {}
     void reset(std::uint64_t) {}
+    void reserve(const level_hierarchy& h) { reserve_plan(h); }
+    template <Topology T>
+    void reserve(const T& t) { reserve(t.hierarchy()); }
 
-    /// Combined throughput on GPU g if the current job joins it (0 when it cannot).
-    template <class E>
-    [[nodiscard]] static double combined(const E& e, gpu_id g) {
-        const auto j = e.current_index();
-        if (!e.has_room(g, j)) return 0.0;
-        const auto& cl = e.cluster();
+    /// Combined throughput on GPU g if the view's job joins it (0 when it cannot).
+    template <class V>
+    [[nodiscard]] static double combined(const V& v, gpu_id g) {
+        const auto j = v.job_index();
+        if (!v.has_room(g, j)) return 0.0;
+        const auto& cl = v.cluster();
         if (cl.is_free(g)) return 2.0;
-        const auto& sim = e.simulator();
+        const auto& sim = v.simulator();
         const auto* t = sim.interference();
         const auto& job = sim.job(j);
         const double sj = sim.share_of(job);
-        double total = e.expected_interference(g, j);
+        double total = v.expected_interference(g, j);
         for (auto o : cl.jobs_on(g)) {
             const auto& oj = sim.job(o);
             double f = t ? t->factor(oj.model, sim.share_of(oj), job.model, sj) : 0.0;
@@ -44,20 +48,20 @@ public:
         return total;
     }
 
-    template <class E>
-    std::int64_t act(const E& e) const {
-        const auto mask = e.action_mask();
-        const std::size_t G = e.num_gpus();
-        const auto& cl = e.cluster();
-        const auto& t = e.topology();
-        const auto k = e.current_job().num_gpus;
-        const std::size_t remaining = k - e.picked().size();
+    template <class V>
+    std::int64_t next(const V& v) const {
+        const auto mask = v.mask();
+        const std::size_t G = mask.size();
+        const auto& cl = v.cluster();
+        const auto& h = v.hierarchy();
+        const auto k = v.job().num_gpus;
+        const std::size_t remaining = k - v.picked().size();
         // Would this job's GPUs all be free or good shares?
-        if (e.picked().empty() && mask[G]) {
+        if (v.picked().empty() && v.may_defer()) {
             std::size_t good = 0;
             for (std::size_t g = 0; g < G && good < remaining; ++g)
-                if (mask[g] && combined(e, gpu_id(g)) >= min_gain_) ++good;
-            if (good < remaining) return e.defer_action();
+                if (mask[g] && combined(v, gpu_id(g)) >= min_gain_) ++good;
+            if (good < remaining) return -1;
         }
         // Free GPUs: best fit (fewest free GPUs in the node that still hold the remaining picks,
         // preferring nodes already used by this job).
@@ -68,18 +72,19 @@ public:
             const auto gg = gpu_id(g);
             double score;
             if (cl.is_free(gg)) {
-                const double nf = double(cl.node_free(t.node_of(gg)));
-                const bool same_node = e.picked().empty() ? false : t.node_of(e.picked()[0]) == t.node_of(gg);
+                const auto node = h.domain_of(1, gg);
+                const double nf = double(cl.free_in(1, node));
+                const bool same_node = v.picked().empty() ? false : h.domain_of(1, v.picked()[0]) == node;
                 score = 1000.0 + (same_node ? 500.0 : 0.0) + (nf >= double(remaining) ? 100.0 - nf : -nf);
             } else {
-                score = combined(e, gg);
+                score = combined(v, gg);
             }
             if (score > best_score) {
                 best_score = score;
                 best = static_cast<std::int64_t>(g);
             }
         }
-        return best >= 0 ? best : e.defer_action();
+        return best;
     }
 
 private:

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <cmath>
 #include <concepts>
 #include <cstdint>
@@ -14,6 +13,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <variant>
 
 #include "error.hpp"
 #include "model_zoo.hpp"
@@ -47,11 +47,11 @@ struct cost_bounds {
     double worst = 0.0;
 };
 
-/// A communication model for topology T. `evaluate` takes the job's GPUs sorted ascending.
+/// A communication model for topology T. `evaluate` takes the job's GPUs sorted ascending. The
+/// built-in ones are RingAllReduce and TreeRouteCost, chosen at run time through comm_model.
 template <class C, class T>
 concept CommModel = Topology<T> && std::copyable<C> &&
     requires(const C& c, const T& t, const ModelZoo& z, model_id m, std::uint32_t k, std::span<const gpu_id> gpus) {
-        { C::name } -> std::convertible_to<std::string_view>;
         { c.ideal_step_time(t, z, m, k) } -> std::convertible_to<double>;
         { c.evaluate(t, z, m, gpus) } -> std::same_as<comm_result>;
         { c.bounds(t, z, m, k) } -> std::same_as<cost_bounds>;
@@ -59,83 +59,21 @@ concept CommModel = Topology<T> && std::copyable<C> &&
 
 namespace detail {
 
-/// For each subset of the 8 slots of a DGX-1 node (bit mask), whether its GPUs can be ordered in a
-/// ring that uses NVLink only (hybrid cube-mesh). Computed once (Held-Karp over subsets).
-[[nodiscard]] inline const std::array<bool, 256>& cube_mesh_nvlink_ring() {
-    static const std::array<bool, 256> table = [] {
-        std::array<bool, 256> out{};
-        for (unsigned mask = 1; mask < 256; ++mask) {
-            const int n = std::popcount(mask);
-            if (n <= 1) { out[mask] = true; continue; }
-            int first = std::countr_zero(mask);
-            if (n == 2) {
-                const int second = std::countr_zero(mask & ~(1u << first));
-                out[mask] = TreeTopology::nvlink_pair(first, second);
-                continue;
-            }
-            // reach[s][v]: a NVLink path from `first` visiting set s (subset of mask) ends at v
-            std::array<std::array<bool, 8>, 256> reach{};
-            reach[1u << first][first] = true;
-            for (unsigned s = 0; s < 256; ++s) {
-                if ((s & mask) != s || !(s & (1u << first))) continue;
-                for (int v = 0; v < 8; ++v) {
-                    if (!reach[s][v]) continue;
-                    for (int w = 0; w < 8; ++w)
-                        if ((mask & (1u << w)) && !(s & (1u << w)) && TreeTopology::nvlink_pair(v, w))
-                            reach[s | (1u << w)][w] = true;
-                }
-            }
-            bool ok = false;
-            for (int v = 0; v < 8; ++v)
-                ok = ok || (reach[mask][v] && v != first && TreeTopology::nvlink_pair(v, first));
-            out[mask] = ok;
-        }
-        return out;
-    }();
-    return table;
-}
-
-/// Whether some k of the 8 slots of a DGX-1 node admit no NVLink-only ring.
-[[nodiscard]] inline bool cube_mesh_pcie_subset_exists(std::size_t k) {
-    static const std::array<bool, 9> table = [] {
-        std::array<bool, 9> out{};
-        for (unsigned mask = 1; mask < 256; ++mask)
-            if (!cube_mesh_nvlink_ring()[mask]) out[static_cast<std::size_t>(std::popcount(mask))] = true;
-        return out;
-    }();
-    return k < table.size() && table[k];
-}
-
-/// The highest level a set of GPUs spans (and, inside one node, the slot mask when it fits 64 bits).
+/// The bandwidth of a ring over `gpus` (sorted) whose lowest common domain is on `level`: the
+/// topology's own rule when it has one (a fabric inside a domain), else the level's bandwidth.
 template <Topology T>
-[[nodiscard]] link_level span_level(const T& t, std::span<const gpu_id> gpus) noexcept {
-    if (gpus.size() <= 1) return link_level::same_gpu;
-    const auto n0 = t.node_of(gpus[0]);
-    const auto r0 = t.rack_of(gpus[0]);
-    link_level l = link_level::node;
-    for (auto g : gpus) {
-        if (t.rack_of(g) != r0) return link_level::spine;
-        if (t.node_of(g) != n0) l = link_level::rack;
-    }
-    return l;
+[[nodiscard]] double ring_bandwidth(const T& t, std::span<const gpu_id> gpus, std::size_t level) noexcept {
+    if constexpr (requires { { t.ring_bandwidth(gpus, level) } -> std::convertible_to<double>; }) return t.ring_bandwidth(gpus, level);
+    else return t.hierarchy().bandwidth(level);
 }
 
-/// The level of the most compact placement of k GPUs on an empty cluster of topology t.
+/// A slower bandwidth some ring of k GPUs inside one domain of `level` gets (the topology's
+/// slower_ring_bandwidth(), e.g. PCIe inside a DGX-1 node), or none.
 template <Topology T>
-[[nodiscard]] link_level compact_level(const T& t, std::size_t k) noexcept {
-    if (k <= 1) return link_level::same_gpu;
-    if (k <= t.gpus_per_node()) return link_level::node;
-    if (k <= t.gpus_per_node() * t.nodes_per_rack()) return link_level::rack;
-    return link_level::spine;
-}
-
-/// The level of the most spread placement of k GPUs on an empty cluster.
-template <Topology T>
-[[nodiscard]] link_level spread_level(const T& t, std::size_t k) noexcept {
-    if (k <= 1) return link_level::same_gpu;
-    if (t.num_racks() > 1) return link_level::spine;
-    if (t.num_nodes() > 1) return link_level::rack;
-    return link_level::node;
+[[nodiscard]] std::optional<double> slower_ring_bandwidth(const T& t, std::size_t k, std::size_t level) noexcept {
+    if constexpr (requires { { t.slower_ring_bandwidth(k, level) } -> std::convertible_to<std::optional<double>>; })
+        return t.slower_ring_bandwidth(k, level);
+    else return std::nullopt;
 }
 
 }  // namespace detail
@@ -181,57 +119,42 @@ struct RingAllReduce {
         return s;
     }
 
-    template <Topology T>
-    [[nodiscard]] static double level_bw(const T& t, link_level l) noexcept {
-        return l == link_level::same_gpu ? 1e300 : double(t.level_bandwidth(l));
-    }
-
     /// Best step time of model m at k GPUs on topology t (the most compact placement).
     template <Topology T>
     [[nodiscard]] double ideal_step_time(const T& t, const ModelZoo& z, model_id m, std::uint32_t k) const noexcept {
-        return best_step_time(t, calibrate(z, m, k), k);
+        return best_step_time(t.hierarchy(), calibrate(z, m, k), k);
     }
 
     /// ideal_step_time() from a calibration already at hand.
-    template <Topology T>
-    [[nodiscard]] static double best_step_time(const T& t, const step_model& s, std::uint32_t k) noexcept {
-        const auto l = detail::compact_level(t, k);
-        return s.compute + s.volume / level_bw(t, l) + s.hops * double(t.level_latency(l));
+    [[nodiscard]] static double best_step_time(const level_hierarchy& h, const step_model& s, std::uint32_t k) noexcept {
+        const auto l = h.compact_level(k);
+        return s.compute + s.volume / h.bandwidth(l) + s.hops * h.latency(l);
     }
 
     template <Topology T>
     [[nodiscard]] comm_result evaluate(const T& t, const ModelZoo& z, model_id m, std::span<const gpu_id> gpus) const noexcept {
+        const auto& h = t.hierarchy();
         const auto k = static_cast<std::uint32_t>(gpus.size());
         const auto s = calibrate(z, m, k);
-        const auto l = detail::span_level(t, gpus);
-        double bw = level_bw(t, l);
-        if constexpr (std::same_as<T, TreeTopology>) {
-            if (l == link_level::node && t.params().fabric == node_fabric::cube_mesh) {
-                unsigned mask = 0;
-                for (auto g : gpus) mask |= 1u << t.slot_of(g);
-                if (!detail::cube_mesh_nvlink_ring()[mask]) bw = t.params().pcie_bandwidth;
-            }
-        }
-        const double comm = s.volume / bw + s.hops * double(t.level_latency(l));
-        const double best = best_step_time(t, s, k);
+        const auto l = h.span(gpus);
+        const double comm = s.volume / detail::ring_bandwidth(t, gpus, l) + s.hops * h.latency(l);
+        const double best = best_step_time(h, s, k);
         return {comm / best, std::max(1.0, (s.compute + comm) / best)};
     }
 
     template <Topology T>
     [[nodiscard]] cost_bounds bounds(const T& t, const ModelZoo& z, model_id m, std::uint32_t k) const noexcept {
+        const auto& h = t.hierarchy();
         const auto s = calibrate(z, m, k);
-        const double best = best_step_time(t, s, k);
-        const auto lc = detail::compact_level(t, k), lw = detail::spread_level(t, k);
-        double worst = s.volume / level_bw(t, lw) + s.hops * double(t.level_latency(lw));
-        if constexpr (std::same_as<T, TreeTopology>) {
-            // inside a cube-mesh node, k GPUs without an NVLink ring go over PCIe, which can be
-            // slower than the network (DGX-1: 12 GB/s PCIe against 12.5 GB/s InfiniBand)
-            if (t.params().fabric == node_fabric::cube_mesh && k > 1 && k <= t.gpus_per_node() &&
-                detail::cube_mesh_pcie_subset_exists(k))
-                worst = std::max(worst, s.volume / t.params().pcie_bandwidth +
-                                            s.hops * double(t.level_latency(link_level::node)));
-        }
-        return {(s.volume / level_bw(t, lc) + s.hops * double(t.level_latency(lc))) / best, worst / best};
+        const double best = best_step_time(h, s, k);
+        const auto lc = h.compact_level(k), lw = h.spread_level(k);
+        double worst = s.volume / h.bandwidth(lw) + s.hops * h.latency(lw);
+        // inside a domain with a slower fabric, k GPUs without a fast ring can be slower than the
+        // most spread placement (DGX-1: 12 GB/s PCIe against 12.5 GB/s InfiniBand)
+        for (std::size_t l = 1; l < h.num_levels(); ++l)
+            if (k <= h.max_size(l))
+                if (const auto b = detail::slower_ring_bandwidth(t, k, l)) worst = std::max(worst, s.volume / *b + s.hops * h.latency(l));
+        return {(s.volume / h.bandwidth(lc) + s.hops * h.latency(lc)) / best, worst / best};
     }
 
     /// The model a config describes (which sets no tree_route weight).
@@ -246,7 +169,8 @@ struct RingAllReduce {
 /// spine and the job's GPUs. Closed form for n GPUs: n*gpu + sum over nodes C(n_node, 2)*pair +
 /// nodes_used*node + racks_used*rack with weights 1/40, 1/40, 1/4, 1/2. The slowdown is
 /// (cost / best cost)^slowdown_exponent (0 reproduces Proximity-DRL, where placement does not
-/// change run time).
+/// change run time). Defined on a tree of nodes (level 1), racks (level 2) and a spine, each
+/// level's domains of one size (check()).
 struct TreeRouteCost {
     static constexpr std::string_view name = "tree_route";
     double gpu_weight = 1.0 / 40;   ///< GPU-node edge
@@ -265,14 +189,25 @@ struct TreeRouteCost {
         return 1.0 / z[m].at(k).consolidated;
     }
 
+    /// ConfigError unless topology t is a tree of nodes, racks and a spine with nodes of one size
+    /// and racks of one size (the closed form of the cost bounds needs them).
+    template <Topology T>
+    static void check(const T& t, std::string_view path = "/comm") {
+        const auto& h = t.hierarchy();
+        if (h.num_levels() != 3 || h.uniform_size(1) == 0 || h.uniform_size(2) == 0)
+            throw ConfigError("config " + std::string(path) + ": tree_route needs a tree of nodes, racks and a spine with nodes of one "
+                              "size and racks of one size (this topology has " + std::to_string(h.num_levels()) + " levels)");
+    }
+
     /// Cost of the GPUs (sorted ascending) in O(n).
     template <Topology T>
     [[nodiscard]] double cost(const T& t, std::span<const gpu_id> gpus) const noexcept {
+        const auto& h = t.hierarchy();
         double pairs = 0, nodes = 0, racks = 0;
         std::size_t last_node = ~std::size_t{0}, last_rack = ~std::size_t{0};
         double run = 0;
         for (auto g : gpus) {
-            const auto nd = t.node_of(g), rk = t.rack_of(g);
+            const std::size_t nd = h.domain_of(1, g), rk = h.domain_of(2, g);
             if (nd != last_node) {
                 pairs += run * (run - 1) / 2;
                 run = 0;
@@ -295,7 +230,8 @@ struct TreeRouteCost {
     /// O(number of nodes).
     template <Topology T>
     [[nodiscard]] cost_bounds bounds(const T& t, const ModelZoo&, model_id, std::uint32_t k) const noexcept {
-        const double S = double(t.gpus_per_node()), N = double(t.nodes_per_rack()), R = double(t.num_racks());
+        const auto& h = t.hierarchy();
+        const double S = double(h.uniform_size(1)), N = double(h.uniform_size(2) / h.uniform_size(1)), R = double(h.num_domains(2));
         const double kk = double(k);
         const double n_lo = std::ceil(kk / S), n_hi = std::min(kk, N * R);
         double worst = -1e300;
@@ -316,7 +252,8 @@ struct TreeRouteCost {
     /// division, floor or ceil per n: evaluate() calls it at every job start.
     template <Topology T>
     [[nodiscard]] double best_cost(const T& t, std::uint32_t k) const noexcept {
-        const std::uint64_t S = t.gpus_per_node(), N = t.nodes_per_rack(), R = t.num_racks();
+        const auto& h = t.hierarchy();
+        const std::uint64_t S = h.uniform_size(1), N = h.uniform_size(2) / h.uniform_size(1), R = h.num_domains(2);
         const std::uint64_t n_lo = std::max<std::uint64_t>(1, (k + S - 1) / S), n_hi = std::min<std::uint64_t>(k, N * R);
         double best = 1e300;
         for (std::uint64_t n = n_lo; n <= n_hi; ++n) {
@@ -353,5 +290,57 @@ struct TreeRouteCost {
 
 static_assert(CommModel<RingAllReduce, TreeTopology>);
 static_assert(CommModel<TreeRouteCost, TreeTopology>);
+
+/// The built-in comm models as one run-time value (the scenario's /comm/model): one env type
+/// serves every scenario, and the model is evaluated once per job start, so the dispatch costs
+/// nothing measurable. Another model is a CommModel type given to basic_env as its C.
+class comm_model {
+public:
+    comm_model() = default;
+    comm_model(RingAllReduce m) : m_(m) {}  // NOLINT: implicit, as the variant's alternatives
+    comm_model(TreeRouteCost m) : m_(m) {}  // NOLINT
+
+    /// The model a config describes ("ring_allreduce" or "tree_route" and its keys); ConfigError
+    /// naming `path`/model or the bad key otherwise.
+    [[nodiscard]] static comm_model from_config(const comm_config& c, std::string_view path = "/comm") {
+        if (c.model == RingAllReduce::name) return RingAllReduce::from_config(c, path);
+        if (c.model == TreeRouteCost::name) return TreeRouteCost::from_config(c, path);
+        throw ConfigError("config " + std::string(path) + "/model: unknown model \"" + c.model + "\" (allowed: " +
+                          std::string(RingAllReduce::name) + ", " + std::string(TreeRouteCost::name) + ")");
+    }
+
+    /// "ring_allreduce" or "tree_route".
+    [[nodiscard]] std::string_view name() const noexcept {
+        return std::visit([](const auto& m) { return std::string_view(m.name); }, m_);
+    }
+    /// The model when it is an M, else null.
+    template <class M>
+    [[nodiscard]] const M* get_if() const noexcept {
+        return std::get_if<M>(&m_);
+    }
+    /// ConfigError when the model is not defined on topology t (TreeRouteCost::check()).
+    template <Topology T>
+    void check(const T& t, std::string_view path = "/comm") const {
+        if (const auto* r = get_if<TreeRouteCost>()) r->check(t, path);
+    }
+
+    template <Topology T>
+    [[nodiscard]] double ideal_step_time(const T& t, const ModelZoo& z, model_id m, std::uint32_t k) const noexcept {
+        return std::visit([&](const auto& c) { return double(c.ideal_step_time(t, z, m, k)); }, m_);
+    }
+    template <Topology T>
+    [[nodiscard]] comm_result evaluate(const T& t, const ModelZoo& z, model_id m, std::span<const gpu_id> gpus) const noexcept {
+        return std::visit([&](const auto& c) { return c.evaluate(t, z, m, gpus); }, m_);
+    }
+    template <Topology T>
+    [[nodiscard]] cost_bounds bounds(const T& t, const ModelZoo& z, model_id m, std::uint32_t k) const noexcept {
+        return std::visit([&](const auto& c) { return c.bounds(t, z, m, k); }, m_);
+    }
+
+private:
+    std::variant<RingAllReduce, TreeRouteCost> m_;
+};
+
+static_assert(CommModel<comm_model, TreeTopology>);
 
 }  // namespace gpuplace

@@ -33,7 +33,7 @@ public:
     /// /topology/gpu_types and the zoo's types otherwise). An untyped topology gives an untyped map.
     template <Topology T>
     gpu_type_map(const T& t, const ModelZoo& z) {
-        if constexpr (requires { t.typed(); t.gpu_types(); t.node_type(std::size_t{}); }) {
+        if constexpr (requires { t.typed(); t.gpu_types(); t.type_of(gpu_id{}); }) {
             if (!t.typed()) return;
             names_ = t.gpu_types();
             for (const auto& n : names_) {
@@ -46,10 +46,11 @@ public:
                 zoo_type_.push_back(i);
                 zoos_.push_back(z.of_type(i));
             }
-            gpu_type_.resize(t.num_gpus());
+            const std::size_t G = t.hierarchy().num_gpus();
+            gpu_type_.resize(G);
             count_.assign(names_.size(), 0);
-            for (std::size_t g = 0; g < t.num_gpus(); ++g) {
-                gpu_type_[g] = static_cast<std::uint8_t>(t.node_type(t.node_of(gpu_id(g))));
+            for (std::size_t g = 0; g < G; ++g) {
+                gpu_type_[g] = static_cast<std::uint8_t>(t.type_of(gpu_id(g)));
                 ++count_[gpu_type_[g]];
             }
         }

@@ -18,13 +18,13 @@
 
 #include "cluster.hpp"
 #include "detail/bounded_vector.hpp"
-#include "detail/pick_set.hpp"
-#include "detail/room_index.hpp"
-#include "detail/wait_queue.hpp"
+#include "env/pick_set.hpp"
+#include "env/room_index.hpp"
+#include "env/wait_queue.hpp"
 #include "error.hpp"
+#include "hierarchy.hpp"
 #include "observation_layout.hpp"
 #include "simulator.hpp"
-#include "topology.hpp"
 
 namespace gpuplace {
 
@@ -71,25 +71,31 @@ private:
 
 /// Writes the observation and the mask (G + 1 entries: the GPUs, then DEFER) of an env from its
 /// state: the simulator, the current job's picks, the wait queue and the current job. The mask
-/// of GPU g is 1 iff g has room for the current job and is not picked.
+/// of GPU g is 1 iff g has room for the current job and is not picked. The context segments (job,
+/// queue, global, job_type) can be written into another buffer too (the placement and job action
+/// modes' observations hold them).
 class observation_writer {
 public:
     static constexpr std::uint32_t no_job = cluster_state::no_job;
 
     observation_writer() = default;
-    /// For the GPUs of `topo`, a queue window of `queue_window` jobs, co-location on or off, and
-    /// times squashed as t / (t + time_scale). Owns zeroed buffers (bind() to write elsewhere).
-    template <Topology T>
-    observation_writer(const T& topo, std::size_t queue_window, bool colocation, double time_scale, bool heterogeneous = false)
-        : G_(topo.num_gpus()), K_(queue_window), time_scale_(time_scale), time_scale_f_(static_cast<float>(time_scale)) {
-        L_ = obs_layout(G_, K_, colocation, heterogeneous);
+    /// For the GPUs of hierarchy `h`, a queue window of `queue_window` jobs, co-location on or off,
+    /// and times squashed as t / (t + time_scale). Owns zeroed buffers (bind() to write elsewhere).
+    observation_writer(const level_hierarchy& h, std::size_t queue_window, bool colocation, double time_scale,
+                       bool heterogeneous = false)
+        : G_(h.num_gpus()), K_(queue_window), time_scale_(time_scale), time_scale_f_(static_cast<float>(time_scale)), h_(h) {
+        std::vector<std::string> names;
+        for (std::size_t l = 1; l < h.num_levels(); ++l) names.push_back(h.level(l).name);
+        L_ = obs_layout(G_, std::move(names), K_, colocation, heterogeneous);
+        top_ = h.num_levels() - 1;
         using f = gpu_feature;
         picked_ = L_.offset(f::picked), remaining_ = L_.offset(f::remaining), proximity_ = L_.offset(f::proximity);
-        node_free_ = L_.offset(f::node_free), rack_free_ = L_.offset(f::rack_free), job_off_ = L_.offset(obs_part::job);
+        free_ = L_.offset(f::domain_free, 1), job_off_ = L_.offset(obs_part::job);
         size_ = L_.size();
         buf_.allocate(size_, G_ + 1);
-        rack_dirty_.assign(topo.num_racks(), 0);
-        dirty_racks_.reserve(topo.num_racks());
+        top_dirty_.assign(h.num_domains(top_), 0);
+        dirty_tops_.reserve(h.num_domains(top_));
+        top_map_ = h.map(top_);
         request_.resize(G_ + 1);
         for (std::size_t k = 0; k <= G_; ++k)
             request_[k] = static_cast<float>(std::log2(double(k) + 1.0) / std::log2(double(G_) + 1.0));
@@ -131,36 +137,36 @@ public:
 
     // ---- whole rows -------------------------------------------------------------------------------
 
-    /// Per-GPU rows without co-location: flat loops for what depends on the GPU, then node by node
-    /// (GPUs are numbered node by node, nodes rack by rack) for what depends on its node and rack.
-    /// `active`: whether a job is being placed.
-    template <Topology T, class J>
-    void gpu_rows(const T& topo, const basic_simulator<J>& sim, const detail::pick_set& picks, bool active) noexcept {
+    /// Per-GPU rows without co-location: flat loops for what depends on the GPU, then domain by
+    /// domain for what depends on its domains. `active`: whether a job is being placed.
+    template <class J>
+    void gpu_rows(const basic_simulator<J>& sim, const env_detail::pick_set& picks, bool active) noexcept {
         const auto& cl = sim.cluster();
         float* busy = buf_.obs.data() + L_.offset(gpu_feature::busy);
         float* pick = buf_.obs.data() + picked_;
+        const std::uint8_t* picked = picks.picked_flags();
         std::uint8_t* mask = buf_.mask.data();
         discard_marks();  // every GPU is rewritten
         for (std::size_t g = 0; g < G_; ++g) {
             const bool free = cl.is_free(static_cast<gpu_id>(g));
             busy[g] = free ? 0.0f : 1.0f;
-            pick[g] = picks.picked[g] ? 1.0f : 0.0f;
-            mask[g] = static_cast<std::uint8_t>(active && free && !picks.picked[g]);
+            pick[g] = picked[g] ? 1.0f : 0.0f;
+            mask[g] = static_cast<std::uint8_t>(active && free && !picked[g]);
         }
         remaining_all(cl, sim.now());
-        for (std::size_t r = 0; r < topo.num_racks(); ++r) rack_rows(topo, cl, picks, r);
+        for (std::size_t t = 0; t < h_.num_domains(top_); ++t) domain_rows(cl, picks, top_, t, 0.0f);
     }
 
     /// Per-GPU rows with co-location: which GPUs have room comes from `room` (per GPU, for the
     /// current job; null when no job is current), the interference from the jobs on each GPU.
-    /// Proximity and free counts as without co-location, rack by rack.
-    template <Topology T, class J>
-    void gpu_rows_colocation(const T& topo, const basic_simulator<J>& sim, const detail::pick_set& picks,
-                             const std::uint8_t* room, std::uint32_t current, double gpu_memory_gb) noexcept {
+    /// Proximity and free counts as without co-location.
+    template <class J>
+    void gpu_rows_colocation(const basic_simulator<J>& sim, const env_detail::pick_set& picks, const std::uint8_t* room,
+                             std::uint32_t current, double gpu_memory_gb) noexcept {
         const auto& cl = sim.cluster();
         const double now = sim.now();
         using f = gpu_feature;
-        const auto at = [&](gpu_feature x) { return buf_.obs.data() + obs_layout::gpu_offset(x, G_, true); };
+        const auto at = [&](gpu_feature x) { return buf_.obs.data() + L_.offset(x); };
         float *busy = at(f::busy), *pick = at(f::picked), *rem = at(f::remaining);
         float *occ = at(f::occupancy), *head = at(f::memory_headroom), *itf = at(f::interference);
         std::uint8_t* mask = buf_.mask.data();
@@ -171,18 +177,18 @@ public:
             const auto jobs = cl.jobs_on_count(gg);
             const bool free = jobs == 0;
             busy[g] = free ? 0.0f : 1.0f;
-            pick[g] = picks.picked[g] ? 1.0f : 0.0f;
+            pick[g] = picks.picked(gg) ? 1.0f : 0.0f;
             rem[g] = free ? 0.0f : remaining(sim.projected_end(cl.holder(gg)) - now);
             const bool ok = room && room[g];
-            mask[g] = static_cast<std::uint8_t>(ok && !picks.picked[g]);
+            mask[g] = static_cast<std::uint8_t>(ok && !picks.picked(gg));
             occ[g] = static_cast<float>(double(jobs) / M);
             head[g] = free ? 1.0f : static_cast<float>(std::clamp((cap - cl.memory_used(gg)) / cap, 0.0, 1.0));
             // a free GPU: no one to interfere with, factor 1
             itf[g] = !ok ? 0.0f
                          : free ? 1.0f
-                                : static_cast<float>(std::clamp(detail::interference_on(sim, gg, current), 0.0, 1.0));
+                                : static_cast<float>(std::clamp(env_detail::interference_on(sim, gg, current), 0.0, 1.0));
         }
-        for (std::size_t r = 0; r < topo.num_racks(); ++r) rack_rows(topo, cl, picks, r);
+        for (std::size_t t = 0; t < h_.num_domains(top_); ++t) domain_rows(cl, picks, top_, t, 0.0f);
     }
 
     /// The remaining time of every GPU: remaining() computed for every GPU, free or not, with
@@ -200,23 +206,28 @@ public:
         }
     }
 
-    /// The job, queue window and global features: the current job (or no_job) with its request
-    /// of `cur_gpus` GPUs and `picked` picks so far, the waiting jobs other than it.
+    // ---- context ----------------------------------------------------------------------------------
+
+    /// The "job" segment at `o`: the current job (or no_job) with its request of `cur_gpus` GPUs
+    /// and `picked` picks so far.
     template <class J>
-    void tail(const basic_simulator<J>& sim, const detail::wait_queue& q, std::uint32_t current, std::uint32_t cur_gpus,
-              std::size_t picked) noexcept {
-        const double now = sim.now();
-        float* o = buf_.obs.data() + job_off_;
-        if (current != no_job) {
-            const auto& c = q.info(current);
-            *o++ = c.request_feat;
-            *o++ = float(cur_gpus - picked) / float(cur_gpus);
-            *o++ = c.ideal_feat;
-            *o++ = c.comm_feat;
-            *o++ = squash(now - c.submit);
-        } else {
-            o = std::fill_n(o, std::size(job_feature_names), 0.0f);
+    void job_segment(float* o, const basic_simulator<J>& sim, const env_detail::wait_queue& q, std::uint32_t current,
+                     std::uint32_t cur_gpus, std::size_t picked) const noexcept {
+        if (current == no_job) {
+            std::fill_n(o, std::size(job_feature_names), 0.0f);
+            return;
         }
+        const auto& c = q.info(current);
+        o[0] = c.request_feat;
+        o[1] = float(cur_gpus - picked) / float(cur_gpus);
+        o[2] = c.ideal_feat;
+        o[3] = c.comm_feat;
+        o[4] = squash(sim.now() - c.submit);
+    }
+    /// The "queue" segment at `o`: the first K waiting jobs other than the current one.
+    template <class J>
+    void queue_segment(float* o, const basic_simulator<J>& sim, const env_detail::wait_queue& q, std::uint32_t current) const noexcept {
+        const double now = sim.now();
         std::size_t written = 0;
         for (auto j : q.jobs()) {
             if (written == K_) break;
@@ -229,35 +240,51 @@ public:
             ++written;
         }
         for (; written < K_; ++written) o = std::fill_n(o, std::size(queue_feature_names), 0.0f);
+    }
+    /// The "global" segment at `o`.
+    template <class J>
+    void global_segment(float* o, const basic_simulator<J>& sim, const env_detail::wait_queue& q) const noexcept {
         const double qn = double(q.size());
-        *o++ = float(sim.cluster().busy_gpus()) / float(G_);
-        *o++ = static_cast<float>(qn / (qn + double(K_ ? K_ : 1)));
-        *o++ = squash(now);
-        *o++ = sim.jobs().empty() ? 1.0f : float(sim.finished().size()) / float(sim.jobs().size());
+        o[0] = float(sim.cluster().busy_gpus()) / float(G_);
+        o[1] = static_cast<float>(qn / (qn + double(K_ ? K_ : 1)));
+        o[2] = squash(sim.now());
+        o[3] = sim.jobs().empty() ? 1.0f : float(sim.finished().size()) / float(sim.jobs().size());
+    }
+    /// The job, queue window and global segments of this writer's observation.
+    template <class J>
+    void tail(const basic_simulator<J>& sim, const env_detail::wait_queue& q, std::uint32_t current, std::uint32_t cur_gpus,
+              std::size_t picked) noexcept {
+        float* o = buf_.obs.data();
+        job_segment(o + job_off_, sim, q, current, cur_gpus, picked);
+        queue_segment(o + L_.offset(obs_part::queue), sim, q, current);
+        global_segment(o + L_.offset(obs_part::global), sim, q);
     }
 
+    /// Heterogeneous clusters: the job_type/best_type_speedup value for a current job whose speed on
+    /// each type is `speeds` (empty when no job is current): 1 - slowest / fastest.
+    [[nodiscard]] static float best_type_speedup(std::span<const double> speeds) noexcept {
+        if (speeds.empty()) return 0.0f;
+        double fast = 0, slow = 1e300;
+        for (const double v : speeds) fast = std::max(fast, v), slow = std::min(slow, v);
+        return static_cast<float>(1.0 - slow / fast);
+    }
     /// Heterogeneous clusters: the gpu_type_speed and gpu_type values of every GPU and the
-    /// job_type/best_type_speedup value (the layout's header describes them) for a current job
-    /// whose speed on each type is `speeds` (types.num_types() values; empty when no job is current).
+    /// job_type value (the layout's header describes them) for a current job whose speed on each
+    /// type is `speeds` (types.num_types() values; empty when no job is current).
     template <class Types>
     void type_rows(const Types& types, std::span<const double> speeds) noexcept {
         float* speed = buf_.obs.data() + L_.offset(gpu_feature::type_speed);
         float* type = buf_.obs.data() + L_.offset(gpu_feature::type);
-        float& best = buf_.obs[L_.offset(obs_part::job_type)];
         const std::size_t NT = types.num_types();
         for (std::size_t g = 0; g < G_; ++g) type[g] = float(types.type_of(gpu_id(g))) / float(NT - 1);
+        buf_.obs[L_.offset(obs_part::job_type)] = best_type_speedup(speeds);
         if (speeds.empty()) {
             std::fill(speed, speed + G_, 0.0f);
-            best = 0.0f;
             return;
         }
-        double fast = 0, slow = 1e300;
-        for (const double v : speeds) {
-            fast = std::max(fast, v);
-            slow = std::min(slow, v);
-        }
+        double fast = 0;
+        for (const double v : speeds) fast = std::max(fast, v);
         for (std::size_t g = 0; g < G_; ++g) speed[g] = static_cast<float>(speeds[types.type_of(gpu_id(g))] / fast);
-        best = static_cast<float>(1.0 - slow / fast);
     }
 
     /// The DEFER entry of the mask.
@@ -265,143 +292,108 @@ public:
 
     // ---- what one action changed ------------------------------------------------------------------
 
-    /// After a pick that does not complete the job: GPU g (of node n and rack r), the proximity
-    /// of its rack (when the pick is the first in its rack) or node (the first in its node;
-    /// 0.5 -> 1), and the job's remaining picks. Nothing else changes, with co-location too:
-    /// neither the cluster nor the current job (hence free counts, room and interference) did.
-    template <Topology T>
-    void after_pick(const T& topo, const detail::pick_set& picks, gpu_id g, std::size_t n, std::size_t r,
-                    std::uint32_t cur_gpus) noexcept {
+    /// After a pick (GPU g, already added to `picks`) that does not complete the job: g, the
+    /// proximity of the largest domain in which it is the first pick, and the job's remaining
+    /// picks. Nothing else changes, with co-location too: neither the cluster nor the current job
+    /// (hence free counts, room and interference) did.
+    void after_pick(const env_detail::pick_set& picks, gpu_id g, std::uint32_t cur_gpus) noexcept {
         buf_.obs[picked_ + g] = 1.0f;
         buf_.mask[g] = 0;
-        if (picks.node[n] == 1) first_pick_in_node(topo, picks, n, r);
+        std::size_t m = 0;  // the highest level whose domain of g holds only this pick
+        while (m < top_ && picks.in(m + 1, h_.domain_of(m + 1, g)) == 1) ++m;
+        if (m > 0) {
+            const float above = m < top_ && picks.in(m + 1, h_.domain_of(m + 1, g)) ? level_proximity(m + 1) : 0.0f;
+            proximity_rows(picks, m, h_.domain_of(m, g), above);
+        }
         buf_.obs[job_off_ + 1] = float(cur_gpus - picks.size()) / float(cur_gpus);
     }
 
     /// Rewrites the busy, picked, remaining and mask values of `gpus`, whose jobs changed (a job
-    /// started or finished on them), and marks their racks for flush(). Without co-location (whose
-    /// rows depend on the current job and are written whole), for a step that ends with a job
-    /// being placed (a mask entry is then 1 iff its GPU is free) and no GPU picked.
-    template <Topology T>
-    void update_gpus(const T& topo, const cluster_state& cl, std::span<const gpu_id> gpus, double now) noexcept {
-        for (auto g : gpus) gpu(topo, cl, g, now);
+    /// started or finished on them), and marks their top-level domains for flush(). Without
+    /// co-location (whose rows depend on the current job and are written whole), for a step that
+    /// ends with a job being placed (a mask entry is then 1 iff its GPU is free) and no GPU picked.
+    void update_gpus(const cluster_state& cl, std::span<const gpu_id> gpus, double now) noexcept {
+        for (auto g : gpus) gpu(cl, g, now);
     }
 
     /// Ends a decision's update: every remaining time when time moved since the GPUs were
-    /// updated, and the proximity and free counts of the racks update_gpus() marked.
-    template <Topology T>
-    void flush(const T& topo, const cluster_state& cl, const detail::pick_set& picks, double now, bool time_moved) noexcept {
+    /// updated, and the proximity and free counts of the domains update_gpus() marked.
+    void flush(const cluster_state& cl, const env_detail::pick_set& picks, double now, bool time_moved) noexcept {
         if (time_moved) remaining_all(cl, now);
-        for (auto r : dirty_racks_) {
-            rack_rows(topo, cl, picks, r);
-            rack_dirty_[r] = 0;
+        for (auto t : dirty_tops_) {
+            domain_rows(cl, picks, top_, t, 0.0f);
+            top_dirty_[t] = 0;
         }
-        dirty_racks_.clear();
+        dirty_tops_.clear();
     }
 
 private:
-    /// Calls f(std::integral_constant<std::size_t, N>) with N the node size for the common sizes
-    /// (4, 8, 16 GPUs), 0 otherwise: loops over a node's GPUs then compile to a few vector stores
-    /// instead of a loop with a prologue and a tail.
-    template <Topology T, class F>
-    static void with_node_size(const T& topo, F&& f) {
-        switch (topo.gpus_per_node()) {
-            case 8: return f(std::integral_constant<std::size_t, 8>{});
-            case 4: return f(std::integral_constant<std::size_t, 4>{});
-            case 16: return f(std::integral_constant<std::size_t, 16>{});
-            default: return f(std::integral_constant<std::size_t, 0>{});
-        }
-    }
+    /// The proximity of a GPU whose lowest domain with a pick is on level l (1 .. L-1): (L - l) /
+    /// (L - 1), so 1 in a domain of level 1 with a pick, falling by level, 0 with no pick below the
+    /// root (a tree: 1 in a node with a pick, 0.5 elsewhere in a rack with one).
+    [[nodiscard]] float level_proximity(std::size_t l) const noexcept { return float(top_ + 1 - l) / float(top_); }
 
-    /// The busy, picked, remaining and mask values of GPU g (see update_gpus()); marks its rack.
-    template <Topology T>
-    void gpu(const T& topo, const cluster_state& cl, gpu_id g, double now) noexcept {
+    /// The busy, picked, remaining and mask values of GPU g (see update_gpus()); marks its top domain.
+    void gpu(const cluster_state& cl, gpu_id g, double now) noexcept {
         const bool free = cl.is_free(g);
         float* busy = buf_.obs.data() + L_.offset(gpu_feature::busy);
         busy[g] = free ? 0.0f : 1.0f;
         buf_.obs[picked_ + g] = 0.0f;
         buf_.obs[remaining_ + g] = free ? 0.0f : remaining(cl.end_time(g) - now);
         buf_.mask[g] = static_cast<std::uint8_t>(free);
-        const auto r = topo.rack_of(g);
-        if (!rack_dirty_[r]) {
-            rack_dirty_[r] = 1;
-            dirty_racks_.push_back(static_cast<std::uint32_t>(r));  // capacity: number of racks
+        const auto t = top_map_(g);
+        if (!top_dirty_[t]) {
+            top_dirty_[t] = 1;
+            dirty_tops_.push_back(t);  // capacity: the number of top domains
         }
     }
 
-    /// The proximity after the first pick in node n (of rack r): the node's GPUs 0.5 -> 1, or the
-    /// whole rack's when it is the first pick in the rack too.
-    template <Topology T>
-    void first_pick_in_node(const T& topo, const detail::pick_set& picks, std::size_t n, std::size_t r) noexcept {
-        if (picks.rack[r] == 1) return rack_proximity(topo, picks, r);
-        with_node_size(topo, [&](auto N) {
-            const std::size_t gpn = N() > 0 ? N() : topo.gpus_per_node();
-            for (std::size_t i = 0; i < gpn; ++i) buf_.obs[proximity_ + n * gpn + i] = 1.0f;
-        });
-    }
-
-    /// Forgets the racks marked for flush() (their rows are being rewritten anyway).
+    /// Forgets the domains marked for flush() (their rows are being rewritten anyway).
     void discard_marks() noexcept {
-        for (auto r : dirty_racks_) rack_dirty_[r] = 0;
-        dirty_racks_.clear();
+        for (auto t : dirty_tops_) top_dirty_[t] = 0;
+        dirty_tops_.clear();
     }
 
-    /// The proximity of a GPU of rack r in a node without a pick: 0.5 when the rack has a pick, else 0.
-    [[nodiscard]] static float proximity_off_node(const detail::pick_set& picks, std::size_t r) noexcept {
-        return picks.empty() || picks.rack[r] == 0 ? 0.0f : 0.5f;
+    /// Proximity and free-count features of the GPUs of domain d of level l, whose GPUs have
+    /// proximity `above` unless a domain inside holds a pick. The free fraction of a domain is
+    /// free x (1 / size) in float.
+    void domain_rows(const cluster_state& cl, const env_detail::pick_set& picks, std::size_t l, std::size_t d, float above) noexcept {
+        const gpu_id first = h_.first(l, d), n = h_.size(l, d);
+        const float f = float(cl.free_in(l, d)) * (1.0f / float(n));
+        std::fill_n(buf_.obs.data() + free_ + (l - 1) * G_ + first, n, f);
+        const float p = !picks.empty() && picks.in(l, d) ? level_proximity(l) : above;
+        if (l == 1) {
+            std::fill_n(buf_.obs.data() + proximity_ + first, n, p);
+            return;
+        }
+        for (auto c = h_.first_child(l, d); c < h_.end_child(l, d); ++c) domain_rows(cl, picks, l - 1, c, p);
     }
 
-    /// Proximity, node-free and rack-free features of the GPUs of rack r, node by node.
-    template <Topology T>
-    void rack_rows(const T& topo, const cluster_state& cl, const detail::pick_set& picks, std::size_t r) noexcept {
-        with_node_size(topo, [&](auto N) {
-            const std::size_t gpn = N() > 0 ? N() : topo.gpus_per_node(), npr = topo.nodes_per_rack();
-            const float inv_node = 1.0f / float(gpn);
-            const float rf = float(cl.rack_free(r)) * (1.0f / float(cl.gpus_per_rack()));
-            const float off_node = proximity_off_node(picks, r);
-            float* prox = buf_.obs.data() + proximity_;
-            float* nfree = buf_.obs.data() + node_free_;
-            float* rfree = buf_.obs.data() + rack_free_;
-            for (std::size_t n = r * npr; n < (r + 1) * npr; ++n) {
-                const float nf = float(cl.node_free(n)) * inv_node;
-                const float pv = picks.node[n] ? 1.0f : off_node;
-                const std::size_t o = n * gpn;
-                for (std::size_t i = 0; i < gpn; ++i) {
-                    prox[o + i] = pv;
-                    nfree[o + i] = nf;
-                    rfree[o + i] = rf;
-                }
-            }
-        });
-    }
-
-    /// Proximity of the GPUs of rack r to the current picks: 1 in a node with a pick, 0.5
-    /// elsewhere in a rack with a pick, else 0.
-    template <Topology T>
-    void rack_proximity(const T& topo, const detail::pick_set& picks, std::size_t r) noexcept {
-        with_node_size(topo, [&](auto N) {
-            const std::size_t gpn = N() > 0 ? N() : topo.gpus_per_node(), npr = topo.nodes_per_rack();
-            float* prox = buf_.obs.data() + proximity_;
-            const float off_node = proximity_off_node(picks, r);
-            for (std::size_t n = r * npr; n < (r + 1) * npr; ++n) {
-                const float pv = picks.node[n] ? 1.0f : off_node;
-                for (std::size_t i = 0; i < gpn; ++i) prox[n * gpn + i] = pv;
-            }
-        });
+    /// The proximity features of domain d of level l alone (see domain_rows()).
+    void proximity_rows(const env_detail::pick_set& picks, std::size_t l, std::size_t d, float above) noexcept {
+        const float p = picks.in(l, d) ? level_proximity(l) : above;
+        if (l == 1) {
+            std::fill_n(buf_.obs.data() + proximity_ + h_.first(l, d), h_.size(l, d), p);
+            return;
+        }
+        for (auto c = h_.first_child(l, d); c < h_.end_child(l, d); ++c) proximity_rows(picks, l - 1, c, p);
     }
 
     // what a pick reads and writes first (see basic_env's members)
     detail::obs_buffers buf_;
     std::size_t G_ = 0, K_ = 0;
     // L_'s offsets of what a step writes most
-    std::size_t picked_ = 0, remaining_ = 0, proximity_ = 0, node_free_ = 0, rack_free_ = 0, job_off_ = 0;
+    std::size_t picked_ = 0, remaining_ = 0, proximity_ = 0, free_ = 0, job_off_ = 0;
     double time_scale_ = 1;
     float time_scale_f_ = 1;  ///< time_scale as the float remaining() divides by
     std::size_t size_ = 0;
-    std::vector<std::uint8_t> rack_dirty_;               ///< racks whose rows flush() rewrites
-    detail::bounded_vector<std::uint32_t> dirty_racks_;  ///< capacity: the number of racks
+    std::size_t top_ = 1;                                ///< the top domain level, L - 1
+    domain_map top_map_;                                 ///< GPU -> its top domain
+    std::vector<std::uint8_t> top_dirty_;                ///< top domains whose rows flush() rewrites
+    detail::bounded_vector<std::uint32_t> dirty_tops_;   ///< capacity: the number of top domains
     std::vector<float> request_;                         ///< request(k) for k = 0..G
     obs_layout L_;                                       ///< where everything is written
+    level_hierarchy h_;
 };
 
 }  // namespace gpuplace

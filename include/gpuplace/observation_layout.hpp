@@ -4,7 +4,8 @@
 /// one place they are computed) and the typed handles that find them (gpu_feature, obs_part).
 ///
 /// Layout for G GPUs and a queue window of K jobs: per GPU (G values each, segment
-/// "gpu_<name>"): busy, picked, remaining, proximity, node_free, rack_free, and with co-location
+/// "gpu_<name>"): busy, picked, remaining, proximity, one "<level>_free" per domain level of the
+/// hierarchy (node_free and rack_free on a tree of nodes and racks), and with co-location
 /// occupancy, memory_headroom, interference, and on a heterogeneous cluster (GPUs of several
 /// types) type_speed, type; then "job" (5 fields), "queue" (K x 4 fields), "global" (4 fields) and,
 /// heterogeneous, "job_type" (1 field, best_type_speedup). On a heterogeneous cluster:
@@ -33,15 +34,15 @@ struct obs_segment {
     std::vector<std::string> fields;  ///< per-element names when the segment is not per GPU
 };
 
-/// Number of per-GPU observation features and their names (segment "gpu_<name>", G values each).
-inline constexpr std::size_t gpu_features = 6;
-inline constexpr std::string_view gpu_feature_names[gpu_features] = {"busy",      "picked",    "remaining",
-                                                                      "proximity", "node_free", "rack_free"};
+/// The per-GPU features every layout has first (segment "gpu_<name>", G values each), before the
+/// per-level free counts.
+inline constexpr std::size_t base_gpu_features = 4;
+inline constexpr std::string_view base_gpu_feature_names[base_gpu_features] = {"busy", "picked", "remaining", "proximity"};
 inline constexpr std::string_view job_feature_names[] = {"request", "remaining_picks", "ideal_duration",
                                                          "comm_intensity", "wait"};
 inline constexpr std::string_view queue_feature_names[] = {"present", "request", "ideal_duration", "wait"};
 inline constexpr std::string_view global_feature_names[] = {"load", "queue_length", "time", "progress"};
-/// Extra per-GPU features when co-location is on (segments "gpu_<name>", after the six above).
+/// Extra per-GPU features when co-location is on (segments "gpu_<name>", after the free counts).
 inline constexpr std::size_t colocation_gpu_features = 3;
 inline constexpr std::string_view colocation_feature_names[colocation_gpu_features] = {"occupancy", "memory_headroom",
                                                                                          "interference"};
@@ -51,41 +52,33 @@ inline constexpr std::size_t type_gpu_features = 2;
 inline constexpr std::string_view type_feature_names[type_gpu_features] = {"type_speed", "type"};
 inline constexpr std::string_view job_type_feature_names[] = {"best_type_speedup"};
 
-/// A per-GPU feature of the observation (segment "gpu_<name>", G values), in layout order: the
-/// six of gpu_feature_names, the co-location ones, then a heterogeneous cluster's.
+/// A per-GPU feature of the observation (segment "gpu_<name>", G values), in layout order:
+/// busy, picked, remaining, proximity, the free count of each domain level (domain_free, one per
+/// level: node_free, rack_free on a tree), the co-location ones, then a heterogeneous cluster's.
 enum class gpu_feature : std::uint8_t {
-    busy, picked, remaining, proximity, node_free, rack_free,
+    busy, picked, remaining, proximity, domain_free,
     occupancy, memory_headroom, interference,
     type_speed, type,
 };
 /// A segment of the observation after the per-GPU ones, in layout order.
 enum class obs_part : std::uint8_t { job, queue, global, job_type };
 
-/// Where each segment of the observation is, for `num_gpus` GPUs, a queue window of
-/// `queue_window` jobs, co-location on or off and a heterogeneous cluster or not: the one place
-/// offsets are computed. observation_writer writes at these offsets; segments() names them; code
-/// finds a segment by its handle (gpu_feature, obs_part), never by its name.
+/// Where each segment of the observation is, for `num_gpus` GPUs, the names of the hierarchy's
+/// domain levels (levels 1 .. L-1: {"node", "rack"} for a tree), a queue window of `queue_window`
+/// jobs, co-location on or off and a heterogeneous cluster or not: the one place offsets are
+/// computed. observation_writer writes at these offsets; segments() names them; code finds a
+/// segment by its handle (gpu_feature with a level for domain_free, obs_part), never by its name.
 class obs_layout {
 public:
     static constexpr std::size_t absent = ~std::size_t{0};
-    static constexpr std::size_t num_gpu_features = 11;  ///< every gpu_feature
-    static constexpr std::size_t num_parts = 4;          ///< every obs_part
+    static constexpr std::size_t num_parts = 4;  ///< every obs_part
 
-    obs_layout() { gpu_.fill(absent), part_.fill(absent), part_size_.fill(0); }
-    obs_layout(std::size_t num_gpus, std::size_t queue_window, bool colocation, bool heterogeneous)
-        : G_(num_gpus), K_(queue_window) {
-        gpu_.fill(absent), part_.fill(absent), part_size_.fill(0);
-        std::size_t off = 0;
-        const auto per_gpu = [&](gpu_feature first, std::size_t n) {
-            for (std::size_t i = 0; i < n; ++i) {
-                const auto f = gpu_feature(std::size_t(first) + i);
-                gpu_[std::size_t(f)] = gpu_offset(f, G_, colocation);
-                off = gpu_[std::size_t(f)] + G_;
-            }
-        };
-        per_gpu(gpu_feature::busy, gpu_features);
-        if (colocation) per_gpu(gpu_feature::occupancy, colocation_gpu_features);
-        if (heterogeneous) per_gpu(gpu_feature::type_speed, type_gpu_features);
+    obs_layout() { part_.fill(absent), part_size_.fill(0); }
+    obs_layout(std::size_t num_gpus, std::vector<std::string> level_names, std::size_t queue_window, bool colocation,
+               bool heterogeneous)
+        : G_(num_gpus), K_(queue_window), levels_(std::move(level_names)), coloc_(colocation), het_(heterogeneous) {
+        part_.fill(absent), part_size_.fill(0);
+        std::size_t off = num_gpu_rows() * G_;
         const auto part = [&](obs_part p, std::size_t n) {
             part_[std::size_t(p)] = off;
             part_size_[std::size_t(p)] = n;
@@ -97,40 +90,58 @@ public:
         if (heterogeneous) part(obs_part::job_type, std::size(job_type_feature_names));
         size_ = off;
     }
+    /// The layout of a tree of nodes and racks (levels "node" and "rack").
+    obs_layout(std::size_t num_gpus, std::size_t queue_window, bool colocation, bool heterogeneous)
+        : obs_layout(num_gpus, {"node", "rack"}, queue_window, colocation, heterogeneous) {}
 
-    /// Where a per-GPU feature's G values start when the layout has it: the features in enum order,
-    /// G values each, the co-location ones only with co-location. The constructor places every
-    /// per-GPU segment by it; the writer's hot loops call it too, so that the compiler sees each
-    /// row as a multiple of G past the first.
-    [[nodiscard]] static constexpr std::size_t gpu_offset(gpu_feature f, std::size_t G, bool colocation) noexcept {
+    /// The row (0, 1, ...) of a per-GPU feature, for `levels` domain levels: the features in enum
+    /// order, domain_free once per level (`level` 1 .. levels), the co-location ones only with
+    /// co-location. Its G values start at row x G: the writer's hot loops compute offsets so.
+    [[nodiscard]] static constexpr std::size_t gpu_row(gpu_feature f, std::size_t levels, bool colocation,
+                                                       std::size_t level = 1) noexcept {
         const auto i = std::size_t(f);
-        return (i < gpu_features + colocation_gpu_features || colocation ? i : i - colocation_gpu_features) * G;
+        if (i < std::size_t(gpu_feature::domain_free)) return i;
+        if (f == gpu_feature::domain_free) return base_gpu_features + level - 1;
+        const std::size_t after = i - std::size_t(gpu_feature::domain_free) - 1;  // 0 = occupancy
+        return base_gpu_features + levels + (colocation || after < colocation_gpu_features ? after : after - colocation_gpu_features);
     }
     [[nodiscard]] std::size_t num_gpus() const noexcept { return G_; }
     [[nodiscard]] std::size_t queue_window() const noexcept { return K_; }
+    /// The domain levels' names (levels 1 .. L-1 of the hierarchy).
+    [[nodiscard]] const std::vector<std::string>& level_names() const noexcept { return levels_; }
+    [[nodiscard]] std::size_t num_levels() const noexcept { return levels_.size(); }
     /// The observation's length.
     [[nodiscard]] std::size_t size() const noexcept { return size_; }
-    [[nodiscard]] bool has(gpu_feature f) const noexcept { return offset(f) != absent; }
+    [[nodiscard]] bool has(gpu_feature f) const noexcept {
+        const auto i = std::size_t(f);
+        if (i >= std::size_t(gpu_feature::type_speed)) return het_;
+        if (i >= std::size_t(gpu_feature::occupancy)) return coloc_;
+        return f != gpu_feature::domain_free || !levels_.empty();
+    }
     [[nodiscard]] bool has(obs_part p) const noexcept { return offset(p) != absent; }
-    /// Where a per-GPU feature's G values start (absent when the layout has none).
-    [[nodiscard]] std::size_t offset(gpu_feature f) const noexcept { return gpu_[std::size_t(f)]; }
+    /// Where a per-GPU feature's G values start (absent when the layout has none); domain_free of
+    /// domain level `level` (1 .. num_levels()).
+    [[nodiscard]] std::size_t offset(gpu_feature f, std::size_t level = 1) const noexcept {
+        if (!has(f) || (f == gpu_feature::domain_free && (level < 1 || level > levels_.size()))) return absent;
+        return gpu_row(f, levels_.size(), coloc_, level) * G_;
+    }
     /// Where a segment after the per-GPU ones starts (absent when the layout has none).
     [[nodiscard]] std::size_t offset(obs_part p) const noexcept { return part_[std::size_t(p)]; }
     /// A segment's length (0 when absent).
     [[nodiscard]] std::size_t size(obs_part p) const noexcept { return part_size_[std::size_t(p)]; }
     /// How many per-GPU segments there are (they come first).
-    [[nodiscard]] std::size_t num_gpu_segments() const noexcept {
-        return std::size_t(std::count_if(gpu_.begin(), gpu_.end(), [](std::size_t o) { return o != absent; }));
-    }
+    [[nodiscard]] std::size_t num_gpu_segments() const noexcept { return num_gpu_rows(); }
     /// Where the context (everything after the per-GPU segments) starts.
     [[nodiscard]] std::size_t context_offset() const noexcept { return offset(obs_part::job); }
 
-    /// A per-GPU feature's name ("busy", ..., "type").
-    [[nodiscard]] static std::string_view name(gpu_feature f) noexcept {
+    /// A per-GPU feature's name ("busy", ..., "type"; domain_free's: "<level>_free").
+    [[nodiscard]] std::string name(gpu_feature f, std::size_t level = 1) const {
         const auto i = std::size_t(f);
-        if (i < gpu_features) return gpu_feature_names[i];
-        if (i < gpu_features + colocation_gpu_features) return colocation_feature_names[i - gpu_features];
-        return type_feature_names[i - gpu_features - colocation_gpu_features];
+        if (f == gpu_feature::domain_free) return levels_.at(level - 1) + "_free";
+        if (i < base_gpu_features) return std::string(base_gpu_feature_names[i]);
+        const std::size_t after = i - std::size_t(gpu_feature::domain_free) - 1;
+        if (after < colocation_gpu_features) return std::string(colocation_feature_names[after]);
+        return std::string(type_feature_names[after - colocation_gpu_features]);
     }
     /// A context segment's name ("job", "queue", "global", "job_type").
     [[nodiscard]] static std::string_view name(obs_part p) noexcept {
@@ -141,8 +152,12 @@ public:
     /// The named segments, in order; the last one ends at size().
     [[nodiscard]] std::vector<obs_segment> segments() const {
         std::vector<obs_segment> out;
-        for (std::size_t i = 0; i < num_gpu_features; ++i)
-            if (gpu_[i] != absent) out.push_back({"gpu_" + std::string(name(gpu_feature(i))), gpu_[i], G_, {}});
+        for (std::size_t i = 0; i <= std::size_t(gpu_feature::type); ++i) {
+            const auto f = gpu_feature(i);
+            if (!has(f)) continue;
+            const std::size_t n = f == gpu_feature::domain_free ? levels_.size() : 1;
+            for (std::size_t l = 1; l <= n; ++l) out.push_back({"gpu_" + name(f, l), offset(f, l), G_, {}});
+        }
         const auto add = [&](obs_part p, std::span<const std::string_view> names, std::size_t repeat) {
             if (!has(p)) return;
             obs_segment s{std::string(name(p)), offset(p), size(p), {}};
@@ -158,13 +173,19 @@ public:
     }
 
 private:
+    [[nodiscard]] std::size_t num_gpu_rows() const noexcept {
+        return base_gpu_features + levels_.size() + (coloc_ ? colocation_gpu_features : 0) + (het_ ? type_gpu_features : 0);
+    }
+
     std::size_t G_ = 0, K_ = 0, size_ = 0;
-    std::array<std::size_t, num_gpu_features> gpu_{};
+    std::vector<std::string> levels_;
+    bool coloc_ = false, het_ = false;
     std::array<std::size_t, num_parts> part_{}, part_size_{};
 };
 
-/// The segments of the observation for `num_gpus` GPUs and a queue window of `queue_window` jobs,
-/// in order; the last one ends at the observation's size (obs_layout(...).segments()).
+/// The segments of the observation for `num_gpus` GPUs of a tree (nodes and racks) and a queue
+/// window of `queue_window` jobs, in order; the last one ends at the observation's size
+/// (obs_layout(...).segments()).
 [[nodiscard]] inline std::vector<obs_segment> observation_layout(std::size_t num_gpus, std::size_t queue_window,
                                                                  bool colocation, bool heterogeneous = false) {
     return obs_layout(num_gpus, queue_window, colocation, heterogeneous).segments();

@@ -1,7 +1,7 @@
 #pragma once
 /// \file policy.hpp
-/// Policies acting through the env API: the Policy concept, the heuristics (heuristics.hpp) in any
-/// action mode (act()), and a helper to run a policy for a whole episode.
+/// Policies acting through the env API: the Policy concept and a helper to run a policy for a
+/// whole episode. Every heuristic of heuristics.hpp is a Policy in every action mode (its act()).
 
 #include <concepts>
 #include <cstdint>
@@ -20,17 +20,18 @@ concept Policy = requires(P& p, const E& e, std::uint64_t seed) {
     { p.reset(seed) };
 };
 
-/// A heuristic of heuristics.hpp: it decides GPU by GPU (basic_env::heuristic_action() turns that
-/// into an action of any action mode).
-template <class P>
-concept GpuPlacer = requires { P::places_gpus; };
+/// A placer (heuristics.hpp, placement_view.hpp): it plans a job's placement from a view, in
+/// every action mode through basic_env::heuristic_action().
+template <class P, class E>
+concept Placer = requires(P& p, const typename E::view_type& v, std::vector<gpu_id>& out) {
+    { p.plan(v, out) } -> std::same_as<bool>;
+    { p.next(v) } -> std::convertible_to<std::int64_t>;
+};
 
-/// The action of policy p in env e's state: a heuristic's decision in e's action mode, or what
-/// any other policy's act(e) returns.
+/// The action of policy p in env e's state (p.act(e)).
 template <class E, class P>
 [[nodiscard]] std::int64_t act(const E& e, P& p) {
-    if constexpr (GpuPlacer<P>) return e.heuristic_action(p);
-    else return p.act(e);
+    return p.act(e);
 }
 
 /// Result of one episode.
@@ -46,8 +47,7 @@ template <class E, Policy<E> P>
 episode_result run_episode(E& e, P& p, std::uint64_t seed) {
     e.reset(seed);
     p.reset(seed);
-    step_result r;
-    while (!e.done()) r = e.step(act(e, p));
+    while (!e.done()) e.step(p.act(e));
     return {e.episode_metrics(), e.episode_return(), e.steps(), e.terminated()};
 }
 

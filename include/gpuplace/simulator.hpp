@@ -44,6 +44,7 @@ public:
     void resize(const T& t) {
         cluster_.resize(t);
     }
+    void resize(const level_hierarchy& h) { cluster_.resize(h); }
 
     /// Turns co-location on: up to `max_jobs_per_gpu` jobs per GPU, each job progressing at the rate
     /// its interference factors give (a multi-GPU job at its slowest GPU's rate). Call before

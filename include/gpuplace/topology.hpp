@@ -1,27 +1,33 @@
 #pragma once
 /// \file topology.hpp
-/// Cluster topologies: GPUs in nodes, nodes in racks, racks under a spine, and optionally a GPU
-/// type per node (a heterogeneous cluster: types named as in the model zoo, e.g. v100, p100, k80).
-/// Distance level, bandwidth and latency between two GPUs, and a GPU's type, are O(1) from coordinates.
+/// Cluster topologies. The env, the observation, the heuristics and the comm models read a
+/// topology only through its level hierarchy (hierarchy.hpp): which GPUs share a domain on each
+/// level, and each level's bandwidth and latency. TreeTopology is the common case, a uniform tree of
+/// racks, nodes and GPUs, optionally with a GPU type per node (a heterogeneous cluster: types named
+/// as in the model zoo, e.g. v100, p100, k80); LevelTopology (level_topology.hpp) is any hierarchy;
+/// a user type that satisfies Topology works as well (docs/extending.md).
 
+#include <algorithm>
 #include <array>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "detail/cube_mesh.hpp"
 #include "detail/divider.hpp"
 #include "error.hpp"
+#include "hierarchy.hpp"
 
 namespace gpuplace {
 
-/// Index of a GPU in the cluster, 0 .. num_gpus()-1.
-using gpu_id = std::uint32_t;
-
-/// How far apart two GPUs are: the highest level of the tree a message between them crosses.
+/// How far apart two GPUs of a TreeTopology are: the highest level of the tree a message between
+/// them crosses (level_hierarchy::link() of the tree's hierarchy).
 enum class link_level : std::uint8_t { same_gpu = 0, node = 1, rack = 2, spine = 3 };
 
 /// Coordinates of a GPU in the tree.
@@ -31,24 +37,24 @@ struct gpu_coord {
     std::uint32_t slot = 0;  ///< slot inside the node
 };
 
-/// A topology: GPUs numbered contiguously node by node, nodes contiguously rack by rack, every node
-/// with gpus_per_node() GPUs and every rack with nodes_per_rack() nodes. Pairwise queries are O(1).
+/// A topology: a name and a level hierarchy (every domain a contiguous range of GPU ids). Optional
+/// parts, used when present:
+///  - GPU types: `typed()`, `gpu_types()` (names as in the model zoo) and `type_of(g)`;
+///  - a fabric inside a domain that is not one bandwidth: `ring_bandwidth(gpus, level)`, the
+///    bandwidth of a ring over `gpus` (sorted) whose lowest common domain is on `level`, and
+///    `slower_ring_bandwidth(k, level)`, a slower bandwidth some k GPUs there get, or none (a DGX-1's
+///    hybrid cube-mesh, where some pairs of a node have NVLink and others PCIe).
 template <class T>
-concept Topology = requires(const T& t, gpu_id a, gpu_id b, link_level l) {
-    { t.num_gpus() } -> std::convertible_to<std::size_t>;
-    { t.num_nodes() } -> std::convertible_to<std::size_t>;
-    { t.num_racks() } -> std::convertible_to<std::size_t>;
-    { t.gpus_per_node() } -> std::convertible_to<std::size_t>;
-    { t.nodes_per_rack() } -> std::convertible_to<std::size_t>;
-    { t.node_of(a) } -> std::convertible_to<std::size_t>;
-    { t.rack_of(a) } -> std::convertible_to<std::size_t>;
-    { t.slot_of(a) } -> std::convertible_to<std::size_t>;
-    { t.level(a, b) } -> std::same_as<link_level>;
-    { t.bandwidth(a, b) } -> std::convertible_to<double>;
-    { t.latency(a, b) } -> std::convertible_to<double>;
-    { t.level_bandwidth(l) } -> std::convertible_to<double>;
-    { t.level_latency(l) } -> std::convertible_to<double>;
+concept Topology = std::copyable<T> && requires(const T& t) {
+    { t.hierarchy() } -> std::convertible_to<const level_hierarchy&>;
+    { t.name() } -> std::convertible_to<std::string_view>;
 };
+
+/// The number of GPUs of a topology.
+template <Topology T>
+[[nodiscard]] std::size_t num_gpus_of(const T& t) noexcept {
+    return t.hierarchy().num_gpus();
+}
 
 /// Fabric inside a node.
 enum class node_fabric : std::uint8_t {
@@ -122,8 +128,12 @@ public:
         node_div_ = detail::divider(static_cast<std::uint32_t>(p_.gpus_per_node));
         rack_div_ = detail::divider(static_cast<std::uint32_t>(p_.nodes_per_rack * p_.gpus_per_node));
         level_bw_ = {0.0, p_.node_bandwidth, p_.rack_bandwidth, p_.spine_bandwidth};
-        level_bw_[0] = 1e300;
+        level_bw_[0] = level_hierarchy::same_gpu_bandwidth;
         level_lat_ = {0.0, p_.node_latency, p_.rack_latency, p_.spine_latency};
+        hierarchy_ = std::make_shared<const level_hierarchy>(level_hierarchy::uniform(
+            {{"node", p_.node_bandwidth, p_.node_latency}, {"rack", p_.rack_bandwidth, p_.rack_latency},
+             {"spine", p_.spine_bandwidth, p_.spine_latency}},
+            {p_.gpus_per_node, p_.nodes_per_rack, p_.racks}, p_.fabric != node_fabric::cube_mesh));
         if (!p_.node_types.empty()) {
             if (p_.node_types.size() != num_nodes())
                 bad("node_types lists " + std::to_string(p_.node_types.size()) + " types for " + std::to_string(num_nodes()) + " nodes");
@@ -187,6 +197,8 @@ public:
     [[nodiscard]] std::size_t nodes_per_rack() const noexcept { return p_.nodes_per_rack; }
     [[nodiscard]] std::size_t gpus_per_rack() const noexcept { return rack_div_.divisor(); }
     [[nodiscard]] const tree_params& params() const noexcept { return p_; }
+    /// The tree as a level hierarchy: levels "node", "rack" and "spine" (shared by copies).
+    [[nodiscard]] const level_hierarchy& hierarchy() const noexcept { return *hierarchy_; }
     [[nodiscard]] const std::string& name() const noexcept { return p_.name; }
 
     // ---- GPU types ------------------------------------------------------------------------------
@@ -232,8 +244,25 @@ public:
     [[nodiscard]] double level_latency(link_level l) const noexcept { return level_lat_[static_cast<std::size_t>(l)]; }
 
     /// DGX-1 hybrid cube-mesh: slots 0-3 and 4-7 fully connected, plus i <-> i+4.
-    [[nodiscard]] static constexpr bool nvlink_pair(std::size_t a, std::size_t b) noexcept {
-        return (a / 4 == b / 4) || (a + 4 == b) || (b + 4 == a);
+    [[nodiscard]] static constexpr bool nvlink_pair(std::size_t a, std::size_t b) noexcept { return detail::nvlink_pair(a, b); }
+
+    /// The bandwidth of a ring over `gpus` (sorted, lowest common domain on `level`): inside a
+    /// cube-mesh node NVLink when the slots admit an NVLink-only ring and PCIe otherwise; the
+    /// level's bandwidth everywhere else.
+    [[nodiscard]] double ring_bandwidth(std::span<const gpu_id> gpus, std::size_t level) const noexcept {
+        if (level == 1 && p_.fabric == node_fabric::cube_mesh) {
+            unsigned mask = 0;
+            for (auto g : gpus) mask |= 1u << slot_of(g);
+            if (!detail::cube_mesh_nvlink_ring()[mask]) return p_.pcie_bandwidth;
+        }
+        return hierarchy_->bandwidth(level);
+    }
+    /// The slower bandwidth some ring of k GPUs inside one domain of `level` gets, or none: inside
+    /// a cube-mesh node, PCIe when some k slots admit no NVLink ring.
+    [[nodiscard]] std::optional<double> slower_ring_bandwidth(std::size_t k, std::size_t level) const noexcept {
+        if (level == 1 && p_.fabric == node_fabric::cube_mesh && k > 1 && detail::cube_mesh_pcie_subset_exists(k))
+            return p_.pcie_bandwidth;
+        return std::nullopt;
     }
 
     /// The topology a config describes: the preset's parameters, then every key the config sets.
@@ -250,6 +279,7 @@ private:
     std::array<double, 4> level_lat_{};
     std::vector<std::string> types_;        ///< distinct GPU types, in order of first appearance
     std::vector<std::uint8_t> node_type_;   ///< per node: index into types_
+    std::shared_ptr<const level_hierarchy> hierarchy_;
 };
 
 inline TreeTopology TreeTopology::from_config(const topology_config& c, std::string_view path) {

@@ -1,21 +1,19 @@
 #pragma once
-/// \file detail/invalid_action.hpp
-/// The message of an invalid action (basic_env::why_invalid, InvalidAction): why the mask forbids
-/// it, in words that name the job, the GPU and what holds it. Cold code, apart from the env.
+/// \file env/invalid_action.hpp
+/// The message of an invalid action of the GPU action mode (basic_env::why_invalid, InvalidAction):
+/// why the mask forbids it, in words that name the job, the GPU and what holds it. Cold code, apart
+/// from the env.
 
 #include <cstdint>
 #include <cstdio>
 #include <string>
 
-namespace gpuplace::detail {
+namespace gpuplace::env_detail {
 
-/// Why `action` is invalid in env e's state, or an empty string when it is valid. `started`: whether
-/// e.reset() was called.
+/// Why `action` is invalid in env e's state (an episode is running), or an empty string when it is valid.
 template <class E>
-[[nodiscard]] std::string why_invalid(const E& e, bool started, std::int64_t action) {
+[[nodiscard]] std::string invalid_gpu_action(const E& e, std::int64_t action) {
     const auto A = e.defer_action();
-    if (!started) return "reset() has not been called";
-    if (e.done()) return "the episode is over";
     if (action < 0 || action > A)
         return "out of range [0, " + std::to_string(A) + "] (" + std::to_string(A) + " GPUs, DEFER = " + std::to_string(A) + ")";
     if (e.action_mask()[static_cast<std::size_t>(action)]) return {};
@@ -37,7 +35,8 @@ template <class E>
                       cl.memory_used(g), e.config().colocation.gpu_memory_gb);
         return "GPU " + std::to_string(g) + " has no room for job " + std::to_string(job.id) + buf + cur + ")";
     }
+    if (cl.is_free(g)) return "GPU " + std::to_string(g) + " is not of a GPU type the job may use (env.confine_type; " + cur + ")";
     return "GPU " + std::to_string(g) + " is busy with job " + std::to_string(e.simulator().job(cl.holder(g)).id) + " (" + cur + ")";
 }
 
-}  // namespace gpuplace::detail
+}  // namespace gpuplace::env_detail

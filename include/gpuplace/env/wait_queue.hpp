@@ -1,5 +1,5 @@
 #pragma once
-/// \file detail/wait_queue.hpp
+/// \file env/wait_queue.hpp
 /// The jobs waiting to start, in queue-policy order, with the per-job facts that the scan for a
 /// job that fits and the observation's queue window read.
 
@@ -9,7 +9,7 @@
 #include <span>
 #include <vector>
 
-namespace gpuplace::detail {
+namespace gpuplace::env_detail {
 
 /// What the scans and the observation read of a job, in one place (32 bytes).
 struct job_entry {
@@ -93,4 +93,4 @@ private:
     std::uint64_t epoch_ = 1;
 };
 
-}  // namespace gpuplace::detail
+}  // namespace gpuplace::env_detail

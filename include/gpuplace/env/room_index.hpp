@@ -1,5 +1,5 @@
 #pragma once
-/// \file detail/room_index.hpp
+/// \file env/room_index.hpp
 /// Co-location: which GPUs have room for a job. has_room(g, j) depends on j only through its
 /// model, GPU share and memory, so the jobs of an episode fall into a few room classes; for each
 /// class the index keeps which GPUs have room and how many, brought up to date on demand by
@@ -15,7 +15,7 @@
 #include "../cluster.hpp"
 #include "../simulator.hpp"
 
-namespace gpuplace::detail {
+namespace gpuplace::env_detail {
 
 /// Whether GPU g can take job j of `sim` now: free, or, with co-location, a free slot, enough
 /// memory (of `gpu_memory_gb`), GPU shares that fit, and only compatible jobs there.
@@ -140,4 +140,4 @@ private:
     std::vector<std::uint32_t> order_;     ///< scratch for build()
 };
 
-}  // namespace gpuplace::detail
+}  // namespace gpuplace::env_detail

@@ -1,0 +1,317 @@
+#pragma once
+/// \file env/core.hpp
+/// The scheduling core of the env: the simulator, the wait queue, the job being placed, arrivals
+/// and completions, and start(placement) with its reward terms. It knows no action index and no
+/// mask: the action front ends (gpu_mode.hpp, placement_mode.hpp, job_mode.hpp) turn actions into
+/// its calls, and the observation writer reads its state.
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "../colocation.hpp"
+#include "../comm.hpp"
+#include "../config.hpp"
+#include "../error.hpp"
+#include "../gpu_types.hpp"
+#include "../job.hpp"
+#include "../metrics.hpp"
+#include "../model_zoo.hpp"
+#include "../simulator.hpp"
+#include "../topology.hpp"
+#include "../workload.hpp"
+#include "room_index.hpp"
+#include "wait_queue.hpp"
+
+namespace gpuplace::env_detail {
+
+/// What advance() did: the reward of the elapsed time, and whether time moved.
+struct progress {
+    double reward = 0;
+    bool time_moved = false;
+};
+
+/// What step() reads of the scenario, copied out of it (its other fields are cold).
+struct step_options {
+    std::size_t step_limit = ~std::size_t{0};                     ///< max_steps, or none
+    double time_limit = std::numeric_limits<double>::infinity();  ///< max_time, or none
+    bool allow_defer = true, backfill = true;
+    double time_scale = 1, jct = 1, makespan = 0, comm = 0, placement = 0;
+};
+
+template <Topology T, Job J, class C>
+class scheduling_core {
+public:
+    static constexpr std::uint32_t none = cluster_state::no_job;
+
+    scheduling_core(T topo, C comm, ModelZoo zoo, scenario s)
+        : topo_(std::move(topo)), comm_(std::move(comm)), zoo_(std::move(zoo)), cfg_(std::move(s)) {
+        const auto& e = cfg_.env;
+        const auto& w = cfg_.reward;
+        const std::size_t G = num_gpus();
+        if constexpr (requires { comm_.check(topo_); }) comm_.check(topo_);
+        opt_ = {e.max_steps ? e.max_steps : ~std::size_t{0}, e.max_time > 0 ? e.max_time : std::numeric_limits<double>::infinity(),
+                e.allow_defer, e.backfill, w.time_scale, w.jct, w.makespan, w.comm, w.placement};
+        workload_ = workload_source(cfg_.workload, zoo_, G);  // reads a trace once
+        types_ = gpu_type_map(topo_, zoo_);
+        if (cfg_.colocation.enabled)
+            sim_.set_colocation(std::make_shared<interference_table>(interference_table::of(cfg_.colocation, zoo_)),
+                                cfg_.colocation.max_jobs_per_gpu);
+        sim_.resize(topo_);
+        if (types_.heterogeneous()) type_free_.assign(types_.num_types(), 0);
+        workload_.validate(zoo_, G);
+        if (cfg_.colocation.enabled) rooms_.reserve(workload_.max_job_kinds(zoo_.size()), G);
+    }
+
+    // ---- episode ------------------------------------------------------------------------------
+
+    /// Draws the workload of `seed` and advances to the first decision; returns the reward of the
+    /// time that passed until then. Request features come from `request(k)`.
+    template <class Features>
+    double reset(std::uint64_t seed, const Features& features) {
+        seed_ = seed;
+        workload_.generate(zoo_, num_gpus(), seed, gen_);
+        for (std::size_t i = 0; i < gen_.size(); ++i) gen_[i].id = static_cast<job_id>(i);
+        validate_jobs(cfg_, gen_, num_gpus(), zoo_);  // before anything changes
+        sim_.reserve_placements(workload_.max_episode_gpus(num_gpus()));  // once: later resets (autoresets) allocate nothing
+        sim_.reset(std::span<const TrainingJob>(gen_),
+                   [this](const J& j) { return double(j.work) * comm_.ideal_step_time(topo_, zoo_, j.model, j.num_gpus); },
+                   [this](const J& j) { return zoo_[j.model].memory_gb; });
+        const std::size_t n = sim_.jobs().size();
+        queue_.reset(n);
+        for (std::uint32_t i = 0; i < n; ++i) {
+            const auto& j = sim_.job(i);
+            const auto p = zoo_[j.model].at(j.num_gpus);
+            queue_.info(i) = {features.request(j.num_gpus), features.squash(sim_.ideal_duration(i)),
+                              static_cast<float>(std::clamp(1.0 - p.spread / p.consolidated, 0.0, 1.0)), double(j.submit_time), 0};
+        }
+        if (sim_.colocation()) rooms_.build(sim_);
+        current_ = none;
+        cur_gpus_ = 0;
+        return advance([](std::span<const gpu_id>) {}).reward;
+    }
+
+    // ---- the decision -------------------------------------------------------------------------
+
+    [[nodiscard]] bool has_current() const noexcept { return current_ != none; }
+    /// The job being placed (index into simulator().jobs()), or `none`.
+    [[nodiscard]] std::uint32_t current() const noexcept { return current_; }
+    [[nodiscard]] std::uint32_t current_gpus() const noexcept { return cur_gpus_; }
+    [[nodiscard]] const J& job(std::uint32_t j) const noexcept { return sim_.job(j); }
+
+    /// Starts the current job on `gpus` (sorted ascending, each with room for it); returns the
+    /// placement's reward terms (comm cost and placement score, by their weights).
+    double start(std::span<const gpu_id> gpus) {
+        const auto j = current_;
+        const auto& job = sim_.job(j);
+        comm_result res;
+        double slowdown;
+        if (types_.typed()) {
+            // the slowest GPU's type: the comm model on that type's zoo, and that type's ideal step
+            // time over the reference type's (the job's ideal duration is on the reference type)
+            const auto t = types_.slowest(zoo_, job.model, gpus);
+            const auto& tz = types_.zoo_of(t);
+            res = comm_.evaluate(topo_, tz, job.model, gpus);
+            slowdown = res.slowdown * (comm_.ideal_step_time(topo_, tz, job.model, job.num_gpus) /
+                                       comm_.ideal_step_time(topo_, zoo_, job.model, job.num_gpus));
+        } else {
+            res = comm_.evaluate(topo_, zoo_, job.model, gpus);
+            slowdown = res.slowdown;
+        }
+        sim_.start(j, gpus, slowdown, res.cost);
+        queue_.erase(cur_pos_);
+        current_ = none;
+        double r = -opt_.comm * res.cost;
+        if (opt_.placement != 0) {
+            const auto b = comm_.bounds(topo_, zoo_, job.model, job.num_gpus);
+            const double score = b.worst > b.best ? 1.0 - (res.cost - b.best) / (b.worst - b.best) : 1.0;
+            r += opt_.placement * score;
+        }
+        return r;
+    }
+    /// Holds the current job back until the next event (DEFER).
+    void defer_current() noexcept {
+        queue_.defer(current_);
+        current_ = none;
+    }
+    /// Holds every waiting job back until the next event (the job mode's wait).
+    void defer_all() noexcept {
+        for (auto j : queue_.jobs()) queue_.defer(j);
+        current_ = none;
+    }
+    /// Makes the waiting job at queue position i the current one (the job mode's choice).
+    void choose(std::size_t i) noexcept { set_current(i); }
+    /// Any waiting job that fits may become current, whatever env.backfill says (the job mode
+    /// chooses among every waiting job that fits).
+    void always_backfill() noexcept { opt_.backfill = true; }
+
+    /// Advances to the next decision point through the simulator's events: arrivals join the
+    /// queue; `finished(gpus)` is called with the GPUs of each job that finishes (without
+    /// co-location). Returns the reward of the elapsed time.
+    template <class OnFinish>
+    progress advance(OnFinish&& finished) {
+        double area = 0, elapsed = 0;
+        bool moved = false;
+        for (;;) {
+            std::size_t i = find_waiting();
+            if (i != wait_queue::npos) {
+                set_current(i);
+                break;
+            }
+            if (!sim_.has_events()) {
+                // Nothing fits and nothing will happen: only deferred jobs can be waiting.
+                if (!queue_.empty()) {
+                    queue_.next_epoch();
+                    i = find_waiting();
+                }
+                set_current(i);
+                break;  // found one, or the episode is over (all finished)
+            }
+            const auto ev = sim_.advance();
+            for (auto j = ev.first_arrival; j < ev.first_arrival + ev.arrivals; ++j)
+                queue_.insert(j, sim_.job(j).num_gpus, [this](std::uint32_t a, std::uint32_t b) { return queue_less(a, b); });
+            if (!sim_.colocation())
+                for (const auto& r : ev.finished) finished(sim_.gpus_of(r));
+            area += ev.area;
+            if (ev.in_makespan) elapsed += ev.elapsed;
+            moved = true;
+            queue_.next_epoch();
+        }
+        return {-(opt_.jct * area + opt_.makespan * elapsed) / opt_.time_scale, moved};
+    }
+
+    /// Whether the current job may be held back: DEFER is enabled and an event is pending or
+    /// another waiting job fits (else DEFER would stall the episode).
+    [[nodiscard]] bool may_defer() noexcept {
+        if (!opt_.allow_defer || current_ == none) return false;
+        if (sim_.has_events()) return true;
+        return find_waiting(current_) != wait_queue::npos;
+    }
+    /// Whether the job mode's wait is allowed: DEFER is enabled and an event is pending.
+    [[nodiscard]] bool may_wait() const noexcept { return opt_.allow_defer && sim_.has_events(); }
+    /// Whether waiting job j could start now.
+    [[nodiscard]] bool fits_now(std::uint32_t j) noexcept {
+        const auto k = sim_.job(j).num_gpus;
+        if (k <= cluster().free_gpus()) return true;
+        return sim_.colocation() && room_hosts(rooms_.class_of(j)) >= k;
+    }
+    /// Whether GPU g can take job j now (free, or with co-location room for it).
+    [[nodiscard]] bool has_room(gpu_id g, std::uint32_t j) const noexcept {
+        return env_detail::has_room(sim_, g, j, cfg_.colocation.gpu_memory_gb);
+    }
+    /// Co-location: which GPUs have room for job j (G entries), brought up to date.
+    [[nodiscard]] const std::uint8_t* room_of(std::uint32_t j) noexcept {
+        const auto c = rooms_.class_of(j);
+        (void)room_hosts(c);
+        return rooms_.room(c);
+    }
+
+    // ---- state --------------------------------------------------------------------------------
+
+    [[nodiscard]] const T& topology() const noexcept { return topo_; }
+    [[nodiscard]] const level_hierarchy& hierarchy() const noexcept { return topo_.hierarchy(); }
+    [[nodiscard]] const C& comm() const noexcept { return comm_; }
+    [[nodiscard]] const ModelZoo& zoo() const noexcept { return zoo_; }
+    [[nodiscard]] const gpu_type_map& gpu_types() const noexcept { return types_; }
+    [[nodiscard]] const scenario& config() const noexcept { return cfg_; }
+    [[nodiscard]] const step_options& options() const noexcept { return opt_; }
+    [[nodiscard]] const basic_simulator<J>& simulator() const noexcept { return sim_; }
+    [[nodiscard]] const cluster_state& cluster() const noexcept { return sim_.cluster(); }
+    [[nodiscard]] const wait_queue& queue() const noexcept { return queue_; }
+    [[nodiscard]] std::size_t num_gpus() const noexcept { return topo_.hierarchy().num_gpus(); }
+    [[nodiscard]] std::uint64_t seed() const noexcept { return seed_; }
+
+    /// Metrics of the jobs finished so far.
+    [[nodiscard]] metrics episode_metrics() const {
+        auto m = sim_.compute(scratch_);
+        m.type_utilization = types_.utilization(sim_.finished(), sim_.placements(), m.makespan);
+        if (sim_.colocation() && m.makespan > 0) {
+            m.memory_utilization = sim_.memory_time() / (double(num_gpus()) * cfg_.colocation.gpu_memory_gb * m.makespan);
+            // jobs sharing a GPU must not count it twice: busy GPU-time as the simulator measured it
+            m.utilization = sim_.busy_gpu_time() / (double(num_gpus()) * m.makespan);
+        }
+        return m;
+    }
+
+private:
+    [[nodiscard]] bool queue_less(std::uint32_t a, std::uint32_t b) const noexcept {
+        switch (cfg_.env.order) {
+            case queue_order::fifo: return a < b;
+            case queue_order::sjf: {
+                const double ia = sim_.ideal_duration(a), ib = sim_.ideal_duration(b);
+                return ia < ib || (ia == ib && a < b);
+            }
+            case queue_order::fewest_gpus: {
+                const auto ka = sim_.job(a).num_gpus, kb = sim_.job(b).num_gpus;
+                return ka < kb || (ka == kb && a < b);
+            }
+        }
+        return a < b;
+    }
+
+    /// Brings job class c's room up to date; returns how many GPUs have room for it (co-location).
+    std::uint32_t room_hosts(std::uint32_t c) noexcept { return rooms_.sync(c, sim_, cfg_.colocation.gpu_memory_gb); }
+
+    /// The queue position of the next job to place (other than `skip`), or npos: strict
+    /// head-of-line looks at the first non-deferred waiting job only; backfill at the first that fits.
+    [[nodiscard]] std::size_t find_waiting(std::uint32_t skip = none) noexcept {
+        // Every job requests >= 1 GPU: when no GPU has a free slot (without co-location: no GPU is
+        // free) nothing fits, and the (possibly long) queue need not be scanned.
+        const auto& cl = cluster();
+        if (cl.gpus_with_free_slot() == 0) return wait_queue::npos;
+        std::size_t free = cl.free_gpus();
+        if (cfg_.env.confine_type && types_.heterogeneous()) free = std::min(free, most_free_of_a_type());
+        return queue_.find(skip, free, opt_.backfill, !sim_.colocation(), [&](std::uint32_t j) {
+            const auto k = sim_.job(j).num_gpus;
+            return k <= free || room_hosts(rooms_.class_of(j)) >= k;
+        });
+    }
+
+    /// confine_type: the most free GPUs of one type.
+    [[nodiscard]] std::size_t most_free_of_a_type() noexcept {
+        std::fill(type_free_.begin(), type_free_.end(), 0);
+        const auto& cl = cluster();
+        const auto& h = hierarchy();
+        for (std::size_t n = 0; n < h.num_domains(1); ++n) type_free_[types_.type_of(h.first(1, n))] += cl.free_in(1, n);
+        return *std::max_element(type_free_.begin(), type_free_.end());
+    }
+
+    /// Makes the waiting job at queue position i (or none) the current one. The queue does not
+    /// change until it starts or is deferred (jobs arrive only in advance()), so i stays its position.
+    void set_current(std::size_t i) noexcept {
+        if (i == wait_queue::npos) {
+            current_ = none;
+            cur_gpus_ = 0;
+            return;
+        }
+        cur_pos_ = i;
+        current_ = queue_.job_at(i);
+        cur_gpus_ = queue_.gpus_at(i);
+    }
+
+    // Hot state first and together (see basic_env's members).
+    std::uint32_t current_ = none;
+    std::uint32_t cur_gpus_ = 0;  ///< GPUs the current job requests
+    std::size_t cur_pos_ = 0;     ///< the current job's position in the queue
+    step_options opt_;
+    wait_queue queue_;  ///< waiting jobs, the current one included
+    basic_simulator<J> sim_;
+    T topo_;
+    C comm_;
+    ModelZoo zoo_;
+    // cold
+    scenario cfg_;
+    workload_source workload_;
+    std::vector<TrainingJob> gen_;  ///< the workload's jobs of the episode (the simulator makes its own J from them)
+    room_index rooms_;              ///< co-location: which GPUs have room for each class of jobs
+    std::uint64_t seed_ = 0;
+    gpu_type_map types_;                  ///< the GPUs' types (untyped: the zoo's reference type)
+    std::vector<std::size_t> type_free_;  ///< heterogeneous: scratch per type
+    mutable std::vector<double> scratch_;
+};
+
+}  // namespace gpuplace::env_detail

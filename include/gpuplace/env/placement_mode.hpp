@@ -1,0 +1,257 @@
+#pragma once
+/// \file env/placement_mode.hpp
+/// The placement action mode (env.action_mode "placement"): Discrete(K + 1), K candidate
+/// placements of the current job, then DEFER. The candidates, in slot order, duplicates dropped
+/// (a later one equal to an earlier one is left out) and empty slots masked: the placements of
+/// pack, load_balance, topology_greedy, first_fit, spread (one GPU at a time from the level-1
+/// domain with most available GPUs), then pack within each top-level domain (each rack of a tree)
+/// that can hold the job, domain by domain. Per candidate ("candidate_<name>", K values each):
+/// valid, speed (1 / slowdown), comm (1 - (cost - best) / (worst - best)), nodes (level-1 domains
+/// used / their number), racks (top-level domains used / their number), opened (share of its
+/// level-1 domains that were empty), left (free GPUs its level-1 domains keep / their GPUs),
+/// partial (partly used level-1 domains after it / their number); then the GPU mode's "job",
+/// "queue", "global" (and on a heterogeneous cluster "job_type") segments.
+
+#include <algorithm>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "../heuristics.hpp"
+#include "../observation.hpp"
+#include "gpu_mode.hpp"
+#include "slots.hpp"
+
+namespace gpuplace {
+
+inline constexpr std::string_view candidate_feature_names[] = {"valid", "speed", "comm", "nodes",
+                                                               "racks", "opened", "left", "partial"};
+/// Where each placement-mode candidate comes from, in slot order before the per-domain packs.
+inline constexpr std::string_view candidate_sources[] = {"pack", "load_balance", "topology_greedy", "first_fit", "spread"};
+
+namespace env_detail {
+
+template <class Core, class View>
+class placement_mode {
+public:
+    void init(const Core& core, const observation_writer& obs) {
+        const auto& h = core.hierarchy();
+        G_ = h.num_gpus();
+        const std::size_t K = core.config().env.slots;
+        constexpr obs_part parts[] = {obs_part::job, obs_part::queue, obs_part::global, obs_part::job_type};
+        slots_.init(K, "candidate_", candidate_feature_names, obs.layout(), parts);
+        room_.assign(G_, 0);
+        vmask_.assign(G_, 0);
+        out_.reserve(G_);
+        cand_.assign(K * G_, 0);
+        cand_n_.assign(K, 0);
+        avail_.reserve(h.num_domains(1));
+        heap_.reserve(h.num_domains(1));
+        type_speed_.assign(core.gpu_types().num_types(), 0.0);
+        pack_.reserve(h);
+        lb_.reserve(h);
+        tg_.reserve(h);
+        ff_.reserve(h);
+    }
+
+    [[nodiscard]] std::span<const float> observation(const observation_writer&) const noexcept { return slots_.obs(); }
+    [[nodiscard]] std::span<const std::uint8_t> action_mask(const observation_writer&) const noexcept { return slots_.mask(); }
+    [[nodiscard]] std::size_t num_actions(const observation_writer&) const noexcept { return slots_.slots() + 1; }
+    [[nodiscard]] const std::vector<obs_segment>& layout() const noexcept { return slots_.layout(); }
+    void bind(observation_writer&, std::span<float> o, std::span<std::uint8_t> m) { slots_.bind(o, m); }
+    void reset(const Core&) noexcept {}
+    /// The GPUs (sorted) of slot s's candidate.
+    [[nodiscard]] std::span<const gpu_id> candidate(std::size_t s) const noexcept { return {cand_.data() + s * G_, cand_n_[s]}; }
+
+    /// The candidates of the current decision, their observation and the mask.
+    void write(Core& core, const observation_writer& obs, const typename View::state& st) {
+        slots_.clear();
+        n_ = 0;
+        if (!core.has_current()) return;
+        const auto j = core.current();
+        const auto& job = core.job(j);
+        const std::size_t k = job.num_gpus;
+        const auto& h = core.hierarchy();
+        std::fill(cand_n_.begin(), cand_n_.end(), 0);
+        for (std::size_t g = 0; g < G_; ++g) room_[g] = static_cast<std::uint8_t>(core.has_room(gpu_id(g), j));
+        const auto plan = [&](auto& p, std::span<const std::uint8_t> mask) {
+            if (p.plan(View(st, j, mask, {}, false), out_)) add_candidate(k);
+        };
+        plan(pack_, room_);
+        plan(lb_, room_);
+        plan(tg_, room_);
+        plan(ff_, room_);
+        spread(h, k);
+        add_candidate(k);
+        // pack within each top-level domain: its GPUs (contiguous) and no others
+        const std::size_t top = h.num_levels() - 1;
+        for (std::size_t r = 0; r < h.num_domains(top) && n_ < slots_.slots(); ++r) {
+            const auto first = room_.begin() + h.first(top, r), last = room_.begin() + h.end(top, r);
+            if (std::size_t(std::count(first, last, std::uint8_t{1})) < k) continue;
+            std::fill(vmask_.begin(), vmask_.end(), std::uint8_t{0});
+            std::copy(first, last, vmask_.begin() + h.first(top, r));
+            plan(pack_, vmask_);
+        }
+        features(core, job);
+        // the GPU mode's context, written here
+        const auto& sim = core.simulator();
+        obs.job_segment(slots_.context(obs_part::job), sim, core.queue(), j, core.current_gpus(), 0);
+        obs.queue_segment(slots_.context(obs_part::queue), sim, core.queue(), j);
+        obs.global_segment(slots_.context(obs_part::global), sim, core.queue());
+        if (core.gpu_types().heterogeneous()) {
+            const auto& types = core.gpu_types();
+            for (std::size_t t = 0; t < types.num_types(); ++t) type_speed_[t] = types.speed(core.zoo(), job.model, t, job.num_gpus);
+            *slots_.context(obs_part::job_type) = observation_writer::best_type_speedup(type_speed_);
+        }
+        slots_.mask()[slots_.slots()] = core.may_defer();
+    }
+
+    /// Starts the chosen candidate, or holds the job back (DEFER).
+    front_step step(Core& core, observation_writer& obs, std::int64_t action, double reward, const typename View::state& st) {
+        const auto s = static_cast<std::size_t>(action);
+        if (s == slots_.slots()) core.defer_current();
+        else reward += core.start(candidate(s));
+        reward += core.advance([](std::span<const gpu_id>) {}).reward;
+        write(core, obs, st);
+        return {reward, true};
+    }
+
+    template <class E>
+    [[nodiscard]] std::string why_invalid(const E&, std::int64_t action) const {
+        return slots_.why_invalid(action, "candidates", "DEFER", "candidate (" + std::to_string(n_) + " distinct candidates for this job)",
+                                  "(env.allow_defer is off, or it would stall the episode: no event is pending and no other "
+                                  "waiting job fits)");
+    }
+
+    /// Placer p's action: the candidate equal to its whole placement (DEFER when it holds the job
+    /// back; the first candidate when its placement is none of them).
+    template <class P>
+    [[nodiscard]] std::int64_t heuristic_action(const Core& core, const observation_writer&, P& p,
+                                                const typename View::state& st) const {
+        const auto K = slots_.slots();
+        const auto mask = slots_.mask();
+        if (!core.has_current()) return std::int64_t(K);
+        const auto j = core.current();
+        for (std::size_t g = 0; g < G_; ++g) vmask_[g] = static_cast<std::uint8_t>(core.has_room(gpu_id(g), j));
+        if (!p.plan(View(st, j, vmask_, {}, mask[K] != 0), out_)) return out_.empty() && mask[K] ? std::int64_t(K) : slots_.first_valid();
+        complete(core.job(j).num_gpus);
+        std::sort(out_.begin(), out_.end());
+        for (std::size_t s = 0; s < K; ++s)
+            if (mask[s] && std::equal(out_.begin(), out_.end(), candidate(s).begin(), candidate(s).end())) return std::int64_t(s);
+        return slots_.first_valid();  // a placement that is no candidate (e.g. coloc_packer's): the first candidate
+    }
+
+private:
+    /// A plan followed pick by pick: its GPUs the mask allows, then the lowest allowed ones, until k.
+    void complete(std::size_t k) const {
+        std::size_t n = 0;
+        for (auto g : out_)
+            if (vmask_[g]) vmask_[g] = 0, out_[n++] = g;
+        out_.resize(n);
+        for (std::size_t g = 0; g < G_ && out_.size() < k; ++g)
+            if (vmask_[g]) vmask_[g] = 0, out_.push_back(gpu_id(g));
+    }
+
+    /// Spread: one GPU at a time, the lowest available GPU of the level-1 domain with most
+    /// available GPUs (the lowest such domain). The domains with available GPUs in a heap by that
+    /// order: O(N + k log N).
+    template <class H>
+    void spread(const H& h, std::size_t k) {
+        const std::size_t N = h.num_domains(1);
+        avail_.assign(N, 0);
+        std::copy(room_.begin(), room_.end(), vmask_.begin());
+        const auto m = h.map(1);
+        for (std::size_t g = 0; g < G_; ++g) avail_[m(gpu_id(g))] += vmask_[g];
+        // a before b in the heap's order: fewer available GPUs, or as many and a higher index
+        const auto later = [this](std::uint32_t a, std::uint32_t b) { return avail_[a] != avail_[b] ? avail_[a] < avail_[b] : a > b; };
+        heap_.clear();
+        for (std::size_t n = 0; n < N; ++n)
+            if (avail_[n]) heap_.push_back(std::uint32_t(n));
+        std::make_heap(heap_.begin(), heap_.end(), later);
+        out_.clear();
+        while (out_.size() < k && !heap_.empty()) {
+            std::pop_heap(heap_.begin(), heap_.end(), later);
+            const std::uint32_t best = heap_.back();
+            for (gpu_id g = h.first(1, best); g < h.end(1, best); ++g)
+                if (vmask_[g]) {
+                    vmask_[g] = 0;
+                    out_.push_back(g);
+                    break;
+                }
+            if (--avail_[best]) std::push_heap(heap_.begin(), heap_.end(), later);
+            else heap_.pop_back();
+        }
+    }
+
+    /// Stores out_ (a whole placement of `k` GPUs) as the next candidate unless it repeats one.
+    void add_candidate(std::size_t k) {
+        if (out_.size() != k || n_ == slots_.slots()) return;
+        std::sort(out_.begin(), out_.end());
+        for (std::size_t s = 0; s < n_; ++s)
+            if (std::equal(out_.begin(), out_.end(), candidate(s).begin(), candidate(s).end())) return;
+        std::copy(out_.begin(), out_.end(), cand_.begin() + std::ptrdiff_t(n_ * G_));
+        cand_n_[n_] = out_.size();
+        ++n_;
+    }
+
+    /// The candidates' features.
+    template <class J>
+    void features(const Core& core, const J& job) {
+        const auto& h = core.hierarchy();
+        const auto& cl = core.cluster();
+        const std::size_t N = h.num_domains(1), top = h.num_levels() - 1;
+        std::size_t partial_before = 0;
+        for (std::size_t n = 0; n < N; ++n) partial_before += cl.free_in(1, n) > 0 && cl.free_in(1, n) < h.size(1, n);
+        const auto& topo = core.topology();
+        const auto b = core.comm().bounds(topo, core.zoo(), job.model, job.num_gpus);
+        for (std::size_t s = 0; s < n_; ++s) {
+            const auto gpus = candidate(s);
+            const auto res = core.comm().evaluate(topo, core.zoo(), job.model, gpus);
+            std::size_t nodes = 0, racks = 0, opened = 0, left = 0, size = 0, partial = partial_before;
+            std::size_t last_top = ~std::size_t{0};
+            for (std::size_t i = 0; i < gpus.size();) {  // domains are contiguous and the GPUs sorted
+                const std::size_t n = h.domain_of(1, gpus[i]), gpn = h.size(1, n);
+                std::size_t used = 0;
+                while (i < gpus.size() && h.domain_of(1, gpus[i]) == n) ++used, ++i;
+                const std::size_t f = cl.free_in(1, n), after = f > used ? f - used : 0;
+                ++nodes;
+                size += gpn;
+                opened += f == gpn;
+                left += after;
+                partial += (after > 0 && after < gpn) ? 1 : 0;
+                partial -= (f > 0 && f < gpn) ? 1 : 0;
+                const std::size_t r = h.domain_of(top, gpus[i - 1]);
+                if (r != last_top) ++racks, last_top = r;
+            }
+            const double score = b.worst > b.best ? 1.0 - (res.cost - b.best) / (b.worst - b.best) : 1.0;
+            const float v[] = {1.0f,
+                               static_cast<float>(1.0 / std::max(1.0, res.slowdown)),
+                               static_cast<float>(std::clamp(score, 0.0, 1.0)),
+                               float(nodes) / float(N),
+                               float(racks) / float(h.num_domains(top)),
+                               float(opened) / float(nodes),
+                               float(left) / float(size),
+                               float(partial) / float(N)};
+            slots_.put(s, v);
+        }
+    }
+
+    std::size_t G_ = 0, n_ = 0;
+    slot_buffers slots_;
+    std::vector<std::uint8_t> room_;                      ///< which GPUs have room for the current job
+    mutable std::vector<std::uint8_t> vmask_;             ///< a plan's mask
+    mutable std::vector<gpu_id> out_;                     ///< a plan
+    std::vector<gpu_id> cand_;                            ///< K x G: the candidates' GPUs
+    std::vector<std::size_t> cand_n_;                     ///< per slot: its candidate's size
+    std::vector<std::uint32_t> avail_, heap_;             ///< spread's scratch
+    std::vector<double> type_speed_;
+    pack_policy pack_;
+    load_balance_policy lb_;
+    topology_greedy_policy tg_;
+    first_fit_policy ff_;
+};
+
+}  // namespace env_detail
+}  // namespace gpuplace
