@@ -114,9 +114,8 @@ public:
             throw InvalidAction(what + ": " + why_invalid(action));
         }
         const double t_start = core_.simulator().now();
-        const auto st = view_state();
         // the rewards add up in the order they arose: the time before this decision's, then the step's
-        const auto r = visit([&](auto& f) { return f.step(core_, obs_, action, pending_reward_, st); });
+        const auto r = visit([&](auto& f) { return f.step(core_, obs_, action, pending_reward_, [this] { return view_state(); }); });
         pending_reward_ = 0;
         ++steps_;
         if (r.decided && core_.simulator().all_done()) terminated_ = true;  // (a pick alone finishes nothing)
@@ -166,8 +165,7 @@ public:
     /// mode the first slot whose job it would not hold back (wait when it holds them all back).
     template <class P>
     [[nodiscard]] std::int64_t heuristic_action(P& p) const {
-        const auto st = view_state();
-        return visit([&](const auto& f) { return f.heuristic_action(core_, obs_, p, st); });
+        return visit([&](const auto& f) { return f.heuristic_action(core_, obs_, p, view_state()); });
     }
     /// The current job as a placer sees it in the GPU mode: its mask, its picks, whether DEFER is
     /// allowed. Valid until the env is stepped; empty-masked when no job is current.
@@ -183,8 +181,7 @@ public:
     /// between steps and must not be written by anyone else.
     void refresh_observation() {
         if (!started_) return;
-        const auto st = view_state();
-        visit([&](auto& f) { f.write(core_, obs_, st); });
+        visit([&](auto& f) { f.write(core_, obs_, view_state()); });
     }
 
     /// Makes the env write its observation and mask into external buffers (e.g. a slice of a
@@ -273,13 +270,23 @@ private:
                 core_.config().colocation.gpu_memory_gb};
     }
 
+    /// Calls f with the action front end (std::visit's work as a switch: the GPU mode, the hot
+    /// one, falls through a compare or two instead of a table of calls).
     template <class F>
     decltype(auto) visit(F&& f) {
-        return std::visit(std::forward<F>(f), front_);
+        switch (front_.index()) {
+            case 1: return f(*std::get_if<1>(&front_));
+            case 2: return f(*std::get_if<2>(&front_));
+            default: return f(*std::get_if<0>(&front_));
+        }
     }
     template <class F>
     decltype(auto) visit(F&& f) const {
-        return std::visit(std::forward<F>(f), front_);
+        switch (front_.index()) {
+            case 1: return f(*std::get_if<1>(&front_));
+            case 2: return f(*std::get_if<2>(&front_));
+            default: return f(*std::get_if<0>(&front_));
+        }
     }
 
     // What every step reads first, together: a vector env steps many envs in turn, each out of

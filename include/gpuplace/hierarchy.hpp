@@ -18,7 +18,6 @@
 #include <string>
 #include <vector>
 
-#include "detail/divider.hpp"
 #include "error.hpp"
 
 namespace gpuplace {
@@ -35,17 +34,16 @@ struct level_spec {
     friend bool operator==(const level_spec&, const level_spec&) = default;
 };
 
-/// GPU -> domain of one level, O(1): a division when the level's domains are of one size, else
-/// a table lookup. Cheap to copy; valid while a level_hierarchy that made it lives.
+/// GPU -> domain of one level, O(1): a table lookup (one load, cheaper than a division by the
+/// domain size, and it serves domains of different sizes alike). Cheap to copy; valid while a
+/// level_hierarchy that made it lives.
 class domain_map {
 public:
     domain_map() = default;
-    domain_map(std::uint32_t uniform_size, const std::uint32_t* table) noexcept
-        : div_(uniform_size ? uniform_size : 1), table_(uniform_size ? nullptr : table) {}
-    [[nodiscard]] std::uint32_t operator()(gpu_id g) const noexcept { return table_ ? table_[g] : div_.divide(g); }
+    explicit domain_map(const std::uint32_t* table) noexcept : table_(table) {}
+    [[nodiscard]] std::uint32_t operator()(gpu_id g) const noexcept { return table_[g]; }
 
 private:
-    detail::divider div_;
     const std::uint32_t* table_ = nullptr;
 };
 
@@ -53,6 +51,7 @@ private:
 class level_hierarchy {
 public:
     static constexpr double same_gpu_bandwidth = 1e300;  ///< level 0: a GPU and itself
+    static constexpr std::size_t max_levels = 16;        ///< levels above the GPU, the root included
 
     level_hierarchy() = default;
 
@@ -76,6 +75,7 @@ public:
         const auto size = [&](std::size_t l, std::size_t d) { return first_[l][d + 1] - first_[l][d]; };
         const auto bad = [](const std::string& what) { throw ConfigError("topology: " + what); };
         if (spec_.empty()) bad("a hierarchy needs at least one level (the root)");
+        if (spec_.size() > max_levels) bad(std::to_string(spec_.size()) + " levels (at most " + std::to_string(max_levels) + ")");
         if (sizes.size() + 1 != spec_.size())
             bad(std::to_string(spec_.size()) + " levels need " + std::to_string(spec_.size() - 1) + " lists of domain sizes, got " +
                 std::to_string(sizes.size()));
@@ -143,7 +143,7 @@ public:
             uniform_[l] = mx == mn ? mx : 0;
         }
         data->map.resize(L + 1);
-        for (std::size_t l = 1; l < L; ++l) data->map[l] = domain_map(uniform_[l], of_[l].data());
+        for (std::size_t l = 1; l < L; ++l) data->map[l] = domain_map(of_[l].data());
         d_ = std::move(data);
     }
 
@@ -192,6 +192,8 @@ public:
     [[nodiscard]] const domain_map& map(std::size_t l) const noexcept { return d_->map[l]; }
     /// Every GPU's domain of level l (1 .. L-1), for loops over all GPUs.
     [[nodiscard]] std::span<const std::uint32_t> domains(std::size_t l) const noexcept { return d_->of[l]; }
+    /// Level l's domain boundaries: domain d is GPUs bounds(l)[d] .. bounds(l)[d + 1] - 1.
+    [[nodiscard]] std::span<const std::uint32_t> bounds(std::size_t l) const noexcept { return d_->first[l]; }
     /// The first GPU of domain d of level l, one past its last, and its size.
     [[nodiscard]] gpu_id first(std::size_t l, std::size_t d) const noexcept { return d_->first[l][d]; }
     [[nodiscard]] gpu_id end(std::size_t l, std::size_t d) const noexcept { return d_->first[l][d + 1]; }
@@ -214,14 +216,11 @@ public:
     /// The lowest level whose one domain holds all of `gpus` (0 for one GPU or none).
     [[nodiscard]] std::size_t span(std::span<const gpu_id> gpus) const noexcept {
         if (gpus.size() <= 1) return 0;
-        std::size_t l = 1;
-        for (; l < num_levels(); ++l) {
-            const auto& m = d_->map[l];
-            const auto d = m(gpus[0]);
-            bool all = true;
-            for (auto g : gpus) all = all && m(g) == d;
-            if (all) return l;
-        }
+        const std::size_t L = num_levels();
+        const auto* map = d_->map.data();
+        std::size_t l = 1;  // the lowest level whose domain of gpus[0] holds every GPU so far
+        for (auto g : gpus)
+            while (l < L && map[l](g) != map[l](gpus[0])) ++l;
         return l;
     }
     /// Bandwidth (GB/s) and latency (s) at level l (level 0: same_gpu_bandwidth and 0).

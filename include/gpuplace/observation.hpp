@@ -96,6 +96,12 @@ public:
         top_dirty_.assign(h.num_domains(top_), 0);
         dirty_tops_.reserve(h.num_domains(top_));
         top_map_ = h.map(top_);
+        maps_.assign(top_ + 1, {});
+        prox_.assign(top_ + 2, 0.0f);
+        for (std::size_t l = 1; l <= top_; ++l) {
+            maps_[l] = h.map(l);
+            prox_[l] = float(top_ + 1 - l) / float(top_);
+        }
         request_.resize(G_ + 1);
         for (std::size_t k = 0; k <= G_; ++k)
             request_[k] = static_cast<float>(std::log2(double(k) + 1.0) / std::log2(double(G_) + 1.0));
@@ -300,10 +306,18 @@ public:
         buf_.obs[picked_ + g] = 1.0f;
         buf_.mask[g] = 0;
         std::size_t m = 0;  // the highest level whose domain of g holds only this pick
-        while (m < top_ && picks.in(m + 1, h_.domain_of(m + 1, g)) == 1) ++m;
-        if (m > 0) {
-            const float above = m < top_ && picks.in(m + 1, h_.domain_of(m + 1, g)) ? level_proximity(m + 1) : 0.0f;
-            proximity_rows(picks, m, h_.domain_of(m, g), above);
+        while (m < top_ && picks.in(m + 1, maps_[m + 1](g)) == 1) ++m;
+        if (m == 1) {  // the first pick in its level-1 domain only: that domain's GPUs
+            const auto n = maps_[1](g);
+            const float in_node = level_proximity(1);
+            with_size(h_.uniform_size(1), [&, in_node](auto N) {
+                const std::size_t size = N() > 0 ? N() : h_.size(1, n);
+                float* prox = buf_.obs.data() + proximity_ + h_.first(1, n);
+                for (std::size_t i = 0; i < size; ++i) prox[i] = in_node;
+            });
+        } else if (m > 1) {
+            const float above = m < top_ ? level_proximity(m + 1) : 0.0f;  // (a domain above holds another pick)
+            proximity_rows(picks, m, maps_[m](g), above);
         }
         buf_.obs[job_off_ + 1] = float(cur_gpus - picks.size()) / float(cur_gpus);
     }
@@ -331,7 +345,7 @@ private:
     /// The proximity of a GPU whose lowest domain with a pick is on level l (1 .. L-1): (L - l) /
     /// (L - 1), so 1 in a domain of level 1 with a pick, falling by level, 0 with no pick below the
     /// root (a tree: 1 in a node with a pick, 0.5 elsewhere in a rack with one).
-    [[nodiscard]] float level_proximity(std::size_t l) const noexcept { return float(top_ + 1 - l) / float(top_); }
+    [[nodiscard]] float level_proximity(std::size_t l) const noexcept { return prox_[l]; }
 
     /// The busy, picked, remaining and mask values of GPU g (see update_gpus()); marks its top domain.
     void gpu(const cluster_state& cl, gpu_id g, double now) noexcept {
@@ -354,19 +368,65 @@ private:
         dirty_tops_.clear();
     }
 
+    /// Calls f(std::integral_constant<std::size_t, N>) with N the common size of level-1 domains
+    /// for the common sizes (4, 8, 16 GPUs), 0 otherwise: loops over a node's GPUs then compile to
+    /// a few vector stores instead of a loop with a prologue and a tail.
+    template <class F>
+    static void with_size(std::size_t size, F&& f) {
+        switch (size) {
+            case 8: return f(std::integral_constant<std::size_t, 8>{});
+            case 4: return f(std::integral_constant<std::size_t, 4>{});
+            case 16: return f(std::integral_constant<std::size_t, 16>{});
+            default: return f(std::integral_constant<std::size_t, 0>{});
+        }
+    }
+
     /// Proximity and free-count features of the GPUs of domain d of level l, whose GPUs have
     /// proximity `above` unless a domain inside holds a pick. The free fraction of a domain is
-    /// free x (1 / size) in float.
+    /// free x (1 / size) in float. Down to level 2; the level-1 domains of a level-2 domain in one
+    /// loop (leaf_rows()).
     void domain_rows(const cluster_state& cl, const env_detail::pick_set& picks, std::size_t l, std::size_t d, float above) noexcept {
-        const gpu_id first = h_.first(l, d), n = h_.size(l, d);
-        const float f = float(cl.free_in(l, d)) * (1.0f / float(n));
-        std::fill_n(buf_.obs.data() + free_ + (l - 1) * G_ + first, n, f);
         const float p = !picks.empty() && picks.in(l, d) ? level_proximity(l) : above;
-        if (l == 1) {
+        const float f = float(cl.free_in(l, d)) * (1.0f / float(h_.size(l, d)));
+        if (l == 1) {  // a hierarchy of one domain level: its domains are the leaves
+            const gpu_id first = h_.first(1, d), n = h_.size(1, d);
             std::fill_n(buf_.obs.data() + proximity_ + first, n, p);
+            std::fill_n(buf_.obs.data() + free_ + first, n, f);
             return;
         }
+        if (l == 2) return leaf_rows(cl, picks, d, p, f);
+        std::fill_n(buf_.obs.data() + free_ + (l - 1) * G_ + h_.first(l, d), h_.size(l, d), f);
         for (auto c = h_.first_child(l, d); c < h_.end_child(l, d); ++c) domain_rows(cl, picks, l - 1, c, p);
+    }
+
+    /// The rows of the GPUs of level-2 domain d (proximity `above` outside a level-1 domain with a
+    /// pick, free fraction `f`), level-1 domain by level-1 domain: proximity, level-1 free and
+    /// level-2 free in one pass.
+    void leaf_rows(const cluster_state& cl, const env_detail::pick_set& picks, std::size_t d, float above, float f) noexcept {
+        // the level-1 domains' arrays, read once: the loop stores floats, which the compiler must
+        // otherwise assume may change what it reloads
+        const std::uint32_t* bounds = h_.bounds(1).data();
+        const std::uint32_t* node_free = cl.free_on(1).data();
+        const std::uint32_t* node_picks = picks.counts(1);
+        const std::size_t c0 = h_.first_child(2, d), c1 = h_.end_child(2, d);
+        with_size(h_.uniform_size(1), [&](auto N) {
+            float* prox = buf_.obs.data() + proximity_;
+            float* nfree = buf_.obs.data() + free_;
+            float* rfree = nfree + G_;
+            // locals, not the captured references: a float store could change a float reference
+            const float in_node = level_proximity(1), off_node = above, rf = f;
+            for (std::size_t n = c0; n < c1; ++n) {
+                // (uniform: the offset as a multiple of N, which the compiler sees through)
+                const std::size_t o = N() > 0 ? n * N() : bounds[n], size = N() > 0 ? N() : bounds[n + 1] - o;
+                const float nf = float(node_free[n]) * (1.0f / float(size));
+                const float pv = node_picks[n] ? in_node : off_node;
+                for (std::size_t i = 0; i < size; ++i) {
+                    prox[o + i] = pv;
+                    nfree[o + i] = nf;
+                    rfree[o + i] = rf;
+                }
+            }
+        });
     }
 
     /// The proximity features of domain d of level l alone (see domain_rows()).
@@ -374,6 +434,21 @@ private:
         const float p = picks.in(l, d) ? level_proximity(l) : above;
         if (l == 1) {
             std::fill_n(buf_.obs.data() + proximity_ + h_.first(l, d), h_.size(l, d), p);
+            return;
+        }
+        if (l == 2) {
+            const std::uint32_t* bounds = h_.bounds(1).data();
+            const std::uint32_t* node_picks = picks.counts(1);
+            const std::size_t c0 = h_.first_child(2, d), c1 = h_.end_child(2, d);
+            with_size(h_.uniform_size(1), [&](auto N) {
+                float* prox = buf_.obs.data() + proximity_;
+                const float in_node = level_proximity(1), off_node = p;  // locals (see leaf_rows())
+                for (std::size_t n = c0; n < c1; ++n) {
+                    const std::size_t o = N() > 0 ? n * N() : bounds[n], size = N() > 0 ? N() : bounds[n + 1] - o;
+                    const float pv = node_picks[n] ? in_node : off_node;
+                    for (std::size_t i = 0; i < size; ++i) prox[o + i] = pv;
+                }
+            });
             return;
         }
         for (auto c = h_.first_child(l, d); c < h_.end_child(l, d); ++c) proximity_rows(picks, l - 1, c, p);
@@ -389,6 +464,8 @@ private:
     std::size_t size_ = 0;
     std::size_t top_ = 1;                                ///< the top domain level, L - 1
     domain_map top_map_;                                 ///< GPU -> its top domain
+    std::vector<domain_map> maps_;                       ///< per level 1 .. L-1: GPU -> domain
+    std::vector<float> prox_;                            ///< per level: level_proximity()
     std::vector<std::uint8_t> top_dirty_;                ///< top domains whose rows flush() rewrites
     detail::bounded_vector<std::uint32_t> dirty_tops_;   ///< capacity: the number of top domains
     std::vector<float> request_;                         ///< request(k) for k = 0..G

@@ -52,7 +52,7 @@ public:
     void reset(const Core&) noexcept { picks_.clear(); }
 
     /// The whole observation and mask.
-    void write(Core& core, observation_writer& obs, const typename View::state& = {}) noexcept {
+    void write(Core& core, observation_writer& obs, const typename View::state&) noexcept {
         const auto cur = core.current();
         if (core.simulator().colocation()) {
             const std::uint8_t* room = cur != Core::none ? core.room_of(cur) : nullptr;
@@ -66,12 +66,13 @@ public:
     }
 
     /// Applies a valid action (the env checked the mask).
-    front_step step(Core& core, observation_writer& obs, std::int64_t action, double reward, const typename View::state& = {}) {
+    template <class State>
+    front_step step(Core& core, observation_writer& obs, std::int64_t action, double reward, State&&) {
         if (action != std::int64_t(obs.num_gpus())) {  // not DEFER
             const auto g = static_cast<gpu_id>(action);
             picks_.add(g);
             if (picks_.size() < core.current_gpus()) {  // a pick alone changes neither the cluster nor time
-                if (core.gpu_types().heterogeneous()) write(core, obs);  // the mask may depend on the picks' type: all of it
+                if (core.gpu_types().heterogeneous()) write(core, obs, {});  // the mask may depend on the picks' type: all of it
                 else {
                     obs.after_pick(picks_, g, core.current_gpus());
                     obs.defer(false);  // DEFER is allowed only before the first pick
@@ -93,7 +94,7 @@ public:
         // changed were rewritten as they changed (start, advance); what is left are their
         // domains, every remaining time when time moved, and the tail.
         if (core.simulator().colocation() || !core.has_current() || core.gpu_types().heterogeneous()) {
-            write(core, obs);
+            write(core, obs, {});
         } else {
             obs.flush(cl, picks_, core.simulator().now(), p.time_moved);
             obs.defer(defer_allowed(core));

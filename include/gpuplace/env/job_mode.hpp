@@ -102,7 +102,9 @@ public:
 
     /// Starts the chosen job where env.placer places it, or waits (every waiting job is held back
     /// until the next event).
-    front_step step(Core& core, observation_writer& obs, std::int64_t action, double reward, const typename View::state& st) {
+    template <class State>
+    front_step step(Core& core, observation_writer& obs, std::int64_t action, double reward, State&& state) {
+        const typename View::state st = state();
         const auto s = static_cast<std::size_t>(action);
         if (s == slots_.slots()) {
             core.defer_all();

@@ -50,6 +50,8 @@ public:
     [[nodiscard]] bool picked(gpu_id g) const noexcept { return picked_[g] != 0; }
     [[nodiscard]] const std::uint8_t* picked_flags() const noexcept { return picked_.data(); }
     [[nodiscard]] std::uint32_t in(std::size_t l, std::size_t d) const noexcept { return count_[off_[l - 1] + d]; }
+    /// Every domain's picks on level l, indexed by domain.
+    [[nodiscard]] const std::uint32_t* counts(std::size_t l) const noexcept { return count_.data() + off_[l - 1]; }
     [[nodiscard]] std::size_t size() const noexcept { return gpus_.size(); }
     [[nodiscard]] bool empty() const noexcept { return gpus_.empty(); }
     /// Sorts the picks ascending (before the job starts on them).

@@ -109,7 +109,9 @@ public:
     }
 
     /// Starts the chosen candidate, or holds the job back (DEFER).
-    front_step step(Core& core, observation_writer& obs, std::int64_t action, double reward, const typename View::state& st) {
+    template <class State>
+    front_step step(Core& core, observation_writer& obs, std::int64_t action, double reward, State&& state) {
+        const typename View::state st = state();
         const auto s = static_cast<std::size_t>(action);
         if (s == slots_.slots()) core.defer_current();
         else reward += core.start(candidate(s));
