@@ -1,6 +1,7 @@
 #pragma once
 /// \file render.hpp
-/// A text picture of the cluster: racks, nodes and GPUs, and which job holds each GPU.
+/// A text picture of the cluster: its top-level domains (racks), their level-1 domains (nodes) and
+/// GPUs, and which job holds each GPU.
 
 #include <cstdio>
 #include <string>
@@ -13,7 +14,6 @@ namespace gpuplace {
 /// and `*` when picked for the current job.
 template <class E>
 [[nodiscard]] std::string render_ansi(const E& e) {
-    const auto& t = e.topology();
     const auto& cl = e.cluster();
     const auto inf = e.info();
     std::string out;
@@ -34,22 +34,25 @@ template <class E>
     const auto n = e.simulator().jobs().size();
     int w = 1;
     for (std::size_t x = n; x >= 10; x /= 10) ++w;
-    for (std::size_t r = 0; r < t.num_racks(); ++r) {
-        std::snprintf(buf, sizeof buf, "rack %zu\n", r);
+    const auto& h = e.hierarchy();
+    const std::size_t top = h.num_levels() - 1;
+    const auto row = [&](std::size_t n) {
+        std::snprintf(buf, sizeof buf, "  %s %-3zu [", h.level(1).name.c_str(), n);
         out += buf;
-        for (std::size_t nd = 0; nd < t.nodes_per_rack(); ++nd) {
-            const std::size_t node = r * t.nodes_per_rack() + nd;
-            std::snprintf(buf, sizeof buf, "  node %-3zu [", node);
+        for (auto g = h.first(1, n); g < h.end(1, n); ++g) {
+            if (e.is_picked(g)) std::snprintf(buf, sizeof buf, " %*s", w, "*");
+            else if (cl.is_free(g)) std::snprintf(buf, sizeof buf, " %*s", w, ".");
+            else std::snprintf(buf, sizeof buf, " %*u", w, unsigned(e.simulator().job(cl.holder(g)).id));
             out += buf;
-            for (std::size_t s = 0; s < t.gpus_per_node(); ++s) {
-                const auto g = static_cast<gpu_id>(node * t.gpus_per_node() + s);
-                if (e.is_picked(g)) std::snprintf(buf, sizeof buf, " %*s", w, "*");
-                else if (cl.is_free(g)) std::snprintf(buf, sizeof buf, " %*s", w, ".");
-                else std::snprintf(buf, sizeof buf, " %*u", w, unsigned(e.simulator().job(cl.holder(g)).id));
-                out += buf;
-            }
-            out += " ]\n";
         }
+        out += " ]\n";
+    };
+    for (std::size_t r = 0; r < h.num_domains(top); ++r) {
+        std::snprintf(buf, sizeof buf, "%s %zu\n", h.level(top).name.c_str(), r);
+        out += buf;
+        if (top == 1) row(r);
+        else  // the level-1 domains inside top domain r (contiguous)
+            for (auto n = h.domain_of(1, h.first(top, r)); n <= h.domain_of(1, h.end(top, r) - 1); ++n) row(n);
     }
     return out;
 }

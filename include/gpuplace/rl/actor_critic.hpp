@@ -98,7 +98,7 @@ struct obs_spec {
     std::size_t num_gpus = 0;      ///< items (G GPUs, or K slots); there are num_gpus + 1 actions
     std::size_t gpu_features = 0;  ///< per-item segments of num_gpus values each, first in the observation
     std::size_t context = 0;       ///< the remaining values (job, queue window, global)
-    std::size_t gpus_per_node = 0; ///< GPUs are numbered node by node, this many per node (0 = unknown or not GPUs)
+    std::size_t gpus_per_node = 0; ///< GPUs are numbered node by node (level-1 domain by domain), this many per node (0 = unknown, domains of different sizes, or not GPUs)
     std::string items = "gpu";     ///< what the per-item segments describe: "gpu", "candidate" or "slot"
     [[nodiscard]] std::size_t obs_size() const noexcept { return num_gpus * gpu_features + context; }
     [[nodiscard]] std::size_t num_actions() const noexcept { return num_gpus + 1; }
@@ -115,8 +115,8 @@ struct obs_spec {
             const auto u = lay.front().name.find('_');
             if (u != std::string::npos) s.items = lay.front().name.substr(0, u);
         }
-        if constexpr (requires { e.topology().gpus_per_node(); })
-            if (s.items == "gpu") s.gpus_per_node = e.topology().gpus_per_node();
+        if constexpr (requires { e.hierarchy().uniform_size(1); })
+            if (s.items == "gpu") s.gpus_per_node = e.hierarchy().uniform_size(1);
         const std::string prefix = s.items + "_";
         std::size_t off = 0;
         for (const auto& seg : lay) {

@@ -1,0 +1,51 @@
+#pragma once
+/// \file detail/obs_buffers.hpp
+/// Observation and mask storage: owned (one allocation, the mask's bytes after the observation's
+/// floats), or spans bound to external memory.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+
+namespace gpuplace::detail {
+
+/// A copy always owns its buffers (with the same contents); a move keeps the source's binding. 40 bytes.
+struct obs_buffers {
+    std::span<float> obs;
+    std::span<std::uint8_t> mask;
+
+    obs_buffers() = default;
+    obs_buffers(const obs_buffers& o) { copy_from(o); }
+    obs_buffers& operator=(const obs_buffers& o) {
+        if (this != &o) copy_from(o);
+        return *this;
+    }
+    obs_buffers(obs_buffers&&) noexcept = default;  // the owned block moves with its spans: they stay valid
+    obs_buffers& operator=(obs_buffers&&) noexcept = default;
+    ~obs_buffers() = default;
+
+    void allocate(std::size_t n_obs, std::size_t n_mask) {
+        own_ = std::make_unique<float[]>(n_obs + (n_mask + sizeof(float) - 1) / sizeof(float));  // zeroed
+        obs = {own_.get(), n_obs};
+        mask = {reinterpret_cast<std::uint8_t*>(own_.get() + n_obs), n_mask};
+    }
+    void bind(std::span<float> o, std::span<std::uint8_t> m) {
+        std::copy(obs.begin(), obs.end(), o.begin());
+        std::copy(mask.begin(), mask.end(), m.begin());
+        obs = o;
+        mask = m;
+        own_.reset();
+    }
+
+private:
+    void copy_from(const obs_buffers& o) {
+        allocate(o.obs.size(), o.mask.size());
+        std::copy(o.obs.begin(), o.obs.end(), obs.begin());
+        std::copy(o.mask.begin(), o.mask.end(), mask.begin());
+    }
+    std::unique_ptr<float[]> own_;
+};
+
+}  // namespace gpuplace::detail
