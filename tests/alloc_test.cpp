@@ -217,3 +217,26 @@ TEST_CASE_TEMPLATE("alloc: env.step() allocates nothing after reset() in the pla
             }
         }
 }
+
+TEST_CASE("alloc: with preemption and hidden durations env.step() allocates nothing after reset()") {
+    for (auto order : {gp::queue_order::las, gp::queue_order::two_d_las, gp::queue_order::gittins})
+        for (const char* mode : {"gpu", "placement", "job"}) {
+            INFO(std::string(gp::to_string(order)), " ", std::string(mode));
+            auto s = with(gp::default_scenario(), {{"workload", {{"num_jobs", 60}}}});
+            s.env.order = order;
+            s.env.mode = gp::parse_action_mode(mode);
+            s.preemption.enabled = true;
+            s.preemption.round = 360;
+            s.preemption.starvation = 2;
+            s.durations.mode = gp::duration_info::hidden;
+            gp::env e(s);
+            gp::random_policy rp(1);
+            for (std::uint64_t seed = 1; seed <= 2; ++seed) {
+                e.reset(seed);
+                rp.reset(seed);
+                alloc_counter c;
+                while (!e.done()) (void)e.step(rp.act(e));
+                CHECK(c.stop() == 0);
+            }
+        }
+}

@@ -76,7 +76,7 @@ const std::vector<example>& catalogue() {
             [] { (void)gp::parse_scenario(R"({"env": {"queue_policy": "fifo", "bogus": 1}})"); });
         add("ConfigError", "config /env/queue_window: value 5000 out of range [0, 1024]",
             [] { (void)gp::parse_scenario(R"({"env": {"queue_window": 5000}})"); });
-        add("ConfigError", "config /env/queue_policy: unknown queue policy \"lifo\" (allowed: fifo, sjf, fewest_gpus)",
+        add("ConfigError", "config /env/queue_policy: unknown queue policy \"lifo\" (allowed: fifo, sjf, fewest_gpus, las, 2d_las, gittins, srtf)",
             [] { (void)gp::parse_scenario(R"({"env": {"queue_policy": "lifo"}})"); });
         add("ConfigError", "config /topology/racks: expected an integer, got \"two\"",
             [] { gp::env e(gp::parse_scenario(R"({"topology": {"racks": "two"}})")); });

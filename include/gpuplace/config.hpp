@@ -16,23 +16,37 @@
 #include "detail/enum_names.hpp"
 #include "comm.hpp"
 #include "data.hpp"
+#include "information.hpp"
 #include "model_zoo.hpp"
 #include "topology.hpp"
 #include "workload.hpp"
 
 namespace gpuplace {
-/// Order in which waiting jobs are considered.
+/// Order in which waiting jobs are considered. The last four are preemptive disciplines: they
+/// need preemption on and decide which jobs run (env/discipline.hpp, docs/information.md).
 enum class queue_order : std::uint8_t {
     fifo,         ///< submit time
-    sjf,          ///< shortest ideal duration first
+    sjf,          ///< shortest ideal duration first (the estimate with durations "predicted")
     fewest_gpus,  ///< smallest GPU request first
+    las,          ///< least attained GPU-service first
+    two_d_las,    ///< Tiresias' discretised 2D-LAS ("2d_las")
+    gittins,      ///< highest Gittins index of attained GPU-service first
+    srtf,         ///< shortest remaining time first (oracle)
 };
 
 template <>
 struct detail::enum_names<queue_order> {
-    static constexpr std::array<std::pair<queue_order, std::string_view>, 3> values{
-        {{queue_order::fifo, "fifo"}, {queue_order::sjf, "sjf"}, {queue_order::fewest_gpus, "fewest_gpus"}}};
+    static constexpr std::array<std::pair<queue_order, std::string_view>, 7> values{
+        {{queue_order::fifo, "fifo"},
+         {queue_order::sjf, "sjf"},
+         {queue_order::fewest_gpus, "fewest_gpus"},
+         {queue_order::las, "las"},
+         {queue_order::two_d_las, "2d_las"},
+         {queue_order::gittins, "gittins"},
+         {queue_order::srtf, "srtf"}}};
 };
+/// Whether an order is a preemptive discipline (las, 2d_las, gittins, srtf).
+[[nodiscard]] constexpr bool is_preemptive(queue_order q) noexcept { return q >= queue_order::las; }
 [[nodiscard]] inline std::string_view to_string(queue_order q) noexcept { return detail::enum_name(q); }
 
 /// What one action of the env chooses (env.action_mode; see env.hpp and docs/mdp.md).
@@ -118,6 +132,8 @@ struct scenario {
     env_options env;
     reward_config reward;
     colocation_config colocation;  ///< off by default
+    durations_config durations;    ///< what the scheduler knows of durations: oracle by default
+    preemption_config preemption;  ///< off by default
 
     /// Makes the relative file paths of the scenario (the trace, a zoo file, a co-location profile)
     /// relative to base_dir (see relative_to()). "$GPUPLACE_DATA/..." paths stay as they are.

@@ -82,7 +82,7 @@ public:
         if (e.mode != action_mode::gpu && e.slots < 1)
             throw ConfigError("config /env/slots: 0 (the " + std::string(to_string(e.mode)) + " action mode needs at least 1)");
         obs_ = observation_writer(core_.hierarchy(), e.queue_window, cfg.colocation.enabled, cfg.reward.time_scale,
-                                  core_.gpu_types().heterogeneous());
+                                  core_.gpu_types().heterogeneous(), cfg.durations.mode == duration_info::hidden, cfg.preemption.enabled);
         if (e.mode == action_mode::placement) front_.template emplace<1>();
         else if (e.mode == action_mode::job) front_.template emplace<2>();
         visit([&](auto& f) { f.init(core_, obs_); });

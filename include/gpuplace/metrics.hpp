@@ -23,10 +23,21 @@ struct job_record {
     double share = 1;           ///< GPU share it asked for on each GPU (co-location)
     double comm_cost = 0;
     double slowdown = 1;
-    std::uint32_t gpu_offset = 0;  ///< where its GPUs start in the env's placement list
+    std::uint32_t gpu_offset = 0;  ///< where its GPUs start in the env's placement list (its last placement)
+    std::uint32_t preemptions = 0; ///< how often it was suspended (preemption.hpp); start is its first start
+    double run_time = 0;           ///< seconds it held GPUs (end - start unless it was preempted)
+    double lost_gpu_time = 0;      ///< GPU-seconds lost to restarts: overheads and progress since the last checkpoint
+    double contention = 1;         ///< mean number of jobs in the system over its life (Themis' N)
 
     [[nodiscard]] double jct() const noexcept { return end - submit; }
-    [[nodiscard]] double queueing_delay() const noexcept { return start - submit; }
+    /// Time not running: start - submit unless the job was preempted, then JCT - run time.
+    [[nodiscard]] double queueing_delay() const noexcept { return preemptions ? jct() - run_time : start - submit; }
+    /// Themis' finish-time fairness rho = JCT / the JCT with a 1/N share of a cluster of `num_gpus`
+    /// GPUs (N = contention): the ideal duration, stretched when the job needs more than G / N GPUs.
+    [[nodiscard]] double finish_time_fairness(std::size_t num_gpus) const noexcept {
+        const double t = ideal_duration * std::max(1.0, double(this->num_gpus) * contention / double(num_gpus));
+        return t > 0 ? jct() / t : 1.0;
+    }
 };
 
 /// How many GPU types of a heterogeneous cluster metrics::type_utilization reports.
@@ -47,6 +58,10 @@ struct metrics {
     /// max_metric_types), its GPUs' busy time / (its GPUs x makespan); 0 otherwise.
     std::array<double, max_metric_types> type_utilization{};
     std::size_t jobs_done = 0, jobs_total = 0;
+    double p99_queueing_delay = 0;
+    double avg_preemptions = 0;       ///< preemptions per finished job
+    double lost_gpu_hours = 0;        ///< GPU-hours lost to restarts (overheads and progress since the last checkpoint)
+    double avg_fairness = 0, max_fairness = 0;  ///< finish-time fairness rho (job_record::finish_time_fairness): mean, worst
 };
 
 /// Percentile (nearest-rank with linear interpolation) of sorted values, q in [0, 1].
@@ -70,17 +85,24 @@ struct metrics {
     if (done.empty()) return m;
     scratch.clear();
     double sum_jct = 0, sum_q = 0, sum_cost = 0, sum_sd = 0, busy = 0, useful = 0, interf = 0, last = first_submit;
+    double preempt = 0, lost = 0, fair = 0, fair_max = 0;
     for (const auto& r : done) {
         scratch.push_back(r.jct());
         sum_jct += r.jct();
         sum_q += r.queueing_delay();
         sum_cost += r.comm_cost;
         sum_sd += r.slowdown;
-        busy += double(r.num_gpus) * (r.end - r.start);
+        const double ran = r.preemptions ? r.run_time : r.end - r.start;
+        busy += double(r.num_gpus) * ran;
         useful += double(r.num_gpus) * r.ideal_duration * r.share;
         const double planned = r.ideal_duration * r.slowdown;
-        interf += planned > 0 ? std::max(1.0, (r.end - r.start) / planned) : 1.0;
+        interf += planned > 0 ? std::max(1.0, ran / planned) : 1.0;
         last = std::max(last, r.end);
+        preempt += r.preemptions;
+        lost += r.lost_gpu_time;
+        const double f = r.finish_time_fairness(num_gpus);
+        fair += f;
+        fair_max = std::max(fair_max, f);
     }
     std::sort(scratch.begin(), scratch.end());
     const double n = double(done.size());
@@ -96,6 +118,14 @@ struct metrics {
     m.utilization = m.makespan > 0 ? busy / (double(num_gpus) * m.makespan) : 0;
     m.sm_utilization = m.makespan > 0 ? useful / (double(num_gpus) * m.makespan) : 0;
     m.avg_interference = interf / n;
+    m.avg_preemptions = preempt / n;
+    m.lost_gpu_hours = lost / 3600.0;
+    m.avg_fairness = fair / n;
+    m.max_fairness = fair_max;
+    scratch.clear();
+    for (const auto& r : done) scratch.push_back(r.queueing_delay());
+    std::sort(scratch.begin(), scratch.end());
+    m.p99_queueing_delay = percentile_sorted(scratch, 0.99);
     return m;
 }
 

@@ -42,12 +42,13 @@ public:
     observation_writer() = default;
     /// For the GPUs of hierarchy `h`, a queue window of `queue_window` jobs, co-location on or off,
     /// and times squashed as t / (t + time_scale). Owns zeroed buffers (bind() to write elsewhere).
+    /// `hidden` (durations hidden) and `preemption` as in obs_layout.
     observation_writer(const level_hierarchy& h, std::size_t queue_window, bool colocation, double time_scale,
-                       bool heterogeneous = false)
+                       bool heterogeneous = false, bool hidden = false, bool preemption = false)
         : G_(h.num_gpus()), K_(queue_window), time_scale_(time_scale), time_scale_f_(static_cast<float>(time_scale)), h_(h) {
         std::vector<std::string> names;
         for (std::size_t l = 1; l < h.num_levels(); ++l) names.push_back(h.level(l).name);
-        L_ = obs_layout(G_, std::move(names), K_, colocation, heterogeneous);
+        L_ = obs_layout(G_, std::move(names), K_, colocation, heterogeneous, hidden, preemption);
         top_ = h.num_levels() - 1;
         using f = gpu_feature;
         picked_ = L_.offset(f::picked), remaining_ = L_.offset(f::remaining), proximity_ = L_.offset(f::proximity);
@@ -181,7 +182,7 @@ public:
     void job_segment(float* o, const basic_simulator<J>& sim, const env_detail::wait_queue& q, std::uint32_t current,
                      std::uint32_t cur_gpus, std::size_t picked) const noexcept {
         if (current == no_job) {
-            std::fill_n(o, std::size(job_feature_names), 0.0f);
+            std::fill_n(o, L_.job_fields(), 0.0f);
             return;
         }
         const auto& c = q.info(current);
@@ -190,6 +191,7 @@ public:
         o[2] = c.ideal_feat;
         o[3] = c.comm_feat;
         o[4] = squash(sim.now() - c.submit);
+        if (L_.preemption()) o[5] = preemption_feature(sim.preemptions(current));
     }
     /// The "queue" segment at `o`: the first K waiting jobs other than the current one.
     template <class J>
@@ -204,10 +206,35 @@ public:
             *o++ = w.request_feat;
             *o++ = w.ideal_feat;
             *o++ = squash(now - w.submit);
+            if (L_.preemption()) *o++ = preemption_feature(sim.preemptions(j));
             ++written;
         }
-        for (; written < K_; ++written) o = std::fill_n(o, std::size(queue_feature_names), 0.0f);
+        for (; written < K_; ++written) o = std::fill_n(o, L_.queue_fields(), 0.0f);
     }
+    /// n preemptions as a feature: n / (n + 1).
+    [[nodiscard]] static float preemption_feature(std::uint32_t n) noexcept { return float(n) / float(n + 1); }
+
+    /// The per-GPU time row when the scheduler does not see true remaining times (durations
+    /// hidden or predicted), rewritten whole: hidden, the run time of the GPU's job so far; predicted,
+    /// its estimated remaining time (the estimate of its duration less the work it has done, at its
+    /// slowdown). `shown` is each job's shown duration.
+    template <class J>
+    void time_row(const basic_simulator<J>& sim, std::span<const double> shown, bool hidden) noexcept {
+        const auto& cl = sim.cluster();
+        const double now = sim.now();
+        float* rem = buf_.obs.data() + remaining_;
+        for (std::size_t g = 0; g < G_; ++g) {
+            const auto j = cl.holder(gpu_id(g));
+            if (j == no_job) {
+                rem[g] = 0.0f;
+                continue;
+            }
+            const double x = hidden ? now - sim.run_start(j)
+                                    : std::max(0.0, shown[j] - (sim.ideal_duration(j) - sim.work_left(j))) * sim.slowdown(j);
+            rem[g] = remaining(x);
+        }
+    }
+
     /// The "global" segment at `o`.
     template <class J>
     void global_segment(float* o, const basic_simulator<J>& sim, const env_detail::wait_queue& q) const noexcept {

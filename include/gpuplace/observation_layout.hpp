@@ -14,6 +14,10 @@
 ///  - gpu_type: the GPU's type index t (TreeTopology::gpu_types() order) as t / (types - 1);
 ///  - job_type/best_type_speedup: 1 - slowest / fastest type speed for the current job (the share
 ///    of its run time the best type saves over the worst), 0 when no job is current.
+/// With durations "hidden" (information.hpp) no feature carries a duration: gpu_remaining becomes
+/// gpu_elapsed (the run time of the GPU's job so far) and the job's and queue's ideal_duration
+/// becomes attained (its attained service per GPU). With preemption on, the job and each queue
+/// slot end with "preemptions" (n / (n + 1) for n preemptions so far).
 
 
 #include <algorithm>
@@ -75,8 +79,9 @@ public:
 
     obs_layout() { part_.fill(absent), part_size_.fill(0); }
     obs_layout(std::size_t num_gpus, std::vector<std::string> level_names, std::size_t queue_window, bool colocation,
-               bool heterogeneous)
-        : G_(num_gpus), K_(queue_window), levels_(std::move(level_names)), coloc_(colocation), het_(heterogeneous) {
+               bool heterogeneous, bool hidden = false, bool preemption = false)
+        : G_(num_gpus), K_(queue_window), levels_(std::move(level_names)), coloc_(colocation), het_(heterogeneous), hidden_(hidden),
+          preempt_(preemption) {
         part_.fill(absent), part_size_.fill(0);
         std::size_t off = num_gpu_rows() * G_;
         const auto part = [&](obs_part p, std::size_t n) {
@@ -84,8 +89,8 @@ public:
             part_size_[std::size_t(p)] = n;
             off += n;
         };
-        part(obs_part::job, std::size(job_feature_names));
-        part(obs_part::queue, K_ * std::size(queue_feature_names));
+        part(obs_part::job, job_fields());
+        part(obs_part::queue, K_ * queue_fields());
         part(obs_part::global, std::size(global_feature_names));
         if (heterogeneous) part(obs_part::job_type, std::size(job_type_feature_names));
         size_ = off;
@@ -107,6 +112,11 @@ public:
     }
     [[nodiscard]] std::size_t num_gpus() const noexcept { return G_; }
     [[nodiscard]] std::size_t queue_window() const noexcept { return K_; }
+    /// Fields of the job segment and of each queue slot (one more with preemption: preemptions).
+    [[nodiscard]] std::size_t job_fields() const noexcept { return std::size(job_feature_names) + (preempt_ ? 1 : 0); }
+    [[nodiscard]] std::size_t queue_fields() const noexcept { return std::size(queue_feature_names) + (preempt_ ? 1 : 0); }
+    [[nodiscard]] bool hidden() const noexcept { return hidden_; }
+    [[nodiscard]] bool preemption() const noexcept { return preempt_; }
     /// The domain levels' names (levels 1 .. L-1 of the hierarchy).
     [[nodiscard]] const std::vector<std::string>& level_names() const noexcept { return levels_; }
     [[nodiscard]] std::size_t num_levels() const noexcept { return levels_.size(); }
@@ -138,6 +148,7 @@ public:
     [[nodiscard]] std::string name(gpu_feature f, std::size_t level = 1) const {
         const auto i = std::size_t(f);
         if (f == gpu_feature::domain_free) return levels_.at(level - 1) + "_free";
+        if (f == gpu_feature::remaining && hidden_) return "elapsed";
         if (i < base_gpu_features) return std::string(base_gpu_feature_names[i]);
         const std::size_t after = i - std::size_t(gpu_feature::domain_free) - 1;
         if (after < colocation_gpu_features) return std::string(colocation_feature_names[after]);
@@ -161,8 +172,12 @@ public:
         const auto add = [&](obs_part p, std::span<const std::string_view> names, std::size_t repeat) {
             if (!has(p)) return;
             obs_segment s{std::string(name(p)), offset(p), size(p), {}};
-            for (std::size_t r = 0; r < repeat; ++r)
-                for (auto n : names) s.fields.push_back(repeat > 1 ? std::to_string(r) + "." + std::string(n) : std::string(n));
+            const bool slots = p == obs_part::job || p == obs_part::queue;
+            for (std::size_t r = 0; r < repeat; ++r) {
+                const std::string pre = repeat > 1 ? std::to_string(r) + "." : "";
+                for (auto n : names) s.fields.push_back(pre + std::string(hidden_ && n == "ideal_duration" ? "attained" : n));
+                if (slots && preempt_) s.fields.push_back(pre + "preemptions");
+            }
             out.push_back(std::move(s));
         };
         add(obs_part::job, job_feature_names, 1);
@@ -179,7 +194,7 @@ private:
 
     std::size_t G_ = 0, K_ = 0, size_ = 0;
     std::vector<std::string> levels_;
-    bool coloc_ = false, het_ = false;
+    bool coloc_ = false, het_ = false, hidden_ = false, preempt_ = false;
     std::array<std::size_t, num_parts> part_{}, part_size_{};
 };
 

@@ -31,9 +31,9 @@ template <class E>
         out += e.done() ? "episode over\n" : "no job to place\n";
     }
     // width of a cell: enough for the largest job id
-    const auto n = e.simulator().jobs().size();
+    const auto jobs = e.simulator().jobs().size();
     int w = 1;
-    for (std::size_t x = n; x >= 10; x /= 10) ++w;
+    for (std::size_t x = jobs; x >= 10; x /= 10) ++w;
     const auto& h = e.hierarchy();
     const std::size_t top = h.num_levels() - 1;
     const auto row = [&](std::size_t n) {

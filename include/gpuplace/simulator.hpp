@@ -3,9 +3,11 @@
 /// Event-driven, continuous-time simulation of a cluster: arrivals and completions in a priority
 /// queue, the GPUs each running job holds, and a record of every finished job. It makes no
 /// scheduling decisions: the environment (or any scheduler) calls start() for the jobs it places,
-/// and learns from what advance() returns which jobs arrived and finished.
+/// suspend() for the jobs it preempts (with preemption on), and learns from what advance()
+/// returns which jobs arrived and finished.
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -29,6 +31,13 @@ struct advance_result {
     std::span<const job_record> finished;  ///< the jobs that finished, in order (valid until the next advance() or reset())
     std::uint32_t first_arrival = 0;       ///< the jobs that arrived: first_arrival, first_arrival + 1, ...
     std::uint32_t arrivals = 0;            ///< how many arrived
+};
+
+/// What suspending a running job costs (basic_simulator::set_preemption()).
+struct preemption_costs {
+    double restart_overhead = 0;     ///< seconds a resumed job holds its GPUs before it makes progress again
+    double checkpoint_interval = 0;  ///< seconds of progress between checkpoints; a suspended job loses what it
+                                     ///< made since its last one (0: it checkpoints when suspended, losing nothing)
 };
 
 template <Job J = TrainingJob>
@@ -57,6 +66,15 @@ public:
     [[nodiscard]] bool colocation() const noexcept { return table_ != nullptr; }
     [[nodiscard]] const interference_table* interference() const noexcept { return table_.get(); }
 
+    /// Turns preemption on: suspend() may stop a running job, which later resumes (possibly on
+    /// other GPUs) with the work it had left at its last checkpoint, paying the restart overhead
+    /// (exclusive GPUs only: not with co-location). Call before reset().
+    void set_preemption(const preemption_costs& c) {
+        preempt_ = true;
+        costs_ = c;
+    }
+    [[nodiscard]] bool preemption() const noexcept { return preempt_; }
+
     /// Starts an episode with `jobs` sorted by submit time (ties by position) and the ideal
     /// duration of each. Allocates only when the workload is larger than any seen before.
     /// `memory` (GB per GPU of each job) matters only with co-location; empty means 0.
@@ -74,7 +92,7 @@ public:
         for (const auto& j : jobs) jobs_.emplace_back(j);
         ideal_.resize(jobs_.size());
         for (std::size_t i = 0; i < jobs_.size(); ++i) ideal_[i] = ideal(jobs_[i]);
-        rec_.resize(jobs_.size());
+        rec_.assign(jobs_.size(), job_record{});  // (no allocation once as large)
         if (table_) {
             memory_.resize(jobs_.size());
             for (std::size_t i = 0; i < jobs_.size(); ++i) memory_[i] = memory(jobs_[i]);
@@ -87,6 +105,15 @@ public:
             affected_.reserve(jobs_.size());
             stamp_ = 0;
         }
+        if (preempt_) {
+            work_.assign(ideal_.begin(), ideal_.end());
+            run_start_.assign(jobs_.size(), 0.0);
+            attained_.assign(jobs_.size(), 0.0);
+            version_.assign(jobs_.size(), 0);
+            running_flag_.assign(jobs_.size(), 0);
+        }
+        arrival_area_.resize(jobs_.size());
+        area_ = 0;
         memory_time_ = 0;
         finished_.clear();
         finished_.reserve(jobs_.size());
@@ -97,6 +124,12 @@ public:
         for (const auto& j : jobs_) total += j.num_gpus;
         placements_.clear();
         placements_.reserve(total);
+        if (preempt_) {  // a job may be placed more than once: a slot of its own, rewritten at each start
+            slot_.resize(jobs_.size());
+            std::size_t off = 0;
+            for (std::size_t i = 0; i < jobs_.size(); ++i) slot_[i] = static_cast<std::uint32_t>(off), off += jobs_[i].num_gpus;
+            placements_.resize(total);
+        }
         cluster_.clear();
         next_arrival_ = 0;
         next_submit_ = submit_of(0);
@@ -133,6 +166,30 @@ public:
         t = std::min(t, next_submit_);
         return t;
     }
+    /// Whether job j holds GPUs now.
+    [[nodiscard]] bool is_running(std::uint32_t j) const noexcept {
+        return preempt_ ? running_flag_[j] != 0 : rec_[j].num_gpus != 0 && rec_[j].start <= now_ && rec_[j].end > now_;
+    }
+    /// GPU-seconds job j has held GPUs so far (its attained service).
+    [[nodiscard]] double attained(std::uint32_t j) const noexcept {
+        if (preempt_) return attained_[j] + (running_flag_[j] ? double(jobs_[j].num_gpus) * (now_ - run_start_[j]) : 0.0);
+        const auto& r = rec_[j];
+        if (r.num_gpus == 0 || r.start > now_) return 0.0;
+        return double(r.num_gpus) * (std::min(now_, r.end) - r.start);
+    }
+    /// How often job j was suspended.
+    [[nodiscard]] std::uint32_t preemptions(std::uint32_t j) const noexcept { return rec_[j].preemptions; }
+    /// Ideal seconds of work job j has left (its whole ideal duration before it starts).
+    [[nodiscard]] double work_left(std::uint32_t j) const noexcept {
+        if (!preempt_) return rec_[j].num_gpus && rec_[j].start <= now_ ? std::max(0.0, (rec_[j].end - now_) / rec_[j].slowdown) : ideal_[j];
+        if (!running_flag_[j]) return work_[j];
+        const double useful = std::max(0.0, now_ - run_start_[j] - overhead_of(j));
+        return std::max(0.0, work_[j] - useful / rec_[j].slowdown);
+    }
+    /// The slowdown of job j's current (or last) placement.
+    [[nodiscard]] double slowdown(std::uint32_t j) const noexcept { return rec_[j].slowdown; }
+    /// When job j's current run started (with preemption on; its start otherwise).
+    [[nodiscard]] double run_start(std::uint32_t j) const noexcept { return preempt_ ? run_start_[j] : rec_[j].start; }
     /// Busy GPU-seconds so far.
     [[nodiscard]] double busy_gpu_time() const noexcept { return busy_gpu_time_; }
     /// GPU memory (GB) x seconds used so far.
@@ -151,14 +208,16 @@ public:
     /// Memory per GPU of job j (0 unless set at reset with co-location on).
     [[nodiscard]] double memory_of(std::uint32_t j) const noexcept { return table_ ? memory_[j] : 0.0; }
 
-    /// Moves time to the next event and processes every completion, then every arrival, due then;
-    /// says what happened. Precondition: has_events().
-    advance_result advance() {
+    /// Moves time to the next event, or to `until` when that is earlier (then nothing happens but
+    /// time), and processes every completion, then every arrival, due then; says what happened.
+    /// Precondition: has_events() or a finite `until`.
+    advance_result advance(double until = never) {
         advance_result ev;
-        const double t = next_event_time();
+        const double t = std::min(next_event_time(), until);
         const double dt = t - now_;
         ev.elapsed = dt;
         ev.area = double(in_system_) * dt;
+        area_ += ev.area;
         ev.in_makespan = next_arrival_ > 0;
         busy_gpu_time_ += double(cluster_.busy_gpus()) * dt;
         memory_time_ += cluster_.memory_used_total() * dt;
@@ -168,7 +227,7 @@ public:
             std::pop_heap(heap_.begin(), heap_.end(), std::greater<>{});
             const auto e = heap_.back();
             heap_.pop_back();
-            if (table_ && e.version != version_[e.job]) continue;  // superseded by a rate change
+            if (table_ && e.version != version_[e.job]) continue;  // superseded by a rate change (suspended jobs leave the heap)
             // the GPUs from the event itself: their loads need not wait for the job's record
             const auto gpus = std::span<const gpu_id>(placements_).subspan(e.gpu_offset, e.num_gpus);
             if (table_) {
@@ -186,6 +245,17 @@ public:
             }
             auto& r = rec_[e.job];
             r.end = e.time;
+            if (preempt_) {
+                running_flag_[e.job] = 0;
+                const double ran = e.time - run_start_[e.job], k = double(jobs_[e.job].num_gpus);
+                r.run_time += ran;
+                attained_[e.job] += k * ran;
+                r.lost_gpu_time += k * overhead_of(e.job);  // the last restart's overhead, spent in full
+            } else {
+                r.run_time = e.time - r.start;
+            }
+            const double life = e.time - double(jobs_[e.job].submit_time);
+            r.contention = life > 0 ? (area_ - arrival_area_[e.job]) / life : 1.0;
             finished_.push_back(r);
             --in_system_;
             --running_;
@@ -196,6 +266,7 @@ public:
         ev.first_arrival = static_cast<std::uint32_t>(next_arrival_);
         while (next_submit_ <= t && next_arrival_ < jobs_.size()) {
             ++in_system_;
+            arrival_area_[next_arrival_] = area_;
             next_submit_ = submit_of(++next_arrival_);
         }
         ev.arrivals = static_cast<std::uint32_t>(next_arrival_ - ev.first_arrival);
@@ -203,8 +274,10 @@ public:
     }
 
     /// Starts job j now on `gpus` (free GPUs, any order) with the given slowdown and comm cost;
-    /// it ends at now + ideal duration x slowdown.
+    /// it ends at now + ideal duration x slowdown (a resumed job: now + restart overhead + the work
+    /// it has left x slowdown).
     void start(std::uint32_t j, std::span<const gpu_id> gpus, double slowdown, double comm_cost) {
+        if (preempt_) return resume(j, gpus, slowdown, comm_cost);
         const double end = now_ + ideal_[j] * slowdown;
         auto& r = rec_[j];
         r.id = jobs_[j].id;
@@ -242,6 +315,33 @@ public:
         update_rates();
     }
 
+    /// Suspends running job j now (preemption on): its GPUs are freed, it keeps the work it made
+    /// up to its last checkpoint, and its next start pays the restart overhead.
+    void suspend(std::uint32_t j) {
+        auto& r = rec_[j];
+        const double ran = now_ - run_start_[j], overhead = overhead_of(j);
+        const double useful = std::max(0.0, ran - overhead);
+        const double kept = costs_.checkpoint_interval > 0 ? std::floor(useful / costs_.checkpoint_interval) * costs_.checkpoint_interval : useful;
+        work_[j] = std::max(0.0, work_[j] - kept / r.slowdown);
+        const double k = double(jobs_[j].num_gpus);
+        r.lost_gpu_time += k * (std::min(ran, overhead) + (useful - kept));
+        r.run_time += ran;
+        attained_[j] += k * ran;
+        ++r.preemptions;
+        running_flag_[j] = 0;
+        ++version_[j];
+        // its completion event leaves the heap now, so that the heap never holds more than the running jobs
+        for (std::size_t i = 0; i < heap_.size(); ++i)
+            if (heap_[i].job == j) {
+                heap_[i] = heap_.back();
+                heap_.pop_back();
+                std::make_heap(heap_.begin(), heap_.end(), std::greater<>{});
+                break;
+            }
+        cluster_.release_exclusive(gpus_of(r));
+        --running_;
+    }
+
     /// Metrics of the jobs finished so far (scratch is reused).
     [[nodiscard]] metrics compute(std::vector<double>& scratch) const {
         const double first = jobs_.empty() ? 0.0 : double(jobs_.front().submit_time);
@@ -249,6 +349,35 @@ public:
     }
 
 private:
+    /// The restart overhead of job j's current run (none on its first).
+    [[nodiscard]] double overhead_of(std::uint32_t j) const noexcept { return rec_[j].preemptions ? costs_.restart_overhead : 0.0; }
+
+    /// start() with preemption on: a first start or a resume, on the job's own placement slot.
+    void resume(std::uint32_t j, std::span<const gpu_id> gpus, double slowdown, double comm_cost) {
+        auto& r = rec_[j];
+        const bool first = r.preemptions == 0;
+        const double end = now_ + overhead_of(j) + work_[j] * slowdown;
+        if (first) {
+            r.id = jobs_[j].id;
+            r.model = jobs_[j].model;
+            r.num_gpus = static_cast<std::uint32_t>(gpus.size());
+            r.submit = jobs_[j].submit_time;
+            r.start = now_;
+            r.ideal_duration = ideal_[j];
+            r.share = share_of(jobs_[j]);
+        }
+        r.end = end;
+        r.comm_cost = comm_cost;
+        r.slowdown = slowdown;
+        r.gpu_offset = slot_[j];
+        run_start_[j] = now_;
+        running_flag_[j] = 1;
+        ++running_;
+        std::copy(gpus.begin(), gpus.end(), placements_.begin() + slot_[j]);
+        cluster_.allocate_exclusive(gpus, j, end);
+        push_event(end, j, version_[j]);
+    }
+
     /// The index of a job of jobs_.
     [[nodiscard]] std::size_t index_of(const J& j) const noexcept { return std::size_t(&j - jobs_.data()); }
 
@@ -324,6 +453,14 @@ private:
     std::vector<job_record> rec_;
     std::vector<double> ideal_;
     cluster_state cluster_;
+    double area_ = 0;                  ///< jobs in system x time since the episode began
+    std::vector<double> arrival_area_;  ///< per job: area_ at its arrival
+    // preemption
+    bool preempt_ = false;
+    preemption_costs costs_;
+    std::vector<double> work_, run_start_, attained_;  ///< per job: ideal work left at its last suspension, run start, GPU-seconds before it
+    std::vector<std::uint8_t> running_flag_;
+    std::vector<std::uint32_t> slot_;  ///< per job: where its placement is kept in placements_
     // co-location
     std::vector<double> memory_, remaining_, rate_, last_;
     std::vector<std::uint32_t> version_;

@@ -24,6 +24,9 @@
 #include "../simulator.hpp"
 #include "../topology.hpp"
 #include "../workload.hpp"
+#include "../detail/rng.hpp"
+#include "../information.hpp"
+#include "discipline.hpp"
 #include "room_index.hpp"
 #include "wait_queue.hpp"
 
@@ -65,6 +68,7 @@ public:
         if (types_.heterogeneous()) type_free_.assign(types_.num_types(), 0);
         workload_.validate(zoo_, G);
         if (cfg_.colocation.enabled) rooms_.reserve(workload_.max_job_kinds(zoo_.size()), G);
+        init_information();
     }
 
     // ---- episode ------------------------------------------------------------------------------
@@ -83,15 +87,26 @@ public:
                    [this](const J& j) { return zoo_[j.model].memory_gb; });
         const std::size_t n = sim_.jobs().size();
         queue_.reset(n);
+        shown_.resize(n);
+        for (std::uint32_t i = 0; i < n; ++i) shown_[i] = shown_duration(i);
         for (std::uint32_t i = 0; i < n; ++i) {
             const auto& j = sim_.job(i);
             const auto p = zoo_[j.model].at(j.num_gpus);
-            queue_.info(i) = {features.request(j.num_gpus), features.squash(sim_.ideal_duration(i)),
+            queue_.info(i) = {features.request(j.num_gpus), features.squash(shown_[i]),
                               static_cast<float>(std::clamp(1.0 - p.spread / p.consolidated, 0.0, 1.0)), double(j.submit_time), 0};
         }
         if (sim_.colocation()) rooms_.build(sim_);
         current_ = none;
         cur_gpus_ = 0;
+        if (preempt_) {
+            disc_.reset(n);
+            running_.clear();
+            running_.reserve(n);
+            order_.reserve(n);
+            suspend_.reserve(n);
+            dirty_ = true;
+            start_time_ = sim_.now();
+        }
         return advance([](std::span<const gpu_id>) {}).reward;
     }
 
@@ -125,6 +140,7 @@ public:
         sim_.start(j, gpus, slowdown, res.cost);
         queue_.erase(cur_pos_);
         current_ = none;
+        if (preempt_) running_.push_back(j);
         double r = -opt_.comm * res.cost;
         if (opt_.placement != 0) {
             const auto b = comm_.bounds(topo_, zoo_, job.model, job.num_gpus);
@@ -157,6 +173,7 @@ public:
         double area = 0, elapsed = 0;
         bool moved = false;
         for (;;) {
+            if (preempt_ && dirty_) decide();
             std::size_t i = find_waiting();
             if (i != wait_queue::npos) {
                 set_current(i);
@@ -171,11 +188,17 @@ public:
                 set_current(i);
                 break;  // found one, or the episode is over (all finished)
             }
-            const auto ev = sim_.advance();
+            const auto ev = sim_.advance(preempt_ ? disc_.next_decision(sim_, queue_.jobs(), running_, sim_.now(), start_time_)
+                                                  : basic_simulator<J>::never);
             for (auto j = ev.first_arrival; j < ev.first_arrival + ev.arrivals; ++j)
                 queue_.insert(j, sim_.job(j).num_gpus, [this](std::uint32_t a, std::uint32_t b) { return queue_less(a, b); });
             if (!sim_.colocation())
                 for (const auto& r : ev.finished) finished(sim_.gpus_of(r));
+            if (preempt_) {
+                for (auto j = ev.first_arrival; j < ev.first_arrival + ev.arrivals; ++j) disc_.arrived(j, sim_.now());
+                for (const auto& r : ev.finished) std::erase(running_, std::uint32_t(r.id));
+                dirty_ = true;  // an arrival, a completion or a decision time: the run set again
+            }
             area += ev.area;
             if (ev.in_makespan) elapsed += ev.elapsed;
             moved = true;
@@ -224,6 +247,12 @@ public:
     [[nodiscard]] const wait_queue& queue() const noexcept { return queue_; }
     [[nodiscard]] std::size_t num_gpus() const noexcept { return topo_.hierarchy().num_gpus(); }
     [[nodiscard]] std::uint64_t seed() const noexcept { return seed_; }
+    /// The duration of job j the scheduler is shown (durations.mode; 0 when hidden).
+    [[nodiscard]] double shown(std::uint32_t j) const noexcept { return shown_[j]; }
+    [[nodiscard]] std::span<const double> shown() const noexcept { return shown_; }
+    /// What the scheduler knows of durations, and whether it preempts.
+    [[nodiscard]] duration_info information() const noexcept { return cfg_.durations.mode; }
+    [[nodiscard]] bool preemptive() const noexcept { return preempt_; }
 
     /// Metrics of the jobs finished so far.
     [[nodiscard]] metrics episode_metrics() const {
@@ -242,15 +271,15 @@ private:
         switch (cfg_.env.order) {
             case queue_order::fifo: return a < b;
             case queue_order::sjf: {
-                const double ia = sim_.ideal_duration(a), ib = sim_.ideal_duration(b);
+                const double ia = shown_[a], ib = shown_[b];
                 return ia < ib || (ia == ib && a < b);
             }
             case queue_order::fewest_gpus: {
                 const auto ka = sim_.job(a).num_gpus, kb = sim_.job(b).num_gpus;
                 return ka < kb || (ka == kb && a < b);
             }
+            default: return a < b;  // a preemptive discipline reorders the queue at every decision (decide())
         }
-        return a < b;
     }
 
     /// Brings job class c's room up to date; returns how many GPUs have room for it (co-location).
@@ -265,6 +294,8 @@ private:
         if (cl.gpus_with_free_slot() == 0) return wait_queue::npos;
         std::size_t free = cl.free_gpus();
         if (cfg_.env.confine_type && types_.heterogeneous()) free = std::min(free, most_free_of_a_type());
+        if (preempt_)  // only the jobs the discipline chose
+            return queue_.find(skip, free, true, false, [&](std::uint32_t j) { return disc_.in_run_set(j) && sim_.job(j).num_gpus <= free; });
         return queue_.find(skip, free, opt_.backfill, !sim_.colocation(), [&](std::uint32_t j) {
             const auto k = sim_.job(j).num_gpus;
             return k <= free || room_hosts(rooms_.class_of(j)) >= k;
@@ -278,6 +309,106 @@ private:
         const auto& h = hierarchy();
         for (std::size_t n = 0; n < h.num_domains(1); ++n) type_free_[types_.type_of(h.first(1, n))] += cl.free_in(1, n);
         return *std::max_element(type_free_.begin(), type_free_.end());
+    }
+
+    /// The discipline's decision: which jobs run; the running jobs left out are suspended and wait
+    /// again, the waiting ones in priority order.
+    void decide() {
+        suspend_.clear();
+        disc_.decide(sim_, queue_.jobs(), running_, num_gpus(), sim_.now(), order_, suspend_);
+        for (auto j : suspend_) {
+            sim_.suspend(j);
+            disc_.suspended(j, sim_.now());
+            std::erase(running_, j);
+            if (cfg_.durations.mode == duration_info::hidden)  // what it has attained, per GPU, as its duration feature
+                queue_.info(j).ideal_feat = squash(sim_.attained(j) / double(sim_.job(j).num_gpus));
+        }
+        queue_.reorder(order_, [&](std::uint32_t j) { return sim_.job(j).num_gpus; });
+        queue_.next_epoch();
+        dirty_ = false;
+    }
+
+    /// The observation's duration feature, as observation_writer::squash() computes it.
+    [[nodiscard]] float squash(double seconds) const noexcept {
+        const double x = std::max(0.0, seconds);
+        return static_cast<float>(x / (x + cfg_.reward.time_scale));
+    }
+
+    /// The duration the scheduler is shown of job j (durations.mode): the truth, an estimate, or
+    /// nothing (hidden: 0, its attained service so far).
+    [[nodiscard]] double shown_duration(std::uint32_t j) const {
+        const auto& d = cfg_.durations;
+        if (d.mode == duration_info::oracle) return sim_.ideal_duration(j);
+        if (d.mode == duration_info::hidden) return 0.0;
+        if (d.error == duration_error::model_mean) {
+            const auto& job = sim_.job(j);
+            for (const auto& [key, mean] : model_mean_)
+                if (key == (std::uint64_t{job.model} << 32 | job.num_gpus)) return mean;
+            return mean_all_;
+        }
+        detail::rng r(detail::mix_seed(seed_ ^ (std::uint64_t{j} << 20), 0x657374696d617465ULL));  // "estimate"
+        return sim_.ideal_duration(j) * std::exp(d.sigma * r.normal());
+    }
+
+    /// Checks the durations and preemption options and prepares the discipline.
+    void init_information() {
+        const auto& d = cfg_.durations;
+        const auto& p = cfg_.preemption;
+        const auto order = cfg_.env.order;
+        const std::string name(to_string(order));
+        if (d.mode == duration_info::hidden && (order == queue_order::sjf || order == queue_order::srtf))
+            throw ConfigError("config /env/queue_policy: \"" + name + "\" orders jobs by their duration, which durations \"hidden\" does not show");
+        if (is_preemptive(order) && !p.enabled)
+            throw ConfigError("config /env/queue_policy: \"" + name + "\" is a preemptive discipline: it needs /preemption/enabled");
+        if (p.enabled && !is_preemptive(order))
+            throw ConfigError("config /preemption/enabled: needs a preemptive /env/queue_policy (las, 2d_las, gittins or srtf), got \"" + name + "\"");
+        if (p.enabled && cfg_.colocation.enabled) throw ConfigError("config /preemption/enabled: not supported with co-location");
+        if (d.mode != duration_info::oracle && cfg_.colocation.enabled)
+            throw ConfigError("config /durations/mode: \"" + std::string(to_string(d.mode)) + "\" is not supported with co-location");
+        if (!(p.restart_overhead >= 0) || !(p.checkpoint_interval >= 0) || !(p.round >= 0) || !(p.starvation >= 0))
+            throw ConfigError("config /preemption: restart_overhead, checkpoint_interval, round and starvation must be >= 0");
+        for (std::size_t i = 0; i < p.thresholds.size(); ++i)
+            if (!(p.thresholds[i] > 0) || (i > 0 && !(p.thresholds[i] > p.thresholds[i - 1])))
+                throw ConfigError("config /preemption/thresholds: must be positive and increasing (item " + std::to_string(i) + ")");
+        if (!(d.sigma >= 0)) throw ConfigError("config /durations/sigma: must be >= 0 (got " + std::to_string(d.sigma) + ")");
+        const bool need_sample = order == queue_order::gittins || (d.mode == duration_info::predicted && d.error == duration_error::model_mean);
+        if (need_sample) sample_durations();
+        if (!p.enabled) return;
+        preempt_ = true;
+        sim_.set_preemption({p.restart_overhead, p.checkpoint_interval});
+        disc_.init(order, p, order == queue_order::gittins ? gittins_table(sample_sizes_, p.gittins_quantum) : gittins_table{});
+    }
+
+    /// The duration distribution of durations.sample_files (or of the scenario's own workload):
+    /// 32 episodes' jobs, their GPU-seconds (the Gittins index) and each model's mean duration
+    /// at each GPU count (model_mean estimates).
+    void sample_durations() {
+        auto w = cfg_.workload;
+        if (!cfg_.durations.sample_files.empty()) {
+            w.kind = "trace";
+            w.path = cfg_.durations.sample_files.front();
+            w.more_paths.assign(cfg_.durations.sample_files.begin() + 1, cfg_.durations.sample_files.end());
+        }
+        const workload_source src(w, zoo_, num_gpus());
+        std::vector<TrainingJob> jobs;
+        std::vector<std::pair<std::uint64_t, std::pair<double, std::size_t>>> sums;
+        double all = 0;
+        std::size_t count = 0;
+        for (std::uint64_t e = 0; e < 32; ++e) {
+            src.generate(zoo_, num_gpus(), (std::uint64_t{1} << 40) + e, jobs);
+            for (const auto& j : jobs) {
+                const double ideal = double(j.work) * comm_.ideal_step_time(topo_, zoo_, j.model, j.num_gpus);
+                sample_sizes_.push_back(ideal * double(j.num_gpus));
+                const std::uint64_t key = std::uint64_t{j.model} << 32 | j.num_gpus;
+                auto it = std::find_if(sums.begin(), sums.end(), [&](const auto& x) { return x.first == key; });
+                if (it == sums.end()) sums.push_back({key, {ideal, 1}});
+                else it->second.first += ideal, ++it->second.second;
+                all += ideal;
+                ++count;
+            }
+        }
+        for (const auto& [key, s] : sums) model_mean_.emplace_back(key, s.first / double(s.second));
+        mean_all_ = count ? all / double(count) : 0.0;
     }
 
     /// Makes the waiting job at queue position i (or none) the current one. The queue does not
@@ -312,6 +443,15 @@ private:
     gpu_type_map types_;                  ///< the GPUs' types (untyped: the zoo's reference type)
     std::vector<std::size_t> type_free_;  ///< heterogeneous: scratch per type
     mutable std::vector<double> scratch_;
+    // what the scheduler knows and may do (information.hpp)
+    std::vector<double> shown_;  ///< per job: the duration the scheduler is shown
+    bool preempt_ = false, dirty_ = true;
+    double start_time_ = 0;
+    discipline disc_;
+    std::vector<std::uint32_t> running_, order_, suspend_;
+    std::vector<double> sample_sizes_;                         ///< GPU-seconds of sampled jobs (gittins)
+    std::vector<std::pair<std::uint64_t, double>> model_mean_;  ///< (model << 32 | GPUs) -> mean ideal duration
+    double mean_all_ = 0;
 };
 
 }  // namespace gpuplace::env_detail

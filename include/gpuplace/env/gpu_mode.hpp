@@ -60,6 +60,7 @@ public:
         } else {
             obs.gpu_rows(core.simulator(), picks_, cur != Core::none);
         }
+        if (core.information() != duration_info::oracle) obs.time_row(core.simulator(), core.shown(), core.information() == duration_info::hidden);
         obs.defer(defer_allowed(core));
         obs.tail(core.simulator(), core.queue(), cur, core.current_gpus(), picks_.size());
         if (core.gpu_types().heterogeneous()) write_types(core, obs);
@@ -89,11 +90,13 @@ public:
         const auto& cl = core.cluster();
         const auto p = core.advance([&](std::span<const gpu_id> gpus) { obs.update_gpus(cl, gpus, core.simulator().now()); });
         reward += p.reward;
-        // With co-location room and interference depend on the current job, and once no job is
-        // current every mask entry changes: the whole observation. Otherwise the GPUs whose jobs
+        // With co-location room and interference depend on the current job, once no job is current
+        // every mask entry changes, with preemption jobs may have stopped anywhere, and without true
+        // durations the time row follows the shown ones: the whole observation. Otherwise the GPUs whose jobs
         // changed were rewritten as they changed (start, advance); what is left are their
         // domains, every remaining time when time moved, and the tail.
-        if (core.simulator().colocation() || !core.has_current() || core.gpu_types().heterogeneous()) {
+        if (core.simulator().colocation() || !core.has_current() || core.gpu_types().heterogeneous() || core.preemptive() ||
+            core.information() != duration_info::oracle) {
             write(core, obs, {});
         } else {
             obs.flush(cl, picks_, core.simulator().now(), p.time_moved);

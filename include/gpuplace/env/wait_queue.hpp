@@ -51,6 +51,22 @@ public:
         gpus_.insert(gpus_.begin() + (pos - jobs_.begin()), gpus);
         jobs_.insert(pos, j);
     }
+    /// Puts the waiting jobs in the order of `order` (every waiting job once; a preemptive
+    /// discipline's priorities change over time). No allocation.
+    template <class GpusOf>
+    void reorder(std::span<const std::uint32_t> order, GpusOf&& gpus_of) noexcept {
+        jobs_.clear();
+        gpus_.clear();
+        for (auto j : order) {
+            jobs_.push_back(j);
+            gpus_.push_back(gpus_of(j));
+        }
+    }
+    /// Adds job j at the end.
+    void push_back(std::uint32_t j, std::uint32_t gpus) noexcept {
+        jobs_.push_back(j);
+        gpus_.push_back(gpus);
+    }
     /// Removes the job at position i.
     void erase(std::size_t i) noexcept {
         jobs_.erase(jobs_.begin() + std::ptrdiff_t(i));

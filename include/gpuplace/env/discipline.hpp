@@ -1,0 +1,156 @@
+#pragma once
+/// \file env/discipline.hpp
+/// The preemptive queue disciplines of the scheduling core (preemption on): at every decision
+/// point every active job (waiting or running) gets a priority, and the jobs run in that order
+/// while their GPUs fit; the running jobs left out are suspended.
+///  - las: least attained GPU-service first (continuous).
+///  - 2d_las: Tiresias' discretised 2D-LAS: queues by attained GPU-service since the last promotion
+///    (thresholds), first queue first; inside a queue the running jobs first, then in the order
+///    jobs entered it; a job that waits longer than `starvation` x its service since its last
+///    promotion returns to the first queue.
+///  - gittins: the highest Gittins index of attained GPU-service first (information.hpp).
+///  - srtf: the least remaining time first (the true one: an oracle, not causal).
+/// Ties: the earlier job.
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <vector>
+
+#include "../config.hpp"
+#include "../information.hpp"
+
+namespace gpuplace::env_detail {
+
+class discipline {
+public:
+    static constexpr double never = std::numeric_limits<double>::infinity();
+
+    void init(queue_order order, const preemption_config& p, gittins_table g) {
+        order_ = order;
+        p_ = p;
+        gittins_ = std::move(g);
+    }
+    /// Sizes the per-job state for an episode of n jobs (allocates only for more jobs than before).
+    void reset(std::size_t n) {
+        queue_.assign(n, 0);
+        base_.assign(n, 0.0);
+        since_.assign(n, 0.0);
+        entered_.assign(n, 0.0);
+        run_.assign(n, 0);
+        key_.resize(n);
+        order_scratch_.reserve(n);
+    }
+    /// Job j arrived at `now` (into the first queue).
+    void arrived(std::uint32_t j, double now) noexcept { since_[j] = entered_[j] = now; }
+    /// Job j was suspended at `now` (it keeps its queue and its place there).
+    void suspended(std::uint32_t j, double now) noexcept { since_[j] = now; }
+    [[nodiscard]] bool in_run_set(std::uint32_t j) const noexcept { return run_[j] != 0; }
+    /// 2D-LAS: the queue job j is in.
+    [[nodiscard]] std::uint32_t queue_of(std::uint32_t j) const noexcept { return queue_[j]; }
+
+    /// Decides the run set at `now` among the waiting and running jobs on `num_gpus` GPUs: marks
+    /// its members (in_run_set()) and appends the running jobs outside it to `suspend`. `order`
+    /// gets the jobs that will wait (the waiting ones and those to suspend) in priority order.
+    template <class Sim>
+    void decide(const Sim& sim, std::span<const std::uint32_t> waiting, std::span<const std::uint32_t> running,
+                std::size_t num_gpus, double now, std::vector<std::uint32_t>& order, std::vector<std::uint32_t>& suspend) {
+        update_queues(sim, waiting, running, now);
+        auto& all = order_scratch_;
+        all.assign(waiting.begin(), waiting.end());
+        all.insert(all.end(), running.begin(), running.end());
+        for (auto j : all) key_[j] = key_of(sim, j);
+        std::sort(all.begin(), all.end(), [&](std::uint32_t a, std::uint32_t b) { return key_[a] < key_[b]; });
+        std::size_t free = num_gpus;
+        for (auto j : all) {
+            const std::size_t k = sim.job(j).num_gpus;
+            run_[j] = k <= free;
+            if (run_[j]) free -= k;
+        }
+        order.clear();  // the waiting jobs and the running ones to suspend
+        for (auto j : all)
+            if (!(sim.is_running(j) && run_[j])) order.push_back(j);
+        for (auto j : running)
+            if (!run_[j]) suspend.push_back(j);
+    }
+
+    /// The next time a priority jumps without an event: a 2D-LAS demotion or promotion, or the
+    /// next round (`start` is the episode's start); never when none.
+    template <class Sim>
+    [[nodiscard]] double next_decision(const Sim& sim, std::span<const std::uint32_t> waiting, std::span<const std::uint32_t> running,
+                                       double now, double start) const noexcept {
+        double t = never;
+        if (p_.round > 0) t = start + (std::floor((now - start) / p_.round) + 1) * p_.round;
+        if (order_ != queue_order::two_d_las) return t;
+        const std::size_t last = p_.thresholds.size();
+        for (auto j : running)
+            if (queue_[j] < last) {
+                const double left = p_.thresholds[queue_[j]] - (sim.attained(j) - base_[j]);
+                t = std::min(t, now + std::max(0.0, left) / double(sim.job(j).num_gpus));
+            }
+        if (p_.starvation > 0)
+            for (auto j : waiting)
+                if (queue_[j] > 0) t = std::min(t, since_[j] + p_.starvation * (sim.attained(j) - base_[j]));
+        return t > now ? t : never;
+    }
+
+private:
+    struct key {
+        double a = 0, b = 0, c = 0;
+        std::uint32_t j = 0;
+        friend bool operator<(const key& x, const key& y) noexcept {
+            if (x.a != y.a) return x.a < y.a;
+            if (x.b != y.b) return x.b < y.b;
+            if (x.c != y.c) return x.c < y.c;
+            return x.j < y.j;
+        }
+    };
+
+    template <class Sim>
+    [[nodiscard]] key key_of(const Sim& sim, std::uint32_t j) const noexcept {
+        switch (order_) {
+            case queue_order::las: return {sim.attained(j), 0, 0, j};
+            case queue_order::two_d_las: return {double(queue_[j]), sim.is_running(j) ? 0.0 : 1.0, entered_[j], j};
+            case queue_order::gittins: return {-gittins_.index(sim.attained(j)), 0, 0, j};
+            case queue_order::srtf: return {sim.work_left(j), 0, 0, j};
+            default: return {0, 0, 0, j};  // fifo, sjf and fewest_gpus are not preemptive disciplines
+        }
+    }
+
+    /// 2D-LAS: demotes the running jobs whose service since their last promotion crossed their
+    /// queue's threshold; promotes the waiting jobs that starved.
+    template <class Sim>
+    void update_queues(const Sim& sim, std::span<const std::uint32_t> waiting, std::span<const std::uint32_t> running, double now) {
+        if (order_ != queue_order::two_d_las) return;
+        const std::size_t last = p_.thresholds.size();
+        for (auto j : running)
+            while (queue_[j] < last && sim.attained(j) - base_[j] >= p_.thresholds[queue_[j]]) {
+                ++queue_[j];
+                entered_[j] = now;
+            }
+        if (p_.starvation > 0)
+            for (auto j : waiting) {
+                const double served = sim.attained(j) - base_[j];
+                if (queue_[j] > 0 && now - since_[j] >= p_.starvation * served) {
+                    queue_[j] = 0;
+                    base_[j] = sim.attained(j);
+                    entered_[j] = now;
+                }
+            }
+    }
+
+    queue_order order_ = queue_order::fifo;
+    preemption_config p_;
+    gittins_table gittins_;
+    std::vector<std::uint32_t> queue_;   ///< 2D-LAS: per job its queue
+    std::vector<double> base_;           ///< 2D-LAS: per job its attained service at its last promotion
+    std::vector<double> since_;          ///< per job: when it last started waiting
+    std::vector<double> entered_;        ///< 2D-LAS: per job when it entered its queue
+    std::vector<std::uint8_t> run_;      ///< per job: in the run set of the last decision
+    std::vector<key> key_;               ///< per job: its priority at the last decision
+    std::vector<std::uint32_t> order_scratch_;
+};
+
+}  // namespace gpuplace::env_detail
