@@ -163,6 +163,10 @@ public:
     void allocate_exclusive(std::span<const gpu_id> gpus, std::uint32_t j, double end) noexcept {
         assign_exclusive<true>(gpus, j, end);
     }
+    /// Moves the due end time of the job on `gpus` to `end` (a redrawn duration).
+    void set_end_time(std::span<const gpu_id> gpus, double end) noexcept {
+        for (auto g : gpus) end_[g] = end;
+    }
     /// release(g) for each of `gpus` (exclusive mode only: exclusive() must hold).
     void release_exclusive(std::span<const gpu_id> gpus) noexcept { assign_exclusive<false>(gpus, no_job, free_end); }
     /// Removes job j (with the memory and share it was allocated) from GPU g; with co-location off

@@ -125,6 +125,20 @@ public:
         return {r.reward, terminated_, truncated_, core_.simulator().now() - t_start};
     }
 
+    /// A forked future: a copy that keeps the present (time, the running jobs, the queue, the
+    /// current job and its picks) and redraws what the scheduler cannot know from the scenario's
+    /// distribution with `seed`: the arrivals to come (a new draw of the workload, its jobs
+    /// submitted after now; for a trace, another window of the same files at the same load) and,
+    /// with durations hidden, the durations of the jobs present (given the service each attained).
+    /// A plain copy of the env keeps the true future instead (hindsight: not causal).
+    [[nodiscard]] basic_env fork(std::uint64_t seed) const {
+        if (!started_) throw StateError("fork() called before reset()");
+        basic_env f(*this);
+        f.core_.redraw_future(seed, f.obs_);
+        f.refresh_observation();
+        return f;
+    }
+
     // ---- buffers ------------------------------------------------------------------------------
 
     [[nodiscard]] std::span<const float> observation() const noexcept {

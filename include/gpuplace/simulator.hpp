@@ -138,6 +138,79 @@ public:
         busy_gpu_time_ = 0;
     }
 
+    /// Replaces the jobs that have not arrived yet by `future` (each made a J; submit times after
+    /// now, sorted), of ideal duration ideal(job) and memory(job) as in reset(): a forked future.
+    /// The jobs that arrived, run or finished stay as they are.
+    template <class Source, class Ideal, class Memory>
+    void replace_future(std::span<const Source> future, Ideal&& ideal, Memory&& memory) {
+        const std::size_t keep = next_arrival_, n = keep + future.size();
+        jobs_.erase(jobs_.begin() + std::ptrdiff_t(keep), jobs_.end());
+        for (const auto& j : future) jobs_.emplace_back(j);
+        ideal_.resize(n);
+        rec_.resize(n);
+        arrival_area_.resize(n);
+        for (std::size_t i = keep; i < n; ++i) {
+            ideal_[i] = ideal(jobs_[i]);
+            rec_[i] = job_record{};
+        }
+        if (table_) {
+            memory_.resize(n);
+            for (std::size_t i = keep; i < n; ++i) memory_[i] = memory(jobs_[i]);
+            remaining_.resize(n, 0.0);
+            rate_.resize(n, 1.0);
+            last_.resize(n, 0.0);
+            version_.resize(n, 0);
+            mark_.resize(n, 0);
+            affected_.reserve(n);
+        }
+        if (preempt_) {
+            work_.resize(n);
+            for (std::size_t i = keep; i < n; ++i) work_[i] = ideal_[i];
+            run_start_.resize(n, 0.0);
+            attained_.resize(n, 0.0);
+            version_.resize(n, 0);
+            running_flag_.resize(n, 0);
+            slot_.resize(n);
+            std::size_t off = 0;
+            for (std::size_t i = 0; i < n; ++i) slot_[i] = static_cast<std::uint32_t>(off), off += jobs_[i].num_gpus;
+            // the kept jobs' slots are unchanged (a prefix): the placements of the running ones stay valid
+            placements_.resize(off);
+        } else {
+            std::size_t total = placements_.size();
+            for (std::size_t i = keep; i < n; ++i) total += jobs_[i].num_gpus;
+            placements_.reserve(total);
+        }
+        finished_.reserve(n);
+        heap_.reserve(table_ ? 8 * n + 64 : n);
+        next_submit_ = submit_of(next_arrival_);
+    }
+
+    /// Sets job j's total ideal duration to `ideal` (a forked future's redraw of a duration the
+    /// scheduler does not know): the work it has done stays done, and a running job ends when the
+    /// rest is done at its slowdown (after what is left of a restart overhead). Exclusive GPUs only.
+    void set_ideal_duration(std::uint32_t j, double ideal) {
+        auto& r = rec_[j];
+        const double done = ideal_[j] - work_left(j);
+        const bool running = is_running(j);
+        ideal_[j] = ideal;
+        if (r.num_gpus) r.ideal_duration = ideal;
+        const double left = std::max(0.0, ideal - done);
+        if (!running) {
+            if (preempt_) work_[j] = left;
+            return;
+        }
+        double end = now_ + left * r.slowdown;
+        if (preempt_) {
+            end += std::max(0.0, run_start_[j] + overhead_of(j) - now_);
+            work_[j] = left + std::max(0.0, now_ - run_start_[j] - overhead_of(j)) / r.slowdown;  // the work at this run's start
+        }
+        r.end = end;
+        for (auto& e : heap_)
+            if (e.job == j) e.time = end;
+        std::make_heap(heap_.begin(), heap_.end(), std::greater<>{});
+        cluster_.set_end_time(gpus_of(r), end);
+    }
+
     /// Reserves room for `n` GPUs of job placements in an episode, so that reset() allocates
     /// nothing for workloads that request up to n GPUs in all.
     void reserve_placements(std::size_t n) { placements_.reserve(n); }

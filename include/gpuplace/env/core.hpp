@@ -110,6 +110,47 @@ public:
         return advance([](std::span<const gpu_id>) {}).reward;
     }
 
+    /// A forked future (basic_env::fork()): the jobs not arrived yet are those of a new draw of
+    /// the workload (with `seed`) submitted after now; with durations hidden, the durations of the
+    /// present unfinished jobs are redrawn too, from the sampled sizes above what each attained.
+    template <class Features>
+    void redraw_future(std::uint64_t seed, const Features& features) {
+        const double now = sim_.now();
+        const auto keep = static_cast<std::uint32_t>(sim_.arrived());
+        workload_.generate(zoo_, num_gpus(), detail::mix_seed(seed, 0x666f726b6564ULL), gen_);  // "forked"
+        std::erase_if(gen_, [now](const TrainingJob& j) { return !(j.submit_time > now); });
+        for (std::size_t i = 0; i < gen_.size(); ++i) gen_[i].id = static_cast<job_id>(keep + i);
+        validate_jobs(cfg_, gen_, num_gpus(), zoo_);
+        sim_.replace_future(std::span<const TrainingJob>(gen_),
+                            [this](const J& j) { return double(j.work) * comm_.ideal_step_time(topo_, zoo_, j.model, j.num_gpus); },
+                            [this](const J& j) { return zoo_[j.model].memory_gb; });
+        const std::size_t n = sim_.jobs().size();
+        queue_.resize_jobs(n);
+        shown_.resize(n);
+        for (auto i = keep; i < n; ++i) {
+            shown_[i] = shown_duration(i);
+            const auto& j = sim_.job(i);
+            const auto p = zoo_[j.model].at(j.num_gpus);
+            queue_.info(i) = {features.request(j.num_gpus), features.squash(shown_[i]),
+                              static_cast<float>(std::clamp(1.0 - p.spread / p.consolidated, 0.0, 1.0)), double(j.submit_time), 0};
+        }
+        if (sim_.colocation()) rooms_.build(sim_);
+        if (preempt_) disc_.grow(n);
+        if (cfg_.durations.mode != duration_info::hidden) return;
+        if (sample_sizes_.empty()) sample_durations();
+        std::sort(sample_sizes_.begin(), sample_sizes_.end());
+        detail::rng r(detail::mix_seed(seed, 0x6475726174696f6eULL));  // "duration"
+        for (std::uint32_t j = 0; j < keep; ++j) {
+            if (is_finished(j)) continue;
+            const double a = sim_.attained(j), k = double(sim_.job(j).num_gpus);
+            const auto above = std::upper_bound(sample_sizes_.begin(), sample_sizes_.end(), a);
+            const auto m = std::size_t(sample_sizes_.end() - above);
+            // a size above what it attained, uniformly among the sample's; past them all, 10% more
+            const double size = m ? *(above + std::ptrdiff_t(r.below(m))) : a * 1.1 + k;
+            sim_.set_ideal_duration(j, size / k);
+        }
+    }
+
     // ---- the decision -------------------------------------------------------------------------
 
     [[nodiscard]] bool has_current() const noexcept { return current_ != none; }
@@ -309,6 +350,12 @@ private:
         const auto& h = hierarchy();
         for (std::size_t n = 0; n < h.num_domains(1); ++n) type_free_[types_.type_of(h.first(1, n))] += cl.free_in(1, n);
         return *std::max_element(type_free_.begin(), type_free_.end());
+    }
+
+    /// Whether job j has finished.
+    [[nodiscard]] bool is_finished(std::uint32_t j) const noexcept {
+        const auto& r = sim_.finished();
+        return std::any_of(r.begin(), r.end(), [j](const job_record& x) { return x.id == j; });
     }
 
     /// The discipline's decision: which jobs run; the running jobs left out are suspended and wait

@@ -43,6 +43,16 @@ public:
         key_.resize(n);
         order_scratch_.reserve(n);
     }
+    /// Makes room for n jobs in all, keeping the state of the present ones (a forked future).
+    void grow(std::size_t n) {
+        queue_.resize(n, 0);
+        base_.resize(n, 0.0);
+        since_.resize(n, 0.0);
+        entered_.resize(n, 0.0);
+        run_.resize(n, 0);
+        key_.resize(n);
+        order_scratch_.reserve(n);
+    }
     /// Job j arrived at `now` (into the first queue).
     void arrived(std::uint32_t j, double now) noexcept { since_[j] = entered_[j] = now; }
     /// Job j was suspended at `now` (it keeps its queue and its place there).

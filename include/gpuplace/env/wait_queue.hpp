@@ -33,6 +33,12 @@ public:
         epoch_ = 1;
     }
 
+    /// Makes room for the entries of n jobs in all, keeping the queue (a fork's new future jobs).
+    void resize_jobs(std::size_t n) {
+        info_.resize(n);
+        jobs_.reserve(n);
+        gpus_.reserve(n);
+    }
     /// Per job (waiting or not): its entry.
     [[nodiscard]] job_entry& info(std::uint32_t j) noexcept { return info_[j]; }
     [[nodiscard]] const job_entry& info(std::uint32_t j) const noexcept { return info_[j]; }
