@@ -127,8 +127,9 @@ public:
 
     /// A forked future: a copy that keeps the present (time, the running jobs, the queue, the
     /// current job and its picks) and redraws what the scheduler cannot know from the scenario's
-    /// distribution with `seed`: the arrivals to come (a new draw of the workload, its jobs
-    /// submitted after now; for a trace, another window of the same files at the same load) and,
+    /// distribution with `seed`: the arrivals to come (as many as in the truth: a new draw of the
+    /// workload past its first arrived-so-far many jobs, arriving from now with the draw's gaps; for
+    /// a trace, another window of the same files at the same load) and,
     /// with durations hidden, the durations of the jobs present (given the service each attained).
     /// A plain copy of the env keeps the true future instead (hindsight: not causal).
     [[nodiscard]] basic_env fork(std::uint64_t seed) const {

@@ -6,6 +6,7 @@
 /// its calls, and the observation writer reads its state.
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -111,15 +112,22 @@ public:
     }
 
     /// A forked future (basic_env::fork()): the jobs not arrived yet are those of a new draw of
-    /// the workload (with `seed`) submitted after now; with durations hidden, the durations of the
+    /// the workload (with `seed`) past its first arrived-so-far many, arriving from now with the
+    /// draw's gaps; with durations hidden, the durations of the
     /// present unfinished jobs are redrawn too, from the sampled sizes above what each attained.
     template <class Features>
     void redraw_future(std::uint64_t seed, const Features& features) {
         const double now = sim_.now();
         const auto keep = static_cast<std::uint32_t>(sim_.arrived());
+        // a new draw's jobs after its first `keep` (as many jobs to come as in the truth), their
+        // arrivals continuing from now with the draw's own gaps
         workload_.generate(zoo_, num_gpus(), detail::mix_seed(seed, 0x666f726b6564ULL), gen_);  // "forked"
-        std::erase_if(gen_, [now](const TrainingJob& j) { return !(j.submit_time > now); });
-        for (std::size_t i = 0; i < gen_.size(); ++i) gen_[i].id = static_cast<job_id>(keep + i);
+        const double origin = keep == 0 || gen_.size() < keep ? (gen_.empty() ? 0.0 : gen_.front().submit_time) : gen_[keep - 1].submit_time;
+        gen_.erase(gen_.begin(), gen_.begin() + std::ptrdiff_t(std::min<std::size_t>(keep, gen_.size())));
+        for (std::size_t i = 0; i < gen_.size(); ++i) {
+            gen_[i].id = static_cast<job_id>(keep + i);
+            gen_[i].submit_time = std::nextafter(now, 1e300) + (gen_[i].submit_time - origin);
+        }
         validate_jobs(cfg_, gen_, num_gpus(), zoo_);
         sim_.replace_future(std::span<const TrainingJob>(gen_),
                             [this](const J& j) { return double(j.work) * comm_.ideal_step_time(topo_, zoo_, j.model, j.num_gpus); },

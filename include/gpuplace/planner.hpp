@@ -1,0 +1,126 @@
+#pragma once
+/// \file planner.hpp
+/// Rollout planners (docs/planning.md): at each decision of the placement or job action mode, every
+/// valid action is scored by playing it and then a base policy on futures of the env, and the
+/// action with the best mean return wins.
+///  - fair: the futures are forks (basic_env::fork): the present kept, what the scheduler cannot
+///    know redrawn; every action is scored on the same futures (common random numbers), and the
+///    planner leaves the base policy's own action only for one whose paired difference of returns
+///    over the futures exceeds `margin` standard errors. Causal.
+///  - hindsight: the future is the env's own (a copy that knows the arrivals and durations to come):
+///    an estimate of the headroom above the base, NOT causal.
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "config.hpp"
+#include "detail/rng.hpp"
+#include "detail/thread_pool.hpp"
+#include "error.hpp"
+
+namespace gpuplace {
+
+/// A rollout planner's options.
+struct rollout_options {
+    std::size_t futures = 4;   ///< forks per action (ignored with hindsight: one, the true future)
+    std::size_t horizon = 0;   ///< decisions played after the action (0: to the end of the episode)
+    bool hindsight = false;    ///< score on the env's own future (not causal)
+    double margin = 1.0;       ///< fair: standard errors by which an action must beat the base's action
+    std::size_t threads = 1;   ///< threads over (action, future) pairs
+};
+
+template <class E>
+class rollout_policy {
+public:
+    /// A base policy made per rollout from a seed (any_policy::make's shape).
+    using base_factory = std::function<std::function<std::int64_t(const E&)>(std::uint64_t)>;
+
+    rollout_policy(base_factory base, rollout_options o) : base_(std::move(base)), o_(o), pool_(std::max<std::size_t>(1, o.threads)) {
+        if (o_.futures == 0 && !o_.hindsight) throw ConfigError("rollout: futures must be >= 1");
+    }
+    rollout_policy(const rollout_policy& o) : rollout_policy(o.base_, o.o_) {}
+
+    void reset(std::uint64_t seed) {
+        seed_ = seed;
+        decisions_ = 0;
+        seconds_ = 0;
+    }
+
+    /// The action with the best mean return over the futures (ties: the lower action).
+    std::int64_t act(const E& e) {
+        if (e.mode() == action_mode::gpu)
+            throw ConfigError("rollout: plans over the candidates of the placement or job action mode (env.action_mode), not the gpu mode");
+        const auto t0 = std::chrono::steady_clock::now();
+        const auto mask = e.action_mask();
+        actions_.clear();
+        for (std::size_t a = 0; a < mask.size(); ++a)
+            if (mask[a]) actions_.push_back(std::int64_t(a));
+        if (actions_.size() <= 1) return actions_.empty() ? e.defer_action() : actions_[0];
+        const std::size_t F = o_.hindsight ? 1 : o_.futures, A = actions_.size();
+        score_.assign(A * F, 0.0);
+        // common random numbers: future f's fork seed and base seed are the same for every action
+        const std::uint64_t decision = detail::mix_seed(seed_, 0x726f6c6c6f7574ULL + decisions_);
+        std::atomic<std::size_t> next{0};
+        auto task = [&](std::size_t) {
+            for (std::size_t k; (k = next.fetch_add(1)) < A * F;) {
+                const std::size_t a = k / F, f = k % F;
+                const std::uint64_t fs = detail::mix_seed(decision, f);
+                E sim = o_.hindsight ? E(e) : e.fork(fs);
+                auto base = base_(fs);
+                double ret = sim.step(actions_[a]).reward;
+                for (std::size_t d = 0; !sim.done() && (o_.horizon == 0 || d < o_.horizon); ++d) ret += sim.step(base(sim)).reward;
+                score_[k] = ret;
+            }
+        };
+        pool_.run(task);
+        std::int64_t best = actions_[0];
+        double best_score = -std::numeric_limits<double>::infinity();
+        for (std::size_t a = 0; a < A; ++a) {
+            double m = 0;
+            for (std::size_t f = 0; f < F; ++f) m += score_[a * F + f];
+            m /= double(F);
+            if (m > best_score) best_score = m, best = actions_[a];
+        }
+        if (!o_.hindsight && F > 1) {  // keep the base's action unless the best beats it clearly
+            const auto mine = base_(detail::mix_seed(decision, 0x62617365ULL))(e);
+            const auto ib = std::size_t(std::find(actions_.begin(), actions_.end(), mine) - actions_.begin());
+            const auto ia = std::size_t(std::find(actions_.begin(), actions_.end(), best) - actions_.begin());
+            if (ib < A && ia != ib) {
+                double m = 0, ss = 0;
+                for (std::size_t f = 0; f < F; ++f) m += score_[ia * F + f] - score_[ib * F + f];
+                m /= double(F);
+                for (std::size_t f = 0; f < F; ++f) {
+                    const double d = score_[ia * F + f] - score_[ib * F + f] - m;
+                    ss += d * d;
+                }
+                const double se = std::sqrt(ss / double(F - 1) / double(F));
+                if (!(m > o_.margin * se)) best = mine;
+            }
+        }
+        ++decisions_;
+        seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        return best;
+    }
+
+    /// Mean wall-clock seconds per decision so far in this episode.
+    [[nodiscard]] double seconds_per_decision() const noexcept { return decisions_ ? seconds_ / double(decisions_) : 0.0; }
+    [[nodiscard]] const rollout_options& options() const noexcept { return o_; }
+
+private:
+    base_factory base_;
+    rollout_options o_;
+    detail::block_pool pool_;
+    std::uint64_t seed_ = 0, decisions_ = 0;
+    double seconds_ = 0;
+    std::vector<std::int64_t> actions_;
+    std::vector<double> score_;
+};
+
+}  // namespace gpuplace
