@@ -21,7 +21,7 @@
 #include <gpuplace/vector_env.hpp>
 #if __has_include(<gpuplace/rl/checkpoint.hpp>)
 #include <gpuplace/rl/checkpoint.hpp>
-#include <gpuplace/rl/run.hpp>
+#include "training_run.hpp"  // src/training_run/ (the gpuplace_training_run library)
 #include <gpuplace/json.hpp>
 #define GPUPLACE_CATALOGUE_CHECKPOINT 1
 #endif

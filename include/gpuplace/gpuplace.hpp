@@ -19,6 +19,7 @@
 #include "observation.hpp"
 #include "observation_layout.hpp"
 #include "policy.hpp"
+#include "random.hpp"
 #include "render.hpp"
 #include "simulator.hpp"
 #include "topology.hpp"
