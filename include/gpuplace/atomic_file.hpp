@@ -21,7 +21,7 @@
 #include <fstream>
 #endif
 
-#include "../error.hpp"
+#include "error.hpp"
 
 namespace gpuplace {
 

@@ -162,7 +162,6 @@ run_config run_config::from_json(const json& j, std::string base_dir) {
 }
 
 void run_config::check_layer(const layer& l) {
-    using json;
     auto fail = [&](const std::string& path, const std::string& what) {
         throw ConfigError(l.source + ": config " + (path.empty() ? "/" : path) + ": " + what);
     };
@@ -180,7 +179,6 @@ void run_config::check_layer(const layer& l) {
 }
 
 run_config run_config::from_layers(json base, const std::vector<layer>& layers, std::string base_dir) {
-    using json;
     for (const auto& l : layers) {
         check_layer(l);
         base.merge_patch(l.doc);
@@ -333,7 +331,6 @@ constexpr std::string_view learning_header =
 
 /// A network's parameters and normalisers as a state document (the same layout as save_state()'s).
 [[nodiscard]] json network_state(const actor_critic& net) {
-    using json;
     json parts = json::array(), norms = json::array();
     for (const auto& [name, n] : net.named()) parts.push_back(to_bytes<float>({n->params().data(), std::size_t(n->params().size())}));
     for (const auto& r : net.normalizers()) {
