@@ -21,6 +21,7 @@
 #include "eval_report.hpp"
 #include "heuristic_registry.hpp"
 #include "metrics.hpp"
+#include "progress.hpp"
 
 namespace gpuplace {
 

@@ -26,4 +26,8 @@
 #include "trace.hpp"
 #include "vector_env.hpp"
 #include "version.hpp"
+#include "compiled.hpp"
 #include "workload.hpp"
+
+// with GPUPLACE_COMPILED: the env types gpuplace::compiled instantiates (compiled.hpp)
+#include "impl/extern_templates.hpp"

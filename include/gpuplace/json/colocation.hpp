@@ -12,49 +12,22 @@
 #include "../data.hpp"
 #include "../detail/input_file.hpp"
 #include "../model_zoo.hpp"
+#include "../compiled.hpp"
 #include "parse.hpp"
 
 namespace gpuplace {
 
 /// Reads co-location options: {"enabled", "max_jobs_per_gpu" (1..64), "gpu_memory_gb", "profile"}.
-[[nodiscard]] inline colocation_config colocation_from_json(const detail::json& j, std::string_view path = "/colocation") {
-    using namespace detail;
-    check_keys(j, path, {"enabled", "max_jobs_per_gpu", "gpu_memory_gb", "profile"});
-    colocation_config c;
-    read_bool(j, path, "enabled", c.enabled);
-    read_int(j, path, "max_jobs_per_gpu", c.max_jobs_per_gpu, 1, 64);
-    read_number(j, path, "gpu_memory_gb", c.gpu_memory_gb, 1e-9, 1e6);
-    read_string(j, path, "profile", c.profile);
-    return c;
-}
+[[nodiscard]] GPUPLACE_INLINE colocation_config colocation_from_json(const detail::json& j, std::string_view path = "/colocation");
 
-[[nodiscard]] inline detail::json to_json(const colocation_config& c) {
-    detail::json j = {{"enabled", c.enabled}, {"max_jobs_per_gpu", c.max_jobs_per_gpu}, {"gpu_memory_gb", c.gpu_memory_gb}};
-    if (!c.profile.empty()) j["profile"] = c.profile;
-    return j;
-}
+[[nodiscard]] GPUPLACE_INLINE detail::json to_json(const colocation_config& c);
 
 /// Reads a JSON co-location profile {"<model>": {"<other>": factor}} (`file` already resolved)
 /// into `base`, whose size matches the zoo; errors name file:/path. interference_table::load_profile() calls it.
-[[nodiscard]] inline interference_table read_json_profile(const std::string& file, const ModelZoo& zoo, interference_table base) {
-    if (auto d = detail::directory_not_file(file, display_path(file)); !d.empty()) throw ConfigError("co-location profile: " + d);
-    std::ifstream in(file);
-    if (!in) throw ConfigError("co-location profile: cannot open \"" + display_path(file) + "\"");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    const auto j = detail::parse_json(ss.str(), file);
-    if (!j.is_object()) throw ConfigError(file + ": expected an object {\"<model>\": {\"<other>\": factor}}");
-    for (auto a = j.begin(); a != j.end(); ++a) {
-        const auto pa = file + ":/" + a.key();
-        const model_id ia = zoo.find(a.key());
-        if (!a->is_object()) throw ConfigError(pa + ": expected an object {\"<other>\": factor}");
-        for (auto b = a->begin(); b != a->end(); ++b) {
-            if (!b->is_number() || b->get<double>() < 0)
-                throw ConfigError(pa + "/" + b.key() + ": expected a factor >= 0, got " + detail::short_dump(*b));
-            base.set(ia, zoo.find(b.key()), b->get<double>());
-        }
-    }
-    return base;
-}
+[[nodiscard]] GPUPLACE_INLINE interference_table read_json_profile(const std::string& file, const ModelZoo& zoo, interference_table base);
 
 }  // namespace gpuplace
+
+#ifndef GPUPLACE_COMPILED
+#include "impl/colocation_inl.hpp"  // the definitions (compiled once into gpuplace::compiled otherwise)
+#endif

@@ -40,7 +40,7 @@ struct basic_checkpoint {
     basic_actor_critic<S> network;
     ppo_config ppo;
     gpuplace::detail::json scenario;  ///< the scenario the network was trained on
-    std::string queue;                ///< the queue policy it acts under ("" = the scenario's; rl/run.hpp)
+    std::string queue;                ///< the queue policy it acts under ("" = the scenario's; src/training_run/)
 };
 using checkpoint = basic_checkpoint<float>;
 
