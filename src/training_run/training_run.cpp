@@ -22,8 +22,6 @@
 
 namespace gpuplace::rl {
 
-using namespace detail;  // the state file's helpers (rl/state_file.hpp)
-
 namespace {
 
 /// The embedded default training config (gpuplace-train's), the "default" recipe (docs/ppo.md has
@@ -332,26 +330,26 @@ constexpr std::string_view learning_header =
 /// A network's parameters and normalisers as a state document (the same layout as save_state()'s).
 [[nodiscard]] json network_state(const actor_critic& net) {
     json parts = json::array(), norms = json::array();
-    for (const auto& [name, n] : net.named()) parts.push_back(to_bytes<float>({n->params().data(), std::size_t(n->params().size())}));
+    for (const auto& [name, n] : net.named()) parts.push_back(detail::to_bytes<float>({n->params().data(), std::size_t(n->params().size())}));
     for (const auto& r : net.normalizers()) {
         const double c = r.count();
-        norms.push_back({{"mean", to_bytes<double>({r.mean().data(), std::size_t(r.mean().size())})},
-                         {"var", to_bytes<double>({r.var().data(), std::size_t(r.var().size())})},
-                         {"count", to_bytes<double>({&c, 1})}});
+        norms.push_back({{"mean", detail::to_bytes<double>({r.mean().data(), std::size_t(r.mean().size())})},
+                         {"var", detail::to_bytes<double>({r.var().data(), std::size_t(r.var().size())})},
+                         {"count", detail::to_bytes<double>({&c, 1})}});
     }
     return {{"parts", std::move(parts)}, {"normalizers", std::move(norms)}};
 }
 
 /// Sets a network (of the right shape) from network_state().
 void set_network_state(actor_critic& net, const json& j, const std::string& src, const std::string& path) {
-    const auto& parts = state_get(j, src, path, "parts");
+    const auto& parts = detail::state_get(j, src, path, "parts");
     auto named = net.named();
     if (!parts.is_array() || parts.size() != named.size())
         throw CheckpointError("state " + src + ": " + path + "/parts: expected " + std::to_string(named.size()) + " parts");
     std::vector<std::vector<float>> values;
     for (std::size_t k = 0; k < named.size(); ++k)
-        values.push_back(from_bytes<float>(parts[k], src, path + "/parts/" + std::to_string(k), named[k].second->num_params()));
-    const auto& norms = state_get(j, src, path, "normalizers");
+        values.push_back(detail::from_bytes<float>(parts[k], src, path + "/parts/" + std::to_string(k), named[k].second->num_params()));
+    const auto& norms = detail::state_get(j, src, path, "normalizers");
     if (!norms.is_array() || norms.size() != net.normalizers().size())
         throw CheckpointError("state " + src + ": " + path + "/normalizers: wrong number of normalizers");
     for (std::size_t k = 0; k < named.size(); ++k) std::copy(values[k].begin(), values[k].end(), named[k].second->params().data());
@@ -359,9 +357,9 @@ void set_network_state(actor_critic& net, const json& j, const std::string& src,
         auto& r = net.normalizers()[k];
         const auto n = std::size_t(r.mean().size());
         const std::string p = path + "/normalizers/" + std::to_string(k);
-        const auto mean = from_bytes<double>(state_get(norms[k], src, p, "mean"), src, p + "/mean", n);
-        const auto var = from_bytes<double>(state_get(norms[k], src, p, "var"), src, p + "/var", n);
-        const auto count = from_bytes<double>(state_get(norms[k], src, p, "count"), src, p + "/count", 1);
+        const auto mean = detail::from_bytes<double>(detail::state_get(norms[k], src, p, "mean"), src, p + "/mean", n);
+        const auto var = detail::from_bytes<double>(detail::state_get(norms[k], src, p, "var"), src, p + "/var", n);
+        const auto count = detail::from_bytes<double>(detail::state_get(norms[k], src, p, "count"), src, p + "/count", 1);
         r.set(Eigen::Map<const Eigen::VectorXd>(mean.data(), Eigen::Index(n)),
               Eigen::Map<const Eigen::VectorXd>(var.data(), Eigen::Index(n)), count[0]);
     }
@@ -435,27 +433,27 @@ restart_result train_restart(const restart_plan& p, const run_options& o, const 
         std::string used;
         const auto st = read_restart_state(dir, used, o.print);
         if (!st.is_null()) {
-            const auto& fmt = state_get(st, used, "", "format");
+            const auto& fmt = detail::state_get(st, used, "", "format");
             if (fmt != "gpuplace-restart-state") throw CheckpointError("state " + used + ": /format: not a restart state");
-            if (state_uint(st, used, "", "version") != run_state_version)
+            if (detail::state_uint(st, used, "", "version") != run_state_version)
                 throw CheckpointError("state " + used + ": /version: made by another version of gpuplace's run state (this build resumes version " +
                                       std::to_string(run_state_version) + ")");
-            if (state_uint(st, used, "", "seed") != pc.seed)
-                throw CheckpointError("state " + used + ": /seed: a state of training seed " + std::to_string(state_uint(st, used, "", "seed")) +
+            if (detail::state_uint(st, used, "", "seed") != pc.seed)
+                throw CheckpointError("state " + used + ": /seed: a state of training seed " + std::to_string(detail::state_uint(st, used, "", "seed")) +
                                       ", expected " + std::to_string(pc.seed));
-            const auto& lj = state_get(st, used, "", "log");
+            const auto& lj = detail::state_get(st, used, "", "log");
             if (!lj.is_string()) throw CheckpointError("state " + used + ": /log: expected the learning log's rows");
             rows = lj.get<std::string>();
-            res.best_val = from_bytes<double>(state_get(st, used, "", "best_val"), used, "/best_val", 1)[0];
-            set_network_state(best_net, state_get(st, used, "", "best_network"), used, "/best_network");
-            elapsed0 = from_bytes<double>(state_get(st, used, "", "seconds"), used, "/seconds", 1)[0];
-            res.beat_iteration = state_uint(st, used, "", "beat_iteration");
-            res.beat_env_steps = state_uint(st, used, "", "beat_env_steps");
-            res.beat_seconds = from_bytes<double>(state_get(st, used, "", "beat_seconds"), used, "/beat_seconds", 1)[0];
-            const auto& fin = state_get(st, used, "", "finished");
+            res.best_val = detail::from_bytes<double>(detail::state_get(st, used, "", "best_val"), used, "/best_val", 1)[0];
+            set_network_state(best_net, detail::state_get(st, used, "", "best_network"), used, "/best_network");
+            elapsed0 = detail::from_bytes<double>(detail::state_get(st, used, "", "seconds"), used, "/seconds", 1)[0];
+            res.beat_iteration = detail::state_uint(st, used, "", "beat_iteration");
+            res.beat_env_steps = detail::state_uint(st, used, "", "beat_env_steps");
+            res.beat_seconds = detail::from_bytes<double>(detail::state_get(st, used, "", "beat_seconds"), used, "/beat_seconds", 1)[0];
+            const auto& fin = detail::state_get(st, used, "", "finished");
             if (fin.is_boolean() && fin.get<bool>()) {
                 res.finished = true;
-                res.env_steps = state_uint(st, used, "", "env_steps");
+                res.env_steps = detail::state_uint(st, used, "", "env_steps");
                 res.seconds = elapsed0;
                 res.network = std::make_shared<const actor_critic>(std::move(best_net));
                 write_file_atomic(dir + "/learning.csv", std::string(learning_header) + rows, o.on_write);
@@ -463,7 +461,7 @@ restart_result train_restart(const restart_plan& p, const run_options& o, const 
                 say(tag + "already trained (" + used + ")\n");
                 return res;
             }
-            ppo.load_state(state_get(st, used, "", "trainer"), used);
+            ppo.load_state(detail::state_get(st, used, "", "trainer"), used);
             say(tag + "resuming at iteration " + std::to_string(ppo.iterations()) + " of " + std::to_string(ppo.total_iterations()) +
                 " (" + used + ")\n");
         }
@@ -486,13 +484,13 @@ restart_result train_restart(const restart_plan& p, const run_options& o, const 
     auto save = [&](bool finished) {
         json st = {{"format", "gpuplace-restart-state"}, {"version", run_state_version}, {"gpuplace", version_string},
                    {"seed", pc.seed}, {"finished", finished}, {"log", rows}, {"env_steps", ppo.env_steps()}};
-        st["best_val"] = to_bytes<double>({&res.best_val, 1});
+        st["best_val"] = detail::to_bytes<double>({&res.best_val, 1});
         st["best_network"] = network_state(best_net);
         const double secs = elapsed0 + res.seconds;
-        st["seconds"] = to_bytes<double>({&secs, 1});
+        st["seconds"] = detail::to_bytes<double>({&secs, 1});
         st["beat_iteration"] = res.beat_iteration;
         st["beat_env_steps"] = res.beat_env_steps;
-        st["beat_seconds"] = to_bytes<double>({&res.beat_seconds, 1});
+        st["beat_seconds"] = detail::to_bytes<double>({&res.beat_seconds, 1});
         if (!finished) st["trainer"] = ppo.save_state();
         log.close();
         write_restart_state(dir, st, o.on_write);
@@ -646,7 +644,7 @@ run_result train_run_on(const run_config& rc, const run_options& o) {
         for (const char* k : {"config", "scenario"})
             if (stored.value(k, json()) != ident[k])
                 throw CheckpointError("resume: the run in " + o.out + " was made with another " + k + ": " +
-                                      differences(stored.value(k, json()), ident[k]));
+                                      detail::differences(stored.value(k, json()), ident[k]));
     } else {
         // a new run: the states of an earlier run in this folder must not be resumed by mistake later
         std::error_code ec;

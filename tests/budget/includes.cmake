@@ -8,8 +8,10 @@
 # What the budget itself is (CPU seconds and memory of the quick start) is measured by hand
 # (docs/performance.md), never asserted by a test: it depends on the machine.
 separate_arguments(_flags UNIX_COMMAND "${FLAGS}")
-foreach(d ${DIRS})  # third-party include folders (nlohmann_json, Eigen)
-  list(APPEND _flags -isystem "${d}")
+foreach(d ${DIRS})  # third-party include folders (nlohmann_json, Eigen), but for the compiler's own
+  if(NOT d MATCHES "^/usr(/local)?/include/?$")
+    list(APPEND _flags -isystem "${d}")
+  endif()
 endforeach()
 execute_process(COMMAND "${CXX}" -std=c++20 -I "${SOURCE_DIR}/include" ${_flags} -M "${SOURCE}"
                 RESULT_VARIABLE rc OUTPUT_VARIABLE deps ERROR_VARIABLE err)
