@@ -19,6 +19,8 @@ import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
+HEURISTICS = ["random", "first_fit", "pack", "load_balance", "topology_greedy", "pack_wait"]
+
 # name -> (title, what the page shows, [(program, arguments)]); {seeds} and {out} are filled in
 PAGES = {
     "default": (
@@ -38,7 +40,7 @@ PAGES = {
         "Philly-derived traces",
         "The default cluster replaying Gavel's Philly-derived traces; the reference PPO network "
         "(`data/models/philly.json`, trained on the training files) compared on each held-out file.",
-        [("apps/gpuplace-train", ["--load", "philly", "--seeds", "{seeds}", "--no-plot", "--out", "{out}"])],
+        [("apps/gpuplace-train", ["--config", "philly", "--load", "philly", "--seeds", "{seeds}", "--no-plot", "--out", "{out}"])],
     ),
     "colocation": (
         "Co-location",
@@ -51,7 +53,9 @@ PAGES = {
         "Heterogeneous cluster",
         "V100, P100 and K80 servers with Gavel's per-type throughputs (the `heterogeneous` preset): every "
         "heuristic, type-aware or not, under every queue policy.",
-        [("apps/gpuplace-eval", ["--scenario", "heterogeneous", "--seeds", "{seeds}", "--policies", "variants"])],
+        [("apps/gpuplace-eval", ["--scenario", "heterogeneous", "--seeds", "{seeds}", "--policies",
+                                 ",".join(HEURISTICS + [f"{r}:{h}" for r in ("fastest_type", "throughput_greedy") for h in HEURISTICS]),
+                                 "--queue", "fifo", "backfill", "sjf", "fewest_gpus"])],
     ),
 }
 

@@ -14,3 +14,6 @@
 #include "normalizer.hpp"
 #include "ppo.hpp"
 #include "state_file.hpp"
+
+// with GPUPLACE_RL_COMPILED: the float types gpuplace::rl_compiled instantiates (../compiled.hpp)
+#include "impl/extern_templates.hpp"
