@@ -3,16 +3,12 @@
 /// JSON form of co-location options and profiles (gpuplace/colocation.hpp): colocation_from_json(),
 /// read_json_profile(), to_json().
 
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <string_view>
 
 #include "../colocation.hpp"
-#include "../data.hpp"
-#include "../detail/input_file.hpp"
-#include "../model_zoo.hpp"
 #include "../compiled.hpp"
+#include "../model_zoo.hpp"
 #include "parse.hpp"
 
 namespace gpuplace {

@@ -6,8 +6,8 @@
 #include <string_view>
 
 #include "../comm.hpp"
-#include "../config.hpp"
 #include "../compiled.hpp"
+#include "../config.hpp"
 #include "parse.hpp"
 
 namespace gpuplace {

@@ -3,11 +3,9 @@
 /// JSON form of results: to_json() of an episode's metrics (gpuplace/metrics.hpp) and of an
 /// evaluation report (gpuplace/eval_report.hpp).
 
-#include <cmath>
-
+#include "../compiled.hpp"
 #include "../evaluate.hpp"
 #include "../metrics.hpp"
-#include "../compiled.hpp"
 #include "parse.hpp"
 
 namespace gpuplace {

@@ -4,21 +4,16 @@
 /// load_scenario() (a scenario file), to_json(). This is the loading layer: the files a scenario
 /// names (a zoo file, a JSON co-location profile) are read here, not by the env.
 
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <string_view>
 
+#include "../compiled.hpp"
 #include "../config.hpp"
-#include "../data.hpp"
-#include "../detail/input_file.hpp"
 #include "colocation.hpp"
 #include "comm.hpp"
 #include "topology.hpp"
 #include "workload.hpp"
 #include "zoo.hpp"
-#include "../compiled.hpp"
 #include "parse.hpp"
 
 namespace gpuplace {

@@ -5,8 +5,8 @@
 
 #include <string_view>
 
-#include "../topology.hpp"
 #include "../compiled.hpp"
+#include "../topology.hpp"
 #include "parse.hpp"
 
 namespace gpuplace {

@@ -8,9 +8,9 @@
 #include <utility>
 #include <vector>
 
+#include "../compiled.hpp"
 #include "../trace.hpp"
 #include "../workload.hpp"
-#include "../compiled.hpp"
 #include "parse.hpp"
 
 namespace gpuplace {

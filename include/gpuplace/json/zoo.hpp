@@ -4,16 +4,12 @@
 /// to_json().
 
 #include <array>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "../data.hpp"
-#include "../detail/input_file.hpp"
-#include "../model_zoo.hpp"
 #include "../compiled.hpp"
+#include "../model_zoo.hpp"
 #include "parse.hpp"
 
 namespace gpuplace {
@@ -31,7 +27,6 @@ namespace detail {
 [[nodiscard]] GPUPLACE_INLINE ModelZoo zoo_models_from_json(const json& j, std::string_view path, measurement_cluster ref,
                                                    const std::string& gpu_type, const ModelZoo* reference);
 }  // namespace detail
-
 
 /// Reads a zoo file ("$GPUPLACE_DATA/..." allowed); errors name the file. ModelZoo::load() and
 /// an env whose scenario names a zoo file (zoo_config::read_file) call it.
