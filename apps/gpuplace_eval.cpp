@@ -10,7 +10,8 @@
 #include <string>
 #include <vector>
 
-#include <gpuplace/detail/atomic_file.hpp>
+#include <gpuplace/atomic_file.hpp>
+#include <gpuplace/progress.hpp>
 #include <gpuplace/gpuplace.hpp>
 #include <gpuplace/json.hpp>
 
@@ -86,7 +87,7 @@ void run_eval(const gpuplace::scenario& s, const std::vector<std::string>& polic
                                  "episode replays the whole trace\n", s.workload.episode_jobs, jobs.c_str());
     }
     const auto t0 = std::chrono::steady_clock::now();
-    gpuplace::detail::progress_line progress(stderr, "gpuplace-eval: episodes");  // long runs only
+    gpuplace::progress_line progress(stderr, "gpuplace-eval: episodes");  // long runs only
     const auto rep = gpuplace::evaluate(s, ps, gpuplace::held_out_seeds(seeds), threads, std::ref(progress));
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::printf("scenario %s: %zu policies x %zu seeds in %.2f s\n", s.name.c_str(), ps.size(), seeds, secs);
@@ -99,9 +100,9 @@ void run_eval(const gpuplace::scenario& s, const std::vector<std::string>& polic
     }
     std::printf("%s", rep.table().c_str());
     // reports are written atomically: a file is the whole old report or the whole new one
-    if (!o.csv.empty()) gpuplace::detail::write_file_atomic(o.csv, rep.csv());
-    if (!o.summary_csv.empty()) gpuplace::detail::write_file_atomic(o.summary_csv, rep.summary_csv());
-    if (!o.json.empty()) gpuplace::detail::write_file_atomic(o.json, gpuplace::to_json(rep).dump(2) + "\n");
+    if (!o.csv.empty()) gpuplace::write_file_atomic(o.csv, rep.csv());
+    if (!o.summary_csv.empty()) gpuplace::write_file_atomic(o.summary_csv, rep.summary_csv());
+    if (!o.json.empty()) gpuplace::write_file_atomic(o.json, gpuplace::to_json(rep).dump(2) + "\n");
 }
 }  // namespace
 
@@ -178,8 +179,7 @@ int main(int argc, char** argv) {
             s.workload = w;
             s.name = s.name + " + trace " + trace_file;
         }
-        // the environment type follows the scenario's comm model
-        gpuplace::visit_env(s, [&](auto type) { run_eval<typename decltype(type)::type>(s, policies, queues, seeds, threads, outs, episode_jobs > 0); });
+        run_eval<gpuplace::env>(s, policies, queues, seeds, threads, outs, episode_jobs > 0);
     } catch (const std::exception& e) {
         return gpuplace::apps::failure(app, e.what());
     }

@@ -19,7 +19,7 @@
 
 #include <unistd.h>
 
-#include <gpuplace/detail/rng.hpp>
+#include <gpuplace/random.hpp>
 #include <gpuplace/json.hpp>
 #include <gpuplace/vector_env.hpp>
 
@@ -119,7 +119,7 @@ int main(int argc, char** argv) try {
                 static_cast<unsigned long long>(steps));
     std::printf("rss: %ld kB at program start, %ld kB after construction and reset\n", rss_begin, rss_start);
 
-    gp::detail::rng r(seed);
+    gp::rng r(seed);
     std::vector<std::int64_t> actions(N);
     std::uint64_t done = 0, episodes = 0, next_report = report, jobs_done = 0;
     long rss_warm = -1, rss_peak = rss_start;

@@ -3,9 +3,9 @@
 // compiled for it), 1 otherwise.
 #include <cstring>
 
-#include <gpuplace/detail/cpu.hpp>
+#include <gpuplace/cpu.hpp>
 
 int main(int argc, char** argv) {
     const bool v4 = argc > 1 && std::strcmp(argv[1], "x86-64-v4") == 0;
-    return (v4 ? gpuplace::detail::has_x86_64_v4() : gpuplace::detail::has_x86_64_v3()) ? 0 : 1;
+    return (v4 ? gpuplace::has_x86_64_v4() : gpuplace::has_x86_64_v3()) ? 0 : 1;
 }

@@ -22,7 +22,7 @@
 #include <gpuplace/vector_env.hpp>
 #if __has_include(<gpuplace/rl/checkpoint.hpp>)
 #include <gpuplace/rl/checkpoint.hpp>
-#include <gpuplace/rl/run.hpp>
+#include "training_run.hpp"  // src/training_run/ (the gpuplace_training_run library)
 #include <gpuplace/json.hpp>
 #define GPUPLACE_CATALOGUE_CHECKPOINT 1
 #endif
@@ -240,7 +240,7 @@ const std::vector<example>& catalogue() {
         add("CheckpointError", "checkpoint / is a directory, not a file", [] { (void)gp::rl::load_checkpoint("/"); });
         add("CheckpointError", "checkpoint m.json: /format: duplicate key \"format\" (a key may appear only once in an object)",
             [] { (void)gp::rl::parse_checkpoint(R"({"format": "gpuplace-ppo", "format": "x"})", "m.json"); });
-        // the training config (rl/run.hpp): a document merged over the default must be an object
+        // the training config (src/training_run/): a document merged over the default must be an object
         add("ConfigError", "train.json: config /: a training config must be an object {\"scenario\": ..., \"ppo\": {...}}, got [1,2,3]",
             [] { (void)gp::rl::run_config::from_layers(gp::rl::run_recipe("default"), {{json::parse("[1,2,3]"), "train.json"}}); });
         add("ConfigError", "train.json: config /ppo: expected an object, got null",

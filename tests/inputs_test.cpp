@@ -14,6 +14,8 @@
 #include <gpuplace/json.hpp>
 #include <gpuplace/rl/rl.hpp>
 
+#include "training_run.hpp"  // src/training_run/ (the gpuplace_training_run library)
+
 namespace {
 namespace gp = gpuplace;
 using json = gp::detail::json;

@@ -76,13 +76,20 @@ TEST_CASE("json: a zoo reads back from its JSON form, co-location pairs included
     CHECK(gp::to_json(gp::scenario_from_json(gp::to_json(s))) == gp::to_json(s));
 }
 
-TEST_CASE("json: including json.hpp lets an env read zoo files") {
-    // ModelZoo::load() and JSON co-location profiles go through the readers this header installs
-    REQUIRE(static_cast<bool>(gp::detail::json_readers().zoo));
-    REQUIRE(static_cast<bool>(gp::detail::json_readers().profile));
-    auto s = small_scenario(tiny_topo::config(), {{"1", 1.0}});
-    s.zoo.file = std::string(GPUPLACE_SOURCE_DIR) + "/data/model_zoo_v100.json";
-    gp::env e(s);
+TEST_CASE("json: the loading layer reads the zoo file a scenario names; no reader, a clear error") {
+    const std::string file = std::string(GPUPLACE_SOURCE_DIR) + "/data/model_zoo_v100.json";
+    // read through json/scenario.hpp: the scenario carries the reader of its zoo file
+    const auto read = gp::scenario_from_json({{"zoo", file}});
+    CHECK((read.zoo.read_file == &gp::load_zoo));
+    gp::env e(read);
     CHECK(e.zoo().size() == gp::ModelZoo::builtin().size());
     CHECK(e.zoo()[0].name == gp::ModelZoo::builtin()[0].name);
+    CHECK(gp::to_json(read)["zoo"] == file);  // written back as the file, not its contents
+    // made by hand: the reader is set by hand too, else the env names what is missing
+    auto s = small_scenario(tiny_topo::config(), {{"1", 1.0}});
+    s.zoo.file = file;
+    CHECK_THROWS_WITH_AS(gp::env{s}, doctest::Contains("no reader for zoo files"), gp::ConfigError);
+    s.zoo.read_file = &gp::load_zoo;
+    CHECK(gp::env(s).zoo().size() == gp::ModelZoo::builtin().size());
+    CHECK(gp::ModelZoo::load(file).size() == gp::ModelZoo::builtin().size());  // json/zoo.hpp's reader
 }

@@ -6,7 +6,7 @@
 #include <limits>
 
 #include <gpuplace/detail/number_format.hpp>
-#include <gpuplace/detail/json_util.hpp>
+#include <gpuplace/json/util.hpp>
 
 TEST_CASE("number_format: the layout of nlohmann::json's dump()") {
     using gpuplace::detail::format_number;

@@ -110,7 +110,7 @@ TEST_CASE("regression: co-location utilization counts a shared GPU once") {
 // checkpoint_fuzzer: a parameter written 0.701e30879 made nlohmann::json throw
 // out_of_range 406 ("number overflow"), which is not a parse_error: it escaped parse_checkpoint as
 // an nlohmann exception and terminated the fuzzer. The scenario reader had the same hole. Fix
-// (include/gpuplace/detail/json_util.hpp, include/gpuplace/rl/checkpoint.hpp): such a number is
+// (include/gpuplace/json/util.hpp, include/gpuplace/rl/checkpoint.hpp): such a number is
 // a ConfigError / CheckpointError naming the source and the byte just past the number (the
 // scenario fuzzer then caught that the message had no byte offset, unlike every other JSON error).
 TEST_CASE("regression: a JSON number too large for a double is a ConfigError or CheckpointError") {

@@ -136,24 +136,3 @@ TEST_CASE("rl state file: values round trip exactly; truncation and corruption a
     std::filesystem::remove(file);
     CHECK_THROWS_WITH_AS(rl::read_state_file(file), doctest::Contains(": cannot open"), CheckpointError);
 }
-
-TEST_CASE("atomic file: a write replaces the file whole; the hook runs halfway") {
-    const auto file = (std::filesystem::temp_directory_path() / "gpuplace_atomic_test.txt").string();
-    gpuplace::detail::write_file_atomic(file, "old");
-    std::string seen;
-    gpuplace::detail::set_write_hook([&](const std::string& f) {
-        std::ifstream in(f);
-        std::getline(in, seen);  // the target still holds the old contents halfway through
-    });
-    gpuplace::detail::write_file_atomic(file, "new contents");
-    gpuplace::detail::set_write_hook({});
-    CHECK(seen == "old");
-    std::ifstream in(file);
-    std::string now;
-    std::getline(in, now);
-    CHECK(now == "new contents");
-    CHECK_FALSE(std::filesystem::exists(gpuplace::detail::temp_path_for(file)));
-    CHECK_THROWS_WITH_AS(gpuplace::detail::write_file_atomic("/no/such/dir/f.txt", "x"),
-                         doctest::Contains("cannot write /no/such/dir/f.txt"), Error);
-    std::filesystem::remove(file);
-}

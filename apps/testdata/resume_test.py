@@ -6,7 +6,10 @@ columns; SIGINT / SIGTERM save the state and exit with 130 / 143; a second SIGIN
 a corrupted state falls back to the previous one or is named in the error; a resume with another
 config is refused, naming what differs.
 
-    resume_test.py <gpuplace-train> <config.json> <work folder>      (ctest: app_train_resume)
+    resume_test.py <gpuplace-train> <gpuplace-train-faults> <config.json> <work folder>   (ctest: app_train_resume)
+
+The faults are injected by gpuplace-train-faults (apps/testdata/train_faults.cpp): gpuplace-train's
+program with a kill at the n-th event of the run's seams.
 """
 import csv
 import os
@@ -14,20 +17,18 @@ import shutil
 import subprocess
 import sys
 
-exe, config, work = sys.argv[1:4]
+exe, faults_exe, config, work = sys.argv[1:5]
 shutil.rmtree(work, ignore_errors=True)
 os.makedirs(work)
 failures = []
 
 
 def run(out, *args, kill=None, resume=False):
-    env = {k: v for k, v in os.environ.items() if k != "GPUPLACE_TEST_KILL"}
-    if kill:
-        env["GPUPLACE_TEST_KILL"] = kill
-    cmd = [exe, "--out", out, "--no-plot", *args] if resume else [exe, "--config", config, "--out", out, "--no-plot", *args]
+    prog = [faults_exe, kill] if kill else [exe]
+    cmd = [*prog, "--out", out, "--no-plot", *args] if resume else [*prog, "--config", config, "--out", out, "--no-plot", *args]
     if resume:
         cmd.append("--resume")
-    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=600)
 
 
 def check(cond, what, r=None):

@@ -111,13 +111,22 @@ struct reward_config {
 /// A scenario's model zoo (key "zoo"): the built-in one (ModelZoo::builtin(): Gavel's V100
 /// measurements) unless a zoo file or a zoo given inline is set.
 struct zoo_config {
-    std::string file;              ///< a zoo JSON file ("$GPUPLACE_DATA/..." allowed; read by ModelZoo::load())
-    std::optional<ModelZoo> zoo;   ///< a zoo given inline
+    std::string file;             ///< a zoo JSON file ("$GPUPLACE_DATA/..." allowed)
+    std::optional<ModelZoo> zoo;  ///< a zoo given inline
+    /// What reads `file` when an env is built: set by the layer that read the scenario
+    /// (gpuplace/json/scenario.hpp sets load_zoo), so that the core never parses JSON; by hand,
+    /// set it to gpuplace::load_zoo (gpuplace/json/zoo.hpp) or set `zoo` instead of `file`.
+    ModelZoo (*read_file)(const std::string& file) = nullptr;
 
     /// The zoo: the inline one, the file's, or the built-in one.
     [[nodiscard]] ModelZoo make() const {
         if (zoo) return *zoo;
-        if (!file.empty()) return ModelZoo::load(file);
+        if (!file.empty()) {
+            if (!read_file)
+                throw ConfigError("model zoo \"" + file + "\": no reader for zoo files (zoo_config::read_file); read the scenario "
+                                  "with gpuplace/json/scenario.hpp, or set read_file = gpuplace::load_zoo (gpuplace/json/zoo.hpp)");
+            return read_file(file);
+        }
         return ModelZoo::builtin();
     }
 };
@@ -142,6 +151,7 @@ struct scenario {
         workload.resolve_paths(base_dir);
         if (!zoo.file.empty()) zoo.file = relative_to(zoo.file, base_dir);
         if (!colocation.profile.empty()) colocation.profile = relative_to(colocation.profile, base_dir);
+        for (auto& f : durations.sample_files) f = relative_to(f, base_dir);
     }
 };
 

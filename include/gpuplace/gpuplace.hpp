@@ -19,10 +19,15 @@
 #include "observation.hpp"
 #include "observation_layout.hpp"
 #include "policy.hpp"
+#include "random.hpp"
 #include "render.hpp"
 #include "simulator.hpp"
 #include "topology.hpp"
 #include "trace.hpp"
 #include "vector_env.hpp"
 #include "version.hpp"
+#include "compiled.hpp"
 #include "workload.hpp"
+
+// with GPUPLACE_COMPILED: the env types gpuplace::compiled instantiates (compiled.hpp)
+#include "impl/extern_templates.hpp"

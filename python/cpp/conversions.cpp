@@ -358,7 +358,7 @@ std::vector<std::uint64_t> to_seeds(py::handle o) {
 
 json to_json_obj(py::handle o, const char* what) {
     if (o.is_none()) return json::object();
-    if (py::isinstance<py::str>(o)) return gp::detail::parse_json(o.cast<std::string>(), what);
+    if (py::isinstance<py::str>(o)) return gp::parse_json(o.cast<std::string>(), what);
     if (py::isinstance<py::dict>(o)) return py_to_json(o, "");
     throw py::type_error(std::string(what) + " must be a dict or JSON text, got " + type_name(o));
 }

@@ -19,7 +19,7 @@ namespace gpuplace_py {
 
 namespace py = pybind11;
 namespace gp = gpuplace;
-using gp::detail::json;
+using gp::json;
 
 py::object to_py(const json& j);
 /// The name of a Python value's type, for error messages.

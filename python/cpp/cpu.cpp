@@ -4,18 +4,18 @@
 // FMA, BMI1/2, F16C, LZCNT, MOVBE) and for x86-64-v4 (AVX-512 F/BW/CD/DQ/VL too).
 // gpuplace/_load.py imports the v3 or v4 build only when x86_64_v3() or x86_64_v4() is true: the
 // CPU has every one of those instruction sets and the operating system saves their registers
-// (include/gpuplace/detail/cpu.hpp, which the build's probe uses too).
+// (include/gpuplace/cpu.hpp, which the build's probe uses too).
 // Plain C API, no pybind11: it compiles in a second.
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
-#include <gpuplace/detail/cpu.hpp>
+#include <gpuplace/cpu.hpp>
 
 namespace {
 
-PyObject* x86_64_v3(PyObject*, PyObject*) { return PyBool_FromLong(gpuplace::detail::has_x86_64_v3() ? 1 : 0); }
-PyObject* x86_64_v4(PyObject*, PyObject*) { return PyBool_FromLong(gpuplace::detail::has_x86_64_v4() ? 1 : 0); }
+PyObject* x86_64_v3(PyObject*, PyObject*) { return PyBool_FromLong(gpuplace::has_x86_64_v3() ? 1 : 0); }
+PyObject* x86_64_v4(PyObject*, PyObject*) { return PyBool_FromLong(gpuplace::has_x86_64_v4() ? 1 : 0); }
 
 PyMethodDef methods[] = {
     {"x86_64_v3", x86_64_v3, METH_NOARGS,

@@ -245,7 +245,7 @@ py::dict comm_cost(py::object gpus, py::object topology, py::object comm, py::ob
     auto to_json = [](py::handle o, const char* what) -> json {
         if (py::isinstance<py::str>(o)) {
             const auto s = o.cast<std::string>();
-            if (!s.empty() && s.front() == '{') return gp::detail::parse_json(s, what);
+            if (!s.empty() && s.front() == '{') return gp::parse_json(s, what);
             return json::object();
         }
         if (py::isinstance<py::dict>(o)) return py_to_json(o, "");

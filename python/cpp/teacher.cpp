@@ -36,7 +36,7 @@ struct PyTeacher {
         const auto p2 = gp::heuristic<gp::tree_route_env>(n);
         queue = p1.queue;
         for (std::size_t i = 0; i < envs; ++i) {
-            const auto s = gp::detail::mix_seed(seed, 0x7465ULL + i);  // as rl::basic_ppo seeds its teachers
+            const auto s = gp::mix_seed(seed, 0x7465ULL + i);  // as rl::basic_ppo seeds its teachers
             f1.push_back(p1.make(s));
             f2.push_back(p2.make(s));
         }

@@ -1,5 +1,5 @@
-// gpuplace._core.train_run: gpuplace-train's training run (include/gpuplace/rl/run.hpp) from Python,
-// with the recipes and the default training config.
+// gpuplace._core.train_run: gpuplace-train's training run (src/training_run/, compiled into the
+// module by python/CMakeLists.txt) from Python, with the recipes and the default training config.
 
 #include <atomic>
 #include <chrono>
@@ -11,7 +11,10 @@
 #include <string>
 #include <thread>
 
+#include <gpuplace/json/parse.hpp>
 #include <gpuplace/rl/rl.hpp>
+
+#include "training_run.hpp"
 
 #include "bindings.hpp"
 #include "conversions.hpp"
@@ -27,7 +30,7 @@ namespace {
 /// state saved (the KeyboardInterrupt is raised once the run has returned).
 py::dict train_run(py::object config, const std::string& out, bool resume, std::size_t parallel, py::object print,
                    py::object on_iteration) {
-    auto j = gp::detail::parse_json(rl::default_run_config_json, "default training config");
+    auto j = rl::default_run_config();
     std::string base_dir;
     if (resume && config.is_none()) {  // the run's own config
         const auto run_file = out + "/run.json";
@@ -35,7 +38,7 @@ py::dict train_run(py::object config, const std::string& out, bool resume, std::
         if (!in) throw gp::CheckpointError("resume: " + out + " holds no run to resume (" + run_file + " does not exist)");
         std::stringstream ss;
         ss << in.rdbuf();
-        const auto stored = gp::detail::parse_json(ss.str(), run_file);
+        const auto stored = gp::parse_json(ss.str(), run_file);
         j = stored.value("config", json::object());
         base_dir = stored.value("base_dir", "");
     } else if (py::isinstance<py::str>(config) && config.cast<std::string>().find('{') == std::string::npos) {
@@ -57,7 +60,7 @@ py::dict train_run(py::object config, const std::string& out, bool resume, std::
         };
     o.stop_requested = [&interrupted] { return interrupted.load(); };
     if (!on_iteration.is_none())
-        o.hook = [&on_iteration](std::string_view event, std::size_t n) {
+        o.on_event = [&on_iteration](std::string_view event, std::size_t n) {
             if (event != "iteration") return;
             py::gil_scoped_acquire gil;
             on_iteration(n);
@@ -71,7 +74,7 @@ py::dict train_run(py::object config, const std::string& out, bool resume, std::
         std::condition_variable cv;
         std::thread worker([&] {
             try {
-                r = gp::visit_env(rc.eval_scenario(), [&](auto type) { return rl::train_run<typename decltype(type)::type>(rc, o); });
+                r = rl::train_run(rc, o);
             } catch (...) {
                 err = std::current_exception();
             }
@@ -130,12 +133,12 @@ py::dict train_run(py::object config, const std::string& out, bool resume, std::
 void bind_training_run(py::module_& m) {
     m.def("train_run", &train_run, py::arg("config") = py::none(), py::arg("out") = "runs/cpp_ppo", py::arg("resume") = false,
           py::arg("parallel") = std::size_t{1}, py::arg("print") = py::none(), py::arg("on_iteration") = py::none(),
-          "Runs gpuplace-train's training run (include/gpuplace/rl/run.hpp): config (dict or JSON) merged over the default "
+          "Runs gpuplace-train's training run (src/training_run/): config (dict or JSON) merged over the default "
           "training config; with resume and no config, the run in `out` continues from its saved states.");
     m.def("run_recipe", [](const std::string& n) { return to_py(rl::run_recipe(n)); }, py::arg("name"),
           "A training recipe's config by name (run_recipe_names()).");
     m.def("run_recipe_names", &rl::run_recipe_names, "Names of the training recipes (default, philly, proximity_drl).");
-    m.def("default_run_config", [] { return to_py(gp::detail::parse_json(rl::default_run_config_json, "default training config")); },
+    m.def("default_run_config", [] { return to_py(rl::default_run_config()); },
           "The default training config (gpuplace-train --print-config).");
 }
 

@@ -41,3 +41,31 @@ def test_python_quick_start_runs_as_printed():
     for name in ("random", "first_fit", "pack", "load_balance", "topology_greedy", "maskable_ppo"):
         assert name in rows, r.stdout
     assert "over 10 seeds" in r.stdout
+
+
+def test_readme_opens_with_what_gpuplace_is_then_the_two_commands():
+    """The front door: the title, what gpuplace is with its picture, then the two commands that set
+    up a fresh machine, all within the first lines; no results table (those are docs/results/)."""
+    lines = (ROOT / "README.md").read_text().splitlines()
+    assert lines[0] == "# gpuplace"
+    top = lines[:25]
+    picture = next(i for i, line in enumerate(top) if line.startswith("!["))
+    main = next(i for i, line in enumerate(top) if line.startswith("scripts/main.sh"))
+    test = next(i for i, line in enumerate(top) if line.startswith("scripts/test.sh"))
+    what = next(i for i, line in enumerate(top) if "gpuplace is" in line)
+    assert what < picture < main < test, top
+    assert not [line for line in lines if "±" in line], "results tables belong in docs/results/ (scripts/results.py)"
+
+
+def test_result_pages_name_their_commands():
+    """docs/results/ pages are written by scripts/results.py: each names the command that printed it,
+    and none carries a date or a commit."""
+    import re
+
+    pages = sorted((ROOT / "docs" / "results").glob("*.md"))
+    assert pages, "docs/results/ has no pages (run scripts/results.py)"
+    for page in pages:
+        text = page.read_text()
+        if page.name != "README.md":
+            assert re.search(r"^`build/(apps|examples)/", text, re.M), f"{page.name} names no command"
+        assert not re.search(r"\b20\d\d-\d\d-\d\d\b|\bcommit [0-9a-f]{7}", text), f"{page.name} carries a date or a commit"

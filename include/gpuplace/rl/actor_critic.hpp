@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "../detail/enum_names.hpp"
-#include "../detail/json_util.hpp"
+#include "../json/util.hpp"
 #include "../env.hpp"
 #include "../error.hpp"
 #include "categorical.hpp"

@@ -20,9 +20,9 @@
 #include <vector>
 
 #include "../data.hpp"
-#include "../detail/atomic_file.hpp"
+#include "../atomic_file.hpp"
 #include "../detail/input_file.hpp"
-#include "../detail/json_util.hpp"
+#include "../json/util.hpp"
 #include "../error.hpp"
 #include "../evaluate.hpp"
 #include "../json.hpp"
@@ -40,7 +40,7 @@ struct basic_checkpoint {
     basic_actor_critic<S> network;
     ppo_config ppo;
     gpuplace::detail::json scenario;  ///< the scenario the network was trained on
-    std::string queue;                ///< the queue policy it acts under ("" = the scenario's; rl/run.hpp)
+    std::string queue;                ///< the queue policy it acts under ("" = the scenario's; src/training_run/)
 };
 using checkpoint = basic_checkpoint<float>;
 
@@ -218,12 +218,12 @@ template <std::floating_point S = float>
 }
 
 /// Writes a checkpoint file atomically: the file is always either the old checkpoint or the new
-/// one (detail/atomic_file.hpp).
+/// one (atomic_file.hpp; `halfway`: see write_file_atomic()).
 template <std::floating_point S>
 void save_checkpoint(const std::string& file, const basic_actor_critic<S>& net, const ppo_config& cfg, const scenario& s,
-                     const std::string& queue = {}) {
+                     const std::string& queue = {}, const write_observer& halfway = {}) {
     try {
-        gpuplace::detail::write_file_atomic(file, checkpoint_json(net, cfg, s, queue).dump() + "\n");
+        gpuplace::write_file_atomic(file, checkpoint_json(net, cfg, s, queue).dump() + "\n", halfway);
     } catch (const CheckpointError&) {
         throw;
     } catch (const Error& e) {

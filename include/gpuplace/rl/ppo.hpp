@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "../colocation_policy.hpp"
-#include "../detail/json_util.hpp"
+#include "../json/util.hpp"
 #include "../detail/prefetch.hpp"
 #include "../detail/rng.hpp"
 #include "../evaluate.hpp"

@@ -6,7 +6,7 @@
 ///
 /// File layout: the 8 bytes "GPSTATE\n", the FNV-1a 64-bit hash of the rest (8 bytes,
 /// little-endian), then the CBOR document. A truncated or corrupted file fails the hash check with
-/// a CheckpointError naming the file. Files are written atomically (detail/atomic_file.hpp).
+/// a CheckpointError naming the file. Files are written atomically (atomic_file.hpp).
 
 #include <bit>
 #include <cstdint>
@@ -19,9 +19,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "../detail/atomic_file.hpp"
+#include "../atomic_file.hpp"
 #include "../detail/input_file.hpp"
-#include "../detail/json_util.hpp"
+#include "../json/util.hpp"
 #include "../error.hpp"
 
 namespace gpuplace::rl {
@@ -123,15 +123,15 @@ template <state_scalar T>
 
 }  // namespace detail
 
-/// Writes a state document to `file` atomically.
-inline void write_state_file(const std::string& file, const gpuplace::detail::json& doc) {
+/// Writes a state document to `file` atomically (`halfway`: see write_file_atomic()).
+inline void write_state_file(const std::string& file, const gpuplace::detail::json& doc, const write_observer& halfway = {}) {
     const auto cbor = gpuplace::detail::json::to_cbor(doc);
     const std::string_view body(reinterpret_cast<const char*>(cbor.data()), cbor.size());
     std::string bytes(detail::state_magic);
     const std::uint64_t h = detail::fnv1a64(body);
     for (std::size_t k = 0; k < 8; ++k) bytes.push_back(static_cast<char>((h >> (8 * k)) & 0xff));
     bytes.append(body);
-    gpuplace::detail::write_file_atomic(file, bytes);
+    gpuplace::write_file_atomic(file, bytes, halfway);
 }
 
 /// Reads a state file written by write_state_file(). A missing, truncated or corrupted file is a

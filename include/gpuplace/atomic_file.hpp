@@ -1,16 +1,15 @@
 #pragma once
-/// \file detail/atomic_file.hpp
+/// \file atomic_file.hpp
 /// Atomic file writes: the bytes go to a temporary file in the target's folder, which is flushed
 /// to disk (fsync) and renamed over the target, so that a reader (or a run resumed after a crash)
-/// finds either the old file or the new one, never a mixture. A test hook runs halfway through each
-/// write (fault injection: a test kills the process there).
+/// finds either the old file or the new one, never a mixture. A caller may pass an observer that
+/// runs halfway through the write (fault injection: a test kills the process there).
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <functional>
-#include <mutex>
 #include <string>
 #include <string_view>
 
@@ -22,46 +21,27 @@
 #include <fstream>
 #endif
 
-#include "../error.hpp"
+#include "error.hpp"
 
-namespace gpuplace::detail {
+namespace gpuplace {
 
-/// Called halfway through every atomic write with the target's file name (tests only).
-using write_hook = std::function<void(const std::string& file)>;
-
-struct write_hook_state {
-    std::mutex m;
-    write_hook hook;
-};
-inline write_hook_state& write_hook_storage() {
-    static write_hook_state s;
-    return s;
-}
-
-/// Installs (or, with an empty function, removes) the hook run halfway through each atomic write.
-inline void set_write_hook(write_hook h) {
-    auto& s = write_hook_storage();
-    const std::lock_guard lock(s.m);
-    s.hook = std::move(h);
-}
+/// Called halfway through an atomic write with the target's file name: half of the bytes are in
+/// the temporary file, the target is untouched (tests inject faults here).
+using write_observer = std::function<void(const std::string& file)>;
 
 /// The temporary file an atomic write of `file` uses: ".<name>.tmp" in the same folder.
-[[nodiscard]] inline std::filesystem::path temp_path_for(const std::filesystem::path& file) {
+[[nodiscard]] inline std::filesystem::path atomic_temp_path(const std::filesystem::path& file) {
     return file.parent_path() / ("." + file.filename().string() + ".tmp");
 }
 
-/// Writes `bytes` to `file` atomically (see the file comment). Throws Error naming the file.
-inline void write_file_atomic(const std::string& file, std::string_view bytes) {
+/// Writes `bytes` to `file` atomically (see the file comment); `halfway`, when set, runs halfway
+/// through. Throws Error naming the file.
+inline void write_file_atomic(const std::string& file, std::string_view bytes, const write_observer& halfway = {}) {
     namespace fs = std::filesystem;
     const fs::path target(file);
-    const fs::path tmp = temp_path_for(target);
+    const fs::path tmp = atomic_temp_path(target);
     auto fail = [&](const std::string& what) { throw Error("cannot write " + file + ": " + what); };
-    write_hook hook;
-    {
-        auto& s = write_hook_storage();
-        const std::lock_guard lock(s.m);
-        hook = s.hook;
-    }
+    const auto& hook = halfway;
     const std::size_t half = bytes.size() / 2;
 #ifdef GPUPLACE_POSIX_FILES
     const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -110,4 +90,4 @@ inline void write_file_atomic(const std::string& file, std::string_view bytes) {
 #endif
 }
 
-}  // namespace gpuplace::detail
+}  // namespace gpuplace

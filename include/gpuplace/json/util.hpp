@@ -1,5 +1,5 @@
 #pragma once
-/// \file detail/json_util.hpp
+/// \file json/util.hpp
 /// Path-aware JSON reading: every error names the JSON path and the offending value.
 
 #include <algorithm>

@@ -1,22 +1,6 @@
-#pragma once
-/// \file rl/run.hpp
-/// A training run as gpuplace-train and `python -m gpuplace train` make it: PPO restarts (training
-/// seeds seed, seed+1, ...) with greedy validation every few iterations, the network with the best
-/// validation JCT kept, and everything written to a run folder:
-///
-///   run.json                  the config and scenario (a resumed run must match them)
-///   validation_heuristics.csv every heuristic's mean JCT on the validation seeds (the yardstick)
-///   [seed_K/]learning.csv     one row per iteration (seed_K/ per restart when there are several)
-///   seed_K/ppo.json           each restart's best validated network (restarts > 1)
-///   [seed_K/]state.bin        the restart's whole state (rl/state_file.hpp), every checkpoint_every
-///                             iterations, when stopped, and at its end (with its results)
-///   restarts.csv              per restart: best validation JCT, env steps, seconds, time to quality
-///   ppo.json                  the kept network (rl/checkpoint.hpp)
-///
-/// A run stopped at any point (a signal, a crash, a killed machine) continues with `resume`: from
-/// each restart's last state, the final ppo.json byte for byte the one an uninterrupted run writes
-/// and the logs the same but for their wall-time columns (seconds, steps_per_sec). Every file a
-/// user keeps is written atomically (detail/atomic_file.hpp).
+// The training run (training_run.hpp): compiled once for gpuplace-train and the Python package.
+
+#include "training_run.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -26,29 +10,19 @@
 #include <exception>
 #include <filesystem>
 #include <fstream>
-#include <functional>
-#include <memory>
 #include <mutex>
 #include <sstream>
-#include <string>
-#include <string_view>
 #include <thread>
-#include <vector>
 
-#include "../detail/atomic_file.hpp"
-#include "../detail/json_util.hpp"
-#include "../detail/number_format.hpp"
-#include "../evaluate.hpp"
-#include "../json.hpp"
-#include "../version.hpp"
-#include "checkpoint.hpp"
-#include "ppo.hpp"
-#include "state_file.hpp"
+#include <gpuplace/json.hpp>
+#include <gpuplace/detail/number_format.hpp>
+#include <gpuplace/rl/checkpoint.hpp>
+#include <gpuplace/rl/state_file.hpp>
+#include <gpuplace/version.hpp>
 
 namespace gpuplace::rl {
 
-/// The version of run.json and state.bin files; a run of another version is not resumed.
-inline constexpr int run_state_version = 1;
+namespace {
 
 /// The embedded default training config (gpuplace-train's), the "default" recipe (docs/ppo.md has
 /// why each value). The network acts under queue policy sjf (as the best heuristics do). Training
@@ -59,7 +33,7 @@ inline constexpr int run_state_version = 1;
 /// restarts (training seeds 1-5, one per core at a time): --compare reports each seed's network
 /// and the median seed against the best heuristic; the network with the best validation JCT is kept.
 /// "train_reward" (optional) overrides the reward weights used for training only.
-inline constexpr std::string_view default_run_config_json = R"({
+constexpr std::string_view default_run_config_json = R"({
   "scenario": "default",
   "queue": "sjf",
   "restarts": 5,
@@ -79,7 +53,7 @@ inline constexpr std::string_view default_run_config_json = R"({
 
 /// The "philly" recipe: the philly preset (windows of the training trace files at loads 0.8-1.2),
 /// compared on each held-out file. Cloning pack under sjf, then PPO at a smaller learning rate.
-inline constexpr std::string_view philly_run_config_json = R"({
+constexpr std::string_view philly_run_config_json = R"({
   "scenario": "philly",
   "queue": "sjf",
   "restarts": 3,
@@ -90,282 +64,199 @@ inline constexpr std::string_view philly_run_config_json = R"({
 })";
 
 /// The "proximity_drl" recipe: the Proximity-DRL preset (no DEFER), cloning pack under sjf.
-inline constexpr std::string_view proximity_drl_run_config_json = R"({
+constexpr std::string_view proximity_drl_run_config_json = R"({
   "scenario": "proximity_drl",
   "queue": "sjf",
   "restarts": 3,
   "ppo": {"teacher": "pack", "total_steps": 600000, "learning_rate": 0.0001}
 })";
 
-/// Names of the training recipes (gpuplace-train --config <name>, scripts/train_models.sh).
-[[nodiscard]] inline std::vector<std::string> run_recipe_names() { return {"default", "philly", "proximity_drl"}; }
+}  // namespace
 
-/// A recipe's config: for "default" the embedded default; for the others their keys merged over it.
-[[nodiscard]] inline gpuplace::detail::json run_recipe(std::string_view name) {
-    auto j = gpuplace::detail::parse_json(default_run_config_json, "default training config");
+json default_run_config() { return parse_json(default_run_config_json, "default training config"); }
+
+std::vector<std::string> run_recipe_names() { return {"default", "philly", "proximity_drl"}; }
+
+json run_recipe(std::string_view name) {
+    auto j = default_run_config();
     if (name == "default") return j;
-    if (name == "philly") j.merge_patch(gpuplace::detail::parse_json(philly_run_config_json, "philly training config"));
+    if (name == "philly") j.merge_patch(parse_json(philly_run_config_json, "philly training config"));
     else if (name == "proximity_drl")
-        j.merge_patch(gpuplace::detail::parse_json(proximity_drl_run_config_json, "proximity_drl training config"));
+        j.merge_patch(parse_json(proximity_drl_run_config_json, "proximity_drl training config"));
     else
         throw ConfigError("unknown training recipe \"" + std::string(name) + "\" (allowed: default, philly, proximity_drl)");
     return j;
 }
 
-/// Seeds of the validation episodes: 2000000 + i (disjoint from held_out_seeds()).
-[[nodiscard]] inline std::vector<std::uint64_t> validation_seeds(std::size_t n) {
+std::vector<std::uint64_t> validation_seeds(std::size_t n) {
     std::vector<std::uint64_t> v;
     for (std::size_t i = 0; i < n; ++i) v.push_back(2'000'000 + i);
     return v;
 }
 
-/// What a training run does (the JSON of gpuplace-train --config; see default_run_config_json).
-struct run_config {
-    gpuplace::detail::json scenario = "default";  ///< a preset name, a scenario file or an inline scenario
-    gpuplace::detail::json train_reward;          ///< null, or reward weights merged over the scenario's for training
-    std::size_t validation_seeds = 8;             ///< greedy validation episodes (>= 1: the best validated network is kept)
-    std::size_t validate_every = 10;              ///< iterations between validations
-    std::size_t restarts = 1;                     ///< training seeds ppo.seed .. ppo.seed + restarts - 1
-    std::size_t checkpoint_every = 10;            ///< iterations between saved states
-    std::string queue;  ///< the network's queue policy (queue_names(); "" = the scenario's): it is trained
-                        ///< and evaluated under it, as a heuristic "<name>+<queue>" is
-    /// Scenarios --compare evaluates on (preset names, files or objects); empty = the run's scenario.
-    /// E.g. a policy trained on "philly" is compared on the held-out files "philly:0e4a51", ...
-    std::vector<gpuplace::detail::json> compare_on;
-    /// The action mode of every scenario of the run ("gpu", "placement", "job"; "" = each scenario's).
-    std::string action_mode;
-    ppo_config ppo;
-    std::string base_dir;  ///< where relative file names in the config are (the config file's folder); not saved
-
-    /// Reads a config; unknown keys and bad values are ConfigErrors naming the JSON path.
-    [[nodiscard]] static run_config from_json(const gpuplace::detail::json& j, std::string base_dir = {}) {
-        using namespace gpuplace::detail;
-        check_keys(j, "", {"scenario", "train_reward", "validation_seeds", "validate_every", "restarts", "checkpoint_every",
-                           "queue", "compare_on", "action_mode", "ppo"});
-        run_config c;
-        c.base_dir = std::move(base_dir);
-        if (auto it = j.find("scenario"); it != j.end()) {
-            if (!it->is_string() && !it->is_object())
-                config_fail("/scenario", "expected a preset name, a scenario file or an object, got " + short_dump(*it));
-            c.scenario = *it;
-        }
-        if (auto it = j.find("train_reward"); it != j.end()) {
-            if (!it->is_object() && !it->is_null()) config_fail("/train_reward", "expected an object of reward weights, got " + short_dump(*it));
-            c.train_reward = *it;
-        }
-        read_int(j, "", "validation_seeds", c.validation_seeds, 1, 100000);
-        read_int(j, "", "validate_every", c.validate_every, 1, 1 << 30);
-        read_int(j, "", "restarts", c.restarts, 1, 64);
-        read_int(j, "", "checkpoint_every", c.checkpoint_every, 1, 1 << 30);
-        read_string(j, "", "queue", c.queue);
-        if (!c.queue.empty()) {
-            gpuplace::scenario probe;
-            try {
-                apply_queue(probe, c.queue);
-            } catch (const ConfigError& e) {
-                config_fail("/queue", e.what());
-            }
-        }
-        if (auto it = j.find("compare_on"); it != j.end()) {
-            if (!it->is_array()) config_fail("/compare_on", "expected a list of scenarios, got " + short_dump(*it));
-            for (std::size_t i = 0; i < it->size(); ++i) {
-                if (!(*it)[i].is_string() && !(*it)[i].is_object())
-                    config_fail("/compare_on/" + std::to_string(i), "expected a preset name, a scenario file or an object, got " +
-                                                                        short_dump((*it)[i]));
-                c.compare_on.push_back((*it)[i]);
-            }
-        }
-        read_string(j, "", "action_mode", c.action_mode);
-        if (!c.action_mode.empty()) (void)parse_action_mode(c.action_mode, "/action_mode");
-        c.ppo = ppo_config::from_json(j.value("ppo", json::object()), "/ppo");
-        // the scenario and the reward weights are checked here, not at the first use; an error inside
-        // a scenario object names its path in the config
-        auto within = [](const gpuplace::detail::json& sc, const std::string& at, const std::function<void()>& f) {
-            try {
-                f();
-            } catch (const ConfigError& e) {
-                const std::string what = e.what();
-                if (!sc.is_object() || what.rfind("config /", 0) != 0 || what.rfind("config /train_reward", 0) == 0) throw;
-                throw ConfigError("config " + at + what.substr(7));
-            }
-        };
-        within(c.scenario, "/scenario", [&] { (void)c.train_scenario(); });
-        for (std::size_t i = 0; i < c.compare_on.size(); ++i)
-            within(c.compare_on[i], "/compare_on/" + std::to_string(i), [&] { (void)c.load(c.compare_on[i]); });
-        return c;
+bool run_config::layer::sets(const std::string& path) const {
+    try {
+        return doc.contains(json::json_pointer(path));
+    } catch (const json::exception&) {
+        return false;
     }
+}
 
-    /// One document merged over a base config (the default, or a resumed run's own config), and
-    /// what names it in errors: a config file, or a command-line flag.
-    struct layer {
-        gpuplace::detail::json doc;
-        std::string source;
-        /// Whether the document holds a value at the JSON path `path`.
-        [[nodiscard]] bool sets(const std::string& path) const {
-            try {
-                return doc.contains(gpuplace::detail::json::json_pointer(path));
-            } catch (const gpuplace::detail::json::exception&) {
-                return false;
-            }
-        }
-    };
-
-    /// Checks a layer before it is merged (a merge patch would turn any other document, or a null,
-    /// into "use the defaults"): an object, whose "ppo" and "ppo/network" are objects, without null
-    /// values of keys but for "train_reward" (arrays replace the default whole: a null in one stays).
-    /// The message names the source and the JSON path.
-    static void check_layer(const layer& l) {
-        using gpuplace::detail::json;
-        auto fail = [&](const std::string& path, const std::string& what) {
-            throw ConfigError(l.source + ": config " + (path.empty() ? "/" : path) + ": " + what);
-        };
-        if (!l.doc.is_object()) fail("", "a training config must be an object {\"scenario\": ..., \"ppo\": {...}}, got " +
-                                         gpuplace::detail::short_dump(l.doc));
-        for (const char* p : {"/ppo", "/ppo/network"})
-            if (const json::json_pointer ptr(p); l.doc.contains(ptr) && !l.doc.at(ptr).is_object())
-                fail(p, "expected an object, got " + gpuplace::detail::short_dump(l.doc.at(ptr)));
-        const std::function<void(const json&, const std::string&)> no_null = [&](const json& v, const std::string& path) {
-            if (v.is_null() && path != "/train_reward") fail(path, "null is not a value here (leave the key out for its default)");
-            if (v.is_object())
-                for (auto it = v.begin(); it != v.end(); ++it) no_null(*it, gpuplace::detail::join_path(path, it.key()));
-        };
-        no_null(l.doc, "");
+run_config run_config::from_json(const json& j, std::string base_dir) {
+    using namespace gpuplace::detail;
+    check_keys(j, "", {"scenario", "train_reward", "validation_seeds", "validate_every", "restarts", "checkpoint_every",
+                       "queue", "compare_on", "action_mode", "ppo"});
+    run_config c;
+    c.base_dir = std::move(base_dir);
+    if (auto it = j.find("scenario"); it != j.end()) {
+        if (!it->is_string() && !it->is_object())
+            config_fail("/scenario", "expected a preset name, a scenario file or an object, got " + short_dump(*it));
+        c.scenario = *it;
     }
-
-    /// Merges `layers` (each checked by check_layer) over `base` in order and reads the result. A
-    /// ConfigError at a JSON path one of the layers sets is prefixed with that layer's source.
-    [[nodiscard]] static run_config from_layers(gpuplace::detail::json base, const std::vector<layer>& layers, std::string base_dir = {}) {
-        using gpuplace::detail::json;
-        for (const auto& l : layers) {
-            check_layer(l);
-            base.merge_patch(l.doc);
-        }
+    if (auto it = j.find("train_reward"); it != j.end()) {
+        if (!it->is_object() && !it->is_null()) config_fail("/train_reward", "expected an object of reward weights, got " + short_dump(*it));
+        c.train_reward = *it;
+    }
+    read_int(j, "", "validation_seeds", c.validation_seeds, 1, 100000);
+    read_int(j, "", "validate_every", c.validate_every, 1, 1 << 30);
+    read_int(j, "", "restarts", c.restarts, 1, 64);
+    read_int(j, "", "checkpoint_every", c.checkpoint_every, 1, 1 << 30);
+    read_string(j, "", "queue", c.queue);
+    if (!c.queue.empty()) {
+        gpuplace::scenario probe;
         try {
-            return from_json(base, std::move(base_dir));
+            apply_queue(probe, c.queue);
+        } catch (const ConfigError& e) {
+            config_fail("/queue", e.what());
+        }
+    }
+    if (auto it = j.find("compare_on"); it != j.end()) {
+        if (!it->is_array()) config_fail("/compare_on", "expected a list of scenarios, got " + short_dump(*it));
+        for (std::size_t i = 0; i < it->size(); ++i) {
+            if (!(*it)[i].is_string() && !(*it)[i].is_object())
+                config_fail("/compare_on/" + std::to_string(i), "expected a preset name, a scenario file or an object, got " +
+                                                                    short_dump((*it)[i]));
+            c.compare_on.push_back((*it)[i]);
+        }
+    }
+    read_string(j, "", "action_mode", c.action_mode);
+    if (!c.action_mode.empty()) (void)parse_action_mode(c.action_mode, "/action_mode");
+    c.ppo = ppo_config::from_json(j.value("ppo", json::object()), "/ppo");
+    // the scenario and the reward weights are checked here, not at the first use; an error inside
+    // a scenario object names its path in the config
+    auto within = [](const json& sc, const std::string& at, const std::function<void()>& f) {
+        try {
+            f();
         } catch (const ConfigError& e) {
             const std::string what = e.what();
-            if (what.rfind("config /", 0) != 0) throw;
-            const auto path = what.substr(7, what.find(':', 7) - 7);
-            for (auto l = layers.rbegin(); l != layers.rend(); ++l)
-                if (l->sets(path)) throw ConfigError(l->source + ": " + what);
-            throw;
+            if (!sc.is_object() || what.rfind("config /", 0) != 0 || what.rfind("config /train_reward", 0) == 0) throw;
+            throw ConfigError("config " + at + what.substr(7));
         }
+    };
+    within(c.scenario, "/scenario", [&] { (void)c.train_scenario(); });
+    for (std::size_t i = 0; i < c.compare_on.size(); ++i)
+        within(c.compare_on[i], "/compare_on/" + std::to_string(i), [&] { (void)c.load(c.compare_on[i]); });
+    return c;
+}
+
+void run_config::check_layer(const layer& l) {
+    auto fail = [&](const std::string& path, const std::string& what) {
+        throw ConfigError(l.source + ": config " + (path.empty() ? "/" : path) + ": " + what);
+    };
+    if (!l.doc.is_object()) fail("", "a training config must be an object {\"scenario\": ..., \"ppo\": {...}}, got " +
+                                     gpuplace::detail::short_dump(l.doc));
+    for (const char* p : {"/ppo", "/ppo/network"})
+        if (const json::json_pointer ptr(p); l.doc.contains(ptr) && !l.doc.at(ptr).is_object())
+            fail(p, "expected an object, got " + gpuplace::detail::short_dump(l.doc.at(ptr)));
+    const std::function<void(const json&, const std::string&)> no_null = [&](const json& v, const std::string& path) {
+        if (v.is_null() && path != "/train_reward") fail(path, "null is not a value here (leave the key out for its default)");
+        if (v.is_object())
+            for (auto it = v.begin(); it != v.end(); ++it) no_null(*it, gpuplace::detail::join_path(path, it.key()));
+    };
+    no_null(l.doc, "");
+}
+
+run_config run_config::from_layers(json base, const std::vector<layer>& layers, std::string base_dir) {
+    for (const auto& l : layers) {
+        check_layer(l);
+        base.merge_patch(l.doc);
     }
-
-    /// The embedded default (default_run_config_json).
-    [[nodiscard]] static run_config defaults() {
-        return from_json(gpuplace::detail::parse_json(default_run_config_json, "default training config"));
+    try {
+        return from_json(base, std::move(base_dir));
+    } catch (const ConfigError& e) {
+        const std::string what = e.what();
+        if (what.rfind("config /", 0) != 0) throw;
+        const auto path = what.substr(7, what.find(':', 7) - 7);
+        for (auto l = layers.rbegin(); l != layers.rend(); ++l)
+            if (l->sets(path)) throw ConfigError(l->source + ": " + what);
+        throw;
     }
+}
 
-    [[nodiscard]] gpuplace::detail::json to_json() const {
-        gpuplace::detail::json j = {{"scenario", scenario},
-                                    {"validation_seeds", validation_seeds},
-                                    {"validate_every", validate_every},
-                                    {"restarts", restarts},
-                                    {"checkpoint_every", checkpoint_every},
-                                    {"ppo", ppo.to_json()}};
-        if (!train_reward.is_null()) j["train_reward"] = train_reward;
-        if (!queue.empty()) j["queue"] = queue;
-        if (!compare_on.empty()) j["compare_on"] = compare_on;
-        if (!action_mode.empty()) j["action_mode"] = action_mode;
-        return j;
+run_config run_config::defaults() {
+    return from_json(default_run_config());
+}
+
+json run_config::to_json() const {
+    json j = {{"scenario", scenario},
+                                {"validation_seeds", validation_seeds},
+                                {"validate_every", validate_every},
+                                {"restarts", restarts},
+                                {"checkpoint_every", checkpoint_every},
+                                {"ppo", ppo.to_json()}};
+    if (!train_reward.is_null()) j["train_reward"] = train_reward;
+    if (!queue.empty()) j["queue"] = queue;
+    if (!compare_on.empty()) j["compare_on"] = compare_on;
+    if (!action_mode.empty()) j["action_mode"] = action_mode;
+    return j;
+}
+
+gpuplace::scenario run_config::load(const json& sc) const {
+    gpuplace::scenario s;
+    if (sc.is_string()) {
+        const auto n = sc.get<std::string>();
+        s = is_preset_name(n) ? preset_scenario(n) : gpuplace::load_scenario(relative_to(n, base_dir));
+    } else {
+        s = gpuplace::scenario_from_json(sc);
+        s.resolve_paths(base_dir);
     }
+    if (!action_mode.empty()) s.env.mode = parse_action_mode(action_mode, "/action_mode");
+    return s;
+}
 
-    /// A scenario of the config (a preset name, a file relative to base_dir, or an object), in the
-    /// run's action mode.
-    [[nodiscard]] gpuplace::scenario load(const gpuplace::detail::json& sc) const {
-        gpuplace::scenario s;
-        if (sc.is_string()) {
-            const auto n = sc.get<std::string>();
-            s = is_preset_name(n) ? preset_scenario(n) : gpuplace::load_scenario(relative_to(n, base_dir));
-        } else {
-            s = gpuplace::scenario_from_json(sc);
-            s.resolve_paths(base_dir);
-        }
-        if (!action_mode.empty()) s.env.mode = parse_action_mode(action_mode, "/action_mode");
-        return s;
+std::vector<gpuplace::scenario> run_config::compare_scenarios() const {
+    std::vector<gpuplace::scenario> v;
+    for (const auto& sc : compare_on) v.push_back(load(sc));
+    if (v.empty()) v.push_back(eval_scenario());
+    return v;
+}
+
+gpuplace::scenario run_config::policy_scenario() const {
+    auto s = eval_scenario();
+    apply_queue(s, queue);
+    return s;
+}
+
+gpuplace::scenario run_config::train_scenario() const {
+    auto s = policy_scenario();
+    if (train_reward.is_null()) return s;
+    auto j = gpuplace::to_json(s);
+    j["reward"].merge_patch(train_reward);
+    try {
+        return gpuplace::scenario_from_json(j);
+    } catch (const ConfigError& e) {
+        throw ConfigError(std::string("config /train_reward: ") + e.what());
     }
-
-    /// The scenario the network is validated and evaluated on.
-    [[nodiscard]] gpuplace::scenario eval_scenario() const { return load(scenario); }
-
-    /// The scenarios --compare evaluates on: compare_on, else the run's scenario.
-    [[nodiscard]] std::vector<gpuplace::scenario> compare_scenarios() const {
-        std::vector<gpuplace::scenario> v;
-        for (const auto& sc : compare_on) v.push_back(load(sc));
-        if (v.empty()) v.push_back(eval_scenario());
-        return v;
-    }
-
-    /// The scenario the network acts in: eval_scenario() under the run's queue policy.
-    [[nodiscard]] gpuplace::scenario policy_scenario() const {
-        auto s = eval_scenario();
-        apply_queue(s, queue);
-        return s;
-    }
-
-    /// The scenario the network is trained on: policy_scenario() with train_reward's weights.
-    [[nodiscard]] gpuplace::scenario train_scenario() const {
-        auto s = policy_scenario();
-        if (train_reward.is_null()) return s;
-        auto j = gpuplace::to_json(s);
-        j["reward"].merge_patch(train_reward);
-        try {
-            return gpuplace::scenario_from_json(j);
-        } catch (const ConfigError& e) {
-            throw ConfigError(std::string("config /train_reward: ") + e.what());
-        }
-    }
-};
-
-/// How a run is carried out (not part of what it computes).
-struct run_options {
-    std::string out = "out/train";  ///< the run folder
-    bool resume = false;            ///< continue the run in `out` from its saved states
-    std::size_t parallel = 1;       ///< restarts trained at a time (one thread each)
-    std::function<void(const std::string&)> print;        ///< progress lines (none when empty)
-    std::function<bool()> stop_requested;                 ///< checked after each iteration: save and stop
-    std::function<void(std::string_view, std::size_t)> hook;  ///< tests: ("iteration", n) after an iteration's
-                                                              ///< log row, ("restart", k) after restart k ended
-};
-
-/// One restart's results.
-struct restart_result {
-    std::uint64_t seed = 0;
-    bool finished = false;
-    double best_val = 1e300;  ///< best greedy validation JCT (s)
-    std::size_t env_steps = 0;
-    double seconds = 0;       ///< wall time of its training (resumed runs: summed)
-    std::shared_ptr<const actor_critic> network;  ///< the network with the best validation JCT
-    /// Time to quality: the first validation below the best heuristic's validation JCT (0: never).
-    std::size_t beat_iteration = 0, beat_env_steps = 0;
-    double beat_seconds = 0;
-};
-
-/// What train_run() returns.
-struct run_result {
-    bool complete = false;  ///< false: stopped (stop_requested) with every state saved
-    std::vector<restart_result> restarts;
-    std::size_t kept = 0;   ///< index of the kept restart
-    std::shared_ptr<const actor_critic> network;  ///< the kept network (complete runs)
-    ppo_config ppo;         ///< its PPO config (its training seed)
-    double seconds = 0;     ///< wall time of this call
-    std::size_t env_steps = 0;  ///< over all restarts
-    std::string best_heuristic;       ///< on the validation seeds (every heuristic under every queue policy)
-    double best_heuristic_val = 0;    ///< its validation JCT (s)
-};
-
-/// The name the network goes by in reports: "ppo", or "ppo+<queue>" under a queue policy of its own.
-[[nodiscard]] inline std::string policy_name(const run_config& rc) { return rc.queue.empty() ? "ppo" : "ppo+" + rc.queue; }
+}
 
 /// gpuplace-train --compare: the network (under the run's queue policy) and every heuristic under
 /// every queue policy, on `seeds` of the run's scenario.
 /// `restarts` (optional) adds each restart's own network as "<name>[seed K]", for the spread over
 /// training seeds.
+namespace {
 template <class E>
-[[nodiscard]] eval_report compare_with_heuristics(const gpuplace::scenario& s, const run_config& rc,
-                                                  std::shared_ptr<const actor_critic> net, const std::vector<std::uint64_t>& seeds,
-                                                  std::size_t threads = 0, const std::vector<restart_result>& restarts = {}) {
+eval_report compare_on_env(const gpuplace::scenario& s, const run_config& rc, std::shared_ptr<const actor_critic> net,
+                           const std::vector<std::uint64_t>& seeds, std::size_t threads, const std::vector<restart_result>& restarts) {
     std::vector<any_policy<E>> ps;
     auto add = [&](std::string name, std::shared_ptr<const actor_critic> n) {
         auto p = as_policy<E>(std::move(name), std::move(n));
@@ -379,22 +270,15 @@ template <class E>
     return evaluate<E>(s, ps, seeds, threads);
 }
 
-/// The same on the run's own scenario.
-template <class E>
-[[nodiscard]] eval_report compare_with_heuristics(const run_config& rc, std::shared_ptr<const actor_critic> net,
-                                                  const std::vector<std::uint64_t>& seeds, std::size_t threads = 0,
-                                                  const std::vector<restart_result>& restarts = {}) {
-    return compare_with_heuristics<E>(rc.eval_scenario(), rc, std::move(net), seeds, threads, restarts);
+}  // namespace
+
+eval_report compare_with_heuristics(const gpuplace::scenario& s, const run_config& rc, std::shared_ptr<const actor_critic> net,
+                                    const std::vector<std::uint64_t>& seeds, std::size_t threads,
+                                    const std::vector<restart_result>& restarts) {
+    return compare_on_env<gpuplace::env>(s, rc, std::move(net), seeds, threads, restarts);
 }
 
-/// Over the training seeds in a compare_with_heuristics() report: each seed's held-out mean of
-/// `metric`, the median seed, and the median seed against the best heuristic, paired.
-struct seed_spread {
-    std::vector<std::pair<std::string, double>> seeds;  ///< "<name>[seed K]" and its mean, sorted by it
-    std::string median;                                 ///< the median seed's name (the lower middle one)
-    std::string best_heuristic;
-    paired_stat median_vs_best;                         ///< median seed minus the best heuristic
-    [[nodiscard]] std::string text(const std::string& metric = "avg_jct") const {
+std::string seed_spread::text(const std::string& metric) const {
         const double f = is_time_metric(metric) ? 1.0 / 3600 : 1.0;
         std::string out = "training seeds, held-out mean " + metric + ":";
         char b[256];
@@ -405,11 +289,10 @@ struct seed_spread {
         std::snprintf(b, sizeof b, "\nthe median seed %s minus the best heuristic %s: %+.3f +- %.3f (lower on %zu of %zu seeds)\n",
                       median.c_str(), best_heuristic.c_str(), median_vs_best.diff.mean * f, median_vs_best.diff.sem * f,
                       median_vs_best.lower, median_vs_best.seeds);
-        return out + b;
-    }
-};
+    return out + b;
+}
 
-[[nodiscard]] inline seed_spread spread_over_seeds(const eval_report& rep, const std::string& name, const std::string& metric = "avg_jct") {
+seed_spread spread_over_seeds(const eval_report& rep, const std::string& name, const std::string& metric) {
     seed_spread s;
     for (const auto& p : rep.policies)
         if (p.policy.rfind(name + "[seed ", 0) == 0) s.seeds.emplace_back(p.policy, p.get(metric).mean);
@@ -422,20 +305,20 @@ struct seed_spread {
     return s;
 }
 
-namespace detail {
+namespace {
 
-inline constexpr std::string_view learning_header =
+constexpr std::string_view learning_header =
     "iteration,env_steps,seconds,steps_per_sec,episodes,mean_return,mean_jct,mean_comm_cost,val_jct,val_comm_cost,"
     "policy_loss,value_loss,entropy,approx_kl,clip_frac,explained_variance,learning_rate,phase,teacher_agreement,defer_share\n";
 
-[[nodiscard]] inline std::string hms(double s) {
+[[nodiscard]] std::string hms(double s) {
     char b[32];
     const long t = long(std::max(0.0, s));
     std::snprintf(b, sizeof b, "%ld:%02ld:%02ld", t / 3600, (t / 60) % 60, t % 60);
     return b;
 }
 
-[[nodiscard]] inline std::string read_text(const std::string& file) {
+[[nodiscard]] std::string read_text(const std::string& file) {
     std::ifstream in(file, std::ios::binary);
     std::stringstream ss;
     ss << in.rdbuf();
@@ -443,29 +326,28 @@ inline constexpr std::string_view learning_header =
 }
 
 /// A network's parameters and normalisers as a state document (the same layout as save_state()'s).
-[[nodiscard]] inline gpuplace::detail::json network_state(const actor_critic& net) {
-    using gpuplace::detail::json;
+[[nodiscard]] json network_state(const actor_critic& net) {
     json parts = json::array(), norms = json::array();
-    for (const auto& [name, n] : net.named()) parts.push_back(to_bytes<float>({n->params().data(), std::size_t(n->params().size())}));
+    for (const auto& [name, n] : net.named()) parts.push_back(detail::to_bytes<float>({n->params().data(), std::size_t(n->params().size())}));
     for (const auto& r : net.normalizers()) {
         const double c = r.count();
-        norms.push_back({{"mean", to_bytes<double>({r.mean().data(), std::size_t(r.mean().size())})},
-                         {"var", to_bytes<double>({r.var().data(), std::size_t(r.var().size())})},
-                         {"count", to_bytes<double>({&c, 1})}});
+        norms.push_back({{"mean", detail::to_bytes<double>({r.mean().data(), std::size_t(r.mean().size())})},
+                         {"var", detail::to_bytes<double>({r.var().data(), std::size_t(r.var().size())})},
+                         {"count", detail::to_bytes<double>({&c, 1})}});
     }
     return {{"parts", std::move(parts)}, {"normalizers", std::move(norms)}};
 }
 
 /// Sets a network (of the right shape) from network_state().
-inline void set_network_state(actor_critic& net, const gpuplace::detail::json& j, const std::string& src, const std::string& path) {
-    const auto& parts = state_get(j, src, path, "parts");
+void set_network_state(actor_critic& net, const json& j, const std::string& src, const std::string& path) {
+    const auto& parts = detail::state_get(j, src, path, "parts");
     auto named = net.named();
     if (!parts.is_array() || parts.size() != named.size())
         throw CheckpointError("state " + src + ": " + path + "/parts: expected " + std::to_string(named.size()) + " parts");
     std::vector<std::vector<float>> values;
     for (std::size_t k = 0; k < named.size(); ++k)
-        values.push_back(from_bytes<float>(parts[k], src, path + "/parts/" + std::to_string(k), named[k].second->num_params()));
-    const auto& norms = state_get(j, src, path, "normalizers");
+        values.push_back(detail::from_bytes<float>(parts[k], src, path + "/parts/" + std::to_string(k), named[k].second->num_params()));
+    const auto& norms = detail::state_get(j, src, path, "normalizers");
     if (!norms.is_array() || norms.size() != net.normalizers().size())
         throw CheckpointError("state " + src + ": " + path + "/normalizers: wrong number of normalizers");
     for (std::size_t k = 0; k < named.size(); ++k) std::copy(values[k].begin(), values[k].end(), named[k].second->params().data());
@@ -473,9 +355,9 @@ inline void set_network_state(actor_critic& net, const gpuplace::detail::json& j
         auto& r = net.normalizers()[k];
         const auto n = std::size_t(r.mean().size());
         const std::string p = path + "/normalizers/" + std::to_string(k);
-        const auto mean = from_bytes<double>(state_get(norms[k], src, p, "mean"), src, p + "/mean", n);
-        const auto var = from_bytes<double>(state_get(norms[k], src, p, "var"), src, p + "/var", n);
-        const auto count = from_bytes<double>(state_get(norms[k], src, p, "count"), src, p + "/count", 1);
+        const auto mean = detail::from_bytes<double>(detail::state_get(norms[k], src, p, "mean"), src, p + "/mean", n);
+        const auto var = detail::from_bytes<double>(detail::state_get(norms[k], src, p, "var"), src, p + "/var", n);
+        const auto count = detail::from_bytes<double>(detail::state_get(norms[k], src, p, "count"), src, p + "/count", 1);
         r.set(Eigen::Map<const Eigen::VectorXd>(mean.data(), Eigen::Index(n)),
               Eigen::Map<const Eigen::VectorXd>(var.data(), Eigen::Index(n)), count[0]);
     }
@@ -483,7 +365,7 @@ inline void set_network_state(actor_critic& net, const gpuplace::detail::json& j
 
 /// Reads a restart's state file, falling back to the previous one (state.prev.bin) when the
 /// latest cannot be read. Returns null when neither exists.
-[[nodiscard]] inline gpuplace::detail::json read_restart_state(const std::string& dir, std::string& used,
+[[nodiscard]] json read_restart_state(const std::string& dir, std::string& used,
                                                                const std::function<void(const std::string&)>& print) {
     namespace fs = std::filesystem;
     const std::string cur = dir + "/state.bin", prev = dir + "/state.prev.bin";
@@ -510,27 +392,34 @@ inline void set_network_state(actor_critic& net, const gpuplace::detail::json& j
 }
 
 /// Writes a restart's state: the last one becomes state.prev.bin, then state.bin is written atomically.
-inline void write_restart_state(const std::string& dir, const gpuplace::detail::json& doc) {
+void write_restart_state(const std::string& dir, const json& doc, const write_observer& on_write) {
     namespace fs = std::filesystem;
     const std::string cur = dir + "/state.bin", prev = dir + "/state.prev.bin";
     std::error_code ec;
     if (fs::exists(cur)) fs::rename(cur, prev, ec);
-    write_state_file(cur, doc);
+    write_state_file(cur, doc, on_write);
 }
 
-/// Trains one restart (training seed pc.seed) in `dir`; resumes from its state when asked and there is one.
+/// What one restart of a run trains and where (train_restart()).
+struct restart_plan {
+    const gpuplace::scenario& train_s;  ///< the scenario it trains on (run_config::train_scenario())
+    const gpuplace::scenario& eval_s;   ///< the scenario its checkpoints name (run_config::eval_scenario())
+    ppo_config pc;                      ///< the run's PPO config with this restart's training seed
+    const run_config& rc;
+    const std::vector<std::uint64_t>& vseeds;  ///< validation seeds
+    double yardstick = -1;              ///< the best heuristic's validation JCT (time to quality)
+    std::string dir;                    ///< its folder (the run folder when it is the only restart)
+    std::string tag;                    ///< what its printed lines start with ("seed K " or "")
+    bool announce = false;              ///< print the training plan first
+    std::size_t index = 0;              ///< which restart (on_event's "restart" count)
+};
+
+/// Trains one restart (training seed p.pc.seed) in p.dir; resumes from its state when asked and
+/// there is one. `say` prints a line (serialised over the restarts' threads).
 template <class E>
-restart_result train_restart(const gpuplace::scenario& train_s, const gpuplace::scenario& eval_s, const ppo_config& pc,
-                             const run_config& rc, const std::vector<std::uint64_t>& vseeds, double yardstick,
-                             const std::string& dir, const std::string& tag, bool announce, std::size_t index,
-                             const run_options& o, std::mutex& print_lock) {
-    using gpuplace::detail::json;
+restart_result train_restart(const restart_plan& p, const run_options& o, const std::function<void(const std::string&)>& say) {
     namespace fs = std::filesystem;
-    auto say = [&](const std::string& s) {
-        if (!o.print) return;
-        const std::lock_guard lock(print_lock);
-        o.print(s);
-    };
+    const auto& [train_s, eval_s, pc, rc, vseeds, yardstick, dir, tag, announce, index] = p;
     fs::create_directories(dir);
     restart_result res;
     res.seed = pc.seed;
@@ -542,35 +431,35 @@ restart_result train_restart(const gpuplace::scenario& train_s, const gpuplace::
         std::string used;
         const auto st = read_restart_state(dir, used, o.print);
         if (!st.is_null()) {
-            const auto& fmt = state_get(st, used, "", "format");
+            const auto& fmt = detail::state_get(st, used, "", "format");
             if (fmt != "gpuplace-restart-state") throw CheckpointError("state " + used + ": /format: not a restart state");
-            if (state_uint(st, used, "", "version") != run_state_version)
+            if (detail::state_uint(st, used, "", "version") != run_state_version)
                 throw CheckpointError("state " + used + ": /version: made by another version of gpuplace's run state (this build resumes version " +
                                       std::to_string(run_state_version) + ")");
-            if (state_uint(st, used, "", "seed") != pc.seed)
-                throw CheckpointError("state " + used + ": /seed: a state of training seed " + std::to_string(state_uint(st, used, "", "seed")) +
+            if (detail::state_uint(st, used, "", "seed") != pc.seed)
+                throw CheckpointError("state " + used + ": /seed: a state of training seed " + std::to_string(detail::state_uint(st, used, "", "seed")) +
                                       ", expected " + std::to_string(pc.seed));
-            const auto& lj = state_get(st, used, "", "log");
+            const auto& lj = detail::state_get(st, used, "", "log");
             if (!lj.is_string()) throw CheckpointError("state " + used + ": /log: expected the learning log's rows");
             rows = lj.get<std::string>();
-            res.best_val = from_bytes<double>(state_get(st, used, "", "best_val"), used, "/best_val", 1)[0];
-            set_network_state(best_net, state_get(st, used, "", "best_network"), used, "/best_network");
-            elapsed0 = from_bytes<double>(state_get(st, used, "", "seconds"), used, "/seconds", 1)[0];
-            res.beat_iteration = state_uint(st, used, "", "beat_iteration");
-            res.beat_env_steps = state_uint(st, used, "", "beat_env_steps");
-            res.beat_seconds = from_bytes<double>(state_get(st, used, "", "beat_seconds"), used, "/beat_seconds", 1)[0];
-            const auto& fin = state_get(st, used, "", "finished");
+            res.best_val = detail::from_bytes<double>(detail::state_get(st, used, "", "best_val"), used, "/best_val", 1)[0];
+            set_network_state(best_net, detail::state_get(st, used, "", "best_network"), used, "/best_network");
+            elapsed0 = detail::from_bytes<double>(detail::state_get(st, used, "", "seconds"), used, "/seconds", 1)[0];
+            res.beat_iteration = detail::state_uint(st, used, "", "beat_iteration");
+            res.beat_env_steps = detail::state_uint(st, used, "", "beat_env_steps");
+            res.beat_seconds = detail::from_bytes<double>(detail::state_get(st, used, "", "beat_seconds"), used, "/beat_seconds", 1)[0];
+            const auto& fin = detail::state_get(st, used, "", "finished");
             if (fin.is_boolean() && fin.get<bool>()) {
                 res.finished = true;
-                res.env_steps = state_uint(st, used, "", "env_steps");
+                res.env_steps = detail::state_uint(st, used, "", "env_steps");
                 res.seconds = elapsed0;
                 res.network = std::make_shared<const actor_critic>(std::move(best_net));
-                gpuplace::detail::write_file_atomic(dir + "/learning.csv", std::string(learning_header) + rows);
-                if (dir != o.out) save_checkpoint(dir + "/ppo.json", *res.network, pc, eval_s, rc.queue);
+                write_file_atomic(dir + "/learning.csv", std::string(learning_header) + rows, o.on_write);
+                if (dir != o.out) save_checkpoint(dir + "/ppo.json", *res.network, pc, eval_s, rc.queue, o.on_write);
                 say(tag + "already trained (" + used + ")\n");
                 return res;
             }
-            ppo.load_state(state_get(st, used, "", "trainer"), used);
+            ppo.load_state(detail::state_get(st, used, "", "trainer"), used);
             say(tag + "resuming at iteration " + std::to_string(ppo.iterations()) + " of " + std::to_string(ppo.total_iterations()) +
                 " (" + used + ")\n");
         }
@@ -588,22 +477,22 @@ restart_result train_restart(const gpuplace::scenario& train_s, const gpuplace::
         }
     }
     const std::string log_file = dir + "/learning.csv";
-    gpuplace::detail::write_file_atomic(log_file, std::string(learning_header) + rows);
+    write_file_atomic(log_file, std::string(learning_header) + rows, o.on_write);
     std::ofstream log(log_file, std::ios::app);
     auto save = [&](bool finished) {
         json st = {{"format", "gpuplace-restart-state"}, {"version", run_state_version}, {"gpuplace", version_string},
                    {"seed", pc.seed}, {"finished", finished}, {"log", rows}, {"env_steps", ppo.env_steps()}};
-        st["best_val"] = to_bytes<double>({&res.best_val, 1});
+        st["best_val"] = detail::to_bytes<double>({&res.best_val, 1});
         st["best_network"] = network_state(best_net);
         const double secs = elapsed0 + res.seconds;
-        st["seconds"] = to_bytes<double>({&secs, 1});
+        st["seconds"] = detail::to_bytes<double>({&secs, 1});
         st["beat_iteration"] = res.beat_iteration;
         st["beat_env_steps"] = res.beat_env_steps;
-        st["beat_seconds"] = to_bytes<double>({&res.beat_seconds, 1});
+        st["beat_seconds"] = detail::to_bytes<double>({&res.beat_seconds, 1});
         if (!finished) st["trainer"] = ppo.save_state();
         log.close();
-        write_restart_state(dir, st);
-        gpuplace::detail::write_file_atomic(log_file, std::string(learning_header) + rows);  // the log's form that matches the state
+        write_restart_state(dir, st, o.on_write);
+        write_file_atomic(log_file, std::string(learning_header) + rows, o.on_write);  // the log's form that matches the state
         log.open(log_file, std::ios::app);
     };
     const std::size_t nval = vseeds.size();
@@ -647,7 +536,7 @@ restart_result train_restart(const gpuplace::scenario& train_s, const gpuplace::
                       st.defer_share);
         rows += line;
         log << line << std::flush;
-        if (o.hook) o.hook("iteration", st.iteration);
+        if (o.on_event) o.on_event("iteration", st.iteration);
         if (!std::isnan(vj) || ppo.done()) {
             const double eta = res.seconds / double(st.iteration - start_iter) * double(ppo.total_iterations() - st.iteration);
             char b[512];
@@ -677,21 +566,20 @@ restart_result train_restart(const gpuplace::scenario& train_s, const gpuplace::
     save(true);
     res.seconds += elapsed0;
     res.network = std::make_shared<const actor_critic>(std::move(best_net));
-    if (dir != o.out) save_checkpoint(dir + "/ppo.json", *res.network, pc, eval_s, rc.queue);  // each restart's own best
-    if (o.hook) o.hook("restart", index);
+    if (dir != o.out) save_checkpoint(dir + "/ppo.json", *res.network, pc, eval_s, rc.queue, o.on_write);  // each restart's own best
+    if (o.on_event) o.on_event("restart", index);
     return res;
 }
 
-}  // namespace detail
+}  // namespace
 
 /// The run file (run.json) of the run in the folder `out`, checked to be one this build resumes;
 /// CheckpointError otherwise.
-[[nodiscard]] inline gpuplace::detail::json read_run_file(const std::string& out) {
-    using gpuplace::detail::json;
+json read_run_file(const std::string& out) {
     const std::string run_file = out + "/run.json";
     if (!std::filesystem::exists(run_file))
         throw CheckpointError("resume: " + out + " holds no run to resume (" + run_file + " does not exist)");
-    const json stored = gpuplace::detail::parse_json(detail::read_text(run_file), run_file);
+    const json stored = parse_json(read_text(run_file), run_file);
     if (!stored.is_object() || stored.value("format", "") != "gpuplace-run" || !stored.contains("config") ||
         !stored["config"].is_object())
         throw CheckpointError("resume: " + run_file + " is not a gpuplace run file");
@@ -705,8 +593,7 @@ restart_result train_restart(const gpuplace::scenario& train_s, const gpuplace::
 /// The config of a resumed run: the run's own (its run.json), with `layers` (what the user gave:
 /// a config file, flags) merged over it. A resumed run keeps its config, so a layer that changes a
 /// value is a CheckpointError naming each changed key, its stored and its new value and the layer.
-[[nodiscard]] inline run_config resumed_config(const std::string& out, const std::vector<run_config::layer>& layers) {
-    using gpuplace::detail::json;
+run_config resumed_config(const std::string& out, const std::vector<run_config::layer>& layers) {
     const json stored = read_run_file(out);
     const std::string base_dir = stored.value("base_dir", "");
     const auto own = run_config::from_json(stored["config"], base_dir);
@@ -729,13 +616,13 @@ restart_result train_restart(const gpuplace::scenario& train_s, const gpuplace::
                           "; a resumed run keeps its config (drop these, or start a new run in another folder)");
 }
 
-/// Runs (or with o.resume continues) the training run of `rc` in o.out on env type E (visit_env()
+/// Runs (or with o.resume continues) the training run of `rc` in o.out on env type E (gpuplace::env
 /// picks it for the scenario). Throws ConfigError / CheckpointError on bad input, naming files and
 /// what differs; a stopped run (o.stop_requested) returns complete = false with every state saved.
+namespace {
+
 template <class E>
-run_result train_run(const run_config& rc, const run_options& o) {
-    using gpuplace::detail::json;
-    using namespace detail;
+run_result train_run_on(const run_config& rc, const run_options& o) {
     namespace fs = std::filesystem;
     const auto t0 = std::chrono::steady_clock::now();
     std::mutex print_lock;
@@ -755,7 +642,7 @@ run_result train_run(const run_config& rc, const run_options& o) {
         for (const char* k : {"config", "scenario"})
             if (stored.value(k, json()) != ident[k])
                 throw CheckpointError("resume: the run in " + o.out + " was made with another " + k + ": " +
-                                      differences(stored.value(k, json()), ident[k]));
+                                      detail::differences(stored.value(k, json()), ident[k]));
     } else {
         // a new run: the states of an earlier run in this folder must not be resumed by mistake later
         std::error_code ec;
@@ -770,7 +657,7 @@ run_result train_run(const run_config& rc, const run_options& o) {
         }
         auto stored = ident;
         stored["base_dir"] = rc.base_dir;  // where the config's relative file names are (not compared)
-        gpuplace::detail::write_file_atomic(run_file, stored.dump(2) + "\n");
+        write_file_atomic(run_file, stored.dump(2) + "\n", o.on_write);
     }
     const auto vseeds = validation_seeds(rc.validation_seeds);
     run_result out;
@@ -794,7 +681,7 @@ run_result train_run(const run_config& rc, const run_options& o) {
         std::snprintf(b, sizeof b, "validation seeds (%zu): the best of %zu heuristic variants is %s, mean JCT %.3f h\n", vseeds.size(),
                       rep.policies.size(), out.best_heuristic.c_str(), yardstick / 3600);
         say(b);
-        gpuplace::detail::write_file_atomic(o.out + "/validation_heuristics.csv", csv);
+        write_file_atomic(o.out + "/validation_heuristics.csv", csv, o.on_write);
     }
     const std::size_t R = rc.restarts;
     const std::size_t par = std::clamp<std::size_t>(o.parallel, 1, R);
@@ -812,7 +699,7 @@ run_result train_run(const run_config& rc, const run_options& o) {
             c.seed = rc.ppo.seed + r;
             const std::string dir = R > 1 ? o.out + "/seed_" + std::to_string(c.seed) : o.out;
             const std::string tag = R > 1 ? "seed " + std::to_string(c.seed) + " " : "";
-            out.restarts[r] = train_restart<E>(train_s, eval_s, c, rc, vseeds, yardstick, dir, tag, r == 0, r, o, print_lock);
+            out.restarts[r] = train_restart<E>({train_s, eval_s, c, rc, vseeds, yardstick, dir, tag, r == 0, r}, o, say);
         } catch (...) {
             errs[r] = std::current_exception();
         }
@@ -852,19 +739,26 @@ run_result train_run(const run_config& rc, const run_options& o) {
                           x.best_val / 3600, hms(x.seconds).c_str(), r == win ? "  <- kept" : "");
             say(b);
         }
-        gpuplace::detail::write_file_atomic(o.out + "/restarts.csv", rs.str());
+        write_file_atomic(o.out + "/restarts.csv", rs.str(), o.on_write);
     }
     if (R > 1)  // the kept run's learning log is the one plotted
-        gpuplace::detail::write_file_atomic(o.out + "/learning.csv", read_text(o.out + "/seed_" + std::to_string(out.restarts[win].seed) + "/learning.csv"));
+        write_file_atomic(o.out + "/learning.csv", read_text(o.out + "/seed_" + std::to_string(out.restarts[win].seed) + "/learning.csv"),
+                          o.on_write);
     double train_secs = 0;
     for (const auto& r : out.restarts) train_secs = std::max(train_secs, r.seconds);
     char b[256];
     std::snprintf(b, sizeof b, "trained in %s (%zu env steps over %zu run(s)); best validation JCT %.3f h\n", hms(out.seconds).c_str(),
                   out.env_steps, R, out.restarts[win].best_val / 3600);
     say(b);
-    save_checkpoint(o.out + "/ppo.json", *out.network, out.ppo, eval_s, rc.queue);
+    save_checkpoint(o.out + "/ppo.json", *out.network, out.ppo, eval_s, rc.queue, o.on_write);
     say("checkpoint " + o.out + "/ppo.json (the network with the best validation JCT)\n");
     return out;
+}
+
+}  // namespace
+
+run_result train_run(const run_config& rc, const run_options& o) {
+    return train_run_on<gpuplace::env>(rc, o);
 }
 
 }  // namespace gpuplace::rl

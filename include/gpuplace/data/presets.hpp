@@ -1,0 +1,96 @@
+#pragma once
+/// \file data/presets.hpp
+/// The preset catalogue: the JSON texts of the preset scenarios (default, proximity_drl,
+/// colocation, heterogeneous, philly) and the Philly trace files a policy trains on and is held
+/// out on. Data only: gpuplace/json/presets.hpp reads them (preset_scenario()).
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpuplace {
+
+/// The default scenario as JSON (default_scenario() builds the same scenario without reading it):
+/// 64 GPUs in DGX-A100 nodes (2 racks x 4 nodes x 8 GPUs) under a 2:1 oversubscribed spine, 160
+/// jobs of the built-in zoo (40% 1 GPU, 20% each 2/4/8 GPUs) at offered load 1.0, DEFER allowed.
+inline constexpr std::string_view default_scenario_json = R"json({
+  "name": "default",
+  "topology": {"preset": "dgx_a100", "racks": 2, "nodes_per_rack": 4},
+  "comm": {"model": "ring_allreduce"},
+  "workload": {"kind": "synthetic", "num_jobs": 160, "load": 1.0,
+               "gpu_counts": {"1": 0.4, "2": 0.2, "4": 0.2, "8": 0.2},
+               "duration_min": 600, "duration_max": 14400},
+  "env": {"queue_policy": "fifo", "backfill": true, "allow_defer": true, "queue_window": 8},
+  "reward": {"jct": 1.0, "time_scale": 3600}
+})json";
+
+/// The Proximity-DRL cluster (2 racks x 4 nodes x 4 GPUs) with its route cost and workload.
+inline constexpr std::string_view proximity_drl_scenario_json = R"json({
+  "name": "proximity_drl",
+  "topology": {"preset": "proximity_drl"},
+  "comm": {"model": "tree_route"},
+  "workload": {"kind": "proximity_drl", "num_jobs": 30, "max_length": 20, "max_request": 8, "time_step": 60},
+  "env": {"queue_policy": "fifo", "backfill": true, "allow_defer": false, "queue_window": 8},
+  "reward": {"jct": 1.0, "time_scale": 3600}
+})json";
+
+/// Co-location: 16 GPUs (2 DGX-A100 nodes), a burst of 200 single-GPU jobs of four models that
+/// share a GPU well (Gavel's measured pairs), up to 2 jobs per 32 GB GPU, DEFER enabled.
+inline constexpr std::string_view colocation_scenario_json = R"json({
+  "name": "colocation",
+  "topology": {"preset": "dgx_a100", "racks": 1, "nodes_per_rack": 2},
+  "comm": {"model": "ring_allreduce"},
+  "workload": {"kind": "synthetic", "num_jobs": 200, "load": 50.0, "gpu_counts": {"1": 1.0},
+               "duration_min": 1800, "duration_max": 3600,
+               "models": {"ResNet-18 (batch size 64)": 1, "LM (batch size 20)": 1,
+                          "Transformer (batch size 64)": 1, "A3C": 1}},
+  "env": {"queue_policy": "fifo", "backfill": true, "allow_defer": true, "queue_window": 8},
+  "colocation": {"enabled": true, "max_jobs_per_gpu": 2, "gpu_memory_gb": 32},
+  "reward": {"jct": 1.0, "time_scale": 3600}
+})json";
+
+/// A heterogeneous cluster: 72 GPUs, one rack of 3 servers x 8 GPUs per GPU type (V100, P100,
+/// K80; NVLink inside a server at 100 GB/s, 12.5 GB/s between servers, 6.25 GB/s between racks),
+/// 160 jobs of the built-in zoo's 26 job types (40% 1 GPU, 20% each 2/4/8 GPUs) at offered load
+/// 0.6 in V100 time (the P100 and K80 racks are slower for most models), DEFER allowed
+/// (docs/heterogeneous.md).
+inline constexpr std::string_view heterogeneous_scenario_json = R"json({
+  "name": "heterogeneous",
+  "topology": {"preset": "custom", "racks": 3, "nodes_per_rack": 3, "gpus_per_node": 8,
+               "node_bandwidth": 100, "rack_bandwidth": 12.5, "spine_bandwidth": 6.25,
+               "gpu_types": ["v100", "p100", "k80"]},
+  "comm": {"model": "ring_allreduce"},
+  "workload": {"kind": "synthetic", "num_jobs": 160, "load": 0.6,
+               "gpu_counts": {"1": 0.4, "2": 0.2, "4": 0.2, "8": 0.2},
+               "duration_min": 600, "duration_max": 14400},
+  "env": {"queue_policy": "fifo", "backfill": true, "allow_defer": true, "queue_window": 8},
+  "reward": {"jct": 1.0, "time_scale": 3600}
+})json";
+
+/// The Philly-derived trace files (data/philly/, data/README.md) a policy is trained on, and those
+/// held out from training (results on Philly traces are reported on these, file by file).
+[[nodiscard]] inline std::vector<std::string> philly_training_files() {
+    return {"103959", "11cb48", "2869ce", "6214e9", "b436b2", "ed69ec", "ee9e8c"};
+}
+[[nodiscard]] inline std::vector<std::string> philly_heldout_files() { return {"0e4a51", "6c71a0", "7f04ca", "e13805"}; }
+
+/// Philly: the default scenario's 64 GPUs replaying windows of 200 consecutive jobs of Gavel's
+/// Philly-derived traces (models and steps from the trace, throughputs from the zoo). Each episode
+/// picks one of the training files and a window of it, with the file's arrivals compressed to an
+/// offered load drawn from [0.8, 1.2] on the 64 GPUs. "philly:<file>" is one file (e.g. a held-out
+/// one, "philly:0e4a51") at offered load 1.0.
+inline constexpr std::string_view philly_scenario_json = R"json({
+  "name": "philly",
+  "topology": {"preset": "dgx_a100", "racks": 2, "nodes_per_rack": 4},
+  "comm": {"model": "ring_allreduce"},
+  "workload": {"kind": "trace", "format": "philly", "path": [], "target_load": [0.8, 1.2], "episode_jobs": 200},
+  "env": {"queue_policy": "fifo", "backfill": true, "allow_defer": true, "queue_window": 8},
+  "reward": {"jct": 1.0, "time_scale": 3600}
+})json";
+
+/// Names of the preset scenarios ("philly:<file>" too: one file of data/philly/).
+[[nodiscard]] inline std::vector<std::string> preset_names() {
+    return {"default", "proximity_drl", "colocation", "philly", "heterogeneous"};
+}
+
+}  // namespace gpuplace

@@ -1,0 +1,80 @@
+#pragma once
+/// \file json/impl/information_inl.hpp
+/// The definitions json/information.hpp declares: included by it in the header-only library, compiled
+/// once into gpuplace::compiled (src/compiled/gpuplace.cpp) when GPUPLACE_COMPILED is defined.
+
+#include <string>
+#include <string_view>
+
+#include "../../information.hpp"
+#include "../information.hpp"
+#include "../parse.hpp"
+
+namespace gpuplace {
+
+namespace detail {
+/// Reads enum E at obj[key] (if present) by its name, or fails naming the allowed ones.
+template <class E>
+void read_enum(const json& obj, std::string_view path, const char* key, E& out) {
+    std::string name(enum_name(out));
+    read_string(obj, path, key, name);
+    if (const auto e = enum_from_name<E>(name)) out = *e;
+    else config_fail(join_path(path, key), "unknown value \"" + name + "\" (allowed: " + enum_name_list<E>() + ")");
+}
+}  // namespace detail
+
+GPUPLACE_INLINE durations_config durations_from_json(const detail::json& j, std::string_view path) {
+    using namespace detail;
+    check_keys(j, path, {"mode", "error", "sigma", "sample_files"});
+    durations_config d;
+    read_enum(j, path, "mode", d.mode);
+    read_enum(j, path, "error", d.error);
+    read_number(j, path, "sigma", d.sigma, 0.0, 10.0);
+    if (auto it = j.find("sample_files"); it != j.end()) {
+        const auto p = join_path(path, "sample_files");
+        if (!it->is_array()) config_fail(p, "expected a list of trace files, got " + short_dump(*it));
+        for (std::size_t i = 0; i < it->size(); ++i) {
+            if (!(*it)[i].is_string() || (*it)[i].get<std::string>().empty())
+                config_fail(p + "/" + std::to_string(i), "expected a file name, got " + short_dump((*it)[i]));
+            d.sample_files.push_back((*it)[i].get<std::string>());
+        }
+    }
+    return d;
+}
+
+GPUPLACE_INLINE detail::json to_json(const durations_config& d) {
+    detail::json j = {{"mode", to_string(d.mode)}, {"error", to_string(d.error)}, {"sigma", d.sigma}};
+    if (!d.sample_files.empty()) j["sample_files"] = d.sample_files;
+    return j;
+}
+
+GPUPLACE_INLINE preemption_config preemption_from_json(const detail::json& j, std::string_view path) {
+    using namespace detail;
+    check_keys(j, path, {"enabled", "restart_overhead", "checkpoint_interval", "round", "thresholds", "starvation", "gittins_quantum"});
+    preemption_config p;
+    read_bool(j, path, "enabled", p.enabled);
+    read_number(j, path, "restart_overhead", p.restart_overhead, 0.0, 1e7);
+    read_number(j, path, "checkpoint_interval", p.checkpoint_interval, 0.0, 1e9);
+    read_number(j, path, "round", p.round, 0.0, 1e9);
+    read_number(j, path, "starvation", p.starvation, 0.0, 1e6);
+    read_number(j, path, "gittins_quantum", p.gittins_quantum, 1e-9, 1e12);
+    if (auto it = j.find("thresholds"); it != j.end()) {
+        const auto pp = join_path(path, "thresholds");
+        if (!it->is_array()) config_fail(pp, "expected a list of GPU-seconds, got " + short_dump(*it));
+        p.thresholds.clear();
+        for (std::size_t i = 0; i < it->size(); ++i) {
+            const auto& v = (*it)[i];
+            if (!v.is_number() || !(v.get<double>() > 0) || (i > 0 && !(v.get<double>() > p.thresholds.back())))
+                config_fail(pp + "/" + std::to_string(i), "expected a number of GPU-seconds above the one before, got " + short_dump(v));
+            p.thresholds.push_back(v.get<double>());
+        }
+    }
+    return p;
+}
+
+GPUPLACE_INLINE detail::json to_json(const preemption_config& p) {
+    return {{"enabled", p.enabled}, {"restart_overhead", p.restart_overhead}, {"checkpoint_interval", p.checkpoint_interval},
+            {"round", p.round}, {"thresholds", p.thresholds}, {"starvation", p.starvation}, {"gittins_quantum", p.gittins_quantum}};
+}
+
+}  // namespace gpuplace

@@ -1,0 +1,47 @@
+#pragma once
+/// \file json/impl/presets_inl.hpp
+/// The definitions json/presets.hpp declares: included by it in the header-only library, compiled once
+/// into gpuplace::compiled (src/compiled/gpuplace.cpp) when GPUPLACE_COMPILED is defined.
+
+#include <string>
+#include <string_view>
+
+#include "../../data/presets.hpp"
+#include "../scenario.hpp"
+#include "../presets.hpp"
+
+namespace gpuplace {
+
+GPUPLACE_INLINE scenario preset_scenario(std::string_view name) {
+    if (name == "default") return parse_scenario(default_scenario_json, "default scenario");
+    if (name == "proximity_drl") return parse_scenario(proximity_drl_scenario_json, "proximity_drl scenario");
+    if (name == "colocation") return parse_scenario(colocation_scenario_json, "colocation scenario");
+    if (name == "heterogeneous") return parse_scenario(heterogeneous_scenario_json, "heterogeneous scenario");
+    if (name == "philly" || name.starts_with("philly:")) {
+        auto j = detail::parse_json(philly_scenario_json, "philly scenario");
+        auto& w = j["workload"];
+        if (name == "philly") {
+            for (const auto& f : philly_training_files()) w["path"].push_back("$GPUPLACE_DATA/philly/" + f + ".trace");
+        } else {
+            const auto file = std::string(name.substr(7));
+            if (file.empty() || file.find_first_of("/\\.") != std::string::npos)
+                throw ConfigError("scenario preset \"" + std::string(name) + "\": expected philly:<file>, a file of data/philly/ "
+                                  "without its extension (e.g. philly:0e4a51)");
+            w["path"] = "$GPUPLACE_DATA/philly/" + file + ".trace";
+            w["target_load"] = 1.0;
+            j["name"] = std::string(name);
+        }
+        return scenario_from_json(j);
+    }
+    std::string known;
+    for (const auto& p : preset_names()) known += (known.empty() ? "" : ", ") + p;
+    throw ConfigError("unknown scenario preset \"" + std::string(name) + "\" (allowed: " + known + ", philly:<file>)");
+}
+
+GPUPLACE_INLINE bool is_preset_name(std::string_view name) {
+    for (const auto& p : preset_names())
+        if (name == p) return true;
+    return name.starts_with("philly:");
+}
+
+}  // namespace gpuplace

@@ -1,0 +1,50 @@
+#pragma once
+/// \file json/impl/report_inl.hpp
+/// The definitions json/report.hpp declares: included by it in the header-only library, compiled once
+/// into gpuplace::compiled (src/compiled/gpuplace.cpp) when GPUPLACE_COMPILED is defined.
+
+#include <cmath>
+
+#include "../../evaluate.hpp"
+#include "../../metrics.hpp"
+#include "../parse.hpp"
+#include "../report.hpp"
+
+namespace gpuplace {
+
+GPUPLACE_INLINE detail::json to_json(const metrics& m) {
+    return {{"avg_jct", m.avg_jct},
+            {"p50_jct", m.p50_jct},
+            {"p95_jct", m.p95_jct},
+            {"p99_jct", m.p99_jct},
+            {"avg_queueing_delay", m.avg_queueing_delay},
+            {"makespan", m.makespan},
+            {"avg_comm_cost", m.avg_comm_cost},
+            {"total_comm_cost", m.total_comm_cost},
+            {"avg_slowdown", m.avg_slowdown},
+            {"utilization", m.utilization},
+            {"sm_utilization", m.sm_utilization},
+            {"memory_utilization", m.memory_utilization},
+            {"avg_interference", m.avg_interference},
+            {"jobs_done", m.jobs_done},
+            {"jobs_total", m.jobs_total},
+            {"type_utilization", m.type_utilization}};
+}
+
+GPUPLACE_INLINE detail::json to_json(const eval_report& r) {
+    detail::json j;
+    j["scenario"] = r.scenario;
+    j["seeds"] = r.seeds;
+    for (const auto& p : r.policies) {
+        detail::json pj;
+        for (const auto& n : eval_metric_names()) {
+            const auto s = p.get(n);
+            pj["summary"][n] = {{"mean", s.mean}, {"sem", s.sem}};
+        }
+        for (const auto& m : p.per_seed) pj["per_seed"].push_back(to_json(m));
+        j["policies"][p.policy] = pj;
+    }
+    return j;
+}
+
+}  // namespace gpuplace

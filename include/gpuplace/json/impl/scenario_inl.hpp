@@ -1,0 +1,127 @@
+#pragma once
+/// \file json/impl/scenario_inl.hpp
+/// The definitions json/scenario.hpp declares: included by it in the header-only library, compiled once
+/// into gpuplace::compiled (src/compiled/gpuplace.cpp) when GPUPLACE_COMPILED is defined.
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <string_view>
+
+#include "../../config.hpp"
+#include "../../data.hpp"
+#include "../../detail/input_file.hpp"
+#include "../colocation.hpp"
+#include "../comm.hpp"
+#include "../information.hpp"
+#include "../topology.hpp"
+#include "../workload.hpp"
+#include "../zoo.hpp"
+#include "../parse.hpp"
+#include "../scenario.hpp"
+
+namespace gpuplace {
+
+GPUPLACE_INLINE scenario scenario_from_json(const detail::json& j) {
+    using namespace detail;
+    check_keys(j, "", {"name", "topology", "comm", "zoo", "workload", "env", "reward", "colocation", "durations", "preemption"});
+    scenario s;
+    read_string(j, "", "name", s.name);
+    if (auto it = j.find("topology"); it != j.end()) {
+        if (!it->is_object()) config_fail("/topology", "expected an object, got " + short_dump(*it));
+        s.topology = topology_config_from_json(*it, "/topology");
+        (void)TreeTopology::from_config(s.topology, "/topology");  // its checks, now
+    }
+    if (auto it = j.find("comm"); it != j.end()) s.comm = comm_config_from_json(*it, "/comm");
+    if (auto it = j.find("zoo"); it != j.end()) {
+        if (!it->is_null() && !it->is_string() && !it->is_object())
+            config_fail("/zoo", "expected a file name or an object, got " + short_dump(*it));
+        if (it->is_string()) {
+            s.zoo.file = it->get<std::string>();
+            s.zoo.read_file = &load_zoo;  // read when an env is built, from the path resolve_paths() may still change
+        }
+        else if (it->is_object()) s.zoo.zoo = zoo_from_json(*it, "/zoo");
+    }
+    if (auto it = j.find("colocation"); it != j.end()) s.colocation = colocation_from_json(*it, "/colocation");
+    if (!s.colocation.profile.empty()) detail::json_readers().profile = &read_json_profile;  // interference_table::load_profile()
+    if (auto it = j.find("workload"); it != j.end()) s.workload = workload_from_json(*it, "/workload");
+    if (auto it = j.find("durations"); it != j.end()) s.durations = durations_from_json(*it, "/durations");
+    if (auto it = j.find("preemption"); it != j.end()) s.preemption = preemption_from_json(*it, "/preemption");
+    if (auto it = j.find("env"); it != j.end()) {
+        const std::string p = "/env";
+        check_keys(*it, p, {"queue_policy", "backfill", "allow_defer", "queue_window", "max_steps", "max_time", "action_mode",
+                            "slots", "placer", "confine_type"});
+        read_bool(*it, p, "confine_type", s.env.confine_type);
+        std::string q = std::string(to_string(s.env.order));
+        read_string(*it, p, "queue_policy", q);
+        if (const auto o = detail::enum_from_name<queue_order>(q)) s.env.order = *o;
+        else config_fail(p + "/queue_policy", "unknown queue policy \"" + q + "\" (allowed: " + detail::enum_name_list<queue_order>() + ")");
+        read_bool(*it, p, "backfill", s.env.backfill);
+        read_bool(*it, p, "allow_defer", s.env.allow_defer);
+        read_int(*it, p, "queue_window", s.env.queue_window, 0, 1024);
+        read_int(*it, p, "max_steps", s.env.max_steps, 0, (1LL << 62));
+        read_number(*it, p, "max_time", s.env.max_time, 0.0);
+        std::string m = std::string(to_string(s.env.mode));
+        read_string(*it, p, "action_mode", m);
+        s.env.mode = parse_action_mode(m, p + "/action_mode");
+        read_int(*it, p, "slots", s.env.slots, 1, 1024);
+        std::string pl = std::string(to_string(s.env.placer));
+        read_string(*it, p, "placer", pl);
+        if (const auto k = detail::enum_from_name<placer_kind>(pl)) s.env.placer = *k;
+        else config_fail(p + "/placer", "unknown placer \"" + pl + "\" (allowed: " + detail::enum_name_list<placer_kind>() + ")");
+    }
+    if (auto it = j.find("reward"); it != j.end()) {
+        const std::string p = "/reward";
+        check_keys(*it, p, {"jct", "makespan", "comm", "placement", "time_scale"});
+        read_number(*it, p, "jct", s.reward.jct);
+        read_number(*it, p, "makespan", s.reward.makespan);
+        read_number(*it, p, "comm", s.reward.comm);
+        read_number(*it, p, "placement", s.reward.placement);
+        read_number(*it, p, "time_scale", s.reward.time_scale, 1e-12);
+    }
+    return s;
+}
+
+GPUPLACE_INLINE scenario parse_scenario(std::string_view text, std::string_view source) {
+    return scenario_from_json(detail::parse_json(text, source));
+}
+
+GPUPLACE_INLINE scenario load_scenario(const std::string& file) {
+    if (auto d = detail::directory_not_file(file, display_path(file)); !d.empty()) throw ConfigError("scenario file " + d);
+    std::ifstream in(file);
+    if (!in) throw ConfigError("cannot open scenario file \"" + display_path(file) + "\"");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    auto s = parse_scenario(ss.str(), file);
+    s.resolve_paths(std::filesystem::path(display_path(file)).parent_path().string());
+    return s;
+}
+
+GPUPLACE_INLINE detail::json to_json(const scenario& s) {
+    detail::json j;
+    j["name"] = s.name;
+    j["topology"] = to_json(s.topology);
+    j["comm"] = to_json(s.comm);
+    if (s.zoo.zoo) j["zoo"] = to_json(*s.zoo.zoo);
+    else if (!s.zoo.file.empty()) j["zoo"] = s.zoo.file;
+    j["workload"] = to_json(s.workload);
+    const auto& e = s.env;
+    j["env"] = {{"queue_policy", to_string(e.order)}, {"backfill", e.backfill},   {"allow_defer", e.allow_defer},
+                {"queue_window", e.queue_window},     {"max_steps", e.max_steps}, {"max_time", e.max_time}};
+    if (e.mode != action_mode::gpu) {  // a GPU-mode scenario's JSON is as it was before the modes
+        j["env"]["action_mode"] = to_string(e.mode);
+        j["env"]["slots"] = e.slots;
+        j["env"]["placer"] = to_string(e.placer);
+    }
+    if (e.confine_type) j["env"]["confine_type"] = true;  // written only when set: other scenarios' JSON is unchanged
+    if (s.colocation.enabled) j["colocation"] = to_json(s.colocation);
+    // written only when not the default: other scenarios' JSON is unchanged
+    if (!(s.durations == durations_config{})) j["durations"] = to_json(s.durations);
+    if (!(s.preemption == preemption_config{})) j["preemption"] = to_json(s.preemption);
+    const auto& r = s.reward;
+    j["reward"] = {{"jct", r.jct}, {"makespan", r.makespan}, {"comm", r.comm}, {"placement", r.placement}, {"time_scale", r.time_scale}};
+    return j;
+}
+
+}  // namespace gpuplace

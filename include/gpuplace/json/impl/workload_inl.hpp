@@ -1,0 +1,264 @@
+#pragma once
+/// \file json/impl/workload_inl.hpp
+/// The definitions json/workload.hpp declares: included by it in the header-only library, compiled once
+/// into gpuplace::compiled (src/compiled/gpuplace.cpp) when GPUPLACE_COMPILED is defined.
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "../../trace.hpp"
+#include "../../workload.hpp"
+#include "../parse.hpp"
+#include "../workload.hpp"
+
+namespace gpuplace {
+
+GPUPLACE_INLINE trace_options trace_options_from_json(const detail::json& j, std::string_view path) {
+    using namespace detail;
+    trace_options o;
+    if (auto it = j.find("window"); it != j.end()) {
+        const auto p = join_path(path, "window");
+        if (!it->is_array() || it->size() != 2 || !(*it)[0].is_number() || !((*it)[1].is_number() || (*it)[1].is_null()))
+            config_fail(p, "expected [start, end] in seconds (end may be null), got " + short_dump(*it));
+        o.window_start = (*it)[0].get<double>();
+        if ((*it)[1].is_number()) o.window_end = (*it)[1].get<double>();
+        if (!(o.window_end > o.window_start)) config_fail(p, "the window " + short_dump(*it) + " is empty");
+    }
+    read_int(j, path, "max_jobs", o.max_jobs, 0, 1LL << 40);
+    read_number(j, path, "time_scale", o.time_scale, min_time_scale, max_time_scale);
+    read_number(j, path, "target_load", o.target_load, 0.0, 1e6);
+    read_int(j, path, "max_gpus", o.max_gpus, 0, 1 << 24);
+    read_bool(j, path, "drop_oversized", o.drop_oversized);
+    read_bool(j, path, "skip_bad_rows", o.skip_bad_rows);
+    read_string(j, path, "model", o.model);
+    return o;
+}
+
+GPUPLACE_INLINE void trace_options_to_json(const trace_options& o, detail::json& j) {
+    j["window"] = {o.window_start, std::isfinite(o.window_end) ? detail::json(o.window_end) : detail::json(nullptr)};
+    j["max_jobs"] = o.max_jobs;
+    j["time_scale"] = o.time_scale;
+    j["target_load"] = o.target_load;
+    j["max_gpus"] = o.max_gpus;
+    j["drop_oversized"] = o.drop_oversized;
+    j["skip_bad_rows"] = o.skip_bad_rows;
+    if (!o.model.empty()) j["model"] = o.model;
+}
+
+GPUPLACE_INLINE void detail::read_model_weights(const json& j, std::string_view path, std::vector<std::pair<std::string, double>>& out) {
+    const auto it = j.find("models");
+    if (it == j.end()) return;
+    const auto p = join_path(path, "models");
+    if (!it->is_object()) config_fail(p, "expected an object {\"<model name>\": weight}, got " + short_dump(*it));
+    for (auto e = it->begin(); e != it->end(); ++e) {
+        if (!e->is_number() || e->get<double>() < 0) config_fail(join_path(p, e.key()), "expected a weight >= 0, got " + short_dump(*e));
+        out.emplace_back(e.key(), e->get<double>());
+    }
+}
+
+GPUPLACE_INLINE workload_config workload_from_json(const detail::json& j, std::string_view path) {
+    using namespace detail;
+    workload_config c;
+    if (!j.is_object()) config_fail(path, "expected an object, got " + short_dump(j));
+    read_string(j, path, "kind", c.kind);
+    if (c.kind == "trace") {
+        check_keys(j, path, {"kind", "format", "path", "window", "max_jobs", "time_scale", "target_load", "max_gpus",
+                             "drop_oversized", "skip_bad_rows", "model", "episode_jobs"});
+        std::string fmt;
+        read_string(j, path, "format", fmt);
+        if (!j.contains("format")) config_fail(path, "kind \"trace\" needs \"format\" (philly, openb or csv)");
+        c.format = parse_trace_format(fmt, join_path(path, "format"));
+        if (auto it = j.find("path"); it != j.end() && it->is_array()) {  // several files: each episode replays one
+            const auto p = join_path(path, "path");
+            if (it->empty()) config_fail(p, "expected a file name or a non-empty list of file names");
+            for (std::size_t i = 0; i < it->size(); ++i) {
+                const auto& f = (*it)[i];
+                if (!f.is_string() || f.get<std::string>().empty())
+                    config_fail(join_path(p, std::to_string(i)), "expected a file name, got " + short_dump(f));
+                (i == 0 ? c.path : c.more_paths.emplace_back()) = f.get<std::string>();
+            }
+        } else {
+            read_string(j, path, "path", c.path);
+        }
+        if (c.path.empty()) config_fail(join_path(path, "path"), "kind \"trace\" needs the trace file's path");
+        auto opts = j;
+        if (auto it = j.find("target_load"); it != j.end() && it->is_array()) {  // a range: drawn per episode
+            const auto range = read_range(*it, join_path(path, "target_load"), 1e-6, 1e6);
+            opts["target_load"] = range.first;
+            c.target_load_max = range.second;
+        }
+        c.trace_opts = trace_options_from_json(opts, path);
+        read_int(j, path, "episode_jobs", c.episode_jobs, 0, 1LL << 40);
+        return c;
+    }
+    if (c.kind == "mixture") {
+        check_keys(j, path, {"kind", "components"});
+        const auto p = join_path(path, "components");
+        const auto it = j.find("components");
+        if (it == j.end() || !it->is_array() || it->empty())
+            config_fail(p, "kind \"mixture\" needs a non-empty list of {\"weight\": w, \"workload\": {...}}");
+        double total = 0;
+        for (std::size_t i = 0; i < it->size(); ++i) {
+            const auto cp = join_path(p, std::to_string(i));
+            const auto& e = (*it)[i];
+            check_keys(e, cp, {"weight", "workload"});
+            workload_component comp;
+            read_number(e, cp, "weight", comp.weight, 0.0, 1e12);
+            if (!e.contains("workload")) config_fail(cp, "missing key \"workload\"");
+            comp.workload = workload_from_json(e["workload"], join_path(cp, "workload"));
+            total += comp.weight;
+            c.components.push_back(std::move(comp));
+        }
+        if (!(total > 0)) config_fail(p, "the weights sum to 0");
+        return c;
+    }
+    if (c.kind == "proximity_drl") {
+        check_keys(j, path, {"kind", "num_jobs", "max_length", "max_request", "time_step", "arrival_rate", "models"});
+        auto& w = c.proximity_drl;
+        read_int(j, path, "num_jobs", w.num_jobs, 1, 10'000'000);
+        read_int(j, path, "max_length", w.max_length, 1, 1'000'000);
+        read_int(j, path, "max_request", w.max_request, 1, 1 << 24);
+        read_number(j, path, "time_step", w.time_step, 1e-9, 1e12);
+        read_number(j, path, "arrival_rate", w.arrival_rate, 0.0, 1e12);
+        read_model_weights(j, path, w.models);
+        return c;
+    }
+    check_keys(j, path, {"kind", "num_jobs", "load", "gpu_counts", "duration_min", "duration_max", "models", "jobs"});
+    if (c.kind != "synthetic" && c.kind != "jobs")
+        config_fail(join_path(path, "kind"),
+                    "unknown workload kind \"" + c.kind + "\" (allowed: synthetic, proximity_drl, trace, jobs, mixture)");
+    auto& s = c.synthetic;
+    read_int(j, path, "num_jobs", s.num_jobs, 1, 10'000'000);
+    if (auto it = j.find("load"); it != j.end() && it->is_array()) {
+        const auto range = read_range(*it, join_path(path, "load"), 1e-6, 1e6);
+        s.load = range.first;
+        s.load_max = range.second;
+    } else {
+        read_number(j, path, "load", s.load, 1e-6, 1e6);
+    }
+    read_number(j, path, "duration_min", s.duration_min, min_job_duration, max_trace_time);
+    read_number(j, path, "duration_max", s.duration_max, min_job_duration, max_trace_time);
+    if (s.duration_max < s.duration_min)
+        config_fail(join_path(path, "duration_max"), "value " + std::to_string(s.duration_max) +
+                                                         " is below duration_min " + std::to_string(s.duration_min));
+    if (auto it = j.find("gpu_counts"); it != j.end()) {
+        const auto p = join_path(path, "gpu_counts");
+        if (!it->is_object() || it->empty()) config_fail(p, "expected an object {\"<gpus>\": probability}, got " + short_dump(*it));
+        s.gpu_counts.clear();
+        for (auto e = it->begin(); e != it->end(); ++e) {
+            const auto ep = join_path(p, e.key());
+            long k = 0;
+            try {
+                std::size_t pos = 0;
+                k = std::stol(e.key(), &pos);
+                if (pos != e.key().size()) k = 0;
+            } catch (const std::exception&) { k = 0; }
+            if (k < 1 || k > (1 << 24)) config_fail(ep, "GPU count \"" + e.key() + "\" is not an integer >= 1");
+            std::pair<double, double> w;
+            if (e->is_array()) {  // a range: the weight is drawn per episode
+                w = read_range(*e, ep, 0.0, 1e12);
+            } else {
+                if (!e->is_number() || e->get<double>() < 0)
+                    config_fail(ep, "expected a probability >= 0 or a range [lo, hi], got " + short_dump(*e));
+                w = {e->get<double>(), e->get<double>()};
+            }
+            s.gpu_counts.emplace_back(static_cast<std::uint32_t>(k), w.first);
+            s.gpu_counts_max.push_back(w.second);
+        }
+        // sorted by GPU count, the ranges' tops along
+        std::vector<std::size_t> order(s.gpu_counts.size());
+        for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+        std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return s.gpu_counts[a] < s.gpu_counts[b]; });
+        std::vector<std::pair<std::uint32_t, double>> counts;
+        std::vector<double> tops;
+        bool ranged = false;
+        for (auto i : order) {
+            counts.push_back(s.gpu_counts[i]);
+            tops.push_back(s.gpu_counts_max[i]);
+            ranged = ranged || s.gpu_counts_max[i] != s.gpu_counts[i].second;
+        }
+        s.gpu_counts = std::move(counts);
+        s.gpu_counts_max = ranged ? std::move(tops) : std::vector<double>{};
+        if (ranged && s.gpu_counts.size() > 64) config_fail(p, "ranges of weights need at most 64 GPU counts");
+        double tot = 0, tot_hi = 0;
+        for (std::size_t i = 0; i < s.gpu_counts.size(); ++i) {
+            tot += s.gpu_counts[i].second;
+            tot_hi += ranged ? s.gpu_counts_max[i] : s.gpu_counts[i].second;
+        }
+        if (!(tot > 0) && !(ranged && tot_hi > 0)) config_fail(p, "probabilities sum to 0");
+    }
+    read_model_weights(j, path, s.models);
+    if (auto it = j.find("jobs"); it != j.end()) {
+        const auto p = join_path(path, "jobs");
+        if (!it->is_array() || it->empty()) config_fail(p, "expected a non-empty array of jobs");
+        for (std::size_t i = 0; i < it->size(); ++i) {
+            const auto& jj = (*it)[i];
+            const auto jp = join_path(p, std::to_string(i));
+            check_keys(jj, jp, {"submit_time", "num_gpus", "model", "work"});
+            TrainingJob job;
+            job.id = static_cast<job_id>(i);
+            for (const char* req : {"submit_time", "num_gpus", "model", "work"})
+                if (!jj.contains(req)) config_fail(jp, std::string("missing key \"") + req + "\"");
+            read_number(jj, jp, "submit_time", job.submit_time, 0.0, max_trace_time);
+            read_int(jj, jp, "num_gpus", job.num_gpus, 1, 1 << 24);
+            read_int(jj, jp, "model", job.model, 0, 65535);
+            read_number(jj, jp, "work", job.work, 1e-12, 1e18);
+            c.jobs.push_back(job);
+        }
+    }
+    if (c.kind == "jobs" && c.jobs.empty()) config_fail(join_path(path, "jobs"), "kind \"jobs\" needs a job list");
+    return c;
+}
+
+GPUPLACE_INLINE detail::json to_json(const workload_config& w) {
+    detail::json j;
+    j["kind"] = w.kind;
+    if (w.kind == "trace") {
+        j["format"] = to_string(w.format);
+        j["path"] = w.more_paths.empty() ? detail::json(w.path) : detail::json(w.trace_paths());
+        trace_options_to_json(w.trace_opts, j);
+        if (w.target_load_max > 0) j["target_load"] = {w.trace_opts.target_load, w.target_load_max};
+        j["episode_jobs"] = w.episode_jobs;
+    } else if (w.kind == "mixture") {
+        j["components"] = detail::json::array();
+        for (const auto& comp : w.components) j["components"].push_back({{"weight", comp.weight}, {"workload", to_json(comp.workload)}});
+    } else if (w.kind == "proximity_drl") {
+        const auto& p = w.proximity_drl;
+        j["num_jobs"] = p.num_jobs;
+        j["max_length"] = p.max_length;
+        j["max_request"] = p.max_request;
+        j["time_step"] = p.time_step;
+        j["arrival_rate"] = p.arrival_rate;
+        if (!p.models.empty()) {
+            detail::json m = detail::json::object();
+            for (auto& [n, wt] : p.models) m[n] = wt;
+            j["models"] = m;
+        }
+    } else if (w.kind == "synthetic") {
+        j["num_jobs"] = w.synthetic.num_jobs;
+        j["load"] = w.synthetic.load_max > 0 ? detail::json{w.synthetic.load, w.synthetic.load_max} : detail::json(w.synthetic.load);
+        j["duration_min"] = w.synthetic.duration_min;
+        j["duration_max"] = w.synthetic.duration_max;
+        detail::json g = detail::json::object();
+        for (std::size_t i = 0; i < w.synthetic.gpu_counts.size(); ++i) {
+            const auto [k, p] = w.synthetic.gpu_counts[i];
+            g[std::to_string(k)] = w.synthetic.gpu_counts_max.empty() ? detail::json(p) : detail::json{p, w.synthetic.gpu_counts_max[i]};
+        }
+        j["gpu_counts"] = g;
+        if (!w.synthetic.models.empty()) {
+            detail::json m = detail::json::object();
+            for (auto& [n, p] : w.synthetic.models) m[n] = p;
+            j["models"] = m;
+        }
+    } else {
+        detail::json arr = detail::json::array();
+        for (auto& jb : w.jobs)
+            arr.push_back({{"submit_time", jb.submit_time}, {"num_gpus", jb.num_gpus}, {"model", jb.model}, {"work", jb.work}});
+        j["jobs"] = arr;
+    }
+    return j;
+}
+
+}  // namespace gpuplace

@@ -1,0 +1,42 @@
+#pragma once
+/// \file json/workload.hpp
+/// JSON form of a workload (gpuplace/workload.hpp) and of trace options (gpuplace/trace.hpp):
+/// workload_from_json(), trace_options_from_json(), to_json().
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "../compiled.hpp"
+#include "../trace.hpp"
+#include "../workload.hpp"
+#include "parse.hpp"
+
+namespace gpuplace {
+
+/// Reads trace options from JSON keys of `j` (the workload object): "window": [start, end],
+/// "max_jobs", "time_scale", "target_load", "max_gpus", "drop_oversized", "skip_bad_rows",
+/// "model". Errors name the JSON path.
+[[nodiscard]] GPUPLACE_INLINE trace_options trace_options_from_json(const detail::json& j, std::string_view path);
+
+/// The JSON keys trace_options_from_json reads back to the same options.
+GPUPLACE_INLINE void trace_options_to_json(const trace_options& o, detail::json& j);
+
+namespace detail {
+/// Reads a workload's optional "models": {"<model name>": weight >= 0, ...} into `out`.
+GPUPLACE_INLINE void read_model_weights(const json& j, std::string_view path, std::vector<std::pair<std::string, double>>& out);
+}  // namespace detail
+
+/// Reads a workload: "kind" ("synthetic", default; "proximity_drl", "trace", "jobs" or "mixture")
+/// and the kind's keys. A synthetic "load" or a GPU count's weight may be a range [lo, hi], and a
+/// trace's "target_load" too (drawn per episode); a trace's "path" may be a list of files.
+[[nodiscard]] GPUPLACE_INLINE workload_config workload_from_json(const detail::json& j, std::string_view path = "/workload");
+
+[[nodiscard]] GPUPLACE_INLINE detail::json to_json(const workload_config& w);
+
+}  // namespace gpuplace
+
+#ifndef GPUPLACE_COMPILED
+#include "impl/workload_inl.hpp"  // the definitions (compiled once into gpuplace::compiled otherwise)
+#endif
