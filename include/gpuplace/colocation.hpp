@@ -17,14 +17,22 @@
 
 namespace gpuplace {
 
+class interference_table;
+
 /// Co-location options (scenario key "colocation"). Off by default.
 struct colocation_config {
     bool enabled = false;
     std::uint32_t max_jobs_per_gpu = 2;  ///< jobs one GPU may host
     double gpu_memory_gb = 32.0;         ///< memory of each GPU (V100 32 GB)
     std::string profile;                 ///< optional interference profile file (.csv or .json)
+    /// The reader of a JSON profile: the layer that reads scenarios sets it (gpuplace/json/colocation.hpp's
+    /// read_json_profile) when a scenario names a .json profile, so that this header parses no JSON.
+    interference_table (*read_json)(const std::string& file, const ModelZoo& zoo, interference_table base) = nullptr;
 
-    friend bool operator==(const colocation_config&, const colocation_config&) = default;
+    friend bool operator==(const colocation_config& a, const colocation_config& b) noexcept {
+        return a.enabled == b.enabled && a.max_jobs_per_gpu == b.max_jobs_per_gpu && a.gpu_memory_gb == b.gpu_memory_gb &&
+               a.profile == b.profile;
+    }
 };
 
 /// Pairwise interference factors between the zoo's models: factor(a, b) is a's throughput when it
@@ -76,18 +84,21 @@ public:
     /// Loads a user's profile of factors: CSV with header `model,other,factor` (factor of `model`
     /// next to `other`, 0 = cannot share), or JSON {"<model>": {"<other>": factor}}. Entries
     /// override `base`. Errors name file:line (CSV) or the JSON path.
-    [[nodiscard]] static interference_table load_profile(const std::string& path, const ModelZoo& zoo,
-                                                         interference_table base) {
+    /// `read_json` reads a .json profile (colocation_config::read_json).
+    [[nodiscard]] static interference_table load_profile(const std::string& path, const ModelZoo& zoo, interference_table base,
+                                                         interference_table (*read_json)(const std::string&, const ModelZoo&,
+                                                                                          interference_table) = nullptr) {
         const std::string file = resolve_data_path(path);
         std::ifstream in(file);
         if (!in) throw ConfigError("co-location profile: cannot open \"" + display_path(file) + "\"");
         if (base.num_models() != zoo.size()) base = interference_table(zoo.size());
         const bool is_json = file.size() >= 5 && file.substr(file.size() - 5) == ".json";
-        if (is_json) {  // read by <gpuplace/json.hpp> (see detail::json_readers)
-            if (!detail::json_readers().profile)
+        if (is_json) {
+            if (!read_json)
                 throw ConfigError("co-location profile \"" + display_path(file) +
-                                  "\": reading a JSON profile needs #include <gpuplace/json.hpp> in the program");
-            return detail::json_readers().profile(file, zoo, std::move(base));
+                                  "\": no reader for JSON profiles (colocation_config::read_json); read the scenario with "
+                                  "gpuplace/json/scenario.hpp, or set read_json = gpuplace::read_json_profile (gpuplace/json/colocation.hpp)");
+            return read_json(file, zoo, std::move(base));
         }
         std::string line;
         std::size_t lineno = 0;
@@ -125,7 +136,7 @@ public:
     /// The table of co-location options `c` for a zoo: the zoo's pairs, then its profile's, if any.
     [[nodiscard]] static interference_table of(const colocation_config& c, const ModelZoo& zoo) {
         auto t = from_zoo(zoo);
-        if (!c.profile.empty()) t = load_profile(c.profile, zoo, std::move(t));
+        if (!c.profile.empty()) t = load_profile(c.profile, zoo, std::move(t), c.read_json);
         return t;
     }
 

@@ -73,26 +73,13 @@ struct measurement_cluster {
 };
 
 class ModelZoo;
-class interference_table;
+
 
 namespace detail {
 /// Reads zoo files for ModelZoo::load(); defined by gpuplace/json/zoo.hpp.
 struct zoo_file_reader;
 }  // namespace detail
 
-namespace detail {
-/// The reader of JSON co-location profiles that interference_table::load_profile() calls
-/// (colocation.hpp). The core headers do not parse JSON: gpuplace/json/scenario.hpp, the layer
-/// that reads scenarios, sets it when it reads one that names a JSON profile. (Zoo files have a
-/// reader per scenario instead: zoo_config::read_file.)
-struct json_file_readers {
-    interference_table (*profile)(const std::string& path, const ModelZoo& zoo, interference_table base) = nullptr;
-};
-inline json_file_readers& json_readers() noexcept {
-    static json_file_readers r;
-    return r;
-}
-}  // namespace detail
 
 /// A set of model profiles, indexed by model_id.
 class ModelZoo {

@@ -44,7 +44,7 @@ GPUPLACE_INLINE scenario scenario_from_json(const detail::json& j) {
         else if (it->is_object()) s.zoo.zoo = zoo_from_json(*it, "/zoo");
     }
     if (auto it = j.find("colocation"); it != j.end()) s.colocation = colocation_from_json(*it, "/colocation");
-    if (!s.colocation.profile.empty()) detail::json_readers().profile = &read_json_profile;  // interference_table::load_profile()
+    if (!s.colocation.profile.empty()) s.colocation.read_json = &read_json_profile;  // read when an env is built
     if (auto it = j.find("workload"); it != j.end()) s.workload = workload_from_json(*it, "/workload");
     if (auto it = j.find("durations"); it != j.end()) s.durations = durations_from_json(*it, "/durations");
     if (auto it = j.find("preemption"); it != j.end()) s.preemption = preemption_from_json(*it, "/preemption");
