@@ -26,20 +26,52 @@ struct any_policy {
     std::string queue;  ///< queue policy to run under (see apply_queue); empty = the scenario's
 };
 
-/// Names of the queue policies: "fifo" (strict head-of-line FIFO), "backfill" (FIFO order, any
-/// waiting job that fits may start), "sjf" (shortest ideal duration first, with backfill),
-/// "fewest_gpus" (smallest request first, with backfill).
+/// Names of the non-preemptive queue policies: "fifo" (strict head-of-line FIFO), "backfill" (FIFO
+/// order, any waiting job that fits may start), "sjf" (shortest ideal duration first, with
+/// backfill; the estimate with durations "predicted", refused with "hidden"), "fewest_gpus"
+/// (smallest request first, with backfill).
 [[nodiscard]] inline std::vector<std::string> queue_names() { return {"fifo", "backfill", "sjf", "fewest_gpus"}; }
+/// The preemptive disciplines that need no duration (docs/information.md): they turn preemption
+/// on, under the scenario's preemption costs.
+[[nodiscard]] inline std::vector<std::string> preemptive_queue_names() { return {"las", "2d_las", "gittins"}; }
+/// The references that read the true durations whatever the scenario's durations say (not
+/// causal): "sjf_oracle" (sjf, non-preemptive) and "srtf_oracle" (shortest remaining time first,
+/// preemptive: a bound).
+[[nodiscard]] inline std::vector<std::string> oracle_queue_names() { return {"sjf_oracle", "srtf_oracle"}; }
+/// Every queue policy name, in the order above.
+[[nodiscard]] inline std::vector<std::string> all_queue_names() {
+    auto v = queue_names();
+    for (auto* more : {&preemptive_queue_names, &oracle_queue_names})
+        for (auto& n : (*more)()) v.push_back(std::move(n));
+    return v;
+}
+/// Whether a queue policy reads the true durations (not causal when the scenario hides them).
+[[nodiscard]] inline bool is_oracle_queue(std::string_view queue) noexcept { return queue.ends_with("_oracle"); }
 
-/// Sets the scenario's queue order and backfill from a queue policy name (ConfigError otherwise).
+/// Sets the scenario's queue order, backfill, preemption and, for the oracle references, durations
+/// from a queue policy name (ConfigError otherwise).
 inline void apply_queue(scenario& s, std::string_view queue) {
     if (queue.empty()) return;
-    if (queue == "fifo") s.env.order = queue_order::fifo, s.env.backfill = false;
-    else if (queue == "backfill") s.env.order = queue_order::fifo, s.env.backfill = true;
-    else if (queue == "sjf") s.env.order = queue_order::sjf, s.env.backfill = true;
-    else if (queue == "fewest_gpus") s.env.order = queue_order::fewest_gpus, s.env.backfill = true;
-    else
-        throw ConfigError("unknown queue policy \"" + std::string(queue) + "\" (known: fifo, backfill, sjf, fewest_gpus)");
+    const auto order = [&](queue_order o, bool backfill, bool preempt) {
+        s.env.order = o;
+        s.env.backfill = backfill;
+        s.preemption.enabled = preempt;
+    };
+    if (queue == "fifo") order(queue_order::fifo, false, false);
+    else if (queue == "backfill") order(queue_order::fifo, true, false);
+    else if (queue == "sjf") order(queue_order::sjf, true, false);
+    else if (queue == "fewest_gpus") order(queue_order::fewest_gpus, true, false);
+    else if (queue == "las") order(queue_order::las, true, true);
+    else if (queue == "2d_las") order(queue_order::two_d_las, true, true);
+    else if (queue == "gittins") order(queue_order::gittins, true, true);
+    else if (queue == "sjf_oracle" || queue == "srtf_oracle") {
+        order(queue == "sjf_oracle" ? queue_order::sjf : queue_order::srtf, true, queue == "srtf_oracle");
+        s.durations.mode = duration_info::oracle;
+    } else {
+        std::string known;
+        for (const auto& n : all_queue_names()) known += (known.empty() ? "" : ", ") + n;
+        throw ConfigError("unknown queue policy \"" + std::string(queue) + "\" (known: " + known + ")");
+    }
 }
 
 /// Wraps a Policy type (default-constructible, reset(seed) per episode) as an any_policy.

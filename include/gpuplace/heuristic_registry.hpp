@@ -42,13 +42,28 @@ namespace gpuplace {
     return v;
 }
 
-/// heuristic_variants() for scenario s: on a heterogeneous cluster (GPUs of several types) the
-/// type-aware heuristics under every queue policy too.
+/// The queue policies a scenario's yardstick runs its heuristics under: queue_names(), and with
+/// preemption on the preemptive disciplines too; with durations hidden, those that need none
+/// (no sjf; the oracle references are run apart, oracle_queue_names()).
+[[nodiscard]] inline std::vector<std::string> yardstick_queues(const scenario& s) {
+    std::vector<std::string> v;
+    for (const auto& q : queue_names())
+        if (!(q == "sjf" && s.durations.mode == duration_info::hidden)) v.push_back(q);
+    if (s.preemption.enabled)
+        for (const auto& q : preemptive_queue_names()) v.push_back(q);
+    return v;
+}
+
+/// heuristic_variants() for scenario s: its yardstick's queue policies (yardstick_queues()), and on
+/// a heterogeneous cluster (GPUs of several types) the type-aware heuristics under them too.
 [[nodiscard]] inline std::vector<std::string> heuristic_variants(const scenario& s) {
-    auto v = heuristic_variants();
+    const auto queues = yardstick_queues(s);
+    std::vector<std::string> v;
+    for (const auto& h : heuristic_names())
+        for (const auto& q : queues) v.push_back(h + "+" + q);
     if (TreeTopology::from_config(s.topology, "/topology").heterogeneous())
         for (const auto& h : type_aware_heuristic_names())
-            for (const auto& q : queue_names()) v.push_back(h + "+" + q);
+            for (const auto& q : queues) v.push_back(h + "+" + q);
     return v;
 }
 
@@ -80,7 +95,9 @@ template <class E = env>
         scenario probe;
         apply_queue(probe, queue);  // validates the name
     } else if (plus != std::string::npos) {
-        throw ConfigError("policy \"" + name + "\": missing queue policy after '+' (known: fifo, backfill, sjf, fewest_gpus)");
+        std::string known;
+        for (const auto& n : all_queue_names()) known += (known.empty() ? "" : ", ") + n;
+        throw ConfigError("policy \"" + name + "\": missing queue policy after '+' (known: " + known + ")");
     }
     any_policy<E> p;
     const auto colon = base.find(':');

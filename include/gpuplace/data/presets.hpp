@@ -88,9 +88,20 @@ inline constexpr std::string_view philly_scenario_json = R"json({
   "reward": {"jct": 1.0, "time_scale": 3600}
 })json";
 
-/// Names of the preset scenarios ("philly:<file>" too: one file of data/philly/).
+/// Philly, the realistic information setting (docs/information.md): the philly preset with hidden
+/// durations, preemption on under LAS (30 s restart overhead), the 2D-LAS thresholds at the
+/// median and the 90th percentile of the training files' job sizes (12,800 and 251,000
+/// GPU-seconds) and the Gittins quantum at their 75th percentile (79,000), the duration
+/// distribution from the training files. "philly_hidden:<file>" is one file at offered load 1.0.
+inline constexpr std::string_view philly_hidden_overrides_json = R"json({
+  "env": {"queue_policy": "las"},
+  "durations": {"mode": "hidden"},
+  "preemption": {"enabled": true, "restart_overhead": 30, "thresholds": [12800, 251000], "gittins_quantum": 79000}
+})json";
+
+/// Names of the preset scenarios ("philly:<file>" and "philly_hidden:<file>" too: one file of data/philly/).
 [[nodiscard]] inline std::vector<std::string> preset_names() {
-    return {"default", "proximity_drl", "colocation", "philly", "heterogeneous"};
+    return {"default", "proximity_drl", "colocation", "philly", "heterogeneous", "philly_hidden"};
 }
 
 }  // namespace gpuplace

@@ -154,7 +154,7 @@ template <std::floating_point S = float>
     c.scenario = ckpt_get(j, source, "", "scenario");
     if (auto it = j.find("queue"); it != j.end()) {  // optional: the queue policy the network acts under
         bool known = false;
-        for (const auto& q : queue_names()) known = known || (it->is_string() && it->template get<std::string>() == q);
+        for (const auto& q : all_queue_names()) known = known || (it->is_string() && it->template get<std::string>() == q);
         if (!known) ckpt_fail(source, "/queue", "unknown queue policy " + gpuplace::detail::short_dump(*it));
         c.queue = it->template get<std::string>();
     }

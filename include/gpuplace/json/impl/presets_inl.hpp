@@ -17,31 +17,37 @@ GPUPLACE_INLINE scenario preset_scenario(std::string_view name) {
     if (name == "proximity_drl") return parse_scenario(proximity_drl_scenario_json, "proximity_drl scenario");
     if (name == "colocation") return parse_scenario(colocation_scenario_json, "colocation scenario");
     if (name == "heterogeneous") return parse_scenario(heterogeneous_scenario_json, "heterogeneous scenario");
-    if (name == "philly" || name.starts_with("philly:")) {
+    const bool hidden = name == "philly_hidden" || name.starts_with("philly_hidden:");
+    if (hidden || name == "philly" || name.starts_with("philly:")) {
+        const std::string_view base = hidden ? "philly_hidden" : "philly";
         auto j = detail::parse_json(philly_scenario_json, "philly scenario");
         auto& w = j["workload"];
-        if (name == "philly") {
+        if (name == base) {
             for (const auto& f : philly_training_files()) w["path"].push_back("$GPUPLACE_DATA/philly/" + f + ".trace");
         } else {
-            const auto file = std::string(name.substr(7));
+            const auto file = std::string(name.substr(base.size() + 1));
             if (file.empty() || file.find_first_of("/\\.") != std::string::npos)
-                throw ConfigError("scenario preset \"" + std::string(name) + "\": expected philly:<file>, a file of data/philly/ "
-                                  "without its extension (e.g. philly:0e4a51)");
+                throw ConfigError("scenario preset \"" + std::string(name) + "\": expected " + std::string(base) +
+                                  ":<file>, a file of data/philly/ without its extension (e.g. " + std::string(base) + ":0e4a51)");
             w["path"] = "$GPUPLACE_DATA/philly/" + file + ".trace";
             w["target_load"] = 1.0;
-            j["name"] = std::string(name);
         }
+        if (hidden) {
+            j.merge_patch(detail::parse_json(philly_hidden_overrides_json, "philly_hidden scenario"));
+            for (const auto& f : philly_training_files()) j["durations"]["sample_files"].push_back("$GPUPLACE_DATA/philly/" + f + ".trace");
+        }
+        j["name"] = std::string(name);
         return scenario_from_json(j);
     }
     std::string known;
     for (const auto& p : preset_names()) known += (known.empty() ? "" : ", ") + p;
-    throw ConfigError("unknown scenario preset \"" + std::string(name) + "\" (allowed: " + known + ", philly:<file>)");
+    throw ConfigError("unknown scenario preset \"" + std::string(name) + "\" (allowed: " + known + ", philly:<file>, philly_hidden:<file>)");
 }
 
 GPUPLACE_INLINE bool is_preset_name(std::string_view name) {
     for (const auto& p : preset_names())
         if (name == p) return true;
-    return name.starts_with("philly:");
+    return name.starts_with("philly:") || name.starts_with("philly_hidden:");
 }
 
 }  // namespace gpuplace
