@@ -1,11 +1,12 @@
-"""The SB3 VecEnv and the Gymnasium VectorEnv backed by the C++ VectorEnv."""
+"""The vector facades (gpuplace.sb3.SB3VecEnv, gpuplace.gymnasium.GymnasiumVectorEnv) over the C++
+VectorEnv."""
 
 import gymnasium as gym
 import numpy as np
 import pytest
 
 import gpuplace
-from gpuplace.vector import GpuPlaceVectorEnv
+from gpuplace.gymnasium import GymnasiumVectorEnv
 
 
 def _valid_actions(masks, rng):
@@ -63,9 +64,9 @@ def test_core_vector_rejects_bad_batches(small):
 
 def test_sb3_vecenv_protocol(small):
     pytest.importorskip("stable_baselines3")
-    from gpuplace.vec_env import GpuPlaceVecEnv
+    from gpuplace.sb3 import SB3VecEnv
 
-    venv = GpuPlaceVecEnv(small, num_envs=4)
+    venv = SB3VecEnv(small, num_envs=4)
     venv.seed(5)
     obs = venv.reset()
     assert obs.shape == (4, venv.observation_space.shape[0]) and obs.dtype == np.float32
@@ -101,9 +102,9 @@ def test_sb3_vecenv_protocol(small):
 
 def test_sb3_vecenv_matches_single_env_episode(small):
     pytest.importorskip("stable_baselines3")
-    from gpuplace.vec_env import GpuPlaceVecEnv
+    from gpuplace.sb3 import SB3VecEnv
 
-    venv = GpuPlaceVecEnv(small, num_envs=2)
+    venv = SB3VecEnv(small, num_envs=2)
     venv.seed(3)
     venv.reset()
     ret = None
@@ -121,7 +122,7 @@ def test_sb3_vecenv_matches_single_env_episode(small):
 
 
 def test_gymnasium_vector_env(small):
-    envs = GpuPlaceVectorEnv(num_envs=3, scenario=small)
+    envs = GymnasiumVectorEnv(num_envs=3, scenario=small)
     assert envs.metadata["autoreset_mode"] == gym.vector.AutoresetMode.SAME_STEP
     obs, info = envs.reset(seed=4)
     assert obs in envs.observation_space and info == {}
@@ -146,7 +147,7 @@ def test_gymnasium_vector_env(small):
 
 def test_make_vec_uses_the_vector_entry_point():
     envs = gym.make_vec("gpuplace/ProximityDRL-v0", num_envs=2, vectorization_mode="vector_entry_point")
-    assert isinstance(envs.unwrapped, GpuPlaceVectorEnv)
+    assert isinstance(envs.unwrapped, GymnasiumVectorEnv)
     obs, _ = envs.reset(seed=0)
     assert obs.shape == (2, envs.single_observation_space.shape[0])
     obs2, *_ = envs.step(envs.action_space.sample())
@@ -154,23 +155,20 @@ def test_make_vec_uses_the_vector_entry_point():
 
 
 def test_render_vector_envs(small):
-    envs = GpuPlaceVectorEnv(num_envs=2, scenario=small, render_mode="rgb_array")
+    envs = GymnasiumVectorEnv(num_envs=2, scenario=small, render_mode="rgb_array")
     envs.reset(seed=0)
     imgs = envs.render()
     assert len(imgs) == 2 and imgs[0].dtype == np.uint8
 
 
 def test_both_vector_envs_take_the_scenario_first(small):
-    from gpuplace.vec_env import GpuPlaceVecEnv
+    from gpuplace.sb3 import SB3VecEnv
 
-    for cls in (GpuPlaceVectorEnv, GpuPlaceVecEnv):
+    for cls in (GymnasiumVectorEnv, SB3VecEnv):
         positional, keywords = cls(small, 3), cls(num_envs=3, scenario=small)
         for v in (positional, keywords):
             assert v.num_envs == 3 and v.scenario["name"] == "small"
         assert cls(small).num_envs == 8
-    # the Gymnasium env's old order, (num_envs, scenario), still works, with a warning
-    with pytest.warns(DeprecationWarning, match="old argument order"):
-        old = GpuPlaceVectorEnv(3, small)
-    assert old.num_envs == 3 and old.scenario["name"] == "small"
-    with pytest.warns(DeprecationWarning):
-        assert GpuPlaceVectorEnv(2).scenario["name"] == "default"
+    # the old order, (num_envs, scenario), is only the deprecated name's (test_deprecated_names.py)
+    with pytest.raises(TypeError, match="scenario must be a preset name, a file path, JSON text, a dict"):
+        GymnasiumVectorEnv(3, small)
