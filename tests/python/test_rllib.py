@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -107,6 +108,26 @@ def test_batched_entry_point_checks_every_action_before_any_env_moves():
     np.testing.assert_array_equal(after["observations"][0], o["observations"])  # the failed calls moved nothing
     with pytest.raises(gpuplace.ConfigError, match="unknown key"):
         make_env({"scenario": "default", "senario": "x"})
+
+
+def test_the_batched_entry_point_steps_in_cpp():
+    """One C++ vector env in NEXT_STEP mode steps every env in one call: no Python loop over envs."""
+    vec = make_env({"scenario": SMALL, "num_envs": 4})
+    assert type(vec.core) is _core.TreeRouteVectorEnv and vec.core.autoreset == "next_step"
+    assert vec.core.num_envs == 4 and not hasattr(vec, "envs")
+    ring = RLlibVectorEnv(SMALL_RING, 3, num_threads=3)
+    assert type(ring.core) is _core.VectorEnv and ring.core.num_threads == 3
+
+
+def test_env_checkers_pass_for_the_rllib_env():
+    from gymnasium.utils.env_checker import check_env
+
+    sb3_checker = pytest.importorskip("stable_baselines3.common.env_checker")
+    for scenario in (SMALL, SMALL_RING):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            check_env(RLlibEnv(scenario), skip_render_check=True)  # it renders nothing
+            sb3_checker.check_env(RLlibEnv(scenario), warn=True)
 
 
 # ---- the RLModule --------------------------------------------------------------------------------

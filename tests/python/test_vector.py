@@ -172,3 +172,74 @@ def test_both_vector_envs_take_the_scenario_first(small):
     # the old order, (num_envs, scenario), is only the deprecated name's (test_deprecated_names.py)
     with pytest.raises(TypeError, match="scenario must be a preset name, a file path, JSON text, a dict"):
         GymnasiumVectorEnv(3, small)
+
+
+def _next_step_run(scenario, n, threads, seed, steps):
+    """Plays a NEXT_STEP GymnasiumVectorEnv with random valid actions beside n single GymnasiumEnvs
+    that reset with the episode seeds; checks every observation, mask, reward, flag and the final
+    metrics against them; returns everything seen."""
+    envs = GymnasiumVectorEnv(scenario, n, threads, autoreset_mode="next_step")
+    assert envs.metadata["autoreset_mode"] == gym.vector.AutoresetMode.NEXT_STEP
+    assert envs.core.autoreset == "next_step"
+    singles = [gpuplace.GymnasiumEnv(scenario) for _ in range(n)]
+    episode = [0] * n
+    obs, _ = envs.reset(seed=seed)
+    for i, e in enumerate(singles):
+        np.testing.assert_array_equal(obs[i], e.reset(seed=gpuplace.episode_seed(seed, i, 0))[0])
+    rng = np.random.default_rng(seed)
+    restarting = np.zeros(n, dtype=bool)
+    seen, restarts = [obs], 0
+    for _ in range(steps):
+        masks = envs.action_masks()
+        acts = np.array([10**6 if restarting[i] else rng.choice(np.flatnonzero(masks[i])) for i in range(n)])
+        obs, rew, term, trunc, infos = envs.step(acts)  # a restarting env's action is ignored, whatever it is
+        for i, e in enumerate(singles):
+            if restarting[i]:
+                episode[i] += 1
+                o, _ = e.reset(seed=gpuplace.episode_seed(seed, i, episode[i]))
+                r, te, tr, info = 0.0, False, False, {}
+                restarts += 1
+            else:
+                o, r, te, tr, info = e.step(int(acts[i]))
+            np.testing.assert_array_equal(obs[i], o)
+            np.testing.assert_array_equal(envs.action_masks()[i], e.action_masks())
+            assert (rew[i], term[i], trunc[i]) == (r, te, tr)
+            if te or tr:
+                assert infos["_metrics"][i] and infos["metrics"]["avg_jct"][i] == info["metrics"]["avg_jct"]
+                assert infos["metrics"]["seed"][i] == gpuplace.episode_seed(seed, i, episode[i])
+        restarting = term | trunc
+        seen += [obs, rew]
+    assert restarts >= n, "every env should have restarted"
+    assert "final_obs" not in infos
+    return np.concatenate([np.ravel(x) for x in seen])
+
+
+def test_gymnasium_vector_env_next_step_is_the_single_envs_a_step_later(small, small_ring):
+    one = _next_step_run(small, 3, 1, 11, 400)
+    np.testing.assert_array_equal(one, _next_step_run(small, 3, 3, 11, 400))  # whatever the thread count
+    _next_step_run(small_ring, 2, 2, 4, 300)
+    with pytest.raises(ValueError, match=r"autoreset_mode 'later': expected AutoresetMode.SAME_STEP or"):
+        GymnasiumVectorEnv(small, 2, autoreset_mode="later")
+
+
+def test_core_vector_env_next_step_sampler(small):
+    """In NEXT_STEP mode the C++ sampler draws nothing for an env that restarts (-1), and
+    step_random() is still sample_valid_actions() then step()."""
+    a = gpuplace.make_core_vector_env(small, 4, 2, autoreset="next_step")
+    b = gpuplace.make_core_vector_env(small, 4, 1, autoreset="next_step")
+    a.reset(9)
+    b.reset(9)
+    acts_a, acts_b = np.empty(4, np.int64), np.empty(4, np.int64)
+    minus = 0
+    for _ in range(500):
+        restarting = a.dones.copy()
+        a.step_random(acts_a)
+        b.sample_valid_actions(acts_b)
+        b.step(acts_b)
+        np.testing.assert_array_equal(acts_a, acts_b)
+        np.testing.assert_array_equal(acts_a == -1, restarting)
+        np.testing.assert_array_equal(a.observations, b.observations)
+        minus += int(restarting.sum())
+    assert minus > 0
+    with pytest.raises(gpuplace.ConfigError, match=r'unknown autoreset mode "NextStep" \(allowed: same_step, next_step\)'):
+        gpuplace.make_core_vector_env(small, 2, autoreset="NextStep")

@@ -51,16 +51,16 @@ def _scenario_of(config: Mapping[str, Any] | None):
 
 
 class RLlibEnv(GymnasiumEnv):
-    """One gpuplace env with Dict observations (:class:`gpuplace.gymnasium.GymnasiumEnv` otherwise;
-    its info is empty but for ``metrics`` at the end of an episode). An invalid action raises
-    :class:`gpuplace.InvalidAction` (the env is left unchanged)."""
+    """One gpuplace env with Dict observations (:class:`gpuplace.gymnasium.GymnasiumEnv` otherwise:
+    ``action_space.sample()`` draws a valid action; the info is empty but for ``metrics`` at the end
+    of an episode). An invalid action raises :class:`gpuplace.InvalidAction` (the env is left
+    unchanged)."""
 
     metadata = {"render_modes": []}
 
     def __init__(self, scenario: ScenarioLike = "default", overrides: Mapping[str, Any] | None = None):
         super().__init__(scenario, overrides=overrides)
         self.observation_space = dict_space(self.core, self.scenario)
-        self.action_space = spaces.Discrete(int(self.core.num_actions))
 
     def _observation(self) -> dict:
         return {OBS_KEY: self._obs.copy(), MASK_KEY: self._mask.astype(np.float32)}
@@ -85,9 +85,7 @@ class RLlibVectorEnv(GymnasiumVectorEnv):
         super().__init__(scenario, num_envs, num_threads, overrides=overrides, autoreset_mode=AutoresetMode.NEXT_STEP)
         self.num_actions = int(self.core.num_actions)
         self.single_observation_space = dict_space(self.core, self.scenario)
-        self.single_action_space = spaces.Discrete(self.num_actions)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self.action_space = batch_space(self.single_action_space, self.num_envs)
 
     def _observations(self, obs: np.ndarray) -> dict:
         return {OBS_KEY: obs, MASK_KEY: self._masks.astype(np.float32)}
