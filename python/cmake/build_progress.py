@@ -32,17 +32,27 @@ def _clock(start_file: str) -> str:
     return f"[{int(t) // 60}:{int(t) % 60:02d}] "
 
 
-def say(start_file: str, text: str) -> None:
-    if os.environ.get("GPUPLACE_BUILD_PROGRESS", "").strip().lower() in ("0", "off", "no", "false"):
-        return
-    line = f"gpuplace build {_clock(start_file)}{text}"
+def _quiet() -> bool:
+    return os.environ.get("GPUPLACE_BUILD_PROGRESS", "").strip().lower() in ("0", "off", "no", "false")
+
+
+def _tty_write(text: str) -> bool:
+    """Writes to the terminal; False when there is none."""
     try:
         with open("/dev/tty", "w", encoding="utf-8") as tty:
-            tty.write("\r" + line + "\n")  # from the line's start: pip's spinner may sit there
+            tty.write(text)
+        return True
+    except OSError:
+        return False
+
+
+def say(start_file: str, text: str) -> None:
+    if _quiet():
         return
-    except OSError:  # no terminal
-        pass
-    print(line, flush=True)
+    line = f"gpuplace build {_clock(start_file)}{text}"
+    # from the line's start, over the character pip's spinner may have left there
+    if not _tty_write("\r" + line + "\n"):
+        print(line, flush=True)
 
 
 def describe(step: str) -> str:
@@ -79,6 +89,8 @@ def main(argv: list[str]) -> int:
     if len(argv) >= 2 and argv[0] == "--start":
         with open(argv[1], "w", encoding="utf-8") as f:
             f.write(f"{time.time():.3f}\n")
+        if not _quiet():
+            _tty_write("\n")  # below pip's "Building wheel ..." line, which stays
         return 0
     if len(argv) >= 3 and argv[0] == "--say":
         say(argv[1], " ".join(argv[2:]))

@@ -79,3 +79,29 @@ def test_all_builds_every_variant_and_bad_names_are_refused(tmp_path):
     rc, out, _ = configure(tmp_path, "portable,avx9000")
     assert rc != 0
     assert 'unknown variant "avx9000" (expected host, all, or a list of portable, x86-64-v3, x86-64-v4)' in out
+
+
+def test_progress_lines(tmp_path):
+    """What a build step says (python/cmake/build_progress.py): its start and end with the time since
+    the build began, on the terminal or, without one (as here: a new session), on the standard
+    output; the step's own exit code; nothing with GPUPLACE_BUILD_PROGRESS=0."""
+    script = os.path.join(ROOT, "python", "cmake", "build_progress.py")
+    clock = str(tmp_path / "start")
+
+    def run(*args, **env):
+        return subprocess.run([sys.executable, script, *args], capture_output=True, text=True, start_new_session=True,
+                              env=dict(os.environ, **env), timeout=60)
+
+    assert run("--start", clock).returncode == 0
+    p = run(clock, "variant:x86-64-v3", "--", sys.executable, "-c", "import sys; print('compiler output'); sys.exit(3)")
+    assert p.returncode == 3
+    lines = p.stdout.splitlines()
+    step = re.escape("compiling the x86-64-v3 core (module.cpp and the C++ PPO)")
+    assert re.fullmatch(rf"gpuplace build \[0:0\d\] {step} \.\.\.", lines[0]), lines
+    assert lines[1] == "compiler output"
+    assert re.fullmatch(rf"gpuplace build \[0:0\d\] {step}: FAILED in 0 s", lines[2]), lines
+    p = run(clock, "link:_core_v3", "--", sys.executable, "-c", "pass")
+    assert p.returncode == 0 and p.stdout.splitlines()[-1].endswith("linking gpuplace._core_v3: done in 0 s")
+    assert run("--say", clock, "hello").stdout.startswith("gpuplace build [0:")
+    quiet = run(clock, "common", "--", sys.executable, "-c", "pass", GPUPLACE_BUILD_PROGRESS="0")
+    assert quiet.returncode == 0 and quiet.stdout == ""
