@@ -4,6 +4,7 @@
 #   scripts/setup.sh            C++ build + Python package with its test and RL extras
 #   GPUPLACE_NO_PYTHON=1 ...    C++ only
 #   GPUPLACE_EXTRA_PKGS="clang" more Debian packages (scripts/test.sh: clang for the fuzzers)
+#   GPUPLACE_CORES=host ...     the Python package's core for this CPU only (default here: all variants)
 #   GPUPLACE_ARCH=portable ...  programs for any x86-64 CPU (default: x86-64-v3 where the CPU runs it;
 #                               x86-64-v4 for AVX-512 CPUs: a faster C++ PPO that rounds differently)
 set -euo pipefail
@@ -48,6 +49,8 @@ if [ -z "${GPUPLACE_NO_PYTHON:-}" ] && [ -f python/pyproject.toml ]; then
   # torch==2.13.0 first: this exact CPU build is available locally (any other version pulls CUDA).
   .venv/bin/python -m pip install -q "torch==2.13.0"
   # rllib: Ray RLlib/Tune (tests/python/test_rllib.py); it pins gymnasium==1.2.2, which SB3 and the bindings run under too.
-  .venv/bin/python -m pip install -q "${ROOT}/python[sb3,plot,test,rllib]"
+  # GPUPLACE_CORES=all: every CPU variant of the core (pip's default is this machine's alone), so that
+  # scripts/test.sh runs the Python tests under each one this CPU runs.
+  GPUPLACE_CORES="${GPUPLACE_CORES:-all}" .venv/bin/python -m pip install -q "${ROOT}/python[sb3,plot,test,rllib]"
 fi
 step "setup done"

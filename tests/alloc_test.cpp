@@ -1,6 +1,6 @@
-// Proves that env.step() and vector_env.step() allocate nothing once the buffers exist: this test
-// file replaces the global operator new / delete with counting versions (they apply to the whole
-// test program but count only while a test switches counting on).
+// Proves that env.step() and vector_env.step() (either autoreset mode) allocate nothing once the
+// buffers exist: this test file replaces the global operator new / delete with counting versions
+// (they apply to the whole test program but count only while a test switches counting on).
 
 #include <doctest/doctest.h>
 
@@ -160,9 +160,10 @@ TEST_CASE("alloc: env.step() allocates nothing after reset() on a heterogeneous 
 TEST_CASE("alloc: vector_env.step() allocates nothing once every env has finished an episode") {
     const auto s = with(small_scenario(dgx_a100_2x4::config(), {{"1", .4}, {"2", .2}, {"4", .2}, {"8", .2}}, 20),
                         {{"env", {{"allow_defer", true}}}});
+    for (const auto mode : {gp::autoreset_mode::same_step, gp::autoreset_mode::next_step})
     for (const std::size_t threads : {1, 2}) {
-        INFO("threads ", threads);
-        gp::vector_env v(s, 4, threads);
+        INFO("threads ", threads, ", autoreset ", gp::to_string(mode));
+        gp::vector_env v(s, 4, threads, mode);
         v.reset(3);
         std::vector<gp::detail::rng> rngs;
         for (std::size_t i = 0; i < 4; ++i) rngs.emplace_back(i);

@@ -318,3 +318,143 @@ TEST_CASE("vector env: sampler and obs_out bad input") {
     CHECK(v.step(a, obs) == 0);
     CHECK(same_bytes<float>(obs, v.observations()));
 }
+
+namespace {
+
+/// Steps a next_step vector env and N reference envs side by side (an env whose episode ended
+/// restarts in the next step, which ignores its action); checks they agree bit for bit and
+/// returns every observation, reward and flag seen.
+std::vector<float> run_next_step_side_by_side(const gp::scenario& s, std::size_t N, std::size_t threads, std::uint64_t seed,
+                                              std::uint64_t min_episodes) {
+    gp::vector_env v(s, N, threads, gp::autoreset_mode::next_step);
+    REQUIRE(v.autoreset() == gp::autoreset_mode::next_step);
+    std::vector<gp::env> ref(N, gp::env(s));
+    std::vector<gp::detail::rng> rngs;
+    std::vector<std::uint64_t> episode(N, 0);
+    std::vector<bool> restart(N, false);
+    for (std::size_t i = 0; i < N; ++i) {
+        ref[i].reset(gp::episode_seed(seed, i, 0));
+        rngs.emplace_back(2000 + i);
+    }
+    v.reset(seed);
+    const std::size_t O = v.observation_size(), A = v.num_actions();
+    std::vector<float> trace(v.observations().begin(), v.observations().end()), obs_out(N * O);
+    std::vector<std::int64_t> actions(N);
+    std::size_t restarts = 0;
+    for (std::size_t step = 0; step < 100000; ++step) {
+        bool enough = true;
+        for (auto e : episode) enough = enough && e >= min_episodes;
+        if (enough) break;
+        for (std::size_t i = 0; i < N; ++i) {
+            REQUIRE(v.restarting(i) == restart[i]);
+            // a restarting env's action is ignored, even one that is out of range
+            actions[i] = restart[i] ? 12345 : random_action(ref[i], rngs[i], 0.2);
+        }
+        std::size_t ended_ref = 0;
+        const auto ended = v.step(actions, obs_out);
+        for (std::size_t i = 0; i < N; ++i) {
+            if (restart[i]) {
+                ref[i].reset(gp::episode_seed(seed, i, ++episode[i]));
+                REQUIRE(v.rewards()[i] == 0.0);
+                REQUIRE(v.elapsed()[i] == 0.0);
+                REQUIRE(v.terminated()[i] == 0);
+                REQUIRE(v.truncated()[i] == 0);
+                restart[i] = false;
+                ++restarts;
+            } else {
+                const auto r = ref[i].step(actions[i]);
+                REQUIRE(v.rewards()[i] == r.reward);
+                REQUIRE(v.elapsed()[i] == r.elapsed);
+                REQUIRE(bool(v.terminated()[i]) == r.terminated);
+                REQUIRE(bool(v.truncated()[i]) == r.truncated);
+                if (r.terminated || r.truncated) {
+                    ++ended_ref;
+                    restart[i] = true;
+                    // the step returns the last observation; final() and final_observations() hold it too
+                    REQUIRE(same_bytes(v.final_observations().subspan(i * O, O), ref[i].observation()));
+                    const auto& f = v.final(i);
+                    REQUIRE(f.episode_return == ref[i].episode_return());
+                    REQUIRE(f.length == ref[i].steps());
+                    REQUIRE(f.seed == gp::episode_seed(seed, i, episode[i]));
+                    REQUIRE(same_metrics(f.m, ref[i].episode_metrics()));
+                }
+            }
+            REQUIRE(v.dones()[i] == (v.terminated()[i] | v.truncated()[i]));
+            REQUIRE(v.episode(i) == episode[i]);
+            REQUIRE(same_bytes(v.observations().subspan(i * O, O), ref[i].observation()));
+            REQUIRE(same_bytes(v.action_masks().subspan(i * A, A), ref[i].action_mask()));
+        }
+        REQUIRE(ended == ended_ref);
+        REQUIRE(same_bytes<float>(obs_out, v.observations()));
+        trace.insert(trace.end(), v.observations().begin(), v.observations().end());
+        trace.insert(trace.end(), v.rewards().begin(), v.rewards().end());
+    }
+    CHECK(restarts >= N * min_episodes);
+    return trace;
+}
+
+}  // namespace
+
+TEST_CASE("vector env: next_step autoreset is N separate envs restarted a step later, whatever the thread count") {
+    const auto s = with(small_scenario(proximity_drl_topo::config(), {{"1", .4}, {"2", .3}, {"4", .2}, {"8", .1}}, 6),
+                        {{"env", {{"allow_defer", true}}}});
+    const auto one = run_next_step_side_by_side(s, 3, 1, 77, 3);
+    CHECK(same_bytes<float>(one, run_next_step_side_by_side(s, 3, 2, 77, 3)));
+    CHECK(same_bytes<float>(one, run_next_step_side_by_side(s, 3, 3, 77, 3)));
+    // truncated episodes restart a step later too
+    const auto t = with(small_scenario(tiny_topo::config(), {{"1", .5}, {"2", .5}}, 10), {{"env", {{"max_steps", 4}}}});
+    (void)run_next_step_side_by_side(t, 2, 2, 5, 3);
+}
+
+TEST_CASE("vector env: next_step step_random() is sample_valid_actions() then step(), restarting envs draw nothing") {
+    const auto s = with(small_scenario(proximity_drl_topo::config(), {{"1", .4}, {"2", .3}, {"4", .2}, {"8", .1}}, 6),
+                        {{"env", {{"allow_defer", true}}}});
+    const std::size_t N = 5;
+    auto run = [&](std::size_t threads, bool fused) {
+        gp::vector_env v(s, N, threads, gp::autoreset_mode::next_step);
+        v.reset(11);
+        std::vector<std::int64_t> a(N);
+        std::vector<float> trace;
+        std::size_t restarts = 0;
+        for (int t = 0; t < 400; ++t) {
+            std::vector<bool> restarting(N);
+            for (std::size_t i = 0; i < N; ++i) restarting[i] = v.restarting(i);
+            if (fused) {
+                (void)v.step_random(a);
+            } else {
+                v.sample_valid_actions(a);
+                (void)v.step(a);
+            }
+            for (std::size_t i = 0; i < N; ++i) {
+                REQUIRE((a[i] == -1) == restarting[i]);  // -1: no action drawn, none taken
+                restarts += restarting[i];
+                trace.push_back(static_cast<float>(a[i]));
+                trace.push_back(static_cast<float>(v.rewards()[i]));
+            }
+            trace.insert(trace.end(), v.observations().begin(), v.observations().end());
+        }
+        CHECK(restarts > 0);
+        return trace;
+    };
+    const auto ref = run(1, false);
+    CHECK(same_bytes<float>(ref, run(1, true)));
+    CHECK(same_bytes<float>(ref, run(2, true)));
+    CHECK(same_bytes<float>(ref, run(5, false)));
+}
+
+TEST_CASE("vector env: the autoreset mode by name, and a mode change needs a reset") {
+    CHECK(gp::to_string(gp::autoreset_mode::same_step) == "same_step");
+    CHECK(gp::parse_autoreset_mode("next_step") == gp::autoreset_mode::next_step);
+    CHECK_THROWS_WITH_AS((void)gp::parse_autoreset_mode("NextStep"),
+                         "vector env: autoreset: unknown autoreset mode \"NextStep\" (allowed: same_step, next_step)",
+                         gp::ConfigError);
+    const auto s = small_scenario(proximity_drl_topo::config(), {{"1", .5}, {"2", .5}}, 6);
+    gp::vector_env v(s, 2);
+    CHECK(v.autoreset() == gp::autoreset_mode::same_step);
+    v.reset(3);
+    v.set_autoreset(gp::autoreset_mode::next_step);
+    std::vector<std::int64_t> a(2);
+    CHECK_THROWS_WITH_AS(v.step_random(a), "vector env: step() called before reset()", gp::StateError);
+    v.reset(3);
+    CHECK(v.step_random(a) == 0);
+}

@@ -1,10 +1,12 @@
 """Step throughput from Python, side by side in one run:
 
-- the Gymnasium env (gym.make, wrappers included, and the bare GpuPlaceEnv): step + action_masks;
-- the raw batched API (gpuplace._core VectorEnv / TreeRouteVectorEnv), 1 and 2 threads, with the
+- the Gymnasium env (gym.make, wrappers included, and the bare GymnasiumEnv): step + action_masks;
+- the raw batched API (gpuplace._core.VectorEnv), 1 and 2 threads, with the
   actions from NumPy (first valid GPU, or a uniformly random valid GPU) or from the C++ sampler
   (VectorEnv.sample_valid_actions(out) then step(out), or the fused VectorEnv.step_random(out));
-- the SB3 VecEnv wrapper (gpuplace.vec_env.GpuPlaceVecEnv), NumPy first-fit or C++-sampled actions;
+- the SB3 VecEnv facade (gpuplace.sb3.SB3VecEnv), NumPy first-fit or C++-sampled actions;
+- the RLlib batched facade (gpuplace.rllib.RLlibVectorEnv: Dict observations, NEXT_STEP autoreset),
+  NumPy random valid actions, as RLlib's env runner steps it (needs the rllib extra);
 - the pure-Python/NumPy reference env (benchmarks/python/reference_env.py) on the same jobs;
 - optionally the C++ single env (bench_env's JSON), for the C++ / pure-Python ratio.
 
@@ -62,7 +64,7 @@ class Rate:
 
 
 def bench_gym(scenario, seconds, repeats, wrapped, random_actions):
-    env = gym.make(GYM_IDS[scenario]) if wrapped else gpuplace.GpuPlaceEnv(scenario)
+    env = gym.make(GYM_IDS[scenario]) if wrapped else gpuplace.GymnasiumEnv(scenario)
     base = env.unwrapped
     G = base.num_gpus
     rng = np.random.default_rng(0)
@@ -129,9 +131,9 @@ def bench_raw_vector(scenario, num_envs, threads, seconds, repeats, actions="fir
 
 
 def bench_sb3(scenario, num_envs, threads, seconds, repeats, actions="first_fit"):
-    from gpuplace.vec_env import GpuPlaceVecEnv
+    from gpuplace.sb3 import SB3VecEnv
 
-    venv = GpuPlaceVecEnv(scenario, num_envs=num_envs, num_threads=threads)
+    venv = SB3VecEnv(scenario, num_envs=num_envs, num_threads=threads)
     venv.seed(0)
     venv.reset()
     G = int(venv.core.num_gpus)
@@ -146,6 +148,28 @@ def bench_sb3(scenario, num_envs, threads, seconds, repeats, actions="first_fit"
                 else:
                     a = venv.core.sample_valid_actions(buf)
                 venv.step(a)
+                steps += num_envs
+            if time.perf_counter() > deadline:
+                return steps
+
+    return timed(run, seconds, repeats)
+
+
+def bench_rllib(scenario, num_envs, seconds, repeats):
+    """RLlibVectorEnv steps/s with uniformly random valid actions drawn in NumPy from its Dict
+    observation's mask (a restarting env's action is ignored, whatever it is)."""
+    from gpuplace.rllib.env import RLlibVectorEnv
+
+    vec = RLlibVectorEnv(scenario, num_envs)
+    rng = np.random.default_rng(0)
+    obs, _ = vec.reset(seed=0)
+
+    def run(deadline):
+        nonlocal obs
+        steps = 0
+        while True:
+            for _ in range(16):
+                obs, *_ = vec.step((rng.random(obs["action_mask"].shape) * obs["action_mask"]).argmax(axis=1))
                 steps += num_envs
             if time.perf_counter() > deadline:
                 return steps
@@ -196,7 +220,7 @@ def main(argv=None):
     ap.add_argument("--cxx", default="", help="path of bench_env, to add the C++ single-env rate")
     ap.add_argument("--json", default="", help="write the results here")
     ap.add_argument("--skip-sb3", action="store_true")
-    ap.add_argument("--only", default="", help="comma-separated subset of: gym, raw, sb3, reference")
+    ap.add_argument("--only", default="", help="comma-separated subset of: gym, raw, sb3, rllib, reference")
     args = ap.parse_args(argv)
 
     rows = []
@@ -209,11 +233,11 @@ def main(argv=None):
     print(f"python {platform.python_version()}, numpy {np.__version__}, gymnasium {gym.__version__}, "
           f"{platform.machine()}, {args.repeats} x {args.seconds}s, median")
     print(f"{'':<46} {'scenario':<14} {'steps/s':>12} {'steps/CPU-s':>12}")
-    only = set(filter(None, args.only.split(","))) or {"gym", "raw", "sb3", "reference"}
+    only = set(filter(None, args.only.split(","))) or {"gym", "raw", "sb3", "rllib", "reference"}
     for sc in ("default", "proximity_drl") if "gym" in only else ():
         add("gym.make env: step + action_masks", sc, bench_gym(sc, args.seconds, args.repeats, True, False), "first fit")
-        add("GpuPlaceEnv: step + action_masks", sc, bench_gym(sc, args.seconds, args.repeats, False, False), "first fit")
-        add("GpuPlaceEnv: step + action_masks, random", sc, bench_gym(sc, args.seconds, args.repeats, False, True),
+        add("GymnasiumEnv: step + action_masks", sc, bench_gym(sc, args.seconds, args.repeats, False, False), "first fit")
+        add("GymnasiumEnv: step + action_masks, random", sc, bench_gym(sc, args.seconds, args.repeats, False, True),
             "np.random choice among valid")
     raw_notes = {"first_fit": "numpy argmax actions (first valid GPU)",
                  "numpy_random": "numpy random valid actions",
@@ -229,8 +253,12 @@ def main(argv=None):
     if not args.skip_sb3 and "sb3" in only:
         for threads in (1, 2):
             for kind, note in (("first_fit", "numpy argmax of action_masks()"), ("sampler", "C++ sampled actions")):
-                add(f"SB3 GpuPlaceVecEnv x{args.num_envs}, {threads} thread(s), {kind}", "default",
+                add(f"SB3VecEnv x{args.num_envs}, {threads} thread(s), {kind}", "default",
                     bench_sb3("default", args.num_envs, threads, args.seconds, args.repeats, kind), note)
+    if "rllib" in only and importlib.util.find_spec("ray") is not None:
+        for n in (8, args.num_envs):
+            add(f"RLlibVectorEnv x{n} (NEXT_STEP)", "default", bench_rllib("default", n, args.seconds, args.repeats),
+                "numpy random valid actions")
     ref = bench_reference(args.seconds, args.repeats) if "reference" in only else None
     if ref:
         add("pure-Python reference env", "proximity_drl", ref, "random valid actions")

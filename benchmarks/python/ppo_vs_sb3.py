@@ -48,10 +48,10 @@ def make_sb3(scenario, num_envs, n_steps, batch, epochs):
     from sb3_contrib import MaskablePPO
 
     from gpuplace.sb3 import quiet_logger
-    from gpuplace.vec_env import GpuPlaceVecEnv
+    from gpuplace.sb3 import SB3VecEnv
 
     torch.set_num_threads(1)
-    venv = GpuPlaceVecEnv(scenario, num_envs=num_envs, num_threads=1)
+    venv = SB3VecEnv(scenario, num_envs=num_envs, num_threads=1)
     model = MaskablePPO("MlpPolicy", venv, n_steps=n_steps, batch_size=batch, n_epochs=epochs, seed=1, verbose=0,
                         device="cpu")
     model.set_logger(quiet_logger())  # SB3's default makes a temporary directory per learn() call

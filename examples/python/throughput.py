@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Steps per second through Python: one GpuPlaceEnv via gymnasium.make (random valid actions) and
+"""Steps per second through Python: one GymnasiumEnv via gymnasium.make (random valid actions) and
 the batched C++ VectorEnv behind the SB3 VecEnv and the raw core (uniform random valid actions
 drawn with numpy for the whole batch). Prints one line per configuration.
 
@@ -25,7 +25,7 @@ def batch_random_actions(masks: np.ndarray, rng: np.random.Generator) -> np.ndar
 
 
 def single_env(env_id_or_scenario: str, steps: int) -> float:
-    env = gym.make(env_id_or_scenario) if "/" in env_id_or_scenario else gpuplace.GpuPlaceEnv(env_id_or_scenario)
+    env = gym.make(env_id_or_scenario) if "/" in env_id_or_scenario else gpuplace.GymnasiumEnv(env_id_or_scenario)
     rng = np.random.default_rng(0)
     env.reset(seed=0)
     u = env.unwrapped
@@ -39,9 +39,9 @@ def single_env(env_id_or_scenario: str, steps: int) -> float:
 
 
 def sb3_vecenv(scenario: str, n: int, steps: int) -> float:
-    from gpuplace.vec_env import GpuPlaceVecEnv
+    from gpuplace.sb3 import SB3VecEnv
 
-    venv = GpuPlaceVecEnv(scenario, num_envs=n)
+    venv = SB3VecEnv(scenario, num_envs=n)
     venv.seed(0)
     venv.reset()
     rng = np.random.default_rng(0)

@@ -23,9 +23,8 @@ from sb3_contrib import MaskablePPO
 
 import gpuplace
 from gpuplace.evaluation import evaluate_agent, maskable_policy
-from gpuplace.sb3 import (PerGpuPolicy, make_callback, per_gpu_ppo_kwargs, pretrain, save_cpp_checkpoint,
+from gpuplace.sb3 import (PerGpuPolicy, SB3VecEnv, make_callback, per_gpu_ppo_kwargs, pretrain, save_cpp_checkpoint,
                           teacher_scenario, wrap_vec_env)
-from gpuplace.vec_env import GpuPlaceVecEnv
 
 
 def main() -> None:
@@ -46,7 +45,7 @@ def main() -> None:
     os.makedirs(args.out, exist_ok=True)
     # a teacher "X+Q" acts under queue policy Q, an env setting: the env (and the evaluation) run under it
     scenario = teacher_scenario(args.scenario, args.teacher)
-    venv = wrap_vec_env(GpuPlaceVecEnv(scenario, num_envs=16))  # rewards scaled like the C++ trainer's
+    venv = wrap_vec_env(SB3VecEnv(scenario, num_envs=16))  # rewards scaled like the C++ trainer's
     model = MaskablePPO(PerGpuPolicy, venv, **per_gpu_ppo_kwargs(), seed=args.seed, device="cpu")
 
     t0 = time.perf_counter()

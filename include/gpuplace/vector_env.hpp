@@ -1,9 +1,10 @@
 #pragma once
 /// \file vector_env.hpp
 /// N environments stepped in one call, with contiguous (struct of arrays) observation, mask,
-/// reward, terminated, truncated and done buffers, autoreset, optional worker threads, and a
-/// built-in sampler of uniformly random valid actions (one random stream per env). Results do not
-/// depend on the number of threads. Nothing is allocated per step after reset().
+/// reward, terminated, truncated and done buffers, autoreset (in the step that ends an episode, or
+/// in the next one), optional worker threads, and a built-in sampler of uniformly random valid
+/// actions (one random stream per env). Results do not depend on the number of threads. Nothing
+/// is allocated per step after reset().
 
 #include <algorithm>
 #include <cstdint>
@@ -18,6 +19,7 @@
 #include <unistd.h>
 #endif
 
+#include "detail/enum_names.hpp"
 #include "detail/rng.hpp"
 #include "detail/thread_pool.hpp"
 #include "env.hpp"
@@ -142,6 +144,31 @@ namespace detail {
     return detail::mix_seed(detail::mix_seed(seed, 0x73616d706c6572ULL), index + 1);  // "sampler"
 }
 
+/// When an env whose episode ended starts its next episode (Gymnasium's autoreset modes).
+enum class autoreset_mode : std::uint8_t {
+    /// In the step that ends it: the step returns the next episode's first observation and mask;
+    /// final_observations() holds the last observation of the one that ended.
+    same_step,
+    /// In the next step: the step that ends an episode returns its last observation; the next
+    /// step ignores that env's action and returns the first observation of its next episode, with
+    /// reward 0 and neither flag set.
+    next_step,
+};
+
+template <>
+struct detail::enum_names<autoreset_mode> {
+    static constexpr std::array<std::pair<autoreset_mode, std::string_view>, 2> values{
+        {{autoreset_mode::same_step, "same_step"}, {autoreset_mode::next_step, "next_step"}}};
+};
+[[nodiscard]] inline std::string_view to_string(autoreset_mode m) noexcept { return detail::enum_name(m); }
+
+/// The autoreset mode of a name ("same_step", "next_step"); ConfigError naming `what` otherwise.
+[[nodiscard]] inline autoreset_mode parse_autoreset_mode(std::string_view name, std::string_view what = "vector env: autoreset") {
+    if (const auto m = detail::enum_from_name<autoreset_mode>(name)) return *m;
+    throw ConfigError(std::string(what) + ": unknown autoreset mode \"" + std::string(name) + "\" (allowed: " +
+                      detail::enum_name_list<autoreset_mode>() + ")");
+}
+
 /// What a finished episode leaves behind at autoreset.
 struct final_info {
     metrics m;
@@ -156,12 +183,15 @@ public:
     using env_type = Env;
 
     /// `num_envs` copies of Env built from the scenario, stepped by `num_threads` threads.
-    basic_vector_env(const scenario& s, std::size_t num_envs, std::size_t num_threads = 1)
-        : basic_vector_env(make_envs(s, num_envs), num_threads) {}
+    basic_vector_env(const scenario& s, std::size_t num_envs, std::size_t num_threads = 1,
+                     autoreset_mode mode = autoreset_mode::same_step)
+        : basic_vector_env(make_envs(s, num_envs), num_threads, mode) {}
 
     /// Takes ownership of envs (all with the same observation size and number of GPUs).
-    explicit basic_vector_env(std::vector<Env> envs, std::size_t num_threads = 1)
-        : envs_(std::move(envs)), pool_(std::make_unique<detail::block_pool>(clamp_threads(num_threads, envs_.size()))) {
+    explicit basic_vector_env(std::vector<Env> envs, std::size_t num_threads = 1,
+                              autoreset_mode mode = autoreset_mode::same_step)
+        : envs_(std::move(envs)), pool_(std::make_unique<detail::block_pool>(clamp_threads(num_threads, envs_.size()))),
+          mode_(mode) {
         if (envs_.empty()) throw ConfigError("vector env: num_envs must be >= 1");
         resets_ = std::make_unique<detail::shared_queue>(envs_.size(), pool_->size());
         obs_size_ = envs_[0].observation_size();
@@ -198,6 +228,12 @@ public:
     [[nodiscard]] std::size_t num_threads() const noexcept { return pool_->size(); }
     [[nodiscard]] std::size_t observation_size() const noexcept { return obs_size_; }
     [[nodiscard]] std::size_t num_actions() const noexcept { return A_; }
+    [[nodiscard]] autoreset_mode autoreset() const noexcept { return mode_; }
+    /// Sets the autoreset mode; the vector env must then be reset() before it steps again.
+    void set_autoreset(autoreset_mode mode) noexcept {
+        mode_ = mode;
+        started_ = false;
+    }
     [[nodiscard]] Env& env(std::size_t i) { return envs_.at(i); }
     [[nodiscard]] const Env& env(std::size_t i) const { return envs_.at(i); }
 
@@ -221,7 +257,9 @@ public:
 
     /// Steps env i with actions[i]. All actions are checked first: an invalid one throws
     /// InvalidAction naming the env and leaves every env as it was. An env whose episode ends
-    /// stores its final observation and info, then resets with its next episode seed.
+    /// stores its final observation and info (final_observations(), final()), then resets with
+    /// its next episode seed: in this step (autoreset_mode::same_step), or in the next, which
+    /// ignores its action (next_step; restarting(i) tells which envs do).
     /// If `obs_out` is not empty (num_envs x observation_size floats), env i's observation after
     /// the step (after its autoreset) is also copied to row i of it, right after env i steps,
     /// while the row is still in cache. Returns the number of episodes that ended.
@@ -232,6 +270,7 @@ public:
                                 std::to_string(envs_.size()) + " envs");
         for (std::size_t i = 0; i < envs_.size(); ++i) {
             const auto a = actions[i];
+            if (restarting(i)) continue;  // its action is ignored
             if (a < 0 || a >= static_cast<std::int64_t>(A_) || !mask_[i * A_ + static_cast<std::size_t>(a)])
                 throw InvalidAction("vector env: env " + std::to_string(i) + ": invalid action " + std::to_string(a) + ": " +
                                     envs_[i].why_invalid(a));
@@ -240,7 +279,8 @@ public:
     }
 
     /// Draws, for every env, a uniformly random valid action (among the entries its mask allows,
-    /// DEFER included when valid) from env i's own random stream, into out (num_envs values).
+    /// DEFER included when valid) from env i's own random stream, into out (num_envs values); -1,
+    /// without a draw, for an env that restarts in the next step (restarting(i)).
     /// Deterministic: the same reset seed and sequence of calls give the same actions, whatever
     /// the number of threads.
     void sample_valid_actions(std::span<std::int64_t> out) {
@@ -248,13 +288,19 @@ public:
         if (out.size() != envs_.size())
             throw Error("vector env: sample_valid_actions(): out has " + std::to_string(out.size()) + " entries for " +
                         std::to_string(envs_.size()) + " envs");
-        for (std::size_t i = 0; i < envs_.size(); ++i) out[i] = detail::sample_valid(mask_.data() + i * A_, A_, sampler_[i]);
+        for (std::size_t i = 0; i < envs_.size(); ++i)
+            out[i] = restarting(i) ? -1 : detail::sample_valid(mask_.data() + i * A_, A_, sampler_[i]);
     }
+
+    /// Whether env i's episode ended in the last step and the next step starts its next one
+    /// (autoreset_mode::next_step only).
+    [[nodiscard]] bool restarting(std::size_t i) const noexcept { return mode_ == autoreset_mode::next_step && done_[i]; }
 
     /// Steps every env with a uniformly random valid action drawn as sample_valid_actions() does
     /// (the same streams: step_random() equals sample_valid_actions(a) then step(a)), sampled and
     /// stepped env by env in the worker threads. The actions taken go to actions_out when it is
-    /// not empty; obs_out as in step(). Returns the number of episodes that ended.
+    /// not empty (-1 for an env that restarts); obs_out as in step(). Returns the number of
+    /// episodes that ended.
     std::size_t step_random(std::span<std::int64_t> actions_out = {}, std::span<float> obs_out = {}) {
         check_stepping(obs_out);
         if (!actions_out.empty() && actions_out.size() != envs_.size())
@@ -367,8 +413,17 @@ private:
     /// Steps envs [b, e); with no actions given, env i's action is drawn from its mask first.
     std::size_t step_range(std::size_t b, std::size_t e) {
         std::size_t ended = 0;
+        const bool next_step = mode_ == autoreset_mode::next_step;
         for (std::size_t i = b; i < e; ++i) {
             auto& en = envs_[i];
+            if (next_step && done_[i]) {  // its episode ended in the last step: it starts the next one
+                if (!actions_ && actions_out_) actions_out_[i] = -1;
+                reward_[i] = 0;
+                elapsed_[i] = 0;
+                terminated_[i] = truncated_[i] = done_[i] = 0;
+                resets_->push(static_cast<std::uint32_t>(i));  // reset_one(i), by whichever worker is free
+                continue;
+            }
             std::int64_t a;
             if (actions_) {
                 a = actions_[i];
@@ -387,7 +442,9 @@ private:
                 ++ended;
                 std::copy(obs_.begin() + i * obs_size_, obs_.begin() + (i + 1) * obs_size_, final_obs_.begin() + i * obs_size_);
                 final_[i] = {en.episode_metrics(), en.episode_return(), en.steps(), en.seed()};
-                resets_->push(static_cast<std::uint32_t>(i));  // reset_one(i), by whichever worker is free
+                if (!next_step) resets_->push(static_cast<std::uint32_t>(i));  // reset_one(i), by whichever worker is free
+                else if (obs_out_)
+                    std::copy(obs_.begin() + i * obs_size_, obs_.begin() + (i + 1) * obs_size_, obs_out_ + i * obs_size_);
             } else if (obs_out_) {
                 std::copy(obs_.begin() + i * obs_size_, obs_.begin() + (i + 1) * obs_size_, obs_out_ + i * obs_size_);
             }
@@ -434,6 +491,7 @@ private:
     const std::int64_t* actions_ = nullptr;
     std::int64_t* actions_out_ = nullptr;
     float* obs_out_ = nullptr;
+    autoreset_mode mode_ = autoreset_mode::same_step;
     bool started_ = false;
 };
 

@@ -9,8 +9,8 @@ namespace py = pybind11;
 
 void register_exceptions(py::module_& m);  // conversions.cpp: gpuplace.Error and its subclasses
 void bind_scenarios(py::module_& m);     // scenario.cpp: scenarios, presets, the data folder, seeds
-void bind_envs(py::module_& m);          // env.cpp: Env, TreeRouteEnv
-void bind_vector_envs(py::module_& m);   // vector_env.cpp: VectorEnv, TreeRouteVectorEnv
+void bind_envs(py::module_& m);          // env.cpp: Env
+void bind_vector_envs(py::module_& m);   // vector_env.cpp: VectorEnv
 void bind_evaluation(py::module_& m);    // evaluation.cpp: Heuristic, run_episode, evaluate, EvalReport, comm_cost
 void bind_teacher(py::module_& m);       // teacher.cpp: Teacher (behaviour cloning from Python)
 void bind_ppo(py::module_& m);           // ppo.cpp: PPO, Network, checkpoints (GPUPLACE_PY_HAVE_RL builds)

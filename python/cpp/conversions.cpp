@@ -146,15 +146,16 @@ json py_to_json(py::handle o, const std::string& path) {
 }
 
 gp::scenario to_scenario(py::handle o) {
-    if (py::isinstance<py::str>(o)) {
-        const auto text = o.cast<std::string>();
-        const auto first = text.find_first_not_of(" \t\r\n");
-        if (first != std::string::npos && text[first] == '{') return gp::parse_scenario(text, "scenario JSON");
-        if (text.size() > 5 && text.compare(text.size() - 5, 5, ".json") == 0) return gp::load_scenario(text);
-        return gp::preset_scenario(text);  // unknown names: ConfigError listing the presets
+    if (py::isinstance<gp::scenario>(o)) return o.cast<const gp::scenario&>();
+    if (py::isinstance<py::str>(o)) return gp::read_scenario(o.cast<std::string>());  // the one rule: scenario_source.hpp
+    if (py::hasattr(o, "__fspath__")) {  // a path object names a file, whatever its name
+        const auto path = py::module_::import("os").attr("fspath")(o);
+        if (!py::isinstance<py::str>(path)) throw py::type_error("scenario path must be text, got " + type_name(path));
+        return gp::load_scenario(gp::resolve_data_path(path.cast<std::string>()));
     }
     if (py::isinstance<py::dict>(o)) return gp::scenario_from_json(py_to_json(o, ""));
-    throw py::type_error("scenario must be a JSON string or a dict, got " + type_name(o));
+    throw py::type_error("scenario must be a preset name, a file path, JSON text, a dict or a gpuplace.Scenario, got " +
+                         type_name(o));
 }
 
 std::string comm_model_of(const gp::scenario& s) { return gp::comm_model_name(s); }

@@ -14,6 +14,7 @@
 
 #include <gpuplace/gpuplace.hpp>
 #include <gpuplace/json.hpp>
+#include <gpuplace/scenario_source.hpp>
 
 namespace gpuplace_py {
 
@@ -29,7 +30,8 @@ std::string type_name(py::handle o);
 json py_to_json(py::handle o, const std::string& path);
 /// A dict or JSON text (None: an empty object); `what` names it in errors.
 json to_json_obj(py::handle o, const char* what);
-/// A scenario from JSON text, a dict, a preset name or a .json file.
+/// A scenario from a gpuplace.Scenario (a copy, no parsing), a string (JSON text, a preset name or
+/// a file: read_scenario()'s rule), a path object (a file) or a dict.
 gp::scenario to_scenario(py::handle o);
 /// The scenario's comm model name (ring_allreduce or tree_route); ConfigError otherwise.
 std::string comm_model_of(const gp::scenario& s);

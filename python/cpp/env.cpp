@@ -1,4 +1,4 @@
-// gpuplace._core.Env / TreeRouteEnv: one environment (comm model RingAllReduce / TreeRouteCost).
+// gpuplace._core.Env: one environment (any scenario; its comm model is a run-time value).
 // The observation and the mask are read-only numpy views on the C++ buffers (no copy; each view keeps
 // its owner alive); reset and step release the GIL.
 
@@ -20,7 +20,8 @@ void bind_env(py::module_& m, const char* name, const char* doc) {
         .def(py::init([](py::object s) { return std::make_unique<P>(to_scenario(s)); }), py::arg("scenario"),
              "Builds the environment from a scenario (JSON text or dict). Raises ConfigError on any bad value, "
              "naming its JSON path.")
-        .def_property_readonly_static("comm_model", [](py::object) { return std::string(E::comm_type::name); })
+        .def_property_readonly("comm_model", [](const P& p) { return std::string(p.env.comm().name()); },
+                               "The scenario's comm model: ring_allreduce or tree_route.")
         .def(
             "reset",
             [](P& self, py::object seed) {
@@ -118,7 +119,7 @@ void bind_env(py::module_& m, const char* name, const char* doc) {
              "Why an action is invalid now, or '' when it is valid.")
         .def("__repr__", [name](const P& p) {
             return std::string("<gpuplace.") + name + " " + p.env.config().name + ": " + std::to_string(p.env.num_gpus()) +
-                   " GPUs, comm " + std::string(E::comm_type::name) + ">";
+                   " GPUs, comm " + std::string(p.env.comm().name()) + ">";
         });
 }
 
@@ -126,9 +127,7 @@ void bind_env(py::module_& m, const char* name, const char* doc) {
 }  // namespace
 
 void bind_envs(py::module_& m) {
-    bind_env<gp::env>(m, "Env", "The environment with the ring all-reduce communication model (comm.model = ring_allreduce).");
-    bind_env<gp::tree_route_env>(m, "TreeRouteEnv",
-                                 "The environment with Proximity-DRL's route cost (comm.model = tree_route).");
+    bind_env<gp::env>(m, "Env", "The environment (every scenario: the comm model is the scenario's comm.model).");
 }
 
 }  // namespace gpuplace_py

@@ -17,29 +17,20 @@ namespace gpuplace_py {
 
 namespace {
 
-/// A heuristic policy by name, usable on either env type.
+/// A heuristic policy by name.
 struct PyHeuristic {
     std::string name;
-    gp::any_policy<gp::env> p1;
-    gp::any_policy<gp::tree_route_env> p2;
-    std::function<std::int64_t(const gp::env&)> f1;
-    std::function<std::int64_t(const gp::tree_route_env&)> f2;
-    explicit PyHeuristic(const std::string& n) : name(n), p1(gp::heuristic<gp::env>(n)), p2(gp::heuristic<gp::tree_route_env>(n)) {
-        reset(0);
-    }
-    void reset(std::uint64_t seed) {
-        f1 = p1.make(seed);
-        f2 = p2.make(seed);
-    }
+    gp::any_policy<gp::env> p;
+    std::function<std::int64_t(const gp::env&)> f;
+    explicit PyHeuristic(const std::string& n) : name(n), p(gp::heuristic<gp::env>(n)) { reset(0); }
+    void reset(std::uint64_t seed) { f = p.make(seed); }
 };
 
-template <class E>
-std::int64_t heuristic_act(PyHeuristic& h, const PyEnv<E>& p) {
+std::int64_t heuristic_act(PyHeuristic& h, const PyEnv<gp::env>& p) {
     const auto& e = idle(p);
     if (e.done()) throw gp::StateError("Heuristic.act: the episode is over; reset the env");
     if (!e.has_current()) throw gp::StateError("Heuristic.act: no job is being placed; call reset() first");
-    if constexpr (std::is_same_v<E, gp::env>) return h.f1(e);
-    else return h.f2(e);
+    return h.f(e);
 }
 
 std::string names_text(const std::vector<std::string>& names) {
@@ -207,8 +198,6 @@ py::dict run_episode(py::object scenario, py::object policy, py::object seed, py
         (void)gp::heuristic<gp::env>(pol);  // unknown names fail here, before any work
     }
     const auto* rp = has_replay ? &replay : nullptr;
-    if (comm_model_of(sc) == gp::TreeRouteCost::name)
-        return run_episode_impl<gp::tree_route_env>(sc, pol, rp, s, mode, limit);
     return run_episode_impl<gp::env>(sc, pol, rp, s, mode, limit);
 }
 
@@ -237,7 +226,6 @@ gp::eval_report evaluate(py::object scenario, py::object policies, py::object se
     else if (py::isinstance<py::str>(policies)) names = {policies.cast<std::string>()};
     else names = policies.cast<std::vector<std::string>>();
     const auto sd = to_seeds(seeds);
-    if (comm_model_of(sc) == gp::TreeRouteCost::name) return evaluate_impl<gp::tree_route_env>(sc, names, sd, threads);
     return evaluate_impl<gp::env>(sc, names, sd, threads);
 }
 
@@ -259,11 +247,9 @@ py::dict comm_cost(py::object gpus, py::object topology, py::object comm, py::ob
     const auto zoo = gp::ModelZoo::builtin();
     const auto g = to_gpus(gpus, topo.num_gpus());
     const auto mid = to_model(model, zoo);
-    std::string cm = "ring_allreduce";
-    if (cj.contains("model") && cj["model"].is_string()) cm = cj["model"].get<std::string>();
-    if (cm == gp::TreeRouteCost::name) return comm_dict(gp::comm_from_json<gp::TreeRouteCost>(cj, "/comm").evaluate(topo, zoo, mid, g));
-    if (cm == gp::RingAllReduce::name) return comm_dict(gp::comm_from_json<gp::RingAllReduce>(cj, "/comm").evaluate(topo, zoo, mid, g));
-    throw gp::ConfigError("config /comm/model: unknown model \"" + cm + "\" (allowed: ring_allreduce, tree_route)");
+    const auto c = gp::comm_model::from_config(gp::comm_config_from_json(cj, "/comm"), "/comm");
+    c.check(topo);
+    return comm_dict(c.evaluate(topo, zoo, mid, g));
 }
 
 
@@ -278,8 +264,7 @@ void bind_evaluation(py::module_& m) {
         .def_readonly("name", &PyHeuristic::name)
         .def("reset", [](PyHeuristic& h, py::object seed) { h.reset(to_seed(seed)); }, py::arg("seed") = 0,
              "Starts an episode (seeds the random policy).")
-        .def("act", &heuristic_act<gp::env>, py::arg("env"), "The policy's action in env's current state.")
-        .def("act", &heuristic_act<gp::tree_route_env>, py::arg("env"));
+        .def("act", &heuristic_act, py::arg("env"), "The policy's action in env's current state.");
 
     m.def("run_episode", &run_episode, py::arg("scenario"), py::arg("policy") = py::none(), py::arg("seed") = 0,
           py::arg("actions") = py::none(), py::arg("record") = py::none(),

@@ -1,7 +1,7 @@
 // gpuplace._core: pybind11 bindings of the header-only gpuplace library.
 //
-// - Env / TreeRouteEnv: one environment (comm model RingAllReduce / TreeRouteCost).
-// - VectorEnv / TreeRouteVectorEnv: N environments stepped in one call with autoreset.
+// - Env: one environment (any scenario; the comm model is a run-time value).
+// - VectorEnv: N environments stepped in one call with autoreset.
 // - Heuristic, evaluate(), EvalReport, run_episode() (the C++ reference run), comm_cost(), Teacher.
 // - PPO, Network, train_run() (the C++ PPO), when built with Eigen (GPUPLACE_PY_HAVE_RL).
 //

@@ -1,7 +1,7 @@
 #pragma once
 // The C++ objects behind gpuplace._core's Env and VectorEnv (and the guard that keeps one object
 // from being stepped by two threads at once), and the state queries both classes answer
-// (queries.cpp, instantiated there for the two env types: gp::env and gp::tree_route_env).
+// (queries.cpp, instantiated there for gp::env).
 
 #include <atomic>
 #include <cstdint>
@@ -28,7 +28,7 @@ inline void check_idle(const std::atomic<bool>& f, const char* what) {
     if (f.load()) throw gp::StateError(std::string(what) + " is being stepped by another thread");
 }
 
-/// gpuplace._core.Env / TreeRouteEnv.
+/// gpuplace._core.Env.
 template <class E>
 struct PyEnv {
     E env;
@@ -43,7 +43,7 @@ const E& idle(const PyEnv<E>& p) {
     return p.env;
 }
 
-/// gpuplace._core.VectorEnv / TreeRouteVectorEnv.
+/// gpuplace._core.VectorEnv.
 template <class E>
 struct PyVec {
     gp::basic_vector_env<E> vec;

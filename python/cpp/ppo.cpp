@@ -4,7 +4,6 @@
 
 #include <memory>
 #include <string>
-#include <variant>
 
 #include <gpuplace/rl/rl.hpp>
 
@@ -42,17 +41,17 @@ py::dict stats_dict(const rl::ppo_stats& st) {
     return d;
 }
 
-/// The PPO trainer on either env type.
+/// The PPO trainer.
 struct PyPPO {
-    std::variant<std::unique_ptr<rl::basic_ppo<gp::env>>, std::unique_ptr<rl::basic_ppo<gp::tree_route_env>>> t;
+    std::unique_ptr<rl::basic_ppo<gp::env>> t;
     std::atomic<bool> busy{false};
     template <class F>
     decltype(auto) visit(F&& f) {
-        return std::visit([&](auto& p) -> decltype(auto) { return f(*p); }, t);
+        return f(*t);
     }
 };
 
-/// A trained network (from a checkpoint), acting greedily on either env type.
+/// A trained network (from a checkpoint), acting greedily.
 struct PyNetwork {
     std::shared_ptr<const rl::basic_actor_critic<float>> net;
     json scenario, ppo;
@@ -78,10 +77,7 @@ void bind_ppo(py::module_& m) {
                  const auto cfg = rl::ppo_config::from_json(to_json_obj(config, "ppo config"), "/ppo");
                  auto p = std::make_unique<PyPPO>();
                  py::gil_scoped_release nogil;
-                 if (comm_model_of(sc) == gp::TreeRouteCost::name)
-                     p->t = std::make_unique<rl::basic_ppo<gp::tree_route_env>>(sc, cfg);
-                 else
-                     p->t = std::make_unique<rl::basic_ppo<gp::env>>(sc, cfg);
+                 p->t = std::make_unique<rl::basic_ppo<gp::env>>(sc, cfg);
                  return p;
              }),
              py::arg("scenario"), py::arg("config") = py::none(),
@@ -110,8 +106,7 @@ void bind_ppo(py::module_& m) {
         .def_property_readonly("ppo_config", [](const PyNetwork& n) { return to_py(n.ppo); })
         .def_property_readonly("queue", [](const PyNetwork& n) { return n.queue; },
                                "The queue policy the network acts under (\"\" = the scenario's).")
-        .def("act", &network_act<gp::env>, py::arg("env"))
-        .def("act", &network_act<gp::tree_route_env>, py::arg("env"));
+        .def("act", &network_act<gp::env>, py::arg("env"));
 
     m.def("keep_freed_memory", &rl::keep_freed_memory, py::arg("keep_bytes") = std::size_t{512} << 20,
           "Makes the C library keep freed memory for reuse (process-wide; glibc only, else returns False). Training "
@@ -140,12 +135,9 @@ void bind_ppo(py::module_& m) {
               const auto sc = to_scenario(scenario);
               const auto sd = to_seeds(seeds);
               py::gil_scoped_release nogil;
-              return gp::visit_env(sc, [&](auto type) {
-                  using E = typename decltype(type)::type;
-                  auto p = rl::as_policy<E>(name, n.net);
-                  p.queue = n.queue;  // under its own queue policy, as in training
-                  return gp::evaluate<E>(sc, {std::move(p)}, sd, threads);
-              });
+              auto p = rl::as_policy<gp::env>(name, n.net);
+              p.queue = n.queue;  // under its own queue policy, as in training
+              return gp::evaluate<gp::env>(sc, {std::move(p)}, sd, threads);
           }, py::arg("scenario"), py::arg("network"), py::arg("seeds") = 20, py::arg("name") = "ppo", py::arg("threads") = 1,
           "Runs a loaded network through the C++ harness; returns an EvalReport.");
 

@@ -172,7 +172,6 @@ py::dict comm_cost_of(const E& e, py::handle gpus, py::handle model) {
     template py::dict comm_cost_of<E>(const E&, py::handle, py::handle);
 
 GPUPLACE_PY_INSTANTIATE_QUERIES(gp::env)
-GPUPLACE_PY_INSTANTIATE_QUERIES(gp::tree_route_env)
 #undef GPUPLACE_PY_INSTANTIATE_QUERIES
 
 }  // namespace gpuplace_py

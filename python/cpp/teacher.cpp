@@ -26,26 +26,19 @@ namespace {
 struct PyTeacher {
     std::string name, queue;
     std::size_t num_envs = 0;
-    std::vector<std::function<std::int64_t(const gp::env&)>> f1;
-    std::vector<std::function<std::int64_t(const gp::tree_route_env&)>> f2;
+    std::vector<std::function<std::int64_t(const gp::env&)>> f;
     std::atomic<bool> busy{false};
 
     PyTeacher(const std::string& n, std::size_t envs, std::uint64_t seed) : name(n), num_envs(envs) {
         if (envs < 1) throw gp::ConfigError("Teacher: num_envs must be >= 1, got 0");
-        const auto p1 = gp::heuristic<gp::env>(n);  // ConfigError naming the known policies
-        const auto p2 = gp::heuristic<gp::tree_route_env>(n);
-        queue = p1.queue;
-        for (std::size_t i = 0; i < envs; ++i) {
-            const auto s = gp::mix_seed(seed, 0x7465ULL + i);  // as rl::basic_ppo seeds its teachers
-            f1.push_back(p1.make(s));
-            f2.push_back(p2.make(s));
-        }
+        const auto p = gp::heuristic<gp::env>(n);  // ConfigError naming the known policies
+        queue = p.queue;
+        for (std::size_t i = 0; i < envs; ++i) f.push_back(p.make(gp::mix_seed(seed, 0x7465ULL + i)));  // as rl::basic_ppo seeds its teachers
     }
 
     template <class E>
     const std::function<std::int64_t(const E&)>& at(std::size_t i) const {
-        if constexpr (std::is_same_v<E, gp::env>) return f1[i];
-        else return f2[i];
+        return f[i];
     }
 
     /// Throws unless `vec` has num_envs envs and runs under the teacher's queue policy.
@@ -148,13 +141,10 @@ void bind_teacher(py::module_& m) {
         .def_readonly("name", &PyTeacher::name)
         .def_readonly("queue", &PyTeacher::queue, "The queue policy the teacher runs under (\"\" = the env's own).")
         .def_readonly("num_envs", &PyTeacher::num_envs)
-        .def("act", &teacher_act<gp::env>, py::arg("vector_env"), py::arg("out") = py::none())
-        .def("act", &teacher_act<gp::tree_route_env>, py::arg("vector_env"), py::arg("out") = py::none(),
+        .def("act", &teacher_act<gp::env>, py::arg("vector_env"), py::arg("out") = py::none(),
              "The teacher's action in every env's current state (int64, shape (num_envs,)), into out when given. "
              "Releases the GIL.")
         .def("rollout", &teacher_rollout<gp::env>, py::arg("vector_env"), py::arg("obs_out"), py::arg("masks_out"),
-             py::arg("actions_out"), py::arg("rewards_out") = py::none(), py::arg("dones_out") = py::none())
-        .def("rollout", &teacher_rollout<gp::tree_route_env>, py::arg("vector_env"), py::arg("obs_out"), py::arg("masks_out"),
              py::arg("actions_out"), py::arg("rewards_out") = py::none(), py::arg("dones_out") = py::none(),
              "Steps the vector env obs_out.shape[0] times with the teacher's actions. Row t of obs_out (float32, "
              "(steps, num_envs, observation_size)), masks_out (uint8, (steps, num_envs, num_actions)) and "

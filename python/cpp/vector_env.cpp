@@ -1,4 +1,5 @@
-// gpuplace._core.VectorEnv / TreeRouteVectorEnv: N environments stepped in one call with autoreset.
+// gpuplace._core.VectorEnv: N environments stepped in one call with autoreset
+// (in the step that ends an episode, or in the next: Gymnasium's SAME_STEP and NEXT_STEP).
 // Batched observations, masks, rewards and flags are read-only numpy views on the C++ buffers;
 // reset and step release the GIL, and a VectorEnv being stepped refuses other threads (StateError).
 
@@ -65,9 +66,10 @@ template <class E>
 void bind_vector_env(py::module_& m, const char* name, const char* doc) {
     using P = PyVec<E>;
     py::class_<P>(m, name, doc)
-        .def(py::init([](py::object s, py::object n_arg, py::object t_arg) {
+        .def(py::init([](py::object s, py::object n_arg, py::object t_arg, const std::string& autoreset) {
                  const auto n = to_count(n_arg, "vector env: num_envs", 1, std::numeric_limits<std::int64_t>::max());
                  const auto t = to_count(t_arg, "vector env: num_threads", 1, n);
+                 const auto mode = gp::parse_autoreset_mode(autoreset);
                  auto sc = to_scenario(s);
                  py::gil_scoped_release nogil;
                  E first(sc);
@@ -76,11 +78,17 @@ void bind_vector_env(py::module_& m, const char* name, const char* doc) {
                  envs.reserve(n);
                  envs.push_back(std::move(first));
                  for (std::size_t i = 1; i < n; ++i) envs.push_back(envs.front());
-                 return std::make_unique<P>(std::move(envs), t);
+                 auto p = std::make_unique<P>(std::move(envs), t);
+                 p->vec.set_autoreset(mode);
+                 return p;
              }),
-             py::arg("scenario"), py::arg("num_envs"), py::arg("num_threads") = 1,
-             "N copies of the environment. Results do not depend on num_threads.")
-        .def_property_readonly_static("comm_model", [](py::object) { return std::string(E::comm_type::name); })
+             py::arg("scenario"), py::arg("num_envs"), py::arg("num_threads") = 1, py::arg("autoreset") = "same_step",
+             "N copies of the environment. Results do not depend on num_threads. autoreset: \"same_step\" (an ended "
+             "episode's env restarts in the step that ends it; its last observation is in final_observations) or "
+             "\"next_step\" (the step that ends it returns its last observation; the next step ignores that env's "
+             "action and restarts it, with reward 0 and no flags).")
+        .def_property_readonly("comm_model", [](const P& p) { return std::string(p.vec.env(0).comm().name()); },
+                               "The scenario's comm model: ring_allreduce or tree_route.")
         .def(
             "reset",
             [](P& self, py::object seed) {
@@ -114,7 +122,8 @@ void bind_vector_env(py::module_& m, const char* name, const char* doc) {
             py::arg("actions"), py::arg("obs_out") = py::none(),
             "Steps env i with actions[i] (int64 array of shape (num_envs,)). All actions are checked first: an "
             "invalid one raises InvalidAction naming the env and the action, and no env moves. Ended episodes are "
-            "reset at once (their last observation is in final_observations). obs_out: optional writable float32 "
+            "reset at once (their last observation is in final_observations), or with autoreset next_step in the next "
+            "step, which ignores their actions. obs_out: optional writable float32 "
             "array of shape (num_envs, observation_size) that receives the observations after the step (a copy "
             "made env by env while each row is in cache). Returns the number of episodes that ended. Releases the GIL.")
         .def(
@@ -139,7 +148,8 @@ void bind_vector_env(py::module_& m, const char* name, const char* doc) {
             },
             py::arg("out") = py::none(),
             "For every env, a uniformly random valid action (DEFER included when valid) from env i's own random "
-            "stream (seeded by reset(seed) with sampler_seed(seed, i)): deterministic, independent of num_threads. "
+            "stream (seeded by reset(seed) with sampler_seed(seed, i)): deterministic, independent of num_threads; "
+            "-1 for an env that restarts in the next step (autoreset next_step). "
             "Written into out (int64, shape (num_envs,)) when given, else into a new array; returns it. Releases the GIL.")
         .def(
             "step_random",
@@ -163,6 +173,8 @@ void bind_vector_env(py::module_& m, const char* name, const char* doc) {
         .def_property_readonly("num_threads", [](const P& p) { return p.vec.num_threads(); })
         .def_property_readonly("observation_size", [](const P& p) { return p.vec.observation_size(); })
         .def_property_readonly("num_actions", [](const P& p) { return p.vec.num_actions(); })
+        .def_property_readonly("autoreset", [](const P& p) { return std::string(gp::to_string(p.vec.autoreset())); },
+                               "\"same_step\" or \"next_step\".")
         .def_property_readonly("num_gpus", [](const P& p) { return p.vec.env(0).num_gpus(); })
         .def_property_readonly("observation_layout", [](const P& p) { return layout_list(p.vec.env(0).observation_layout()); })
         .def_property_readonly(
@@ -250,8 +262,7 @@ void bind_vector_env(py::module_& m, const char* name, const char* doc) {
 }  // namespace
 
 void bind_vector_envs(py::module_& m) {
-    bind_vector_env<gp::env>(m, "VectorEnv", "N Env copies stepped in one call (comm.model = ring_allreduce).");
-    bind_vector_env<gp::tree_route_env>(m, "TreeRouteVectorEnv", "N TreeRouteEnv copies stepped in one call.");
+    bind_vector_env<gp::env>(m, "VectorEnv", "N Env copies stepped in one call.");
 }
 
 }  // namespace gpuplace_py

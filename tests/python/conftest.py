@@ -44,7 +44,7 @@ def small_ring():
 
 
 def random_episode(env, seed, rng_seed=0):
-    """Runs a GpuPlaceEnv with uniformly random valid actions; returns the trajectory."""
+    """Runs a GymnasiumEnv with uniformly random valid actions; returns the trajectory."""
     rng = np.random.default_rng(rng_seed)
     obs, _ = env.reset(seed=seed)
     traj = {"obs": [obs], "masks": [env.action_masks()], "actions": [], "rewards": []}

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import gpuplace
-from gpuplace.vec_env import GpuPlaceVecEnv
-from gpuplace.vector import GpuPlaceVectorEnv
+from gpuplace.sb3 import SB3VecEnv
+from gpuplace.gymnasium import GymnasiumVectorEnv
 
 MODES = ("placement", "job")
 SMALL = {"name": "small", "workload": {"kind": "synthetic", "num_jobs": 30, "load": 1.0}, "env": {"allow_defer": True}}
@@ -17,7 +17,7 @@ SMALL = {"name": "small", "workload": {"kind": "synthetic", "num_jobs": 30, "loa
 
 @pytest.mark.parametrize("mode", MODES)
 def test_spaces_and_layout(mode):
-    env = gpuplace.GpuPlaceEnv(SMALL, action_mode=mode, overrides={"env": {"slots": 5}})
+    env = gpuplace.GymnasiumEnv(SMALL, action_mode=mode, overrides={"env": {"slots": 5}})
     assert env.scenario["env"]["action_mode"] == mode
     assert env.action_space.n == 6
     names = [s["name"] for s in env.observation_layout]
@@ -46,7 +46,7 @@ def test_checkers_pass_without_warnings(mode):
 
 @pytest.mark.parametrize("mode", MODES)
 def test_random_play_masks_and_reward_identity(mode):
-    env = gpuplace.GpuPlaceEnv(SMALL, action_mode=mode)
+    env = gpuplace.GymnasiumEnv(SMALL, action_mode=mode)
     rng = np.random.default_rng(3)
     for seed in (1, 2):
         env.reset(seed=seed)
@@ -65,7 +65,7 @@ def test_random_play_masks_and_reward_identity(mode):
 
 @pytest.mark.parametrize("mode", MODES)
 def test_invalid_action_raises_and_changes_nothing(mode):
-    env = gpuplace.GpuPlaceEnv(SMALL, action_mode=mode, overrides={"env": {"slots": 4}})
+    env = gpuplace.GymnasiumEnv(SMALL, action_mode=mode, overrides={"env": {"slots": 4}})
     obs, _ = env.reset(seed=4)
     with pytest.raises(gpuplace.InvalidAction, match=r"out of range \[0, 4\]"):
         env.step(9)
@@ -78,21 +78,21 @@ def test_invalid_action_raises_and_changes_nothing(mode):
 
 def test_bad_action_mode_is_a_config_error():
     with pytest.raises(gpuplace.ConfigError, match="/env/action_mode"):
-        gpuplace.GpuPlaceEnv(SMALL, action_mode="jobs")
+        gpuplace.GymnasiumEnv(SMALL, action_mode="jobs")
     with pytest.raises(gpuplace.ConfigError, match="/env/slots"):
-        gpuplace.GpuPlaceEnv(SMALL, action_mode="job", overrides={"env": {"slots": 0}})
+        gpuplace.GymnasiumEnv(SMALL, action_mode="job", overrides={"env": {"slots": 0}})
 
 
 @pytest.mark.parametrize("mode", MODES)
 def test_vector_envs_take_the_mode(mode):
-    v = GpuPlaceVecEnv(SMALL, num_envs=3, action_mode=mode)
+    v = SB3VecEnv(SMALL, num_envs=3, action_mode=mode)
     assert v.action_space.n == 9
     v.reset()
     masks = v.env_method("action_masks")
     assert all(m.any() for m in masks)
     acts = np.array([int(np.flatnonzero(m)[0]) for m in masks])
     v.step(acts)
-    g = GpuPlaceVectorEnv(SMALL, num_envs=2, action_mode=mode)
+    g = GymnasiumVectorEnv(SMALL, num_envs=2, action_mode=mode)
     assert g.single_action_space.n == 9
     g.close()
 
@@ -106,7 +106,7 @@ def test_maskable_ppo_with_the_per_item_policy(mode):
     from gpuplace.sb3 import PerGpuPolicy, pretrain
     from gpuplace.torch_net import ObsSpec
 
-    v = GpuPlaceVecEnv(SMALL, num_envs=2, action_mode=mode)
+    v = SB3VecEnv(SMALL, num_envs=2, action_mode=mode)
     spec = ObsSpec.from_space(v.observation_space)
     assert spec.items == ("candidate" if mode == "placement" else "slot")
     assert spec.num_gpus == 8 and spec.num_actions == 9

@@ -27,9 +27,9 @@ def no_heuristics(monkeypatch):
 def _maskable_model(tmp_path, small):
     from sb3_contrib import MaskablePPO
 
-    from gpuplace.vec_env import GpuPlaceVecEnv
+    from gpuplace.sb3 import SB3VecEnv
 
-    model = MaskablePPO("MlpPolicy", GpuPlaceVecEnv(small, num_envs=2), n_steps=16, batch_size=16, device="cpu")
+    model = MaskablePPO("MlpPolicy", SB3VecEnv(small, num_envs=2), n_steps=16, batch_size=16, device="cpu")
     path = tmp_path / "model.zip"
     model.save(path)
     return path

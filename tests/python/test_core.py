@@ -19,16 +19,19 @@ def test_exception_hierarchy():
     assert issubclass(gpuplace.StateError, RuntimeError)
 
 
-def test_env_class_follows_comm_model(small, small_ring):
-    assert isinstance(gpuplace.make_core_env(small), _core.TreeRouteEnv)
-    assert isinstance(gpuplace.make_core_env(small_ring), _core.Env)
-    assert _core.TreeRouteEnv.comm_model == "tree_route"
-    assert _core.Env.comm_model == "ring_allreduce"
+def test_one_env_class_serves_every_comm_model(small, small_ring):
+    tree, ring = gpuplace.make_core_env(small), gpuplace.make_core_env(small_ring)
+    assert type(tree) is _core.Env and type(ring) is _core.Env
+    assert tree.comm_model == "tree_route" and ring.comm_model == "ring_allreduce"
+    assert _core.Env(json.dumps(small)).comm_model == "tree_route"
+    assert gpuplace.make_core_vector_env(small, 2).comm_model == "tree_route"
     with pytest.raises(gpuplace.ConfigError, match="/comm/model"):
         gpuplace.make_core_env({"comm": {"model": "nope"}})
-    # the C++ env refuses a scenario of the other comm model
-    with pytest.raises(gpuplace.ConfigError, match="tree_route"):
-        _core.Env(json.dumps(small))
+    # the old names: the same classes, with a warning naming the new ones
+    with pytest.warns(DeprecationWarning, match="gpuplace.Env"):
+        assert gpuplace.TreeRouteEnv is _core.Env
+    with pytest.warns(DeprecationWarning, match="gpuplace.VectorEnv"):
+        assert gpuplace.TreeRouteVectorEnv is _core.VectorEnv
 
 
 def test_views_are_zero_copy_read_only_and_keep_the_env_alive(small):
@@ -167,8 +170,8 @@ def test_scenarios_by_name_and_file_in_the_core(tmp_path, small):
     assert _core.Env("default").num_gpus == 64
     p = tmp_path / "s.json"
     p.write_text(_json.dumps(small))
-    assert _core.TreeRouteEnv(str(p)).num_gpus == 16
-    with pytest.raises(gpuplace.ConfigError, match="unknown scenario preset"):
+    assert _core.Env(str(p)).num_gpus == 16
+    with pytest.raises(gpuplace.ConfigError, match=r'scenario "nope": not JSON text .* not a preset \(default, '):
         _core.Env("nope")
 
 

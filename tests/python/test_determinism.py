@@ -10,7 +10,7 @@ from conftest import random_episode
 @pytest.mark.parametrize("which", ["small", "small_ring", "proximity_drl"])
 def test_python_trajectory_equals_cpp_replay(which, small, small_ring):
     sc = {"small": small, "small_ring": small_ring, "proximity_drl": "proximity_drl"}[which]
-    env = gpuplace.GpuPlaceEnv(sc)
+    env = gpuplace.GymnasiumEnv(sc)
     t = random_episode(env, seed=21, rng_seed=5)
     ref = gpuplace.run_episode(gpuplace.load_scenario(sc), actions=t["actions"], seed=21)
     assert ref["steps"] == len(t["actions"]) and ref["terminated"]
@@ -24,7 +24,7 @@ def test_python_trajectory_equals_cpp_replay(which, small, small_ring):
 @pytest.mark.parametrize("policy", gpuplace.heuristic_names())
 def test_heuristic_driven_from_python_equals_cpp_run(policy, small):
     ref = gpuplace.run_episode(small, policy, seed=8)
-    env = gpuplace.GpuPlaceEnv(small)
+    env = gpuplace.GymnasiumEnv(small)
     h = gpuplace.Heuristic(policy)
     h.reset(8)
     env.reset(seed=8)

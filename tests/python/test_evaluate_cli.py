@@ -77,7 +77,7 @@ def test_cli_evaluate(capsys, tmp_path, small):
 
 def test_cli_errors_are_reported_not_raised(capsys):
     assert main(["evaluate", "--scenario", "nope", "-q"]) == 2
-    assert "unknown scenario" in capsys.readouterr().err
+    assert 'scenario "nope": not JSON text' in capsys.readouterr().err
     assert main(["evaluate", "--policies", "nope", "--seeds", "1", "-q"]) == 2
     assert "unknown policy" in capsys.readouterr().err
 

@@ -1,7 +1,8 @@
-"""GpuPlaceEnv: Gymnasium semantics, checkers, config sources, rendering, errors."""
+"""GymnasiumEnv: Gymnasium semantics, checkers, config sources, rendering, errors."""
 
 import json
 import pickle
+import re
 import warnings
 
 import gymnasium as gym
@@ -36,7 +37,7 @@ def test_sb3_check_env_without_warnings(env_id):
 def test_registered_ids_and_spaces():
     env = gym.make("gpuplace/ProximityDRL-v0")
     u = env.unwrapped
-    assert isinstance(u, gpuplace.GpuPlaceEnv)
+    assert isinstance(u, gpuplace.GymnasiumEnv)
     assert u.scenario["name"] == "proximity_drl"
     assert env.action_space.n == 33  # 32 GPUs + DEFER
     assert env.observation_space.dtype == np.float32
@@ -45,7 +46,7 @@ def test_registered_ids_and_spaces():
 
 
 def test_step_types_and_final_metrics(small):
-    env = gpuplace.GpuPlaceEnv(small)
+    env = gpuplace.GymnasiumEnv(small)
     obs, info = env.reset(seed=3)
     assert obs.dtype == np.float32 and obs in env.observation_space
     assert info["jobs_total"] == 20
@@ -67,18 +68,18 @@ def test_step_types_and_final_metrics(small):
 
 
 def test_observations_are_copies_unless_asked(small):
-    env = gpuplace.GpuPlaceEnv(small)
+    env = gpuplace.GymnasiumEnv(small)
     o0, _ = env.reset(seed=0)
     o1, *_ = env.step(env.action_space.sample())
     assert not np.shares_memory(o0, o1)
-    view_env = gpuplace.GpuPlaceEnv(small, copy_obs=False)
+    view_env = gpuplace.GymnasiumEnv(small, copy_obs=False)
     v0, _ = view_env.reset(seed=0)
     assert np.shares_memory(v0, view_env.observation_view)
     assert v0.base is view_env.core
 
 
 def test_reset_seed_semantics(small):
-    env = gpuplace.GpuPlaceEnv(small)
+    env = gpuplace.GymnasiumEnv(small)
     a, _ = env.reset(seed=11)
     b, _ = env.reset()
     c, _ = env.reset(seed=11)
@@ -97,10 +98,10 @@ def test_config_sources(tmp_path, small):
     path = tmp_path / "s.json"
     path.write_text(json.dumps(small))
     for src in (small, json.dumps(small), str(path), path):
-        env = gpuplace.GpuPlaceEnv(src)
+        env = gpuplace.GymnasiumEnv(src)
         assert env.scenario["name"] == "small" and env.num_gpus == 16
-    assert gpuplace.GpuPlaceEnv("proximity_drl").num_gpus == 32
-    env = gpuplace.GpuPlaceEnv(small, overrides={"env": {"max_steps": 5}})
+    assert gpuplace.GymnasiumEnv("proximity_drl").num_gpus == 32
+    env = gpuplace.GymnasiumEnv(small, overrides={"env": {"max_steps": 5}})
     env.reset(seed=0)
     for _ in range(5):
         *_, term, trunc, info = env.step(env.action_space.sample())
@@ -110,23 +111,26 @@ def test_config_sources(tmp_path, small):
 def test_bad_config_names_the_key(tmp_path, small):
     bad = dict(small, workload=dict(small["workload"], num_jobz=3))
     with pytest.raises(gpuplace.ConfigError, match=r"/workload/num_jobz"):
-        gpuplace.GpuPlaceEnv(bad)
+        gpuplace.GymnasiumEnv(bad)
     with pytest.raises(ValueError, match=r"/topology/racks"):
-        gpuplace.GpuPlaceEnv(dict(small, topology={"preset": "custom", "racks": 0}))
+        gpuplace.GymnasiumEnv(dict(small, topology={"preset": "custom", "racks": 0}))
     with pytest.raises(gpuplace.ConfigError, match="unknown key \"bogus\""):
-        gpuplace.GpuPlaceEnv("default", overrides={"bogus": 1})
-    with pytest.raises(gpuplace.ConfigError, match="unknown scenario \"defualt\""):
-        gpuplace.GpuPlaceEnv("defualt")
-    with pytest.raises(gpuplace.ConfigError, match="cannot open scenario file"):
-        gpuplace.GpuPlaceEnv(str(tmp_path / "missing.json"))
+        gpuplace.GymnasiumEnv("default", overrides={"bogus": 1})
+    with pytest.raises(gpuplace.ConfigError, match=r'scenario "defualt": not JSON text .* not a preset \(default, '):
+        gpuplace.GymnasiumEnv("defualt")
+    missing = tmp_path / "missing.json"
+    with pytest.raises(gpuplace.ConfigError, match=re.escape(f'not a file (no file "{missing}")')):
+        gpuplace.GymnasiumEnv(str(missing))
+    with pytest.raises(gpuplace.ConfigError, match=re.escape(f'cannot open scenario file "{missing}"')):
+        gpuplace.GymnasiumEnv(missing)  # a path object names a file, whatever its name
     p = tmp_path / "broken.json"
     p.write_text('{"name": "x",\n "env": {')
-    with pytest.raises(gpuplace.ConfigError, match=r"broken.json:2"):
-        gpuplace.GpuPlaceEnv(str(p))
+    with pytest.raises(gpuplace.ConfigError, match=r"broken.json: invalid JSON at byte 24: .* line 2, column 10"):
+        gpuplace.GymnasiumEnv(str(p))
     with pytest.raises(gpuplace.ConfigError, match="invalid JSON"):
-        gpuplace.GpuPlaceEnv('{"name": ')
+        gpuplace.GymnasiumEnv('{"name": ')
     with pytest.raises(TypeError, match="scenario must be"):
-        gpuplace.GpuPlaceEnv(42)
+        gpuplace.GymnasiumEnv(42)
 
 
 def test_invalid_action_through_gymnasium(small):
@@ -141,7 +145,7 @@ def test_invalid_action_through_gymnasium(small):
 
 
 def test_render_modes(small):
-    env = gpuplace.GpuPlaceEnv(small, render_mode="rgb_array")
+    env = gpuplace.GymnasiumEnv(small, render_mode="rgb_array")
     env.reset(seed=1)
     for _ in range(6):
         env.step(env.action_space.sample())
@@ -149,22 +153,22 @@ def test_render_modes(small):
     assert img.dtype == np.uint8 and img.ndim == 3 and img.shape[2] == 3
     # busy GPUs are coloured, free ones light grey: more than 2 colours once jobs run
     assert len(np.unique(img.reshape(-1, 3), axis=0)) > 2
-    text = gpuplace.GpuPlaceEnv(small, render_mode="ansi")
+    text = gpuplace.GymnasiumEnv(small, render_mode="ansi")
     text.reset(seed=1)
     assert "node" in text.render()
     with pytest.raises(ValueError, match="render_mode"):
-        gpuplace.GpuPlaceEnv(small, render_mode="human")
+        gpuplace.GymnasiumEnv(small, render_mode="human")
 
 
 def test_action_space_pickles_as_plain_discrete(small):
-    env = gpuplace.GpuPlaceEnv(small)
+    env = gpuplace.GymnasiumEnv(small)
     env.reset(seed=0)
     sp = pickle.loads(pickle.dumps(env.action_space))
     assert type(sp) is gym.spaces.Discrete and sp == env.action_space
 
 
 def test_segments(small):
-    env = gpuplace.GpuPlaceEnv(small)
+    env = gpuplace.GymnasiumEnv(small)
     env.reset(seed=0)
     assert env.segment("gpu_busy").shape == (16,)
     with pytest.raises(KeyError, match="gpu_busy"):
@@ -172,5 +176,5 @@ def test_segments(small):
 
 
 def test_random_episode_helper_terminates(small_ring):
-    t = random_episode(gpuplace.GpuPlaceEnv(small_ring), seed=2)
+    t = random_episode(gpuplace.GymnasiumEnv(small_ring), seed=2)
     assert t["info"]["metrics"]["jobs_done"] == 12

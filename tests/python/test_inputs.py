@@ -84,7 +84,7 @@ def test_run_episode_policy_must_be_a_name(small):
 
 def test_an_id_with_scenario_none_is_its_preset():
     env = gym.make("gpuplace/ProximityDRL-v0", scenario=None)
-    ref = gpuplace.GpuPlaceEnv("proximity_drl")
+    ref = gpuplace.GymnasiumEnv("proximity_drl")
     assert env.unwrapped.scenario == ref.scenario and env.unwrapped.num_gpus == ref.num_gpus
     envs = gym.make_vec("gpuplace/ProximityDRL-v0", num_envs=2, vectorization_mode="vector_entry_point", scenario=None)
     assert envs.scenario == ref.scenario
@@ -93,9 +93,9 @@ def test_an_id_with_scenario_none_is_its_preset():
 
 @pytest.mark.parametrize("make", [
     lambda m: gym.make("gpuplace/Default-v0", render_mode=m),
-    lambda m: gpuplace.GpuPlaceEnv("default", render_mode=m),
-    lambda m: gpuplace.GpuPlaceVectorEnv("default", 2, render_mode=m),
-    lambda m: __import__("gpuplace.vec_env", fromlist=["x"]).GpuPlaceVecEnv("default", 2, render_mode=m),
+    lambda m: gpuplace.GymnasiumEnv("default", render_mode=m),
+    lambda m: gpuplace.GymnasiumVectorEnv("default", 2, render_mode=m),
+    lambda m: __import__("gpuplace.sb3", fromlist=["x"]).SB3VecEnv("default", 2, render_mode=m),
 ])
 @pytest.mark.parametrize("mode", ["human", "rgb_array_list", "text"])
 def test_unsupported_render_modes_are_refused_at_construction(make, mode):
@@ -105,7 +105,7 @@ def test_unsupported_render_modes_are_refused_at_construction(make, mode):
 
 
 def test_reset_takes_numpy_integer_seeds_and_refuses_bad_ones(small):
-    env = gpuplace.GpuPlaceEnv(small)
+    env = gpuplace.GymnasiumEnv(small)
     a, _ = env.reset(seed=7)
     for seed in (np.int64(7), np.uint32(7), np.int8(7)):
         b, _ = env.reset(seed=seed)
@@ -133,9 +133,9 @@ def test_reset_takes_numpy_integer_seeds_and_refuses_bad_ones(small):
     (4, 5, r"vector env: num_threads 5 out of range \[1, 4\]"),
 ])
 def test_vector_env_sizes_are_checked_first(num_envs, num_threads, match):
-    from gpuplace.vec_env import GpuPlaceVecEnv
+    from gpuplace.sb3 import SB3VecEnv
 
-    for make in (gpuplace.make_core_vector_env, gpuplace.GpuPlaceVectorEnv, GpuPlaceVecEnv):
+    for make in (gpuplace.make_core_vector_env, gpuplace.GymnasiumVectorEnv, SB3VecEnv):
         with pytest.raises(gpuplace.ConfigError, match=match):
             make("default", num_envs, num_threads)
 
@@ -146,8 +146,8 @@ def test_vector_env_sizes_are_checked_first(num_envs, num_threads, match):
 def test_a_binary_scenario_file_names_the_file(tmp_path, capsys):
     f = tmp_path / "model.json"
     f.write_bytes(b"PK\x03\x04\x14\x00\x00\x00\x08\x00\xff\xfe")
-    match = rf"{f}: not a JSON scenario file: byte 10 \(0xff\) is not UTF-8 text \(a binary file\?\)"
-    for make in (gpuplace.load_scenario, gpuplace.GpuPlaceEnv, gpuplace.make_core_env):
+    match = rf"{f}: not a JSON text file: byte 6 is 0x00, which is not UTF-8 text \(a binary file\?\)"
+    for make in (gpuplace.load_scenario, gpuplace.GymnasiumEnv, gpuplace.make_core_env):
         with pytest.raises(gpuplace.ConfigError, match=match):
             make(str(f))
     code, out, err = _cli(capsys, ["evaluate", "--scenario", str(f), "--seeds", "1", "-q"])
@@ -269,7 +269,7 @@ def test_load_model_lists_the_known_names(tmp_path):
 def test_rgb_array_is_a_labelled_picture(small):
     from gpuplace.render import FREE, PICKED, TEXT, job_colors
 
-    env = gpuplace.GpuPlaceEnv(small, render_mode="rgb_array")
+    env = gpuplace.GymnasiumEnv(small, render_mode="rgb_array")
     env.reset(seed=1)
     for _ in range(5):
         env.step(env.action_space.sample())
@@ -284,7 +284,7 @@ def test_rgb_array_is_a_labelled_picture(small):
         assert tuple(PICKED) in colours
     # the title is the first band of text: dark pixels in the top rows
     assert (img[8:24] == TEXT).all(-1).any()
-    big = gpuplace.GpuPlaceEnv(HUGE | {"workload": {"kind": "synthetic", "num_jobs": 5}}, render_mode="rgb_array")
+    big = gpuplace.GymnasiumEnv(HUGE | {"workload": {"kind": "synthetic", "num_jobs": 5}}, render_mode="rgb_array")
     big.reset(seed=1)
     assert big.render().shape[1] <= 1700  # racks wrap into rows
 
@@ -323,9 +323,9 @@ def _per_gpu_model(scenario):
     from sb3_contrib import MaskablePPO
 
     from gpuplace.sb3 import PerGpuPolicy, per_gpu_ppo_kwargs, wrap_vec_env
-    from gpuplace.vec_env import GpuPlaceVecEnv
+    from gpuplace.sb3 import SB3VecEnv
 
-    venv = wrap_vec_env(GpuPlaceVecEnv(scenario, num_envs=2))  # the documented snippet
+    venv = wrap_vec_env(SB3VecEnv(scenario, num_envs=2))  # the documented snippet
     return MaskablePPO(PerGpuPolicy, venv, **per_gpu_ppo_kwargs(num_envs=2, n_steps=16), seed=1, device="cpu")
 
 
@@ -364,9 +364,9 @@ def test_an_mlp_model_on_another_cluster_is_a_layout_error():
 
     from gpuplace.sb3 import scenario_for_model
     from gpuplace.torch_net import LayoutError
-    from gpuplace.vec_env import GpuPlaceVecEnv
+    from gpuplace.sb3 import SB3VecEnv
 
-    model = MaskablePPO("MlpPolicy", GpuPlaceVecEnv(_cluster(4), 2), n_steps=16, batch_size=16, device="cpu")
+    model = MaskablePPO("MlpPolicy", SB3VecEnv(_cluster(4), 2), n_steps=16, batch_size=16, device="cpu")
     assert scenario_for_model(model, _cluster(4))[1] == "maskable_ppo"
     with pytest.raises(LayoutError, match=r"\(MaskableActorCriticPolicy\) does not fit scenario dgx2: it acts on observations "
                                           r"of \d+ values and 33 actions, the scenario's have \d+ and 17; a policy over the "

@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -26,8 +27,8 @@ from ray.rllib.core.distribution.torch.torch_distribution import TorchCategorica
 from ray.rllib.core.rl_module.rl_module import RLModule  # noqa: E402
 
 from gpuplace.rllib import (  # noqa: E402
-    MaskedDictEnv,
-    MaskedDictVectorEnv,
+    RLlibEnv,
+    RLlibVectorEnv,
     PerGpuRLModule,
     make_env,
     module_config,
@@ -53,12 +54,12 @@ def ray_local():
 @pytest.mark.parametrize("scenario", [SMALL, SMALL_RING], ids=["tree_route", "ring_defer"])
 def test_batched_entry_point_gives_the_single_envs_trajectories(scenario):
     """Env i of the batch plays episode k with seed episode_seed(seed, i, k) exactly as a single
-    GpuPlaceEnv reset with that seed; after an episode ends, the next step starts the next one
+    GymnasiumEnv reset with that seed; after an episode ends, the next step starts the next one
     (NEXT_STEP autoreset: that env's action is ignored, reward 0)."""
     n, seed = 3, 11
     vec = make_env({"scenario": scenario, "num_envs": n})
-    assert isinstance(vec, MaskedDictVectorEnv) and vec.metadata["autoreset_mode"].value == "NextStep"
-    singles = [gpuplace.GpuPlaceEnv(scenario) for _ in range(n)]
+    assert isinstance(vec, RLlibVectorEnv) and vec.metadata["autoreset_mode"].value == "NextStep"
+    singles = [gpuplace.GymnasiumEnv(scenario) for _ in range(n)]
     episode = [0] * n
     obs, _ = vec.reset(seed=seed)
     for i, e in enumerate(singles):
@@ -92,7 +93,7 @@ def test_batched_entry_point_gives_the_single_envs_trajectories(scenario):
 
 
 def test_batched_entry_point_checks_every_action_before_any_env_moves():
-    vec = MaskedDictVectorEnv(SMALL, 2)
+    vec = RLlibVectorEnv(SMALL, 2)
     obs, _ = vec.reset(seed=3)
     bad = int(np.flatnonzero(obs["action_mask"][1] == 0)[0])
     good = int(np.flatnonzero(obs["action_mask"][0])[0])
@@ -101,7 +102,7 @@ def test_batched_entry_point_checks_every_action_before_any_env_moves():
     with pytest.raises(gpuplace.InvalidAction, match="env 0: invalid action 99"):
         vec.step(np.array([99, good]))
     after, _, _, _, _ = vec.step(np.array([good, int(np.flatnonzero(obs["action_mask"][1])[0])]))
-    ref = MaskedDictEnv(SMALL)
+    ref = RLlibEnv(SMALL)
     ref.reset(seed=gpuplace.episode_seed(3, 0, 0))
     o, *_ = ref.step(good)
     np.testing.assert_array_equal(after["observations"][0], o["observations"])  # the failed calls moved nothing
@@ -109,11 +110,31 @@ def test_batched_entry_point_checks_every_action_before_any_env_moves():
         make_env({"scenario": "default", "senario": "x"})
 
 
+def test_the_batched_entry_point_steps_in_cpp():
+    """One C++ vector env in NEXT_STEP mode steps every env in one call: no Python loop over envs."""
+    vec = make_env({"scenario": SMALL, "num_envs": 4})
+    assert type(vec.core) is _core.VectorEnv and vec.core.autoreset == "next_step"
+    assert vec.core.num_envs == 4 and not hasattr(vec, "envs")
+    ring = RLlibVectorEnv(SMALL_RING, 3, num_threads=3)
+    assert type(ring.core) is _core.VectorEnv and ring.core.num_threads == 3
+
+
+def test_env_checkers_pass_for_the_rllib_env():
+    from gymnasium.utils.env_checker import check_env
+
+    sb3_checker = pytest.importorskip("stable_baselines3.common.env_checker")
+    for scenario in (SMALL, SMALL_RING):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            check_env(RLlibEnv(scenario), skip_render_check=True)  # it renders nothing
+            sb3_checker.check_env(RLlibEnv(scenario), warn=True)
+
+
 # ---- the RLModule --------------------------------------------------------------------------------
 
 
 def _batch(scenario, n=24, seed=5):
-    vec = MaskedDictVectorEnv(scenario, n)
+    vec = RLlibVectorEnv(scenario, n)
     obs, _ = vec.reset(seed=seed)
     rng = np.random.default_rng(seed)
     for _ in range(rng.integers(5, 15)):
@@ -157,10 +178,10 @@ def test_masked_logits_never_win(scenario):
 
 
 def test_module_config_reads_the_layout_and_refuses_another_cluster():
-    env = MaskedDictEnv(SMALL_RING)
+    env = RLlibEnv(SMALL_RING)
     mc = module_config(env.observation_space, {"hidden": [32], "value_hidden": [16]})
     assert mc["obs_spec"]["num_gpus"] == 16 and mc["network"]["hidden"] == [32]
-    other = MaskedDictEnv({**SMALL_RING, "env": {"allow_defer": True, "queue_window": 2}})
+    other = RLlibEnv({**SMALL_RING, "env": {"allow_defer": True, "queue_window": 2}})
     assert other.observation_space["observations"].shape != env.observation_space["observations"].shape
     with pytest.raises(gpuplace.ConfigError, match="context values"):
         PerGpuRLModule(observation_space=other.observation_space, action_space=other.action_space,

@@ -53,7 +53,7 @@ def test_a_workload_without_jobs_is_an_error_everywhere(tmp_path, text, fmt, opt
     with pytest.raises(gpuplace.TraceError, match="no jobs to replay"):
         gpuplace.evaluate(sc, ["pack"], 2)
     with pytest.raises(gpuplace.TraceError, match="no jobs to replay"):
-        gpuplace.GpuPlaceEnv(sc)
+        gpuplace.GymnasiumEnv(sc)
     (tmp_path / "s.json").write_text(json.dumps(sc))
     assert main(["evaluate", "--scenario", str(tmp_path / "s.json"), "--seeds", "2", "-q"]) == 2
 

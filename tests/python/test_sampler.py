@@ -119,9 +119,9 @@ def test_sampler_buffer_errors(small):
 
 def test_wrappers_fill_fresh_observation_arrays(small):
     """The SB3 and Gymnasium wrappers return a new array per step (copy=True) equal to the view."""
-    from gpuplace.vector import GpuPlaceVectorEnv
+    from gpuplace.gymnasium import GymnasiumVectorEnv
 
-    env = GpuPlaceVectorEnv(small, 4)
+    env = GymnasiumVectorEnv(small, 4)
     env.reset(seed=3)
     prev = None
     for _ in range(60):

@@ -17,7 +17,7 @@ from stable_baselines3.common.monitor import Monitor  # noqa: E402
 
 from gpuplace.evaluation import evaluate_agent, maskable_policy  # noqa: E402
 from gpuplace.sb3 import quiet_logger, train_maskable_ppo  # noqa: E402
-from gpuplace.vec_env import GpuPlaceVecEnv  # noqa: E402
+from gpuplace.sb3 import SB3VecEnv  # noqa: E402
 
 # SMALL plus Proximity-DRL's per-placement reward: a dense signal for compact placements, so a
 # 4k-step run reliably learns to place far better than random (measured: avg JCT 1.3-1.4 h vs
@@ -55,7 +55,7 @@ def test_maskable_ppo_on_vecenv_beats_random(tmp_path):
     # save / load keeps the spaces (plain Gymnasium spaces in the archive)
     path = tmp_path / "m.zip"
     model.save(path)
-    venv = GpuPlaceVecEnv(LEARN, num_envs=2)
+    venv = SB3VecEnv(LEARN, num_envs=2)
     loaded = MaskablePPO.load(path, env=venv, device="cpu")
     obs = venv.reset()
     a, _ = loaded.predict(obs, action_masks=venv.action_masks(), deterministic=True)
@@ -63,17 +63,17 @@ def test_maskable_ppo_on_vecenv_beats_random(tmp_path):
 
 
 def test_maskable_ppo_on_plain_env_and_evaluate_policy():
-    env = Monitor(gpuplace.GpuPlaceEnv(SMALL))
+    env = Monitor(gpuplace.GymnasiumEnv(SMALL))
     model = MaskablePPO("MlpPolicy", env, n_steps=256, batch_size=64, seed=1, device="cpu")
     model.set_logger(quiet_logger())
     model.learn(1024)
     assert model.num_timesteps >= 1024
-    mean, std = evaluate_policy(model, Monitor(gpuplace.GpuPlaceEnv(SMALL)), n_eval_episodes=2, warn=False)
+    mean, std = evaluate_policy(model, Monitor(gpuplace.GymnasiumEnv(SMALL)), n_eval_episodes=2, warn=False)
     assert np.isfinite(mean) and mean < 0
 
 
 def test_maskable_evaluate_policy_on_the_vecenv():
-    venv = GpuPlaceVecEnv(SMALL, num_envs=4)
+    venv = SB3VecEnv(SMALL, num_envs=4)
     model = MaskablePPO("MlpPolicy", venv, n_steps=32, batch_size=64, seed=2, device="cpu")
     model.set_logger(quiet_logger())
     model.learn(256)
@@ -96,7 +96,7 @@ def test_training_leaves_no_temporary_directories(tmp_path, monkeypatch, capsys)
     model.learn(128, reset_num_timesteps=False)
     assert list(tmp.iterdir()) == []
     # SB3's default, for contrast: the directory this guards against
-    plain = MaskablePPO("MlpPolicy", GpuPlaceVecEnv(SMALL, num_envs=2), n_steps=64, batch_size=64, device="cpu")
+    plain = MaskablePPO("MlpPolicy", SB3VecEnv(SMALL, num_envs=2), n_steps=64, batch_size=64, device="cpu")
     plain.learn(128)
     assert [p.name[:4] for p in tmp.iterdir()] == ["SB3-"]
 

@@ -31,7 +31,7 @@ from gpuplace.sb3 import (  # noqa: E402
     wrap_vec_env,
 )
 from gpuplace.torch_net import LayoutError, NetConfig, ObsSpec, PerGpuNet, load_checkpoint, masked_logits  # noqa: E402
-from gpuplace.vec_env import GpuPlaceVecEnv  # noqa: E402
+from gpuplace.sb3 import SB3VecEnv  # noqa: E402
 
 # the default scenario's cluster cut to 2 nodes (16 GPUs), same workload shape and queue window
 SIXTEEN = {"name": "sixteen", "topology": {"preset": "dgx_a100", "racks": 1, "nodes_per_rack": 2},
@@ -103,13 +103,13 @@ def test_tie_rule_is_the_first_maximal_valid_action():
 
 
 def test_layout_is_read_from_the_observation_space_and_survives_pickling():
-    env = gpuplace.GpuPlaceEnv("default")
+    env = gpuplace.GymnasiumEnv("default")
     spec = ObsSpec.from_space(env.observation_space)
     assert spec == ObsSpec(num_gpus=64, gpu_features=6, context=41, gpus_per_node=8)
     assert spec.obs_size == env.observation_space.shape[0] and spec.num_actions == env.action_space.n
     for space in (pickle.loads(pickle.dumps(env.observation_space)), copy.deepcopy(env.observation_space),
-                  GpuPlaceVecEnv("default", num_envs=2).observation_space,
-                  gpuplace.GpuPlaceVectorEnv("default", 2).single_observation_space):
+                  SB3VecEnv("default", num_envs=2).observation_space,
+                  gpuplace.GymnasiumVectorEnv("default", 2).single_observation_space):
         assert ObsSpec.from_space(space) == spec
     with pytest.raises(LayoutError, match="carries no gpuplace observation layout"):
         ObsSpec.from_space(type(env.observation_space)(0.0, 1.0, shape=(425,), dtype=np.float32))
@@ -117,7 +117,7 @@ def test_layout_is_read_from_the_observation_space_and_survives_pickling():
 
 def test_masked_logits_never_win():
     obs, masks = _states("default", 400, seed=1)
-    spec = ObsSpec.from_space(gpuplace.GpuPlaceEnv("default").observation_space)
+    spec = ObsSpec.from_space(gpuplace.GymnasiumEnv("default").observation_space)
     o, m = torch.from_numpy(obs), torch.from_numpy(masks)
     for seed in range(3):
         net = _random_net(spec, seed, scale=3.0)  # large weights: masked GPUs often score highest
@@ -127,8 +127,8 @@ def test_masked_logits_never_win():
         best = masked_logits(logits, m).argmax(-1)
         assert m[torch.arange(len(m)), best].all()
         # through the MaskablePPO policy: masked actions have probability 0, sampled or greedy
-        policy = PerGpuPolicy(gpuplace.GpuPlaceEnv("default").observation_space,
-                              gpuplace.GpuPlaceEnv("default").action_space, lambda _: 3e-4)
+        policy = PerGpuPolicy(gpuplace.GymnasiumEnv("default").observation_space,
+                              gpuplace.GymnasiumEnv("default").action_space, lambda _: 3e-4)
         policy.net.load_state_dict(net.state_dict())
         d = policy.get_distribution(o, action_masks=masks)
         probs = d.distribution.probs
@@ -142,7 +142,7 @@ def test_masked_logits_never_win():
 
 def test_the_same_weights_act_alike_on_16_and_64_gpus():
     obs16, masks16 = _states(SIXTEEN, 300, seed=2)
-    env16, env64 = gpuplace.GpuPlaceEnv(SIXTEEN), gpuplace.GpuPlaceEnv("default")
+    env16, env64 = gpuplace.GymnasiumEnv(SIXTEEN), gpuplace.GymnasiumEnv("default")
     spec16, spec64 = ObsSpec.from_space(env16.observation_space), ObsSpec.from_space(env64.observation_space)
     assert spec16.num_gpus == 16 and (spec16.gpu_features, spec16.context) == (spec64.gpu_features, spec64.context)
     # the 64-GPU observation: the 16 GPUs' features four times over (same node statistics and means),
@@ -220,7 +220,7 @@ def test_a_loaded_cpp_checkpoint_acts_like_the_cpp_network_and_exports_back(cpp_
     assert_same_greedy(net.act(obs, masks), acts, lg, masks)
     assert (np.array(acts_back) == acts).all()
     # into a MaskablePPO model, and out again
-    venv = GpuPlaceVecEnv("default", num_envs=2)
+    venv = SB3VecEnv("default", num_envs=2)
     model = MaskablePPO(PerGpuPolicy, venv, policy_kwargs=checkpoint_policy_kwargs(cpp_checkpoint), device="cpu")
     load_cpp_checkpoint(model, cpp_checkpoint)
     assert_same_greedy(np.asarray(model.policy.greedy_actions(obs, masks)), acts, lg, masks)
@@ -231,14 +231,14 @@ def test_a_loaded_cpp_checkpoint_acts_like_the_cpp_network_and_exports_back(cpp_
 
 def test_checkpoints_that_do_not_fit_are_refused_by_name(cpp_checkpoint, tmp_path):
     doc = json.loads(cpp_checkpoint.read_text())
-    env = GpuPlaceVecEnv("default", num_envs=2)
+    env = SB3VecEnv("default", num_envs=2)
     # another network config
     model = MaskablePPO(PerGpuPolicy, env, policy_kwargs={"node_features": False}, device="cpu")
     before = copy.deepcopy(model.policy.state_dict())
     with pytest.raises(gpuplace.CheckpointError, match="node_features"):
         load_cpp_checkpoint(model, cpp_checkpoint)
     # another context (queue window 4 instead of 8)
-    small_q = GpuPlaceVecEnv("default", num_envs=2, overrides={"env": {"queue_window": 4}})
+    small_q = SB3VecEnv("default", num_envs=2, overrides={"env": {"queue_window": 4}})
     m2 = MaskablePPO(PerGpuPolicy, small_q, policy_kwargs=checkpoint_policy_kwargs(cpp_checkpoint), device="cpu")
     with pytest.raises(LayoutError, match="41 context values vs 25"):
         load_cpp_checkpoint(m2, cpp_checkpoint)
@@ -254,7 +254,7 @@ def test_checkpoints_that_do_not_fit_are_refused_by_name(cpp_checkpoint, tmp_pat
             load_cpp_checkpoint(model, bad)
     assert all(torch.equal(before[k], v) for k, v in model.policy.state_dict().items())
     # a 16-GPU env takes the 64-GPU network (same per-GPU features and context)
-    m16 = MaskablePPO(PerGpuPolicy, GpuPlaceVecEnv(SIXTEEN, num_envs=2),
+    m16 = MaskablePPO(PerGpuPolicy, SB3VecEnv(SIXTEEN, num_envs=2),
                       policy_kwargs=checkpoint_policy_kwargs(cpp_checkpoint), device="cpu")
     load_cpp_checkpoint(m16, cpp_checkpoint)
 
@@ -294,7 +294,7 @@ def test_teacher_rollout_in_cpp_matches_the_heuristic_episode():
 
 
 def test_pretrain_clones_the_teacher_and_refuses_a_queue_the_env_lacks():
-    venv = wrap_vec_env(GpuPlaceVecEnv("default", num_envs=8))
+    venv = wrap_vec_env(SB3VecEnv("default", num_envs=8))
     model = MaskablePPO(PerGpuPolicy, venv, **per_gpu_ppo_kwargs(num_envs=8), seed=0, device="cpu")
     with pytest.raises(gpuplace.ConfigError, match=r"queue policy sjf, but the model's env runs under backfill"):
         pretrain(model, "pack+sjf", 2048, show_progress=False)
@@ -303,7 +303,7 @@ def test_pretrain_clones_the_teacher_and_refuses_a_queue_the_env_lacks():
     assert res["agreement"] > 0.8 and res["history"][-1]["cross_entropy"] < res["history"][0]["cross_entropy"]
     assert venv.ret_rms.count > 6144  # the reward normaliser saw the teacher's returns
     assert all(p.requires_grad for p in model.policy.parameters())
-    sjf = GpuPlaceVecEnv(teacher_scenario("default", "pack+sjf"), num_envs=8)
+    sjf = SB3VecEnv(teacher_scenario("default", "pack+sjf"), num_envs=8)
     assert queue_policy_of(sjf.scenario) == "sjf"
     m2 = MaskablePPO(PerGpuPolicy, sjf, **per_gpu_ppo_kwargs(num_envs=8), seed=0, device="cpu")
     assert pretrain(m2, "pack+sjf", 1024, value_warmup=0, show_progress=False)["imitation_steps"] == 1024
@@ -333,7 +333,7 @@ def test_a_short_run_neither_defers_everything_nor_loses_to_random(tmp_path):
 
 
 def test_save_and_load_keep_the_policy_and_its_layout(tmp_path):
-    venv = GpuPlaceVecEnv("default", num_envs=2)
+    venv = SB3VecEnv("default", num_envs=2)
     model = MaskablePPO(PerGpuPolicy, venv, policy_kwargs={"hidden": [32, 32]}, n_steps=64, batch_size=64, device="cpu")
     model.gpuplace_queue = "sjf"
     model.save(tmp_path / "m.zip")
@@ -350,8 +350,8 @@ def test_env_checkers_pass():
     from gymnasium.utils.env_checker import check_env as gym_check
     from stable_baselines3.common.env_checker import check_env as sb3_check
 
-    gym_check(gpuplace.GpuPlaceEnv("default"), skip_render_check=True)
-    sb3_check(gpuplace.GpuPlaceEnv("default"), warn=True)
+    gym_check(gpuplace.GymnasiumEnv("default"), skip_render_check=True)
+    sb3_check(gpuplace.GymnasiumEnv("default"), warn=True)
 
 
 def test_evaluation_progress_counts_decisions(monkeypatch):

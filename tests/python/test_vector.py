@@ -1,11 +1,12 @@
-"""The SB3 VecEnv and the Gymnasium VectorEnv backed by the C++ VectorEnv."""
+"""The vector facades (gpuplace.sb3.SB3VecEnv, gpuplace.gymnasium.GymnasiumVectorEnv) over the C++
+VectorEnv."""
 
 import gymnasium as gym
 import numpy as np
 import pytest
 
 import gpuplace
-from gpuplace.vector import GpuPlaceVectorEnv
+from gpuplace.gymnasium import GymnasiumVectorEnv
 
 
 def _valid_actions(masks, rng):
@@ -63,9 +64,9 @@ def test_core_vector_rejects_bad_batches(small):
 
 def test_sb3_vecenv_protocol(small):
     pytest.importorskip("stable_baselines3")
-    from gpuplace.vec_env import GpuPlaceVecEnv
+    from gpuplace.sb3 import SB3VecEnv
 
-    venv = GpuPlaceVecEnv(small, num_envs=4)
+    venv = SB3VecEnv(small, num_envs=4)
     venv.seed(5)
     obs = venv.reset()
     assert obs.shape == (4, venv.observation_space.shape[0]) and obs.dtype == np.float32
@@ -101,9 +102,9 @@ def test_sb3_vecenv_protocol(small):
 
 def test_sb3_vecenv_matches_single_env_episode(small):
     pytest.importorskip("stable_baselines3")
-    from gpuplace.vec_env import GpuPlaceVecEnv
+    from gpuplace.sb3 import SB3VecEnv
 
-    venv = GpuPlaceVecEnv(small, num_envs=2)
+    venv = SB3VecEnv(small, num_envs=2)
     venv.seed(3)
     venv.reset()
     ret = None
@@ -121,7 +122,7 @@ def test_sb3_vecenv_matches_single_env_episode(small):
 
 
 def test_gymnasium_vector_env(small):
-    envs = GpuPlaceVectorEnv(num_envs=3, scenario=small)
+    envs = GymnasiumVectorEnv(num_envs=3, scenario=small)
     assert envs.metadata["autoreset_mode"] == gym.vector.AutoresetMode.SAME_STEP
     obs, info = envs.reset(seed=4)
     assert obs in envs.observation_space and info == {}
@@ -146,7 +147,7 @@ def test_gymnasium_vector_env(small):
 
 def test_make_vec_uses_the_vector_entry_point():
     envs = gym.make_vec("gpuplace/ProximityDRL-v0", num_envs=2, vectorization_mode="vector_entry_point")
-    assert isinstance(envs.unwrapped, GpuPlaceVectorEnv)
+    assert isinstance(envs.unwrapped, GymnasiumVectorEnv)
     obs, _ = envs.reset(seed=0)
     assert obs.shape == (2, envs.single_observation_space.shape[0])
     obs2, *_ = envs.step(envs.action_space.sample())
@@ -154,23 +155,91 @@ def test_make_vec_uses_the_vector_entry_point():
 
 
 def test_render_vector_envs(small):
-    envs = GpuPlaceVectorEnv(num_envs=2, scenario=small, render_mode="rgb_array")
+    envs = GymnasiumVectorEnv(num_envs=2, scenario=small, render_mode="rgb_array")
     envs.reset(seed=0)
     imgs = envs.render()
     assert len(imgs) == 2 and imgs[0].dtype == np.uint8
 
 
 def test_both_vector_envs_take_the_scenario_first(small):
-    from gpuplace.vec_env import GpuPlaceVecEnv
+    from gpuplace.sb3 import SB3VecEnv
 
-    for cls in (GpuPlaceVectorEnv, GpuPlaceVecEnv):
+    for cls in (GymnasiumVectorEnv, SB3VecEnv):
         positional, keywords = cls(small, 3), cls(num_envs=3, scenario=small)
         for v in (positional, keywords):
             assert v.num_envs == 3 and v.scenario["name"] == "small"
         assert cls(small).num_envs == 8
-    # the Gymnasium env's old order, (num_envs, scenario), still works, with a warning
-    with pytest.warns(DeprecationWarning, match="old argument order"):
-        old = GpuPlaceVectorEnv(3, small)
-    assert old.num_envs == 3 and old.scenario["name"] == "small"
-    with pytest.warns(DeprecationWarning):
-        assert GpuPlaceVectorEnv(2).scenario["name"] == "default"
+    # the old order, (num_envs, scenario), is only the deprecated name's (test_deprecated_names.py)
+    with pytest.raises(TypeError, match="scenario must be a preset name, a file path, JSON text, a dict"):
+        GymnasiumVectorEnv(3, small)
+
+
+def _next_step_run(scenario, n, threads, seed, steps):
+    """Plays a NEXT_STEP GymnasiumVectorEnv with random valid actions beside n single GymnasiumEnvs
+    that reset with the episode seeds; checks every observation, mask, reward, flag and the final
+    metrics against them; returns everything seen."""
+    envs = GymnasiumVectorEnv(scenario, n, threads, autoreset_mode="next_step")
+    assert envs.metadata["autoreset_mode"] == gym.vector.AutoresetMode.NEXT_STEP
+    assert envs.core.autoreset == "next_step"
+    singles = [gpuplace.GymnasiumEnv(scenario) for _ in range(n)]
+    episode = [0] * n
+    obs, _ = envs.reset(seed=seed)
+    for i, e in enumerate(singles):
+        np.testing.assert_array_equal(obs[i], e.reset(seed=gpuplace.episode_seed(seed, i, 0))[0])
+    rng = np.random.default_rng(seed)
+    restarting = np.zeros(n, dtype=bool)
+    seen, restarts = [obs], 0
+    for _ in range(steps):
+        masks = envs.action_masks()
+        acts = np.array([10**6 if restarting[i] else rng.choice(np.flatnonzero(masks[i])) for i in range(n)])
+        obs, rew, term, trunc, infos = envs.step(acts)  # a restarting env's action is ignored, whatever it is
+        for i, e in enumerate(singles):
+            if restarting[i]:
+                episode[i] += 1
+                o, _ = e.reset(seed=gpuplace.episode_seed(seed, i, episode[i]))
+                r, te, tr, info = 0.0, False, False, {}
+                restarts += 1
+            else:
+                o, r, te, tr, info = e.step(int(acts[i]))
+            np.testing.assert_array_equal(obs[i], o)
+            np.testing.assert_array_equal(envs.action_masks()[i], e.action_masks())
+            assert (rew[i], term[i], trunc[i]) == (r, te, tr)
+            if te or tr:
+                assert infos["_metrics"][i] and infos["metrics"]["avg_jct"][i] == info["metrics"]["avg_jct"]
+                assert infos["metrics"]["seed"][i] == gpuplace.episode_seed(seed, i, episode[i])
+        restarting = term | trunc
+        seen += [obs, rew]
+    assert restarts >= n, "every env should have restarted"
+    assert "final_obs" not in infos
+    return np.concatenate([np.ravel(x) for x in seen])
+
+
+def test_gymnasium_vector_env_next_step_is_the_single_envs_a_step_later(small, small_ring):
+    one = _next_step_run(small, 3, 1, 11, 400)
+    np.testing.assert_array_equal(one, _next_step_run(small, 3, 3, 11, 400))  # whatever the thread count
+    _next_step_run(small_ring, 2, 2, 4, 300)
+    with pytest.raises(ValueError, match=r"autoreset_mode 'later': expected AutoresetMode.SAME_STEP or"):
+        GymnasiumVectorEnv(small, 2, autoreset_mode="later")
+
+
+def test_core_vector_env_next_step_sampler(small):
+    """In NEXT_STEP mode the C++ sampler draws nothing for an env that restarts (-1), and
+    step_random() is still sample_valid_actions() then step()."""
+    a = gpuplace.make_core_vector_env(small, 4, 2, autoreset="next_step")
+    b = gpuplace.make_core_vector_env(small, 4, 1, autoreset="next_step")
+    a.reset(9)
+    b.reset(9)
+    acts_a, acts_b = np.empty(4, np.int64), np.empty(4, np.int64)
+    minus = 0
+    for _ in range(500):
+        restarting = a.dones.copy()
+        a.step_random(acts_a)
+        b.sample_valid_actions(acts_b)
+        b.step(acts_b)
+        np.testing.assert_array_equal(acts_a, acts_b)
+        np.testing.assert_array_equal(acts_a == -1, restarting)
+        np.testing.assert_array_equal(a.observations, b.observations)
+        minus += int(restarting.sum())
+    assert minus > 0
+    with pytest.raises(gpuplace.ConfigError, match=r'unknown autoreset mode "NextStep" \(allowed: same_step, next_step\)'):
+        gpuplace.make_core_vector_env(small, 2, autoreset="NextStep")

@@ -1,9 +1,11 @@
 """gpuplace: reinforcement-learning environments for topology-aware GPU job scheduling.
 
 A multi-GPU job's GPUs are picked one at a time under an action mask (Proximity-DRL style). The
-simulation runs in C++ (``gpuplace._core``); this package adds the Gymnasium environment, the
-Stable-Baselines3 and Gymnasium vector environments backed by the C++ VectorEnv, the evaluation
-harness, plots and the ``python -m gpuplace`` command line.
+simulation runs in C++ (``gpuplace._core``); this package adds one facade per framework, each
+over the C++ env and vector env: :mod:`gpuplace.gymnasium` (``GymnasiumEnv``,
+``GymnasiumVectorEnv``), :mod:`gpuplace.sb3` (``SB3VecEnv`` and MaskablePPO helpers) and
+:mod:`gpuplace.rllib` (``RLlibEnv``, ``RLlibVectorEnv``); the evaluation harness, plots and the
+``python -m gpuplace`` command line.
 
     import gymnasium as gym
     import gpuplace  # registers gpuplace/Default-v0 and gpuplace/ProximityDRL-v0
@@ -22,10 +24,9 @@ from ._core import (  # noqa: E402
     EvalReport,
     Heuristic,
     InvalidAction,
+    Scenario,
     StateError,
     TraceError,
-    TreeRouteEnv,
-    TreeRouteVectorEnv,
     VectorEnv,
     comm_cost,
     episode_seed,
@@ -42,26 +43,40 @@ if not _os.environ.get("GPUPLACE_DATA") and _os.path.isdir(_os.path.join(_os.pat
     _core.set_data_dir(_os.path.join(_os.path.dirname(__file__), "data"))
 
 from .config import PRESETS, load_scenario, make_core_env, make_core_vector_env  # noqa: E402
-from .env import GpuPlaceEnv
-from .evaluation import evaluate, evaluate_agent
-from .registration import ENV_IDS, register_envs
+from ._deprecated import module_getattr  # noqa: E402
+from .evaluation import evaluate, evaluate_agent  # noqa: E402
+from .gymnasium import GymnasiumEnv, GymnasiumVectorEnv  # noqa: E402
+from .registration import ENV_IDS, register_envs  # noqa: E402
 
 __version__ = _core.__version__
 
 register_envs()
 
 
-def __getattr__(name):
-    # The vector environments import their frameworks lazily (stable-baselines3 is optional).
-    if name == "GpuPlaceVecEnv":
-        from .vec_env import GpuPlaceVecEnv
+def _sb3_vec_env():
+    from ._sb3_vec_env import SB3VecEnv  # stable-baselines3 is optional: imported when asked for
 
-        return GpuPlaceVecEnv
-    if name == "GpuPlaceVectorEnv":
-        from .vector import GpuPlaceVectorEnv
+    return SB3VecEnv
 
-        return GpuPlaceVectorEnv
-    raise AttributeError(f"module 'gpuplace' has no attribute {name!r}")
+
+def _old_vector_env():
+    import warnings
+
+    from . import vector
+
+    with warnings.catch_warnings():  # one warning, about gpuplace.GpuPlaceVectorEnv
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return vector.GpuPlaceVectorEnv
+
+
+# The names of the release before, each warning and naming its replacement (CHANGELOG.md).
+__getattr__ = module_getattr(__name__, {
+    "GpuPlaceEnv": ("gpuplace.gymnasium.GymnasiumEnv", lambda: GymnasiumEnv),
+    "GpuPlaceVectorEnv": ("gpuplace.gymnasium.GymnasiumVectorEnv", _old_vector_env),
+    "GpuPlaceVecEnv": ("gpuplace.sb3.SB3VecEnv", _sb3_vec_env),
+    "TreeRouteEnv": ("gpuplace.Env", lambda: Env),  # one C++ env type serves every comm model
+    "TreeRouteVectorEnv": ("gpuplace.VectorEnv", lambda: VectorEnv),
+})
 
 
 __all__ = [
@@ -71,17 +86,15 @@ __all__ = [
     "Env",
     "Error",
     "EvalReport",
-    "GpuPlaceEnv",
-    "GpuPlaceVecEnv",
+    "GymnasiumEnv",
+    "GymnasiumVectorEnv",
     "core_variant",
-    "GpuPlaceVectorEnv",
     "Heuristic",
     "InvalidAction",
     "PRESETS",
+    "Scenario",
     "StateError",
     "TraceError",
-    "TreeRouteEnv",
-    "TreeRouteVectorEnv",
     "VectorEnv",
     "comm_cost",
     "episode_seed",

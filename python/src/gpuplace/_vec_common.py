@@ -1,10 +1,12 @@
-"""Shared parts of the SB3 and Gymnasium vector environments."""
+"""Shared parts of the vector environments of every framework (Gymnasium, SB3, RLlib)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from . import _core
+from .config import core_classes, scenario_of
+from .render import check_render_mode, occupancy_image, status_title
 
 
 def as_actions(actions, num_envs: int, num_actions: int) -> np.ndarray:
@@ -42,3 +44,55 @@ def check_seed(seed) -> int | None:
     if seed < 0 or seed >= 2**64:
         raise ValueError(f"seed must be in [0, 2**64), got {seed}")
     return seed
+
+
+def is_count(x) -> bool:
+    """Whether x is a whole number (a Python or numpy integer, not a bool)."""
+    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
+class CoreVectorMixin:
+    """What the vector facades share (gpuplace.gymnasium, gpuplace.sb3, gpuplace.rllib): one C++
+    vector env built from a scenario read once, its buffers as zero-copy views, a step that hands
+    the whole action array to C++ with the GIL released, and the picture of env i."""
+
+    def _open_core(self, scenario, num_envs, num_threads, overrides, action_mode, autoreset: str, copy: bool,
+                   render_mode, who: str) -> None:
+        check_render_mode(render_mode, who)
+        sc = scenario_of(scenario, overrides, action_mode)
+        self.scenario = sc.to_dict()
+        self.core = core_classes(sc)[1](sc, num_envs, num_threads, autoreset)
+        self.render_mode = render_mode
+        self.copy = bool(copy)
+        self._obs = self.core.observations
+        self._masks = self.core.action_masks
+        self._rewards = self.core.rewards
+        self._term = self.core.terminated
+        self._trunc = self.core.truncated
+        self._dones = self.core.dones
+        self._final_obs = self.core.final_observations
+        self._obs_shape = (int(self.core.num_envs), int(self.core.observation_size))
+        self._topology = self.core.topology()
+
+    def _step_core(self, actions) -> tuple[np.ndarray, int]:
+        """Steps every env; returns the observations (a fresh array filled by C++ env by env while
+        each row is in cache, or the read-only view without copy) and the episodes that ended."""
+        a = as_actions(actions, self._obs_shape[0], int(self.core.num_actions))
+        if not self.copy:
+            return self._obs, self.core.step(a)
+        obs = np.empty(self._obs_shape, dtype=np.float32)
+        return obs, self.core.step(a, obs)
+
+    def action_masks(self) -> np.ndarray:
+        """(num_envs, num_actions) bool array of valid actions."""
+        return self._masks.view(np.bool_).copy()
+
+    def _render_env(self, i: int, mode: str | None):
+        if mode is None:
+            return None
+        if mode == "ansi":
+            return self.core.render_ansi(i)
+        if mode in ("rgb_array", "human"):
+            st = self.core.cluster_state(i)
+            return occupancy_image(self._topology, st["holders"], st["picked"], title=status_title(self.core.info(i)))
+        raise ValueError(f"unknown render mode {mode!r} (allowed: ansi, rgb_array)")

@@ -15,7 +15,7 @@ from ._args import check_output_file, check_output_folder, count, number, seed_l
 from ._args import policy_names as _policies
 from ._files import atomic_write
 from .command import run as run_command
-from .config import PRESETS, load_scenario, read_json_object
+from .config import PRESETS, load_scenario, read_json_object, scenario_of
 from .progress import progress_bar
 
 
@@ -59,7 +59,8 @@ def _load_model(path: str):
 
 
 def cmd_evaluate(args) -> int:
-    sc = load_scenario(args.scenario)
+    scenario = scenario_of(args.scenario)  # read once: every policy's run takes it as it is
+    sc = scenario.to_dict()
     seeds = _seed_list(args)
     names = _policies(args.policies)
     _check_outputs(args)
@@ -72,7 +73,7 @@ def cmd_evaluate(args) -> int:
     # one policy at a time so that the bar moves; results are identical to a single call
     with progress_bar(total=len(names), desc="policies", disable=args.quiet) as bar:
         for n in names:
-            r = _core.evaluate(sc, [n], seeds, args.threads)
+            r = _core.evaluate(scenario, [n], seeds, args.threads)
             rep.add(n, r.per_seed(n), r.returns(n))
             bar.update(1)
     if model is not None:

@@ -1,8 +1,9 @@
-"""Scenarios from a preset name, a JSON file, JSON text or a dict, validated by the C++ core."""
+"""Scenarios from a preset name, a JSON file, JSON text or a dict, read and validated once by the
+C++ core (:class:`gpuplace.Scenario`; the rule that tells a preset, a file and JSON text apart is
+the C++ one, include/gpuplace/scenario_source.hpp)."""
 
 from __future__ import annotations
 
-import copy
 import json
 import os
 from typing import Any, Mapping, Union
@@ -11,56 +12,39 @@ from . import _core
 
 PRESETS = tuple(_core.preset_names())  # one list, the core's ("philly:<file>" is a preset too)
 
-ScenarioLike = Union[str, "os.PathLike[str]", Mapping[str, Any], None]
+Scenario = _core.Scenario
+
+ScenarioLike = Union[str, "os.PathLike[str]", Mapping[str, Any], Scenario, None]
 
 
-def _deep_merge(base: dict, over: Mapping[str, Any]) -> dict:
-    out = copy.deepcopy(base)
-    for k, v in over.items():
-        if isinstance(v, Mapping) and isinstance(out.get(k), dict):
-            out[k] = _deep_merge(out[k], v)
-        else:
-            out[k] = copy.deepcopy(v)
-    return out
+def scenario_of(scenario: ScenarioLike = "default", overrides: Mapping[str, Any] | None = None,
+                action_mode: str | None = None) -> Scenario:
+    """The :class:`gpuplace.Scenario` of a preset name, a path to a JSON file, JSON text, a dict or a
+    Scenario (None: "default"), read and validated once by the C++ core, with ``overrides`` (a
+    nested dict) merged in and ``action_mode`` ("gpu", "placement" or "job") set last. A string is
+    JSON text when it starts with ``{``, else a preset when it names one, else a file that must
+    exist; anything else is a :class:`gpuplace.ConfigError` saying what was tried."""
+    if scenario is None:
+        scenario = "default"
+    if isinstance(scenario, Scenario) and overrides is None and action_mode is None:
+        return scenario
+    if overrides is not None and not isinstance(overrides, Mapping):
+        raise _core.ConfigError(f"scenario overrides: expected a dict of options, got {type(overrides).__name__} {overrides!r}")
+    return Scenario(scenario if not isinstance(scenario, Mapping) else dict(scenario),
+                    dict(overrides) if overrides is not None else None, action_mode)
 
 
 def load_scenario(scenario: ScenarioLike = "default", overrides: Mapping[str, Any] | None = None,
                   action_mode: str | None = None) -> dict:
-    """Returns a validated scenario dict with every option filled in.
+    """Returns a validated scenario dict with every option filled in (:func:`scenario_of` as a dict).
 
-    ``scenario`` is a preset name ("default", "proximity_drl"), a path to a JSON file, JSON text
-    or a dict. ``overrides`` (a nested dict) is merged on top, e.g. ``{"env": {"max_steps": 100}}``.
-    ``action_mode`` ("gpu", "placement" or "job"), when given, sets ``env.action_mode`` last.
-    Unknown keys and bad values raise :class:`gpuplace.ConfigError` naming the JSON path.
+    ``scenario`` is a preset name ("default", "proximity_drl"), a path to a JSON file, JSON text,
+    a dict or a :class:`gpuplace.Scenario`. ``overrides`` (a nested dict) is merged on top, e.g.
+    ``{"env": {"max_steps": 100}}``. ``action_mode`` ("gpu", "placement" or "job"), when given,
+    sets ``env.action_mode`` last. Unknown keys and bad values raise :class:`gpuplace.ConfigError`
+    naming the JSON path.
     """
-    if scenario is None:
-        scenario = "default"
-    if isinstance(scenario, os.PathLike):
-        scenario = os.fspath(scenario)
-    if isinstance(scenario, str):
-        text = scenario.strip()
-        if text.startswith("{"):
-            data = _core.normalize_scenario(text)
-        elif _core.is_preset_name(text):
-            data = _core.preset_scenario(text)
-        elif text.endswith(".json") or os.path.sep in text or os.path.exists(text):
-            parsed = read_json_object(text, "scenario")
-            data = _normalize(parsed, source=text, base_dir=os.path.dirname(os.path.abspath(text)))
-        else:
-            raise _core.ConfigError(
-                f'unknown scenario "{text}": not a preset ({", ".join(PRESETS)}), a .json file or JSON text'
-            )
-    elif isinstance(scenario, Mapping):
-        data = _normalize(dict(scenario))
-    else:
-        raise TypeError(f"scenario must be a preset name, a file path, JSON text or a dict, got {type(scenario).__name__}")
-    if overrides is not None and not isinstance(overrides, Mapping):
-        raise _core.ConfigError(f"scenario overrides: expected a dict of options, got {type(overrides).__name__} {overrides!r}")
-    if action_mode is not None:  # with the overrides: a GPU-mode scenario's JSON has no slots to keep
-        overrides = _deep_merge(dict(overrides or {}), {"env": {"action_mode": action_mode}})
-    if overrides:
-        data = _normalize(_deep_merge(data, overrides), source="scenario overrides")
-    return data
+    return scenario_of(scenario, overrides, action_mode).to_dict()
 
 
 def read_json_object(path: str | os.PathLike, what: str) -> dict:
@@ -105,30 +89,22 @@ def queue_name(queue_policy: str, backfill: bool) -> str:
     return f"queue_policy {queue_policy}, backfill {str(bool(backfill)).lower()}"
 
 
-def _normalize(d: dict, source: str | None = None, base_dir: str = "") -> dict:
-    try:
-        return _core.normalize_scenario(d, base_dir)
-    except _core.ConfigError as e:
-        if source:
-            raise _core.ConfigError(f"{source}: {e}") from None
-        raise
-
-
-def core_classes(scenario: dict) -> tuple[type, type]:
-    """The C++ classes (env, vector env) of a loaded scenario's comm model: (Env, VectorEnv) for
-    ring_allreduce, (TreeRouteEnv, TreeRouteVectorEnv) for tree_route."""
-    if _core.comm_model_of(scenario) == "tree_route":
-        return _core.TreeRouteEnv, _core.TreeRouteVectorEnv
+def core_classes(scenario: Scenario | Mapping[str, Any]) -> tuple[type, type]:
+    """The C++ classes (env, vector env): Env and VectorEnv for every scenario (the comm model is
+    a run-time value of the C++ env)."""
     return _core.Env, _core.VectorEnv
 
 
 def make_core_env(scenario: ScenarioLike = "default"):
-    """The C++ environment for a scenario: Env (ring_allreduce) or TreeRouteEnv (tree_route)."""
-    sc = load_scenario(scenario)
-    return core_classes(sc)[0](json.dumps(sc))
+    """The C++ environment for a scenario (Env)."""
+    sc = scenario_of(scenario)
+    return core_classes(sc)[0](sc)
 
 
-def make_core_vector_env(scenario: ScenarioLike = "default", num_envs: int = 8, num_threads: int = 1):
-    """The C++ vector environment for a scenario: VectorEnv or TreeRouteVectorEnv."""
-    sc = load_scenario(scenario)
-    return core_classes(sc)[1](json.dumps(sc), num_envs, num_threads)
+def make_core_vector_env(scenario: ScenarioLike = "default", num_envs: int = 8, num_threads: int = 1,
+                         autoreset: str = "same_step"):
+    """The C++ vector environment for a scenario (VectorEnv). ``autoreset``:
+    "same_step" (an ended episode's env restarts in the step that ends it) or "next_step" (in the
+    next step, which ignores that env's action)."""
+    sc = scenario_of(scenario)
+    return core_classes(sc)[1](sc, num_envs, num_threads, autoreset)

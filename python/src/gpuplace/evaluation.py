@@ -3,13 +3,12 @@ on the same held-out seeds, one table in the C++ harness's format."""
 
 from __future__ import annotations
 
-import json
 from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
 from . import _core
-from .config import ScenarioLike, core_classes, load_scenario
+from .config import ScenarioLike, core_classes, scenario_of
 from .progress import progress_bar
 
 BatchPolicy = Callable[[np.ndarray, np.ndarray], np.ndarray]
@@ -30,7 +29,7 @@ def evaluate(
     """Runs heuristics (by name; default: every one in ``heuristic_names()``) on held-out seeds
     (a count, or a list) in C++ and returns an :class:`EvalReport` (``.table()``, ``.csv()``,
     ``.to_json()``, ``.summary(policy, metric)``)."""
-    sc = load_scenario(scenario)
+    sc = scenario_of(scenario)
     return _core.evaluate(sc, list(policies) if policies is not None else None, _seeds(seeds), threads)
 
 
@@ -47,15 +46,14 @@ def evaluate_agent(
     B actions. Episode j uses ``reset(seeds[j])``, exactly like the C++ harness, so the rows are
     comparable. The results are added to ``report`` (or a new one) under ``name``. The progress
     bar counts decisions (one per episode and step) and shows how many episodes have ended."""
-    sc = load_scenario(scenario)
+    sc = scenario_of(scenario)
     sd = _seeds(seeds)
     if report is None:
-        report = _core.EvalReport(sc.get("name", "custom"), sd)
+        report = _core.EvalReport(sc.name, sd)
     elif list(report.seeds) != sd:
         raise ValueError(f"evaluate_agent: the report's seeds {list(report.seeds)[:3]}... differ from {sd[:3]}...")
     cls = core_classes(sc)[0]
-    text = json.dumps(sc)
-    envs = [cls(text) for _ in sd]
+    envs = [cls(sc) for _ in sd]  # copies of the scenario read once
     for e, s in zip(envs, sd):
         e.reset(s)
     obs = [e.observation for e in envs]

@@ -18,18 +18,18 @@ ENV_IDS = {
 
 
 def make_env(preset: str, scenario=None, **kwargs):
-    """The entry point of a registered id: ``GpuPlaceEnv`` of the id's preset, or of ``scenario``
+    """The entry point of a registered id: ``GymnasiumEnv`` of the id's preset, or of ``scenario``
     when one is given (``gym.make(id, scenario=None)`` is the id's preset, not the default)."""
-    from .env import GpuPlaceEnv
+    from .gymnasium import GymnasiumEnv
 
-    return GpuPlaceEnv(preset if scenario is None else scenario, **kwargs)
+    return GymnasiumEnv(preset if scenario is None else scenario, **kwargs)
 
 
 def make_vector_env(preset: str, scenario=None, **kwargs):
     """The vector entry point of a registered id (``gym.make_vec``), as :func:`make_env`."""
-    from .vector import GpuPlaceVectorEnv
+    from .gymnasium import GymnasiumVectorEnv
 
-    return GpuPlaceVectorEnv(preset if scenario is None else scenario, **kwargs)
+    return GymnasiumVectorEnv(preset if scenario is None else scenario, **kwargs)
 
 
 def register_envs() -> None:

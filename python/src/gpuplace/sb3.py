@@ -1,10 +1,10 @@
-"""Stable-Baselines3 (sb3-contrib MaskablePPO) on gpuplace: the per-GPU policy, behaviour cloning
-of a C++ heuristic as a warm start, and the training recipe of the C++ reference PPO (needs the
-[sb3] extra).
+"""Stable-Baselines3 (sb3-contrib MaskablePPO) on gpuplace: :class:`SB3VecEnv` (the VecEnv over one
+C++ vector env), the per-GPU policy, behaviour cloning of a C++ heuristic as a warm start, and the
+training recipe of the C++ reference PPO (needs the [sb3] extra).
 
     from sb3_contrib import MaskablePPO
-    from gpuplace.sb3 import PerGpuPolicy, per_gpu_ppo_kwargs, pretrain, wrap_vec_env
-    venv = wrap_vec_env(GpuPlaceVecEnv("default", num_envs=16))   # + reward normalisation
+    from gpuplace.sb3 import PerGpuPolicy, SB3VecEnv, per_gpu_ppo_kwargs, pretrain, wrap_vec_env
+    venv = wrap_vec_env(SB3VecEnv("default", num_envs=16))   # + reward normalisation
     model = MaskablePPO(PerGpuPolicy, venv, **per_gpu_ppo_kwargs(), seed=1)
     stats = pretrain(model, teacher="pack", steps=400_000)          # clone, then value warm-up
     model.learn(600_000 - stats["warmup_steps"], reset_num_timesteps=False)
@@ -38,7 +38,8 @@ except ImportError as e:  # pragma: no cover - depends on the install
     ) from e
 
 from . import _core
-from .config import QUEUES, ScenarioLike, load_scenario, make_core_vector_env, queue_name
+from ._sb3_vec_env import SB3VecEnv
+from .config import QUEUES, ScenarioLike, load_scenario, make_core_vector_env, queue_name, scenario_of
 from ._files import atomic_open
 from .progress import progress_bar
 from .spaces import INFORMATION, LAYOUT_ATTR
@@ -398,11 +399,9 @@ def wrap_vec_env(venv: VecEnv, gamma: float = 1.0) -> VecNormalize:
 
 
 def _gpuplace_venv(env):
-    """The GpuPlaceVecEnv under any VecEnv wrappers, or None."""
-    from .vec_env import GpuPlaceVecEnv
-
+    """The SB3VecEnv under any VecEnv wrappers, or None."""
     while env is not None:
-        if isinstance(env, GpuPlaceVecEnv):
+        if isinstance(env, SB3VecEnv):
             return env
         env = getattr(env, "venv", None) if isinstance(env, VecEnvWrapper) else None
     return None
@@ -452,7 +451,7 @@ def pretrain(
     pol = _policy_of(model)
     venv = _gpuplace_venv(model.get_env())
     if venv is None:
-        raise ValueError("pretrain: the model's env is not a gpuplace GpuPlaceVecEnv (possibly wrapped); "
+        raise ValueError("pretrain: the model's env is not a gpuplace SB3VecEnv (possibly wrapped); "
                          "the teacher acts in copies of its scenario")
     base, queue = split_teacher(teacher)
     if queue is not None and queue_policy_of(venv.scenario) != queue:
@@ -708,18 +707,16 @@ def train_maskable_ppo(
     verbose: int = 0,
     **ppo_kwargs,
 ):
-    """Trains MaskablePPO with SB3's MlpPolicy on :class:`GpuPlaceVecEnv`; returns (model, callback)
+    """Trains MaskablePPO with SB3's MlpPolicy on :class:`SB3VecEnv`; returns (model, callback)
     where ``callback.rows`` holds the finished training episodes. gamma is 1 by default (DEFER
     costs no simulated time: with gamma < 1 deferring looks good, see :func:`per_gpu_ppo_kwargs`).
     For the per-GPU policy and the C++ recipe, see :func:`train_per_gpu`."""
     from sb3_contrib import MaskablePPO
 
-    from .vec_env import GpuPlaceVecEnv
-
     check_hyperparameters("train_maskable_ppo", total_timesteps=total_timesteps, num_envs=num_envs, n_steps=n_steps,
                           batch_size=batch_size, learning_rate=learning_rate, gamma=gamma, ent_coef=ent_coef)
     torch.set_num_threads(1)
-    venv = GpuPlaceVecEnv(load_scenario(scenario), num_envs=num_envs, num_threads=num_threads)
+    venv = SB3VecEnv(scenario_of(scenario), num_envs=num_envs, num_threads=num_threads)
     model = MaskablePPO(
         "MlpPolicy",
         venv,
@@ -780,8 +777,6 @@ def train_per_gpu(
     ``log_dir``: episodes.csv, validation.csv and imitation.csv there."""
     from sb3_contrib import MaskablePPO
 
-    from .vec_env import GpuPlaceVecEnv
-
     check_hyperparameters("train_per_gpu", total_timesteps=total_timesteps, imitation_steps=imitation_steps,
                           value_warmup=value_warmup, num_envs=num_envs, n_steps=n_steps, learning_rate=learning_rate,
                           imitation_learning_rate=imitation_learning_rate, gamma=gamma, validation_seeds=validation_seeds,
@@ -789,7 +784,7 @@ def train_per_gpu(
     torch.set_num_threads(1)
     sc = teacher_scenario(scenario, teacher)
     t0 = time.perf_counter()
-    venv = wrap_vec_env(GpuPlaceVecEnv(sc, num_envs=num_envs, num_threads=num_threads), gamma=gamma)
+    venv = wrap_vec_env(SB3VecEnv(sc, num_envs=num_envs, num_threads=num_threads), gamma=gamma)
     kwargs = per_gpu_ppo_kwargs(learning_rate, gamma, n_steps, num_envs)
     kwargs.update(ppo_kwargs)
     model = MaskablePPO(PerGpuPolicy, venv, policy_kwargs={"hidden": list(hidden), "node_features": node_features},
@@ -883,6 +878,7 @@ __all__ = [
     "save_model",
     "PerGpuPolicy",
     "ProgressBar",
+    "SB3VecEnv",
     "VALIDATION_SEED_BASE",
     "checkpoint_policy_kwargs",
     "load_cpp_checkpoint",

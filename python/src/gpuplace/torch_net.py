@@ -101,7 +101,7 @@ class ObsSpec:
         if lay is None:
             raise LayoutError(
                 f"the observation space {space!r} carries no gpuplace observation layout (attribute "
-                f"{LAYOUT_ATTR!r}); build the env with gpuplace (GpuPlaceEnv, GpuPlaceVecEnv, GpuPlaceVectorEnv) "
+                f"{LAYOUT_ATTR!r}); build the env with gpuplace.gymnasium, gpuplace.sb3 or gpuplace.rllib "
                 "or pass the layout explicitly (ObsSpec.from_env(env))"
             )
         return cls.from_layout(lay["segments"], int(np.prod(space.shape)), lay.get("num_items", lay["num_gpus"]),

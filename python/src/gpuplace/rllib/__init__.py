@@ -6,8 +6,9 @@
     ray.init()                                    # or ray.init(address="auto") on a cluster
     run = train("default", iterations=20, num_env_runners=2, out="runs/rllib")
 
-- :mod:`gpuplace.rllib.env`: the env RLlib steps (Dict observations with the action mask, the
-  batched entry point), registered with ``tune.register_env`` by :func:`register`.
+- :mod:`gpuplace.rllib.env`: the envs RLlib steps, :class:`RLlibEnv` and :class:`RLlibVectorEnv`
+  (the batched entry point over one C++ vector env, NEXT_STEP autoreset; Dict observations with
+  the action mask), registered with ``tune.register_env`` by :func:`register`.
 - :mod:`gpuplace.rllib.module`: :class:`PerGpuRLModule`, the per-GPU network of
   :mod:`gpuplace.torch_net` as an RLlib RLModule.
 - :mod:`gpuplace.rllib.train`: :func:`ppo_config`, :func:`train`, :func:`sweep`.
@@ -26,7 +27,8 @@ except ImportError as e:  # pragma: no cover - depends on the install
     raise ImportError(f"gpuplace.rllib needs the rllib extra ({e.name or e} is missing): {INSTALL_HINT}") from e
 
 from .cli import main
-from .env import MaskedDictEnv, MaskedDictVectorEnv, make_env
+from .._deprecated import module_getattr
+from .env import RLlibEnv, RLlibVectorEnv, make_env
 from .module import PerGpuRLModule, mask_logits, module_config
 from .train import (
     ENV_NAME,
@@ -47,9 +49,9 @@ __all__ = [
     "ENV_NAME",
     "HYPERPARAMETERS",
     "INSTALL_HINT",
-    "MaskedDictEnv",
-    "MaskedDictVectorEnv",
     "PerGpuRLModule",
+    "RLlibEnv",
+    "RLlibVectorEnv",
     "VALIDATION_SEED_BASE",
     "greedy_policy",
     "main",
@@ -65,3 +67,8 @@ __all__ = [
     "train",
     "validation_jct",
 ]
+
+__getattr__ = module_getattr(__name__, {
+    "MaskedDictEnv": ("gpuplace.rllib.RLlibEnv", lambda: RLlibEnv),
+    "MaskedDictVectorEnv": ("gpuplace.rllib.RLlibVectorEnv", lambda: RLlibVectorEnv),
+})

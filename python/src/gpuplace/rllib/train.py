@@ -25,7 +25,7 @@ from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from .. import _core
 from ..config import ScenarioLike, load_scenario
 from ..evaluation import evaluate_agent
-from .env import MaskedDictEnv, make_env
+from .env import RLlibEnv, make_env
 from .module import PerGpuRLModule, module_config
 
 #: The name the env creator is registered under (``tune.register_env``).
@@ -96,7 +96,7 @@ def ppo_config(
     and the hyperparameters (SB3 names, see ``HYPERPARAMETERS``; defaults ``DEFAULTS``)."""
     sc = load_scenario(scenario, overrides)
     register()
-    probe = MaskedDictEnv(sc)
+    probe = RLlibEnv(sc)
     kw = _training_kwargs(dict(hyperparameters or {}))
     # Each runner's rollout fragment: train_batch_size split over the runners and their envs.
     runners = max(1, int(num_env_runners))
