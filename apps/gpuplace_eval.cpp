@@ -120,7 +120,7 @@ int main(int argc, char** argv) {
         std::string s;
         for (const auto& p : gpuplace::preset_names()) s += (s.empty() ? "" : ", ") + p;
         return s;
-    }() + ", philly:<file>) or a scenario file")->capture_default_str();
+    }() + ", philly:<file>, philly_hidden:<file>) or a scenario file")->capture_default_str();
     app.add_option("--seeds", seeds, "held-out seeds 1000000..")->capture_default_str()->check(gpuplace::apps::whole(1, 1000000));
     app.add_option("--policies", policies, "heuristics, each optionally '+queue' (default: all)")->delimiter(',');
     app.add_option("--queue", queues, "run every policy under each queue policy (fifo, backfill, sjf, fewest_gpus)")->delimiter(',');

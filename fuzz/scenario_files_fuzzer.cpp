@@ -79,7 +79,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (s.workload.kind == "trace" && parts.size() > 1 && parts[1].size() > 64 * 1024) return 0;
     const std::uint64_t seed = size;
     try {
-        gp::visit_env(s, [&](auto type) { gp::fuzz::drive<typename decltype(type)::type>(s, seed); });
+        gp::fuzz::drive<gp::env>(s, seed);
     } catch (const gp::ConfigError&) {
         // a missing or unreadable zoo or profile file, an unknown comm model: errors naming them
     }

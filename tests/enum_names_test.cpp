@@ -43,10 +43,10 @@ TEST_CASE("enum_names: the allowed lists in declaration order") {
     CHECK(gp::detail::enum_name_list<gp::trace_format>() == "philly, openb, csv");
     CHECK(gp::detail::enum_name_list<gp::rl::activation>() == "tanh, relu");
     CHECK(gp::detail::enum_name_list<gp::rl::architecture>() == "per_gpu, flat");
-    CHECK_THROWS_WITH_AS(gp::parse_action_mode("gpus"),
+    CHECK_THROWS_WITH_AS((void)gp::parse_action_mode("gpus"),
                          "config /env/action_mode: unknown action mode \"gpus\" (allowed: gpu, placement, job)", gp::ConfigError);
-    CHECK_THROWS_WITH_AS(gp::parse_trace_format("tsv"), doctest::Contains("unknown trace format \"tsv\" (allowed: philly, openb, csv)"),
+    CHECK_THROWS_WITH_AS((void)gp::parse_trace_format("tsv"), doctest::Contains("unknown trace format \"tsv\" (allowed: philly, openb, csv)"),
                          gp::ConfigError);
-    CHECK_THROWS_WITH_AS(gp::rl::parse_activation("gelu", "config /ppo/network/activation"),
+    CHECK_THROWS_WITH_AS((void)gp::rl::parse_activation("gelu", "config /ppo/network/activation"),
                          "config /ppo/network/activation: unknown activation \"gelu\" (allowed: tanh, relu)", gp::ConfigError);
 }

@@ -176,10 +176,7 @@ TEST_CASE("rl reference policies: every shipped model loads by name and schedule
         auto s = scenario_from_json(ck.scenario);
         if (!ck.queue.empty()) apply_queue(s, ck.queue);
         const auto net = std::make_shared<const rl::actor_critic>(ck.network);
-        const auto rep = visit_env(s, [&](auto type) {
-            using E = typename decltype(type)::type;
-            return evaluate<E>(s, {rl::as_policy<E>("ppo", net)}, held_out_seeds(2), 1);
-        });
+        const auto rep = evaluate<env>(s, {rl::as_policy<env>("ppo", net)}, held_out_seeds(2), 1);
         for (const auto& m : rep.policies[0].per_seed) CHECK(m.jobs_done == m.jobs_total);
     }
     CHECK(rl::model_path("my_run/ppo.json") == "my_run/ppo.json");  // any other name is a path

@@ -286,21 +286,22 @@ private:
     }
 
     /// Calls f with the action front end (std::visit's work as a switch: the GPU mode, the hot
-    /// one, falls through a compare or two instead of a table of calls).
+    /// one, falls through a compare or two instead of a table of calls; std::get's own index check
+    /// folds into the switch's).
     template <class F>
     decltype(auto) visit(F&& f) {
         switch (front_.index()) {
-            case 1: return f(*std::get_if<1>(&front_));
-            case 2: return f(*std::get_if<2>(&front_));
-            default: return f(*std::get_if<0>(&front_));
+            case 1: return f(std::get<1>(front_));
+            case 2: return f(std::get<2>(front_));
+            default: return f(std::get<0>(front_));
         }
     }
     template <class F>
     decltype(auto) visit(F&& f) const {
         switch (front_.index()) {
-            case 1: return f(*std::get_if<1>(&front_));
-            case 2: return f(*std::get_if<2>(&front_));
-            default: return f(*std::get_if<0>(&front_));
+            case 1: return f(std::get<1>(front_));
+            case 2: return f(std::get<2>(front_));
+            default: return f(std::get<0>(front_));
         }
     }
 
@@ -324,11 +325,3 @@ using tree_route_env = env;
 
 }  // namespace gpuplace
 
-namespace gpuplace {
-/// Calls f(std::type_identity<env>{}): every scenario runs on gpuplace::env now that the comm model
-/// is a run-time value.
-template <class F>
-[[deprecated("every scenario runs on gpuplace::env; use it directly")]] decltype(auto) visit_env(const scenario&, F&& f) {
-    return std::forward<F>(f)(std::type_identity<env>{});
-}
-}  // namespace gpuplace

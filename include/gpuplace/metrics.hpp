@@ -32,10 +32,10 @@ struct job_record {
     [[nodiscard]] double jct() const noexcept { return end - submit; }
     /// Time not running: start - submit unless the job was preempted, then JCT - run time.
     [[nodiscard]] double queueing_delay() const noexcept { return preemptions ? jct() - run_time : start - submit; }
-    /// Themis' finish-time fairness rho = JCT / the JCT with a 1/N share of a cluster of `num_gpus`
+    /// Themis' finish-time fairness rho = JCT / the JCT with a 1/N share of a cluster of `cluster_gpus`
     /// GPUs (N = contention): the ideal duration, stretched when the job needs more than G / N GPUs.
-    [[nodiscard]] double finish_time_fairness(std::size_t num_gpus) const noexcept {
-        const double t = ideal_duration * std::max(1.0, double(this->num_gpus) * contention / double(num_gpus));
+    [[nodiscard]] double finish_time_fairness(std::size_t cluster_gpus) const noexcept {
+        const double t = ideal_duration * std::max(1.0, double(num_gpus) * contention / double(cluster_gpus));
         return t > 0 ? jct() / t : 1.0;
     }
 };

@@ -2,7 +2,7 @@
 /// \file scenario_source.hpp
 /// One rule for a string that names a scenario, shared by the programs and the Python package:
 ///  1. JSON text, when its first non-blank character is '{';
-///  2. else a preset name (preset_names(), or "philly:<file>");
+///  2. else a preset name (preset_names(), "philly:<file>" or "philly_hidden:<file>");
 ///  3. else the path of a scenario file ("$GPUPLACE_DATA/..." too; with a base folder, a relative
 ///     path is under it), which must exist.
 /// A preset wins over a file of the same name: write "./default" for a file called "default".
@@ -62,7 +62,7 @@ namespace detail {
     std::string presets;
     for (const auto& p : preset_names()) presets += p + ", ";
     throw ConfigError("scenario \"" + std::string(s) + "\": not JSON text (it does not start with '{'), not a preset (" +
-                      presets + "philly:<file>) and not a file (no file \"" + display_path(path) + "\")");
+                      presets + "philly:<file>, philly_hidden:<file>) and not a file (no file \"" + display_path(path) + "\")");
 }
 
 /// The scenario a string names: JSON text, a preset name or a scenario file, by the rule above.

@@ -11,11 +11,11 @@
 
 namespace gpuplace {
 
-/// A named preset scenario: "default", "proximity_drl", "colocation", "philly", "philly:<file>" or
-/// "heterogeneous".
+/// A named preset scenario: "default", "proximity_drl", "colocation", "philly", "heterogeneous",
+/// "philly_hidden", "philly:<file>" or "philly_hidden:<file>".
 [[nodiscard]] GPUPLACE_INLINE scenario preset_scenario(std::string_view name);
 
-/// Whether a name is a preset (preset_names(), or "philly:<file>").
+/// Whether a name is a preset (preset_names(), "philly:<file>" or "philly_hidden:<file>").
 [[nodiscard]] GPUPLACE_INLINE bool is_preset_name(std::string_view name);
 
 }  // namespace gpuplace
