@@ -28,6 +28,7 @@
 #include "../detail/rng.hpp"
 #include "../information.hpp"
 #include "discipline.hpp"
+#include "duration_knowledge.hpp"
 #include "room_index.hpp"
 #include "wait_queue.hpp"
 
@@ -84,30 +85,15 @@ public:
         validate_jobs(cfg_, gen_, num_gpus(), zoo_);  // before anything changes
         sim_.reserve_placements(workload_.max_episode_gpus(num_gpus()));  // once: later resets (autoresets) allocate nothing
         sim_.reset(std::span<const TrainingJob>(gen_),
-                   [this](const J& j) { return double(j.work) * comm_.ideal_step_time(topo_, zoo_, j.model, j.num_gpus); },
+                   [this](const J& j) { return ideal_of(j); },
                    [this](const J& j) { return zoo_[j.model].memory_gb; });
         const std::size_t n = sim_.jobs().size();
         queue_.reset(n);
-        shown_.resize(n);
-        for (std::uint32_t i = 0; i < n; ++i) shown_[i] = shown_duration(i);
-        for (std::uint32_t i = 0; i < n; ++i) {
-            const auto& j = sim_.job(i);
-            const auto p = zoo_[j.model].at(j.num_gpus);
-            queue_.info(i) = {features.request(j.num_gpus), features.squash(shown_[i]),
-                              static_cast<float>(std::clamp(1.0 - p.spread / p.consolidated, 0.0, 1.0)), double(j.submit_time), 0};
-        }
+        describe(0, features);
         if (sim_.colocation()) rooms_.build(sim_);
         current_ = none;
         cur_gpus_ = 0;
-        if (preempt_) {
-            disc_.reset(n);
-            running_.clear();
-            running_.reserve(n);
-            order_.reserve(n);
-            suspend_.reserve(n);
-            dirty_ = true;
-            start_time_ = sim_.now();
-        }
+        if (preempt_) disc_.reset(n, sim_.now());
         return advance([](std::span<const gpu_id>) {}).reward;
     }
 
@@ -130,32 +116,20 @@ public:
         }
         validate_jobs(cfg_, gen_, num_gpus(), zoo_);
         sim_.replace_future(std::span<const TrainingJob>(gen_),
-                            [this](const J& j) { return double(j.work) * comm_.ideal_step_time(topo_, zoo_, j.model, j.num_gpus); },
+                            [this](const J& j) { return ideal_of(j); },
                             [this](const J& j) { return zoo_[j.model].memory_gb; });
         const std::size_t n = sim_.jobs().size();
         queue_.resize_jobs(n);
-        shown_.resize(n);
-        for (auto i = keep; i < n; ++i) {
-            shown_[i] = shown_duration(i);
-            const auto& j = sim_.job(i);
-            const auto p = zoo_[j.model].at(j.num_gpus);
-            queue_.info(i) = {features.request(j.num_gpus), features.squash(shown_[i]),
-                              static_cast<float>(std::clamp(1.0 - p.spread / p.consolidated, 0.0, 1.0)), double(j.submit_time), 0};
-        }
+        describe(keep, features);
         if (sim_.colocation()) rooms_.build(sim_);
         if (preempt_) disc_.grow(n);
         if (cfg_.durations.mode != duration_info::hidden) return;
-        if (sample_sizes_.empty()) sample_durations();
-        std::sort(sample_sizes_.begin(), sample_sizes_.end());
+        if (!known_.sampled()) sample_durations();
         detail::rng r(detail::mix_seed(seed, 0x6475726174696f6eULL));  // "duration"
         for (std::uint32_t j = 0; j < keep; ++j) {
             if (is_finished(j)) continue;
-            const double a = sim_.attained(j), k = double(sim_.job(j).num_gpus);
-            const auto above = std::upper_bound(sample_sizes_.begin(), sample_sizes_.end(), a);
-            const auto m = std::size_t(sample_sizes_.end() - above);
-            // a size above what it attained, uniformly among the sample's; past them all, 10% more
-            const double size = m ? *(above + std::ptrdiff_t(r.below(m))) : a * 1.1 + k;
-            sim_.set_ideal_duration(j, size / k);
+            const double k = double(sim_.job(j).num_gpus);
+            sim_.set_ideal_duration(j, known_.redraw(sim_.attained(j), k, r) / k);
         }
     }
 
@@ -189,7 +163,7 @@ public:
         sim_.start(j, gpus, slowdown, res.cost);
         queue_.erase(cur_pos_);
         current_ = none;
-        if (preempt_) running_.push_back(j);
+        if (preempt_) disc_.started(j);
         double r = -opt_.comm * res.cost;
         if (opt_.placement != 0) {
             const auto b = comm_.bounds(topo_, zoo_, job.model, job.num_gpus);
@@ -222,7 +196,7 @@ public:
         double area = 0, elapsed = 0;
         bool moved = false;
         for (;;) {
-            if (preempt_ && dirty_) decide();
+            if (preempt_ && disc_.stale()) decide();
             std::size_t i = find_waiting();
             if (i != wait_queue::npos) {
                 set_current(i);
@@ -237,16 +211,15 @@ public:
                 set_current(i);
                 break;  // found one, or the episode is over (all finished)
             }
-            const auto ev = sim_.advance(preempt_ ? disc_.next_decision(sim_, queue_.jobs(), running_, sim_.now(), start_time_)
-                                                  : basic_simulator<J>::never);
+            const auto ev = sim_.advance(preempt_ ? disc_.next_decision(sim_, queue_.jobs(), sim_.now()) : basic_simulator<J>::never);
             for (auto j = ev.first_arrival; j < ev.first_arrival + ev.arrivals; ++j)
                 queue_.insert(j, sim_.job(j).num_gpus, [this](std::uint32_t a, std::uint32_t b) { return queue_less(a, b); });
             if (!sim_.colocation())
                 for (const auto& r : ev.finished) finished(sim_.gpus_of(r));
             if (preempt_) {
                 for (auto j = ev.first_arrival; j < ev.first_arrival + ev.arrivals; ++j) disc_.arrived(j, sim_.now());
-                for (const auto& r : ev.finished) std::erase(running_, std::uint32_t(r.id));
-                dirty_ = true;  // an arrival, a completion or a decision time: the run set again
+                for (const auto& r : ev.finished) disc_.finished(std::uint32_t(r.id));
+                disc_.touch();
             }
             area += ev.area;
             if (ev.in_makespan) elapsed += ev.elapsed;
@@ -369,18 +342,13 @@ private:
     /// The discipline's decision: which jobs run; the running jobs left out are suspended and wait
     /// again, the waiting ones in priority order.
     void decide() {
-        suspend_.clear();
-        disc_.decide(sim_, queue_.jobs(), running_, num_gpus(), sim_.now(), order_, suspend_);
-        for (auto j : suspend_) {
+        for (auto j : disc_.decide(sim_, queue_.jobs(), num_gpus(), sim_.now())) {
             sim_.suspend(j);
-            disc_.suspended(j, sim_.now());
-            std::erase(running_, j);
             if (cfg_.durations.mode == duration_info::hidden)  // what it has attained, per GPU, as its duration feature
                 queue_.info(j).ideal_feat = squash(sim_.attained(j) / double(sim_.job(j).num_gpus));
         }
-        queue_.reorder(order_, [&](std::uint32_t j) { return sim_.job(j).num_gpus; });
+        queue_.reorder(disc_.order(), [&](std::uint32_t j) { return sim_.job(j).num_gpus; });
         queue_.next_epoch();
-        dirty_ = false;
     }
 
     /// The observation's duration feature, as observation_writer::squash() computes it.
@@ -389,81 +357,43 @@ private:
         return static_cast<float>(x / (x + cfg_.reward.time_scale));
     }
 
-    /// The duration the scheduler is shown of job j (durations.mode): the truth, an estimate, or
-    /// nothing (hidden: 0, its attained service so far).
-    [[nodiscard]] double shown_duration(std::uint32_t j) const {
-        const auto& d = cfg_.durations;
-        if (d.mode == duration_info::oracle) return sim_.ideal_duration(j);
-        if (d.mode == duration_info::hidden) return 0.0;
-        if (d.error == duration_error::model_mean) {
-            const auto& job = sim_.job(j);
-            for (const auto& [key, mean] : model_mean_)
-                if (key == (std::uint64_t{job.model} << 32 | job.num_gpus)) return mean;
-            return mean_all_;
+    /// The shown durations and queue features of jobs `from` onwards.
+    template <class Features>
+    void describe(std::uint32_t from, const Features& features) {
+        const auto n = static_cast<std::uint32_t>(sim_.jobs().size());
+        shown_.resize(n);
+        for (auto i = from; i < n; ++i) {
+            shown_[i] = shown_duration(i);
+            const auto& j = sim_.job(i);
+            const auto p = zoo_[j.model].at(j.num_gpus);
+            queue_.info(i) = {features.request(j.num_gpus), features.squash(shown_[i]),
+                              static_cast<float>(std::clamp(1.0 - p.spread / p.consolidated, 0.0, 1.0)), double(j.submit_time), 0};
         }
-        detail::rng r(detail::mix_seed(seed_ ^ (std::uint64_t{j} << 20), 0x657374696d617465ULL));  // "estimate"
-        return sim_.ideal_duration(j) * std::exp(d.sigma * r.normal());
+    }
+
+    /// The duration the scheduler is shown of job j (durations.mode).
+    [[nodiscard]] double shown_duration(std::uint32_t j) const {
+        return known_.shown(cfg_.durations, j, sim_.job(j), sim_.ideal_duration(j), seed_);
+    }
+    /// Each job's ideal duration on its GPUs, consolidated.
+    template <class Jb>
+    [[nodiscard]] double ideal_of(const Jb& j) const {
+        return double(j.work) * comm_.ideal_step_time(topo_, zoo_, j.model, j.num_gpus);
     }
 
     /// Checks the durations and preemption options and prepares the discipline.
     void init_information() {
-        const auto& d = cfg_.durations;
+        duration_knowledge::check(cfg_);
+        if (duration_knowledge::needs_sample(cfg_)) sample_durations();
         const auto& p = cfg_.preemption;
-        const auto order = cfg_.env.order;
-        const std::string name(to_string(order));
-        if (d.mode == duration_info::hidden && (order == queue_order::sjf || order == queue_order::srtf))
-            throw ConfigError("config /env/queue_policy: \"" + name + "\" orders jobs by their duration, which durations \"hidden\" does not show");
-        if (is_preemptive(order) && !p.enabled)
-            throw ConfigError("config /env/queue_policy: \"" + name + "\" is a preemptive discipline: it needs /preemption/enabled");
-        if (p.enabled && !is_preemptive(order))
-            throw ConfigError("config /preemption/enabled: needs a preemptive /env/queue_policy (las, 2d_las, gittins or srtf), got \"" + name + "\"");
-        if (p.enabled && cfg_.colocation.enabled) throw ConfigError("config /preemption/enabled: not supported with co-location");
-        if (d.mode != duration_info::oracle && cfg_.colocation.enabled)
-            throw ConfigError("config /durations/mode: \"" + std::string(to_string(d.mode)) + "\" is not supported with co-location");
-        if (!(p.restart_overhead >= 0) || !(p.checkpoint_interval >= 0) || !(p.round >= 0) || !(p.starvation >= 0))
-            throw ConfigError("config /preemption: restart_overhead, checkpoint_interval, round and starvation must be >= 0");
-        for (std::size_t i = 0; i < p.thresholds.size(); ++i)
-            if (!(p.thresholds[i] > 0) || (i > 0 && !(p.thresholds[i] > p.thresholds[i - 1])))
-                throw ConfigError("config /preemption/thresholds: must be positive and increasing (item " + std::to_string(i) + ")");
-        if (!(d.sigma >= 0)) throw ConfigError("config /durations/sigma: must be >= 0 (got " + std::to_string(d.sigma) + ")");
-        const bool need_sample = order == queue_order::gittins || (d.mode == duration_info::predicted && d.error == duration_error::model_mean);
-        if (need_sample) sample_durations();
         if (!p.enabled) return;
         preempt_ = true;
         sim_.set_preemption({p.restart_overhead, p.checkpoint_interval});
-        disc_.init(order, p, order == queue_order::gittins ? gittins_table(sample_sizes_, p.gittins_quantum) : gittins_table{});
+        const auto order = cfg_.env.order;
+        disc_.init(order, p, order == queue_order::gittins ? gittins_table(known_.sizes(), p.gittins_quantum) : gittins_table{});
     }
-
-    /// The duration distribution of durations.sample_files (or of the scenario's own workload):
-    /// 32 episodes' jobs, their GPU-seconds (the Gittins index) and each model's mean duration
-    /// at each GPU count (model_mean estimates).
     void sample_durations() {
-        auto w = cfg_.workload;
-        if (!cfg_.durations.sample_files.empty()) {
-            w.kind = "trace";
-            w.path = cfg_.durations.sample_files.front();
-            w.more_paths.assign(cfg_.durations.sample_files.begin() + 1, cfg_.durations.sample_files.end());
-        }
-        const workload_source src(w, zoo_, num_gpus());
-        std::vector<TrainingJob> jobs;
-        std::vector<std::pair<std::uint64_t, std::pair<double, std::size_t>>> sums;
-        double all = 0;
-        std::size_t count = 0;
-        for (std::uint64_t e = 0; e < 32; ++e) {
-            src.generate(zoo_, num_gpus(), (std::uint64_t{1} << 40) + e, jobs);
-            for (const auto& j : jobs) {
-                const double ideal = double(j.work) * comm_.ideal_step_time(topo_, zoo_, j.model, j.num_gpus);
-                sample_sizes_.push_back(ideal * double(j.num_gpus));
-                const std::uint64_t key = std::uint64_t{j.model} << 32 | j.num_gpus;
-                auto it = std::find_if(sums.begin(), sums.end(), [&](const auto& x) { return x.first == key; });
-                if (it == sums.end()) sums.push_back({key, {ideal, 1}});
-                else it->second.first += ideal, ++it->second.second;
-                all += ideal;
-                ++count;
-            }
-        }
-        for (const auto& [key, s] : sums) model_mean_.emplace_back(key, s.first / double(s.second));
-        mean_all_ = count ? all / double(count) : 0.0;
+        known_.sample(cfg_, zoo_, num_gpus(), [this](const TrainingJob& j) { return ideal_of(j); });
     }
 
     /// Makes the waiting job at queue position i (or none) the current one. The queue does not
@@ -500,13 +430,9 @@ private:
     mutable std::vector<double> scratch_;
     // what the scheduler knows and may do (information.hpp)
     std::vector<double> shown_;  ///< per job: the duration the scheduler is shown
-    bool preempt_ = false, dirty_ = true;
-    double start_time_ = 0;
-    discipline disc_;
-    std::vector<std::uint32_t> running_, order_, suspend_;
-    std::vector<double> sample_sizes_;                         ///< GPU-seconds of sampled jobs (gittins)
-    std::vector<std::pair<std::uint64_t, double>> model_mean_;  ///< (model << 32 | GPUs) -> mean ideal duration
-    double mean_all_ = 0;
+    bool preempt_ = false;
+    discipline disc_;  ///< preemption: the run set
+    duration_knowledge known_;  ///< the shown durations and the sampled size distribution
 };
 
 }  // namespace gpuplace::env_detail

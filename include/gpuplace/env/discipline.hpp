@@ -33,8 +33,15 @@ public:
         p_ = p;
         gittins_ = std::move(g);
     }
-    /// Sizes the per-job state for an episode of n jobs (allocates only for more jobs than before).
-    void reset(std::size_t n) {
+    /// Sizes the per-job state for an episode of n jobs starting at `start` (allocates only for
+    /// more jobs than before).
+    void reset(std::size_t n, double start) {
+        running_.clear();
+        running_.reserve(n);
+        order_out_.reserve(n);
+        suspend_.reserve(n);
+        dirty_ = true;
+        start_ = start;
         queue_.assign(n, 0);
         base_.assign(n, 0.0);
         since_.assign(n, 0.0);
@@ -55,18 +62,26 @@ public:
     }
     /// Job j arrived at `now` (into the first queue).
     void arrived(std::uint32_t j, double now) noexcept { since_[j] = entered_[j] = now; }
-    /// Job j was suspended at `now` (it keeps its queue and its place there).
-    void suspended(std::uint32_t j, double now) noexcept { since_[j] = now; }
+    /// Job j started; job j finished.
+    void started(std::uint32_t j) { running_.push_back(j); }
+    void finished(std::uint32_t j) noexcept { std::erase(running_, j); }
+    /// An arrival, a completion or a decision time: the run set is decided again.
+    void touch() noexcept { dirty_ = true; }
+    [[nodiscard]] bool stale() const noexcept { return dirty_; }
     [[nodiscard]] bool in_run_set(std::uint32_t j) const noexcept { return run_[j] != 0; }
     /// 2D-LAS: the queue job j is in.
     [[nodiscard]] std::uint32_t queue_of(std::uint32_t j) const noexcept { return queue_[j]; }
 
-    /// Decides the run set at `now` among the waiting and running jobs on `num_gpus` GPUs: marks
-    /// its members (in_run_set()) and appends the running jobs outside it to `suspend`. `order`
-    /// gets the jobs that will wait (the waiting ones and those to suspend) in priority order.
+    /// Decides the run set at `now` among the waiting and the running jobs on `num_gpus` GPUs:
+    /// marks its members (in_run_set()); returns the running jobs outside it, to suspend (they
+    /// leave the running list and wait again). order() then holds the jobs that will wait (the
+    /// waiting ones and those to suspend) in priority order.
     template <class Sim>
-    void decide(const Sim& sim, std::span<const std::uint32_t> waiting, std::span<const std::uint32_t> running,
-                std::size_t num_gpus, double now, std::vector<std::uint32_t>& order, std::vector<std::uint32_t>& suspend) {
+    std::span<const std::uint32_t> decide(const Sim& sim, std::span<const std::uint32_t> waiting, std::size_t num_gpus, double now) {
+        const std::span<const std::uint32_t> running = running_;
+        auto& order = order_out_;
+        auto& suspend = suspend_;
+        suspend.clear();
         update_queues(sim, waiting, running, now);
         auto& all = order_scratch_;
         all.assign(waiting.begin(), waiting.end());
@@ -84,15 +99,23 @@ public:
             if (!(sim.is_running(j) && run_[j])) order.push_back(j);
         for (auto j : running)
             if (!run_[j]) suspend.push_back(j);
+        for (auto j : suspend) {
+            std::erase(running_, j);
+            since_[j] = now;  // it keeps its queue and its place there
+        }
+        dirty_ = false;
+        return suspend;
     }
+    /// The jobs that wait after the last decide(), in priority order.
+    [[nodiscard]] std::span<const std::uint32_t> order() const noexcept { return order_out_; }
 
     /// The next time a priority jumps without an event: a 2D-LAS demotion or promotion, or the
-    /// next round (`start` is the episode's start); never when none.
+    /// next round (counted from the episode's start); never when none.
     template <class Sim>
-    [[nodiscard]] double next_decision(const Sim& sim, std::span<const std::uint32_t> waiting, std::span<const std::uint32_t> running,
-                                       double now, double start) const noexcept {
+    [[nodiscard]] double next_decision(const Sim& sim, std::span<const std::uint32_t> waiting, double now) const noexcept {
+        const std::span<const std::uint32_t> running = running_;
         double t = never;
-        if (p_.round > 0) t = start + (std::floor((now - start) / p_.round) + 1) * p_.round;
+        if (p_.round > 0) t = start_ + (std::floor((now - start_) / p_.round) + 1) * p_.round;
         if (order_ != queue_order::two_d_las) return t;
         const std::size_t last = p_.thresholds.size();
         for (auto j : running)
@@ -161,6 +184,9 @@ private:
     std::vector<std::uint8_t> run_;      ///< per job: in the run set of the last decision
     std::vector<key> key_;               ///< per job: its priority at the last decision
     std::vector<std::uint32_t> order_scratch_;
+    std::vector<std::uint32_t> running_, order_out_, suspend_;  ///< running jobs; the last decision's
+    double start_ = 0;                                         ///< the episode's start (rounds)
+    bool dirty_ = true;                                        ///< the run set needs deciding
 };
 
 }  // namespace gpuplace::env_detail
