@@ -326,18 +326,26 @@ public:
 
     template <Topology T>
     [[nodiscard]] double ideal_step_time(const T& t, const ModelZoo& z, model_id m, std::uint32_t k) const noexcept {
-        return std::visit([&](const auto& c) { return double(c.ideal_step_time(t, z, m, k)); }, m_);
+        return visit([&](const auto& c) { return double(c.ideal_step_time(t, z, m, k)); });
     }
     template <Topology T>
     [[nodiscard]] comm_result evaluate(const T& t, const ModelZoo& z, model_id m, std::span<const gpu_id> gpus) const noexcept {
-        return std::visit([&](const auto& c) { return c.evaluate(t, z, m, gpus); }, m_);
+        return visit([&](const auto& c) { return c.evaluate(t, z, m, gpus); });
     }
     template <Topology T>
     [[nodiscard]] cost_bounds bounds(const T& t, const ModelZoo& z, model_id m, std::uint32_t k) const noexcept {
-        return std::visit([&](const auto& c) { return c.bounds(t, z, m, k); }, m_);
+        return visit([&](const auto& c) { return c.bounds(t, z, m, k); });
     }
 
 private:
+    /// std::visit's work as an index switch (GCC calls std::visit's table out of line: a call per
+    /// job start).
+    template <class F>
+    decltype(auto) visit(F&& f) const {
+        if (m_.index() == 1) return f(std::get<1>(m_));
+        return f(std::get<0>(m_));
+    }
+
     std::variant<RingAllReduce, TreeRouteCost> m_;
 };
 

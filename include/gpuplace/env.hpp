@@ -289,7 +289,10 @@ private:
     /// one, falls through a compare or two instead of a table of calls; std::get's own index check
     /// folds into the switch's).
     template <class F>
-    decltype(auto) visit(F&& f) {
+#if defined(__GNUC__)
+    [[gnu::always_inline]]  // one call per step otherwise: the GPU mode's step is the hot path
+#endif
+    inline decltype(auto) visit(F&& f) {
         switch (front_.index()) {
             case 1: return f(std::get<1>(front_));
             case 2: return f(std::get<2>(front_));
@@ -297,7 +300,10 @@ private:
         }
     }
     template <class F>
-    decltype(auto) visit(F&& f) const {
+#if defined(__GNUC__)
+    [[gnu::always_inline]]
+#endif
+    inline decltype(auto) visit(F&& f) const {
         switch (front_.index()) {
             case 1: return f(std::get<1>(front_));
             case 2: return f(std::get<2>(front_));

@@ -209,7 +209,7 @@ public:
             if (L_.preemption()) *o++ = preemption_feature(sim.preemptions(j));
             ++written;
         }
-        for (; written < K_; ++written) o = std::fill_n(o, L_.queue_fields(), 0.0f);
+        std::fill_n(o, (K_ - written) * L_.queue_fields(), 0.0f);  // the empty slots, in one fill
     }
     /// n preemptions as a feature: n / (n + 1).
     [[nodiscard]] static float preemption_feature(std::uint32_t n) noexcept { return float(n) / float(n + 1); }
@@ -322,9 +322,17 @@ public:
     /// updated, and the proximity and free counts of the domains update_gpus() marked.
     void flush(const cluster_state& cl, const env_detail::pick_set& picks, double now, bool time_moved) noexcept {
         if (time_moved) remaining_all(cl, now);
-        for (auto t : dirty_tops_) {
-            domain_rows(cl, picks, top_, t, 0.0f);
-            top_dirty_[t] = 0;
+        if (top_ == 2) {  // a tree of two domain levels (nodes in racks): the rows of each rack in one loop
+            for (auto t : dirty_tops_) {
+                const float p = !picks.empty() && picks.in(2, t) ? level_proximity(2) : 0.0f;
+                leaf_rows(cl, picks, t, p, float(cl.free_in(2, t)) * (1.0f / float(h_.size(2, t))));
+                top_dirty_[t] = 0;
+            }
+        } else {
+            for (auto t : dirty_tops_) {
+                domain_rows(cl, picks, top_, t, 0.0f);
+                top_dirty_[t] = 0;
+            }
         }
         dirty_tops_.clear();
     }
