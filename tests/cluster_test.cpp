@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <concepts>
 #include <vector>
 
 #include <gpuplace/cluster.hpp>
@@ -10,6 +11,11 @@
 
 namespace gp = gpuplace;
 using namespace gpuplace::test;
+
+// A copy must not ask whether cluster_state is a Topology (the constructor from a topology is a
+// constrained template; clang rejects the recursive constraint check).
+static_assert(std::copyable<gp::cluster_state>);
+static_assert(!gp::Topology<gp::cluster_state>);
 
 TEST_CASE("cluster_state: allocate and release keep every count") {
     const auto t = gp::TreeTopology::proximity_drl();

@@ -28,7 +28,10 @@ public:
     static constexpr double free_end = -std::numeric_limits<double>::infinity();
 
     cluster_state() = default;
-    template <Topology T>
+    // The first conjunct stops overload resolution for a copy from asking whether cluster_state is
+    // itself a Topology (a recursive constraint clang rejects).
+    template <class T>
+        requires(!std::same_as<T, cluster_state>) && Topology<T>
     explicit cluster_state(const T& t) {
         resize(t);
     }

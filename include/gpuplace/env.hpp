@@ -74,56 +74,16 @@ public:
         : basic_env(T::from_config(s.topology, "/topology"), make_comm(s.comm), s.zoo.make(), s) {}
 
     /// Builds the env from explicit objects; the scenario gives workload, env and reward options.
-    basic_env(T topo, C comm, ModelZoo zoo, scenario s) : core_(std::move(topo), std::move(comm), std::move(zoo), std::move(s)) {
-        const auto& cfg = core_.config();
-        const auto& e = cfg.env;
-        if (e.confine_type && (e.mode != action_mode::gpu || cfg.colocation.enabled))
-            throw ConfigError("config /env/confine_type: supported in the gpu action mode without co-location only");
-        if (e.mode != action_mode::gpu && e.slots < 1)
-            throw ConfigError("config /env/slots: 0 (the " + std::string(to_string(e.mode)) + " action mode needs at least 1)");
-        obs_ = observation_writer(core_.hierarchy(), e.queue_window, cfg.colocation.enabled, cfg.reward.time_scale,
-                                  core_.gpu_types().heterogeneous(), cfg.durations.mode == duration_info::hidden, cfg.preemption.enabled);
-        if (e.mode == action_mode::placement) front_.template emplace<1>();
-        else if (e.mode == action_mode::job) front_.template emplace<2>();
-        visit([&](auto& f) { f.init(core_, obs_); });
-    }
+    basic_env(T topo, C comm, ModelZoo zoo, scenario s);
 
     // ---- episode ------------------------------------------------------------------------------
 
     /// Starts an episode: draws the workload for this seed and advances to the first decision.
-    void reset(std::uint64_t seed = 0) {
-        visit([&](auto& f) { f.reset(core_); });
-        pending_reward_ = core_.reset(seed, obs_);
-        steps_ = 0;
-        episode_return_ = 0;
-        truncated_ = false;
-        started_ = true;
-        terminated_ = !core_.has_current();  // no job to place: every job has finished (a workload of none)
-        refresh_observation();
-    }
+    void reset(std::uint64_t seed = 0);
 
     /// Applies an action. Throws InvalidAction (state unchanged) when the mask forbids it, and
     /// StateError when the episode is over or reset() was never called.
-    step_result step(std::int64_t action) {
-        if (!started_) throw StateError("step() called before reset()");
-        if (terminated_ || truncated_) throw StateError("step() called on a finished episode; call reset()");
-        const auto mask = action_mask();
-        if (action < 0 || std::size_t(action) >= mask.size() || !mask[std::size_t(action)]) {
-            std::string what = "invalid action " + std::to_string(action);
-            if (mode() == action_mode::gpu && action == defer_action()) what += " (DEFER)";
-            throw InvalidAction(what + ": " + why_invalid(action));
-        }
-        const double t_start = core_.simulator().now();
-        // the rewards add up in the order they arose: the time before this decision's, then the step's
-        const auto r = visit([&](auto& f) { return f.step(core_, obs_, action, pending_reward_, [this] { return view_state(); }); });
-        pending_reward_ = 0;
-        ++steps_;
-        if (r.decided && core_.simulator().all_done()) terminated_ = true;  // (a pick alone finishes nothing)
-        else if (steps_ >= core_.options().step_limit || core_.simulator().now() >= core_.options().time_limit)
-            truncated_ = true;
-        episode_return_ += r.reward;
-        return {r.reward, terminated_, truncated_, core_.simulator().now() - t_start};
-    }
+    step_result step(std::int64_t action);
 
     /// A forked future: a copy that keeps the present (time, the running jobs, the queue, the
     /// current job and its picks) and redraws what the scheduler cannot know from the scenario's
@@ -132,13 +92,7 @@ public:
     /// a trace, another window of the same files at the same load) and,
     /// with durations hidden, the durations of the jobs present (given the service each attained).
     /// A plain copy of the env keeps the true future instead (hindsight: not causal).
-    [[nodiscard]] basic_env fork(std::uint64_t seed) const {
-        if (!started_) throw StateError("fork() called before reset()");
-        basic_env f(*this);
-        f.core_.redraw_future(seed, f.obs_);
-        f.refresh_observation();
-        return f;
-    }
+    [[nodiscard]] basic_env fork(std::uint64_t seed) const;
 
     // ---- buffers ------------------------------------------------------------------------------
 
@@ -194,10 +148,7 @@ public:
     /// Rewrites the whole observation and mask from the state (what reset() does). step() rewrites
     /// only what the action changed, which gives the same values: the buffers belong to the env
     /// between steps and must not be written by anyone else.
-    void refresh_observation() {
-        if (!started_) return;
-        visit([&](auto& f) { f.write(core_, obs_, view_state()); });
-    }
+    void refresh_observation();
 
     /// Makes the env write its observation and mask into external buffers (e.g. a slice of a
     /// vector env's contiguous arrays). The current contents are copied over.
@@ -268,11 +219,7 @@ public:
     }
 
     /// Why an action is invalid, or an empty string when it is valid.
-    [[nodiscard]] std::string why_invalid(std::int64_t action) const {
-        if (!started_) return "reset() has not been called";
-        if (done()) return "the episode is over";
-        return visit([&](const auto& f) { return f.why_invalid(*this, action); });
-    }
+    [[nodiscard]] std::string why_invalid(std::int64_t action) const;
 
 private:
     static C make_comm(const comm_config& c) {
@@ -322,6 +269,88 @@ private:
         front_;
     core_type core_;
 };
+
+// The members that do the work, defined outside the class: not inline, so that a program built
+// against gpuplace::compiled (impl/extern_templates.hpp) calls the library's instances instead of
+// compiling them again.
+
+template <Topology T, Job J, CommModel<T> C>
+    requires std::constructible_from<J, TrainingJob>
+basic_env<T, J, C>::basic_env(T topo, C comm, ModelZoo zoo, scenario s)
+    : core_(std::move(topo), std::move(comm), std::move(zoo), std::move(s)) {
+    const auto& cfg = core_.config();
+    const auto& e = cfg.env;
+    if (e.confine_type && (e.mode != action_mode::gpu || cfg.colocation.enabled))
+        throw ConfigError("config /env/confine_type: supported in the gpu action mode without co-location only");
+    if (e.mode != action_mode::gpu && e.slots < 1)
+        throw ConfigError("config /env/slots: 0 (the " + std::string(to_string(e.mode)) + " action mode needs at least 1)");
+    obs_ = observation_writer(core_.hierarchy(), e.queue_window, cfg.colocation.enabled, cfg.reward.time_scale,
+                              core_.gpu_types().heterogeneous(), cfg.durations.mode == duration_info::hidden, cfg.preemption.enabled);
+    if (e.mode == action_mode::placement) front_.template emplace<1>();
+    else if (e.mode == action_mode::job) front_.template emplace<2>();
+    visit([&](auto& f) { f.init(core_, obs_); });
+}
+
+template <Topology T, Job J, CommModel<T> C>
+    requires std::constructible_from<J, TrainingJob>
+void basic_env<T, J, C>::reset(std::uint64_t seed) {
+    visit([&](auto& f) { f.reset(core_); });
+    pending_reward_ = core_.reset(seed, obs_);
+    steps_ = 0;
+    episode_return_ = 0;
+    truncated_ = false;
+    started_ = true;
+    terminated_ = !core_.has_current();  // no job to place: every job has finished (a workload of none)
+    refresh_observation();
+}
+
+template <Topology T, Job J, CommModel<T> C>
+    requires std::constructible_from<J, TrainingJob>
+step_result basic_env<T, J, C>::step(std::int64_t action) {
+    if (!started_) throw StateError("step() called before reset()");
+    if (terminated_ || truncated_) throw StateError("step() called on a finished episode; call reset()");
+    const auto mask = action_mask();
+    if (action < 0 || std::size_t(action) >= mask.size() || !mask[std::size_t(action)]) {
+        std::string what = "invalid action " + std::to_string(action);
+        if (mode() == action_mode::gpu && action == defer_action()) what += " (DEFER)";
+        throw InvalidAction(what + ": " + why_invalid(action));
+    }
+    const double t_start = core_.simulator().now();
+    // the rewards add up in the order they arose: the time before this decision's, then the step's
+    const auto r = visit([&](auto& f) { return f.step(core_, obs_, action, pending_reward_, [this] { return view_state(); }); });
+    pending_reward_ = 0;
+    ++steps_;
+    if (r.decided && core_.simulator().all_done()) terminated_ = true;  // (a pick alone finishes nothing)
+    else if (steps_ >= core_.options().step_limit || core_.simulator().now() >= core_.options().time_limit)
+        truncated_ = true;
+    episode_return_ += r.reward;
+    return {r.reward, terminated_, truncated_, core_.simulator().now() - t_start};
+}
+
+template <Topology T, Job J, CommModel<T> C>
+    requires std::constructible_from<J, TrainingJob>
+basic_env<T, J, C> basic_env<T, J, C>::fork(std::uint64_t seed) const {
+    if (!started_) throw StateError("fork() called before reset()");
+    basic_env f(*this);
+    f.core_.redraw_future(seed, f.obs_);
+    f.refresh_observation();
+    return f;
+}
+
+template <Topology T, Job J, CommModel<T> C>
+    requires std::constructible_from<J, TrainingJob>
+void basic_env<T, J, C>::refresh_observation() {
+    if (!started_) return;
+    visit([&](auto& f) { f.write(core_, obs_, view_state()); });
+}
+
+template <Topology T, Job J, CommModel<T> C>
+    requires std::constructible_from<J, TrainingJob>
+std::string basic_env<T, J, C>::why_invalid(std::int64_t action) const {
+    if (!started_) return "reset() has not been called";
+    if (done()) return "the episode is over";
+    return visit([&](const auto& f) { return f.why_invalid(*this, action); });
+}
 
 /// The common case: a tree topology, training jobs and the scenario's comm model.
 using env = basic_env<>;
