@@ -1,0 +1,226 @@
+// gpuplace-bench: the benchmark (docs/bench.md). Lists the tracks, scores a policy (a heuristic
+// variant or a C++ checkpoint / shipped model) on a track or the whole suite into result JSON
+// files, validates result files bit for bit, and finds a track's best heuristic (yardstick).
+// Run with --help for the commands and their options.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gpuplace/atomic_file.hpp>
+#include <gpuplace/bench/policy.hpp>
+#include <gpuplace/bench/run.hpp>
+#include <gpuplace/bench/track.hpp>
+#include <gpuplace/json.hpp>
+#include <gpuplace/progress.hpp>
+#include <gpuplace/rl/checkpoint.hpp>
+
+#include "cli.hpp"
+
+namespace {
+
+namespace bench = gpuplace::bench;
+
+/// A result file's name for a track and a policy: "<track>__<policy>.json", the policy's
+/// characters other than letters, digits, '.', '-', '+' and '_' as '_'.
+std::string result_file_name(const std::string& track, const std::string& policy) {
+    std::string p = policy;
+    for (auto& c : p)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '+' && c != '_') c = '_';
+    return track + "__" + p + ".json";
+}
+
+std::string read_text(const std::string& file) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) throw gpuplace::Error("cannot read " + file);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+int cmd_tracks(const std::string& version) {
+    for (const auto& t : bench::tracks(version))
+        std::printf("%-22s %s  %3zu episodes (seeds %llu..)  best heuristic %-32s %s\n", t.name.c_str(), t.version.c_str(),
+                    t.episodes, static_cast<unsigned long long>(t.first_seed), t.best_heuristic.c_str(), t.about.c_str());
+    return 0;
+}
+
+struct run_args {
+    std::vector<std::string> tracks, policies;
+    bool suite = false, hash_only = false, overwrite = false, quiet = false;
+    std::string out, out_dir, commit, version = std::string(bench::current_version);
+    std::size_t threads = 0;
+};
+
+int cmd_run(const CLI::App& app, const run_args& a) {
+    std::vector<const bench::track*> ts;
+    if (a.suite)
+        for (const auto& t : bench::tracks(a.version)) ts.push_back(&t);
+    for (const auto& n : a.tracks) ts.push_back(&bench::find_track(n, a.version));
+    // every policy name is checked (and every model loaded) before any episode runs
+    std::vector<std::string> names;
+    for (const auto& p : a.policies)
+        if (p != "heuristics") names.push_back(p);
+    for (const auto& n : names) (void)bench::policy_named(n);
+    const bool all_heuristics = std::find(a.policies.begin(), a.policies.end(), "heuristics") != a.policies.end();
+    std::size_t runs = 0;
+    for (const auto* t : ts) runs += names.size() + (all_heuristics ? gpuplace::heuristic_variants(bench::track_scenario(*t)).size() : 0);
+    if (!a.out.empty() && runs != 1)
+        return gpuplace::apps::usage_failure(app, "--out writes one result (" + std::to_string(runs) + " runs asked for): give --out-dir");
+    if (!a.out.empty())
+        if (const auto why = gpuplace::apps::output_file_problem("--out", a.out); !why.empty()) return gpuplace::apps::failure(app, why);
+    if (!a.out_dir.empty()) {
+        if (const auto why = gpuplace::apps::output_folder_problem("--out-dir", a.out_dir); !why.empty())
+            return gpuplace::apps::failure(app, why);
+        std::filesystem::create_directories(a.out_dir);
+    }
+    const char* env_commit = std::getenv("GPUPLACE_COMMIT");
+    bench::run_options o;
+    o.threads = a.threads;
+    o.keep_actions = !a.hash_only;
+    o.commit = !a.commit.empty() ? a.commit : env_commit ? env_commit : "";
+    std::printf("%s\n", bench::result_row_header().c_str());
+    std::fflush(stdout);
+    double total_seconds = 0;
+    std::size_t skipped = 0;
+    for (const auto* t : ts) {
+        auto pols = names;
+        if (all_heuristics)
+            for (const auto& h : gpuplace::heuristic_variants(bench::track_scenario(*t))) pols.push_back(h);
+        for (const auto& pn : pols) {
+            std::string file = a.out;
+            if (!a.out_dir.empty()) file = (std::filesystem::path(a.out_dir) / result_file_name(t->name, pn)).string();
+            if (!file.empty() && !a.out_dir.empty() && !a.overwrite && std::filesystem::exists(file)) {
+                std::fprintf(stderr, "gpuplace-bench: %s exists, kept (--overwrite runs it again)\n", file.c_str());
+                continue;
+            }
+            auto np = bench::policy_named(pn);
+            gpuplace::progress_line line(stderr, "gpuplace-bench: " + t->name + " " + pn + ": episodes");
+            if (!a.quiet) o.progress = std::ref(line);
+            bench::run_result r;
+            try {
+                r = bench::run(*t, np.policy, np.ref, o);
+            } catch (const gpuplace::Error& e) {  // e.g. a queue policy the track refuses, a network for other features
+                if (ts.size() == 1) throw;
+                std::fprintf(stderr, "gpuplace-bench: track %s: %s cannot run there, skipped: %s\n", t->name.c_str(), pn.c_str(), e.what());
+                ++skipped;
+                continue;
+            }
+            total_seconds += r.seconds;
+            std::printf("%s\n", bench::result_row(r).c_str());
+            std::fflush(stdout);
+            if (!file.empty()) gpuplace::write_file_atomic(file, bench::result_text(r));
+        }
+    }
+    if (!a.quiet) std::fprintf(stderr, "gpuplace-bench: the policies' episodes took %.2f s\n", total_seconds);
+    if (skipped) std::fprintf(stderr, "gpuplace-bench: %zu runs skipped (above)\n", skipped);
+    return skipped ? 1 : 0;
+}
+
+int cmd_validate(const std::vector<std::string>& files, std::size_t threads, bool quiet) {
+    int bad = 0;
+    for (const auto& f : files) {
+        bench::validation v;
+        try {
+            gpuplace::progress_line line(stderr, "gpuplace-bench: validating " + f);
+            gpuplace::eval_progress progress;
+            if (!quiet) progress = std::ref(line);
+            v = bench::validate_text(read_text(f), f, bench::model_resolver(), threads, progress);
+        } catch (const std::exception& e) {
+            v = {false, "", e.what()};
+        }
+        std::printf("%s: %s: %s\n", f.c_str(), v.valid ? "valid" : "INVALID", v.message.c_str());
+        std::fflush(stdout);
+        bad += !v.valid;
+    }
+    if (bad) std::fprintf(stderr, "gpuplace-bench: %d of %zu results invalid\n", bad, files.size());
+    return bad ? 1 : 0;
+}
+
+int cmd_yardstick(const std::string& track, const std::string& version, std::size_t threads, bool check) {
+    const auto& t = bench::find_track(track, version);
+    const auto s = bench::track_scenario(t);
+    std::vector<gpuplace::any_policy<gpuplace::env>> ps;
+    for (const auto& h : gpuplace::heuristic_variants(s)) ps.push_back(gpuplace::heuristic<gpuplace::env>(h));
+    gpuplace::progress_line line(stderr, "gpuplace-bench: " + t.name + " yardstick: episodes");
+    const auto rep = gpuplace::evaluate(s, ps, t.seeds(), threads, std::ref(line));
+    std::vector<std::pair<double, std::string>> by_jct;
+    for (const auto& p : rep.policies) by_jct.emplace_back(p.get("avg_jct").mean, p.policy);
+    std::sort(by_jct.begin(), by_jct.end());
+    for (const auto& [jct, name] : by_jct)
+        std::printf("%-36s %10.4f h%s\n", name.c_str(), jct / 3600, name == t.best_heuristic ? "  <- the track's best heuristic" : "");
+    std::printf("best: %s (%s %s records %s)\n", by_jct.front().second.c_str(), t.name.c_str(), t.version.c_str(),
+                t.best_heuristic.c_str());
+    if (check && by_jct.front().second != t.best_heuristic) {
+        std::fprintf(stderr, "gpuplace-bench: track %s %s: the best heuristic is %s, the track records %s\n", t.name.c_str(),
+                     t.version.c_str(), by_jct.front().second.c_str(), t.best_heuristic.c_str());
+        return 1;
+    }
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"The gpuplace benchmark (docs/bench.md): fixed tracks with held-out seeds; scores a policy on a track or "
+                 "the whole suite into result JSON, validates results bit for bit.",
+                 "gpuplace-bench"};
+    std::string version(bench::current_version);
+    std::size_t threads = 0;
+    auto* tracks = app.add_subcommand("tracks", "list the tracks");
+    tracks->add_option("--version", version, "track version")->capture_default_str();
+
+    run_args ra;
+    auto* run = app.add_subcommand("run", "score policies on tracks (or the whole suite) and write result JSON");
+    auto* track_opt = run->add_option("--track", ra.tracks, "track(s) to run (gpuplace-bench tracks lists them)")->delimiter(',');
+    auto* suite_opt = run->add_flag("--suite", ra.suite, "every track of the version");
+    track_opt->excludes(suite_opt);
+    run->add_option("--policy", ra.policies,
+                    "policies: a heuristic variant (e.g. pack+sjf), a shipped model (default, philly, proximity_drl), a C++ "
+                    "checkpoint (file.json or model:<file>), or 'heuristics' for every heuristic variant of the track")
+        ->delimiter(',')->required();
+    auto* out_opt = run->add_option("--out", ra.out, "write the result here (one track and one policy)");
+    run->add_option("--out-dir", ra.out_dir, "write each result as <track>__<policy>.json here (existing ones are kept)")->excludes(out_opt);
+    run->add_flag("--overwrite", ra.overwrite, "with --out-dir: run again results that exist");
+    run->add_flag("--hash-only", ra.hash_only, "record each episode's action hash only, not the actions");
+    run->add_option("--commit", ra.commit, "the source's commit to record (default: $GPUPLACE_COMMIT, else none)");
+    run->add_option("--version", ra.version, "track version")->capture_default_str();
+    run->add_option("--threads", ra.threads, "worker threads over episodes (0 = all cores)")->capture_default_str()
+        ->check(gpuplace::apps::whole(0, 4096));
+    run->add_flag("--quiet", ra.quiet, "no progress line");
+
+    std::vector<std::string> files;
+    bool quiet = false;
+    auto* val = app.add_subcommand("validate", "re-run (or replay) result files and check them bit for bit");
+    val->add_option("files", files, "result JSON files")->required()->check(CLI::ExistingFile);
+    val->add_option("--threads", threads, "worker threads (0 = all cores)")->capture_default_str()->check(gpuplace::apps::whole(0, 4096));
+    val->add_flag("--quiet", quiet, "no progress line");
+
+    std::string ytrack;
+    bool check = false;
+    auto* yard = app.add_subcommand("yardstick", "run every heuristic variant on a track and print them by mean JCT");
+    yard->add_option("--track", ytrack, "the track")->required();
+    yard->add_flag("--check", check, "exit 1 when the best is not the heuristic the track records");
+    yard->add_option("--version", version, "track version")->capture_default_str();
+    yard->add_option("--threads", threads, "worker threads (0 = all cores)")->capture_default_str()->check(gpuplace::apps::whole(0, 4096));
+
+    if (const int rc = gpuplace::apps::parse(app, argc, argv); rc >= 0) return rc;
+    if (app.get_subcommands().empty()) return gpuplace::apps::usage_failure(app, "give a command: tracks, run, validate or yardstick");
+    try {
+        if (*tracks) return cmd_tracks(version);
+        if (*run) {
+            if (!ra.suite && ra.tracks.empty()) return gpuplace::apps::usage_failure(app, "run: give --track T or --suite");
+            return cmd_run(app, ra);
+        }
+        if (*val) return cmd_validate(files, threads, quiet);
+        if (*yard) return cmd_yardstick(ytrack, version, threads, check);
+    } catch (const std::exception& e) {
+        return gpuplace::apps::failure(app, e.what());
+    }
+    return 0;
+}

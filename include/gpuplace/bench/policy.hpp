@@ -1,0 +1,78 @@
+#pragma once
+/// \file bench/policy.hpp
+/// The policies the benchmark scores by name: a heuristic variant ("pack+sjf", heuristic_registry.hpp)
+/// or a C++ PPO checkpoint, a shipped model ("default", rl::model_names()) or a checkpoint file
+/// ("model:<name or file>" says so explicitly). Needs the reference PPO (gpuplace::rl, Eigen).
+
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <utility>
+
+#include "../data.hpp"
+#include "../heuristic_registry.hpp"
+#include "../rl/checkpoint.hpp"
+#include "result.hpp"
+#include "run.hpp"
+
+namespace gpuplace::bench {
+
+/// A policy to score and how a result names it.
+struct named_policy {
+    any_policy<env> policy;
+    policy_ref ref;
+};
+
+/// FNV-1a 64 (hex) of a file's bytes; Error naming the file when it cannot be read.
+[[nodiscard]] inline std::string file_checksum(const std::string& file) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) throw Error("cannot read " + file);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    const auto s = ss.str();
+    return hex64(fnv1a64(reinterpret_cast<const unsigned char*>(s.data()), s.size()));
+}
+
+/// A C++ checkpoint as a policy: a shipped model's name or a checkpoint file. It acts greedily
+/// under the queue policy it was trained under; the result records its file's checksum.
+[[nodiscard]] inline named_policy model_policy(const std::string& name) {
+    auto ck = rl::load_model(name);
+    auto net = std::make_shared<const rl::actor_critic>(std::move(ck.network));
+    auto p = rl::as_policy<env>(name, net);
+    p.queue = ck.queue;
+    return {std::move(p), {name, "model", ck.queue, file_checksum(resolve_data_path(rl::model_path(name)))}};
+}
+
+/// Whether a name means a model: "model:<x>", a shipped model's name, or a file name ending in .json.
+[[nodiscard]] inline bool is_model_name(const std::string& name) {
+    if (name.starts_with("model:")) return true;
+    for (const auto& m : rl::model_names())
+        if (name == m) return true;
+    return name.ends_with(".json");
+}
+
+/// The policy a name means: a model (is_model_name()) or else a heuristic variant; ConfigError
+/// naming the known ones otherwise.
+[[nodiscard]] inline named_policy policy_named(const std::string& name) {
+    if (is_model_name(name)) return model_policy(name.starts_with("model:") ? name.substr(6) : name);
+    return {heuristic<env>(name), {name, "heuristic", {}, {}}};
+}
+
+/// A resolver for validate() that re-runs models it can load (and whose checkpoint checksum, when
+/// recorded, still matches: otherwise nullopt, and the recorded actions are replayed).
+[[nodiscard]] inline policy_resolver model_resolver() {
+    return [](const policy_ref& r) -> std::optional<any_policy<env>> {
+        if (r.kind != "model") return std::nullopt;
+        try {
+            auto np = model_policy(r.name);
+            if (!r.checksum.empty() && np.ref.checksum != r.checksum) return std::nullopt;
+            return np.policy;
+        } catch (const std::exception&) {
+            return std::nullopt;
+        }
+    };
+}
+
+}  // namespace gpuplace::bench

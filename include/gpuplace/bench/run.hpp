@@ -1,0 +1,253 @@
+#pragma once
+/// \file bench/run.hpp
+/// Scoring a policy on a track (run(), score_actions()) through the evaluation harness
+/// (evaluate.hpp), and checking a result (validate()): its episodes re-run, or their recorded
+/// actions replayed, and the whole result compared bit for bit with the file's, "timing" aside.
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "../any_policy.hpp"
+#include "../env.hpp"
+#include "../error.hpp"
+#include "../evaluate.hpp"
+#include "../heuristic_registry.hpp"
+#include "../json/parse.hpp"
+#include "result.hpp"
+#include "track.hpp"
+
+namespace gpuplace::bench {
+
+/// How run() goes.
+struct run_options {
+    std::size_t threads = 0;  ///< worker threads over the episodes (0 = all cores); results do not depend on it
+    bool keep_actions = true; ///< list each episode's actions in the result (their hash is always there)
+    std::string commit;       ///< the source's commit, recorded as is ("" = unknown)
+    eval_progress progress;   ///< called after each episode (the policy's, then the best heuristic's)
+};
+
+/// `p` with each episode's actions recorded into `out` (indexed like `seeds`). An episode writes
+/// only its own slot, so the episodes can run in parallel.
+[[nodiscard]] inline any_policy<env> recording(const any_policy<env>& p, const std::vector<std::uint64_t>& seeds,
+                                               std::vector<std::vector<std::int64_t>>& out) {
+    auto index = std::make_shared<std::map<std::uint64_t, std::size_t>>();
+    for (std::size_t i = 0; i < seeds.size(); ++i) index->emplace(seeds[i], i);
+    out.assign(seeds.size(), {});
+    auto inner = p.make;
+    return {p.name,
+            [inner, index, &out](std::uint64_t seed) {
+                auto& rec = out.at(index->at(seed));
+                rec.clear();
+                auto act = inner(seed);
+                return std::function<std::int64_t(const env&)>([act, &rec](const env& e) {
+                    const auto a = act(e);
+                    rec.push_back(a);
+                    return a;
+                });
+            },
+            p.queue};
+}
+
+/// A policy that replays `actions[i]` on `seeds[i]`; an action the mask refuses, or running out of
+/// actions, is an Error naming the seed and the step.
+[[nodiscard]] inline any_policy<env> replaying(std::string name, std::string queue, const std::vector<std::uint64_t>& seeds,
+                                               const std::vector<std::vector<std::int64_t>>& actions) {
+    auto index = std::make_shared<std::map<std::uint64_t, std::size_t>>();
+    for (std::size_t i = 0; i < seeds.size(); ++i) index->emplace(seeds[i], i);
+    return {std::move(name),
+            [index, &actions](std::uint64_t seed) {
+                const auto* acts = &actions.at(index->at(seed));
+                return std::function<std::int64_t(const env&)>([acts, seed, t = std::size_t{0}](const env& e) mutable {
+                    if (t >= acts->size())
+                        throw Error("replaying the recorded actions: seed " + std::to_string(seed) + ": the " +
+                                    std::to_string(acts->size()) + " actions ran out before the episode ended");
+                    const auto a = (*acts)[t];
+                    const auto mask = e.action_mask();
+                    if (a < 0 || std::size_t(a) >= mask.size() || !mask[std::size_t(a)])
+                        throw Error("replaying the recorded actions: seed " + std::to_string(seed) + ", step " +
+                                    std::to_string(t) + ": action " + std::to_string(a) + " is not valid there");
+                    ++t;
+                    return a;
+                });
+            },
+            std::move(queue)};
+}
+
+namespace detail_bench {
+
+/// Runs `p` on the track's seeds: the episodes with their actions, and the wall time.
+inline std::vector<episode_result> episodes_of(const scenario& s, const track& t, const any_policy<env>& p,
+                                               std::size_t threads, const eval_progress& progress, double* seconds) {
+    const auto seeds = t.seeds();
+    std::vector<std::vector<std::int64_t>> actions;
+    const auto rec = recording(p, seeds, actions);
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto rep = evaluate<env>(s, {rec}, seeds, threads, progress);
+    if (seconds) *seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::vector<episode_result> out(seeds.size());
+    for (std::size_t i = 0; i < seeds.size(); ++i)
+        out[i] = {seeds[i], rep.policies[0].per_seed[i], rep.policies[0].returns[i], std::move(actions[i])};
+    return out;
+}
+
+}  // namespace detail_bench
+
+/// Scores policy `p` (described by `ref`) on track `t`: its episodes, then the track's best
+/// heuristic on the same seeds (for the paired difference; not run again when `p` is it).
+[[nodiscard]] inline run_result run(const track& t, const any_policy<env>& p, policy_ref ref, const run_options& o = {}) {
+    const auto s = track_scenario(t);
+    run_result r;
+    r.t = t;
+    r.policy = std::move(ref);
+    r.policy.queue = p.queue;
+    r.commit = o.commit;
+    r.keep_actions = o.keep_actions;
+    r.threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+    const std::size_t n = t.episodes;
+    const bool same = r.policy.kind == "heuristic" && r.policy.name == t.best_heuristic;
+    const std::size_t total = same ? n : 2 * n;
+    eval_progress first, second;
+    if (o.progress) {
+        first = [&](std::size_t done, std::size_t) { o.progress(done, total); };
+        second = [&](std::size_t done, std::size_t) { o.progress(n + done, total); };
+    }
+    r.episodes = detail_bench::episodes_of(s, t, p, o.threads, first, &r.seconds);
+    r.best = same ? r.episodes : detail_bench::episodes_of(s, t, heuristic<env>(t.best_heuristic), o.threads, second, nullptr);
+    return r;
+}
+
+/// A heuristic by name (heuristic_registry.hpp) on a track.
+[[nodiscard]] inline run_result run(const track& t, const std::string& heuristic_name, const run_options& o = {}) {
+    return run(t, heuristic<env>(heuristic_name), {heuristic_name, "heuristic", {}, {}}, o);
+}
+
+/// A result from an action sequence per episode (e.g. a Python callable's, run outside C++):
+/// the actions are replayed on the track's seeds (an Error when one is not valid or they run out
+/// or are left over) and scored as run() scores a policy. `seconds` is the wall time the policy
+/// took, for the timing.
+[[nodiscard]] inline run_result score_actions(const track& t, policy_ref ref, const std::vector<std::vector<std::int64_t>>& actions,
+                                              double seconds, const run_options& o = {}) {
+    if (actions.size() != t.episodes)
+        throw ConfigError("score_actions: track " + t.name + " has " + std::to_string(t.episodes) + " episodes, given " +
+                          std::to_string(actions.size()) + " action sequences");
+    const auto p = replaying(ref.name, ref.queue, t.seeds(), actions);
+    auto r = run(t, p, std::move(ref), o);
+    for (std::size_t i = 0; i < actions.size(); ++i)
+        if (r.episodes[i].actions.size() != actions[i].size())
+            throw Error("score_actions: seed " + std::to_string(r.episodes[i].seed) + ": the episode ended after " +
+                        std::to_string(r.episodes[i].actions.size()) + " actions; given " + std::to_string(actions[i].size()));
+    r.seconds = seconds;
+    return r;
+}
+
+/// Makes the policy a result names when this program can (e.g. a model it can load), else nullopt.
+using policy_resolver = std::function<std::optional<any_policy<env>>(const policy_ref&)>;
+
+/// validate()'s verdict on a result.
+struct validation {
+    bool valid = false;
+    std::string how;      ///< "re-run" or "replayed" (how the episodes were reproduced), "" when neither
+    std::string message;  ///< what was checked, or where the result differs from its reproduction
+};
+
+/// The value at a JSON pointer as short text ("(absent)" when there is none).
+[[nodiscard]] inline std::string value_at(const json& j, const std::string& pointer) {
+    const json::json_pointer p(pointer);
+    if (!j.contains(p)) return "(absent)";
+    auto s = j.at(p).dump();
+    return s.size() > 80 ? s.substr(0, 77) + "..." : s;
+}
+
+/// The policy of a result's "policy" member.
+[[nodiscard]] inline policy_ref policy_of_json(const json& p) {
+    policy_ref r{p.at("name").get<std::string>(), p.at("kind").get<std::string>(), p.value("queue", std::string()), {}};
+    if (p.contains("checkpoint_fnv1a64")) r.checksum = p.at("checkpoint_fnv1a64").get<std::string>();
+    return r;
+}
+
+/// Checks a result (its JSON): the track definition is this gpuplace's for that version, and its
+/// episodes, reproduced, give the same result bit for bit (every metric, hash, summary and paired
+/// difference; "timing" aside). A heuristic is re-run by name; another policy is re-run when
+/// `resolve` makes it, else its recorded actions are replayed (a result without them cannot be
+/// checked then). Never throws for a bad result: the verdict says what is wrong.
+[[nodiscard]] inline validation validate(const json& result, const policy_resolver& resolve = {}, std::size_t threads = 0,
+                                         const eval_progress& progress = {}) {
+    validation v;
+    try {
+        if (!result.is_object() || result.value("format", std::string()) != result_format)
+            return {false, "", "not a gpuplace-bench result (no \"format\": \"" + std::string(result_format) + "\")"};
+        if (result.value("format_version", 0) != result_format_version)
+            return {false, "", "result format version " + result.at("format_version").dump() + ", this gpuplace reads " +
+                                   std::to_string(result_format_version)};
+        const auto& tj = result.at("track");
+        const auto& t = find_track(tj.at("name").get<std::string>(), tj.at("version").get<std::string>());
+        if (const auto d = json::diff(tj, to_json(t)); !d.empty()) {
+            const auto at = d[0].at("path").get<std::string>();
+            return {false, "", "track " + t.name + " " + t.version + ": the result's definition differs from this gpuplace's at /track" +
+                                   at + " (result " + value_at(tj, at) + ", " + t.version + " " + value_at(to_json(t), at) + ")"};
+        }
+        const auto ref = policy_of_json(result.at("policy"));
+        const bool kept = result.at("actions_kept").get<bool>();
+        run_options o;
+        o.threads = threads;
+        o.keep_actions = kept;
+        o.commit = result.at("commit").get<std::string>();
+        o.progress = progress;
+        std::optional<any_policy<env>> p;
+        if (ref.kind == "heuristic") p = heuristic<env>(ref.name);
+        else if (resolve) p = resolve(ref);
+        run_result r;
+        if (p) {
+            v.how = "re-run";
+            r = run(t, *p, ref, o);
+        } else {
+            if (!kept)
+                return {false, "", "policy \"" + ref.name + "\" (" + ref.kind + ") cannot be re-run here and the result "
+                                   "lists no actions to replay (only their hashes)"};
+            v.how = "replayed";
+            std::vector<std::vector<std::int64_t>> actions;
+            for (const auto& e : result.at("episodes"))
+                actions.push_back(parse_actions(e.at("actions").get<std::string>(),
+                                                "episode seed " + e.at("seed").dump() + " actions"));
+            r = score_actions(t, ref, actions, 0, o);
+        }
+        r.gpuplace_version = result.at("gpuplace_version").get<std::string>();
+        auto mine = to_json(r, false), theirs = result;
+        theirs.erase("timing");
+        if (const auto d = json::diff(theirs, mine); !d.empty()) {
+            const auto at = d[0].at("path").get<std::string>();
+            return {false, v.how, "differs from its reproduction (" + v.how + ") at " + at + ": result " + value_at(theirs, at) +
+                                      ", reproduced " + value_at(mine, at) +
+                                      (d.size() > 1 ? " (" + std::to_string(d.size()) + " differences in all)" : std::string())};
+        }
+        v.valid = true;
+        v.message = std::to_string(r.episodes.size()) + " episodes " + v.how + ", every metric equal bit for bit";
+        if (r.gpuplace_version != version_string)
+            v.message += " (recorded with gpuplace " + r.gpuplace_version + ", checked with " + version_string + ")";
+    } catch (const std::exception& e) {
+        v.valid = false;
+        v.message = e.what();
+    }
+    return v;
+}
+
+/// validate() of result text (a file's contents); `source` names it in messages.
+[[nodiscard]] inline validation validate_text(std::string_view text, const std::string& source, const policy_resolver& resolve = {},
+                                              std::size_t threads = 0, const eval_progress& progress = {}) {
+    json j;
+    try {
+        j = parse_json(text, source);
+    } catch (const std::exception& e) {
+        return {false, "", e.what()};
+    }
+    return validate(j, resolve, threads, progress);
+}
+
+}  // namespace gpuplace::bench

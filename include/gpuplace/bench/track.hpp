@@ -1,0 +1,129 @@
+#pragma once
+/// \file bench/track.hpp
+/// The benchmark's tracks (docs/bench.md): each a fixed scenario (a preset, optionally changed by a
+/// JSON merge patch), fixed held-out seeds and the heuristic variant that is its yardstick. A track
+/// is versioned: within a version its definition never changes; a change makes a new version.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "../config.hpp"
+#include "../error.hpp"
+#include "../json/parse.hpp"
+#include "../json/presets.hpp"
+#include "../json/scenario.hpp"
+
+namespace gpuplace::bench {
+
+/// The version of the track definitions tracks() returns by default.
+inline constexpr std::string_view current_version = "v1";
+
+/// One track: what a result is scored on.
+struct track {
+    std::string name;      ///< e.g. "default", "load-1.5", "philly-0e4a51"
+    std::string version;   ///< e.g. "v1"
+    std::string about;     ///< what it tests (one sentence)
+    std::string preset;    ///< the preset scenario it starts from (data/presets.hpp)
+    std::string patch;     ///< JSON merge patch applied to the preset's JSON ("" = none)
+    std::uint64_t first_seed = 1'000'000;  ///< held-out seeds first_seed .. first_seed + episodes - 1
+    std::size_t episodes = 0;
+    /// The yardstick: the heuristic variant ("<heuristic>+<queue>") with the lowest mean JCT on
+    /// this track among heuristic_variants(scenario), found when the version was defined
+    /// (gpuplace-bench yardstick) and frozen with it.
+    std::string best_heuristic;
+
+    /// The held-out seeds of its episodes.
+    [[nodiscard]] std::vector<std::uint64_t> seeds() const {
+        std::vector<std::uint64_t> v;
+        for (std::size_t i = 0; i < episodes; ++i) v.push_back(first_seed + i);
+        return v;
+    }
+};
+
+/// The definition as JSON (what a result records and validate() compares).
+[[nodiscard]] inline json to_json(const track& t) {
+    return {{"name", t.name},
+            {"version", t.version},
+            {"preset", t.preset},
+            {"patch", t.patch.empty() ? json::object() : parse_json(t.patch, "track " + t.name + " patch")},
+            {"first_seed", t.first_seed},
+            {"episodes", t.episodes},
+            {"best_heuristic", t.best_heuristic}};
+}
+
+/// The tracks of a version (only "v1" so far), in suite order. ConfigError for another version.
+[[nodiscard]] inline const std::vector<track>& tracks(std::string_view version = current_version) {
+    // clang-format off
+    static const std::vector<track> v1 = [] {
+        const std::string v = "v1";
+        std::vector<track> t = {
+            {"default", v, "the default scenario: 64 DGX-A100 GPUs under a 2:1 spine, 160 synthetic jobs at offered load 1.0",
+             "default", "", 1'000'000, 50, "pack_wait+sjf"},
+            {"proximity_drl", v, "Proximity-DRL's cluster (32 GPUs), route cost and workload (30 jobs)",
+             "proximity_drl", "", 1'000'000, 50, "pack+sjf"},
+            {"heterogeneous", v, "72 GPUs of three types (V100, P100, K80): which type a job gets, and where",
+             "heterogeneous", "", 1'000'000, 30, "fastest_type:pack_wait+sjf"},
+            {"colocation", v, "16 GPUs shared by up to 2 jobs each (Gavel's measured interference): a burst of 200 1-GPU jobs",
+             "colocation", "", 1'000'000, 30, "random+sjf"},
+            {"cluster-16", v, "the default workload on 16 GPUs (1 rack x 2 nodes), 40 jobs at offered load 1.0",
+             "default", R"({"topology": {"racks": 1, "nodes_per_rack": 2}, "workload": {"num_jobs": 40}})", 1'000'000, 50,
+             "pack+sjf"},
+            {"cluster-256", v, "the default workload on 256 GPUs (4 racks x 8 nodes), 640 jobs at offered load 1.0",
+             "default", R"({"topology": {"racks": 4, "nodes_per_rack": 8}, "workload": {"num_jobs": 640}})", 1'000'000, 10,
+             "pack_wait+sjf"},
+            {"cluster-1024", v, "the default workload on 1,024 GPUs (8 racks x 16 nodes), 1,280 jobs at offered load 1.0",
+             "default", R"({"topology": {"racks": 8, "nodes_per_rack": 16}, "workload": {"num_jobs": 1280}})", 1'000'000, 5,
+             "pack_wait+sjf"},
+        };
+        // a Gavel-style load sweep: the default scenario with its arrival rate scaled, light to overload
+        for (const char* load : {"0.5", "0.8", "1.2", "1.5", "2.0"})
+            t.push_back({std::string("load-") + load, v,
+                         std::string("the default scenario at offered load ") + load + " (arrival rate scaled)",
+                         "default", std::string(R"({"workload": {"load": )") + load + "}}", 1'000'000, 30, "pack_wait+sjf"});
+        // the Philly-derived held-out trace files (philly_heldout_files(), never trained on; listed here so that
+        // v1 stays as it is whatever that list becomes), one window of 200 jobs per seed at load 1.0
+        for (const auto& [f, best] : {std::pair{"0e4a51", "topology_greedy+sjf"}, {"6c71a0", "pack+sjf"},
+                                      {"7f04ca", "topology_greedy+sjf"}, {"e13805", "pack_wait+sjf"}})
+            t.push_back({std::string("philly-") + f, v,
+                         std::string("a held-out Philly-derived trace file (") + f + "): 200-job windows at offered load 1.0",
+                         std::string("philly:") + f, "", 1'000'000, 20, best});
+        // the realistic information setting: durations hidden, preemption (LAS, 2D-LAS, Gittins possible)
+        for (const auto& [f, best] : {std::pair{"0e4a51", "pack+las"}, {"6c71a0", "pack+2d_las"}, {"7f04ca", "pack_wait+las"},
+                                      {"e13805", "pack_wait+las"}})
+            t.push_back({std::string("philly_hidden-") + f, v,
+                         std::string("held-out Philly file ") + f + " with durations hidden and preemption (30 s restarts)",
+                         std::string("philly_hidden:") + f, "", 1'000'000, 20, best});
+        return t;
+    }();
+    // clang-format on
+    if (version == "v1") return v1;
+    throw ConfigError("benchmark version \"" + std::string(version) + "\": unknown (known: v1)");
+}
+
+/// The names of a version's tracks, comma-separated (for messages).
+[[nodiscard]] inline std::string track_names(std::string_view version = current_version) {
+    std::string s;
+    for (const auto& t : tracks(version)) s += (s.empty() ? "" : ", ") + t.name;
+    return s;
+}
+
+/// A track by name; ConfigError listing the known ones.
+[[nodiscard]] inline const track& find_track(std::string_view name, std::string_view version = current_version) {
+    for (const auto& t : tracks(version))
+        if (t.name == name) return t;
+    throw ConfigError("unknown benchmark track \"" + std::string(name) + "\" (" + std::string(version) +
+                      " tracks: " + track_names(version) + ")");
+}
+
+/// The scenario a track runs: its preset with its patch applied, named after the track.
+[[nodiscard]] inline scenario track_scenario(const track& t) {
+    auto j = to_json(preset_scenario(t.preset));
+    if (!t.patch.empty()) j.merge_patch(parse_json(t.patch, "track " + t.name + " patch"));
+    j["name"] = t.name;
+    return scenario_from_json(j);
+}
+
+}  // namespace gpuplace::bench
