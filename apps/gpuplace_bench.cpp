@@ -26,15 +26,6 @@ namespace {
 
 namespace bench = gpuplace::bench;
 
-/// A result file's name for a track and a policy: "<track>__<policy>.json", the policy's
-/// characters other than letters, digits, '.', '-', '+' and '_' as '_'.
-std::string result_file_name(const std::string& track, const std::string& policy) {
-    std::string p = policy;
-    for (auto& c : p)
-        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '+' && c != '_') c = '_';
-    return track + "__" + p + ".json";
-}
-
 std::string read_text(const std::string& file) {
     std::ifstream in(file, std::ios::binary);
     if (!in) throw gpuplace::Error("cannot read " + file);
@@ -94,7 +85,7 @@ int cmd_run(const CLI::App& app, const run_args& a) {
             for (const auto& h : gpuplace::heuristic_variants(bench::track_scenario(*t))) pols.push_back(h);
         for (const auto& pn : pols) {
             std::string file = a.out;
-            if (!a.out_dir.empty()) file = (std::filesystem::path(a.out_dir) / result_file_name(t->name, pn)).string();
+            if (!a.out_dir.empty()) file = (std::filesystem::path(a.out_dir) / bench::result_file_name(t->name, pn)).string();
             if (!file.empty() && !a.out_dir.empty() && !a.overwrite && std::filesystem::exists(file)) {
                 std::fprintf(stderr, "gpuplace-bench: %s exists, kept (--overwrite runs it again)\n", file.c_str());
                 continue;

@@ -223,8 +223,50 @@ namespace detail_bench {
     return j;
 }
 
-/// The result file's text: to_json() indented by one space, ending in a newline.
-[[nodiscard]] inline std::string result_text(const run_result& r) { return to_json(r).dump(1) + "\n"; }
+namespace detail_bench {
+/// `v` as JSON text indented by one space per level, from `depth` down, up to where a value is a
+/// leaf record (one line each): the members of the top-level objects and arrays (an episode, a
+/// metric's mean and standard error), or below them what holds no object of records.
+inline void write_layout(std::string& out, const json& v, int depth) {
+    bool records = v.is_object() && !v.empty();
+    for (const auto& x : v) records = records && x.is_object();
+    const bool expand = v.is_structured() && !v.empty() && (depth < 2 || (depth == 2 && records));
+    if (!expand) {
+        out += v.dump();
+        return;
+    }
+    const std::string pad = "\n" + std::string(std::size_t(depth) + 1, ' ');
+    out += v.is_object() ? "{" : "[";
+    bool first = true;
+    for (auto it = v.begin(); it != v.end(); ++it) {
+        out += (first ? "" : ",") + pad;
+        first = false;
+        if (v.is_object()) out += json(it.key()).dump() + ": ";
+        write_layout(out, *it, depth + 1);
+    }
+    out += "\n" + std::string(std::size_t(depth), ' ') + (v.is_object() ? "}" : "]");
+}
+}  // namespace detail_bench
+
+/// The result file's text: to_json() laid out one record a line (an episode, a metric's summary),
+/// ending in a newline. It reads back to the same JSON; the same result is the same text.
+[[nodiscard]] inline std::string result_text(const run_result& r) {
+    std::string out;
+    detail_bench::write_layout(out, to_json(r), 0);
+    return out + "\n";
+}
+
+/// A result file's name for a track and a policy: "<track>__<policy>.json", the policy's
+/// characters other than letters, digits, '.', '-', '+' and '_' as '_'.
+[[nodiscard]] inline std::string result_file_name(const std::string& track, const std::string& policy) {
+    std::string p = policy;
+    for (auto& c : p) {
+        const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-' ||
+                          c == '+' || c == '_';
+        if (!keep) c = '_';
+    }
+    return track + "__" + p + ".json";
+}
 
 /// A markdown table row: track, policy, mean JCT (h) +- s.e., against the best heuristic (h),
 /// p95 JCT (h), utilisation, decisions per second. result_row_header() is its header.

@@ -1,0 +1,144 @@
+// gpuplace._core: the benchmark (docs/bench.md), the same C++ code as gpuplace-bench
+// (include/gpuplace/bench/), so that a result's JSON is the same text bit for bit from either:
+// bench_tracks, bench_track_scenario, bench_run (a heuristic variant, or with the C++ PPO built a
+// shipped model or checkpoint), bench_score_actions (a Python policy's actions, replayed and
+// scored), bench_validate. Compiled per CPU variant (python/CMakeLists.txt): it loads the PPO's
+// networks when GPUPLACE_PY_HAVE_RL.
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <gpuplace/bench/result.hpp>
+#include <gpuplace/bench/run.hpp>
+#include <gpuplace/bench/track.hpp>
+#if defined(GPUPLACE_PY_HAVE_RL)
+#include <gpuplace/bench/policy.hpp>
+#endif
+
+#include "bindings.hpp"
+#include "conversions.hpp"
+
+namespace gpuplace_py {
+
+namespace {
+
+namespace gb = gpuplace::bench;
+
+/// A policy by name: a heuristic variant, or (with the PPO built) a model.
+std::pair<gp::any_policy<gp::env>, gb::policy_ref> bench_policy(const std::string& name) {
+#if defined(GPUPLACE_PY_HAVE_RL)
+    auto np = gb::policy_named(name);
+    return {std::move(np.policy), std::move(np.ref)};
+#else
+    return {gp::heuristic<gp::env>(name), {name, "heuristic", {}, {}}};
+#endif
+}
+
+gb::policy_resolver bench_resolver() {
+#if defined(GPUPLACE_PY_HAVE_RL)
+    return gb::model_resolver();
+#else
+    return {};
+#endif
+}
+
+py::dict result_dict(const gb::run_result& r) {
+    py::dict d;
+    d["json"] = gb::result_text(r);
+    d["row"] = gb::result_row(r);
+    return d;
+}
+
+py::dict bench_run(const std::string& track, const std::string& policy, const std::string& version, py::object threads,
+                   const std::string& commit, bool keep_actions) {
+    const auto& t = gb::find_track(track, version);
+    auto [p, ref] = bench_policy(policy);
+    gb::run_options o;
+    o.threads = to_count(threads, "bench_run: threads", 0, 4096);
+    o.commit = commit;
+    o.keep_actions = keep_actions;
+    gb::run_result r;
+    {
+        py::gil_scoped_release nogil;
+        r = gb::run(t, p, ref, o);
+    }
+    return result_dict(r);
+}
+
+py::dict bench_score_actions(const std::string& track, const std::string& name, py::object actions, double seconds,
+                             const std::string& version, const std::string& kind, py::object threads, const std::string& commit,
+                             bool keep_actions) {
+    const auto& t = gb::find_track(track, version);
+    std::vector<std::vector<std::int64_t>> acts;
+    for (auto ep : actions) {
+        std::vector<std::int64_t> v;
+        for (auto a : ep) v.push_back(to_action(a));
+        acts.push_back(std::move(v));
+    }
+    gb::run_options o;
+    o.threads = to_count(threads, "bench_score_actions: threads", 0, 4096);
+    o.commit = commit;
+    o.keep_actions = keep_actions;
+    gb::run_result r;
+    {
+        py::gil_scoped_release nogil;
+        r = gb::score_actions(t, {name, kind, {}, {}}, acts, seconds, o);
+    }
+    return result_dict(r);
+}
+
+py::tuple bench_validate(const std::string& text, const std::string& source, py::object threads) {
+    const auto n = to_count(threads, "bench_validate: threads", 0, 4096);
+    gb::validation v;
+    {
+        py::gil_scoped_release nogil;
+        v = gb::validate_text(text, source, bench_resolver(), n);
+    }
+    return py::make_tuple(v.valid, v.how, v.message);
+}
+
+py::list bench_tracks(const std::string& version) {
+    py::list out;
+    for (const auto& t : gb::tracks(version)) {
+        py::dict d;
+        d["name"] = t.name;
+        d["version"] = t.version;
+        d["about"] = t.about;
+        d["preset"] = t.preset;
+        d["patch"] = t.patch;
+        d["seeds"] = t.seeds();
+        d["episodes"] = t.episodes;
+        d["best_heuristic"] = t.best_heuristic;
+        out.append(d);
+    }
+    return out;
+}
+
+}  // namespace
+
+void bind_bench(py::module_& m) {
+    m.def("bench_tracks", &bench_tracks, py::arg("version") = std::string(gb::current_version),
+          "The benchmark's tracks of a version: name, version, about, preset, patch, seeds, episodes, best_heuristic.");
+    m.def(
+        "bench_track_scenario",
+        [](const std::string& track, const std::string& version) { return gb::track_scenario(gb::find_track(track, version)); },
+        py::arg("track"), py::arg("version") = std::string(gb::current_version), "The scenario a track runs.");
+    m.def("bench_run", &bench_run, py::arg("track"), py::arg("policy"), py::arg("version") = std::string(gb::current_version),
+          py::arg("threads") = 0, py::arg("commit") = std::string(), py::arg("keep_actions") = true,
+          "Scores a policy by name (a heuristic variant; with the C++ PPO built also a shipped model or a checkpoint "
+          "file) on a track, in C++ like gpuplace-bench: {'json': the result file's text, 'row': a markdown row}.");
+    m.def("bench_score_actions", &bench_score_actions, py::arg("track"), py::arg("name"), py::arg("actions"),
+          py::arg("seconds") = 0.0, py::arg("version") = std::string(gb::current_version), py::arg("kind") = "python",
+          py::arg("threads") = 0, py::arg("commit") = std::string(), py::arg("keep_actions") = true,
+          "Scores one action sequence per episode of a track (a Python policy's, in the track's seed order): replayed in "
+          "C++ (an error when one is not valid, runs out or is left over); `seconds` the policy's wall time.");
+    m.def("bench_validate", &bench_validate, py::arg("text"), py::arg("source") = "<text>", py::arg("threads") = 0,
+          "Checks a result (its JSON text) bit for bit: (valid, how: 're-run' | 'replayed' | '', message).");
+    m.def("bench_result_file_name", &gb::result_file_name, py::arg("track"), py::arg("policy"),
+          "A result file's name for a track and a policy, as gpuplace-bench run --out-dir names it.");
+    m.def("bench_row_header", &gb::result_row_header, "The header of the markdown rows bench_run returns.");
+}
+
+}  // namespace gpuplace_py

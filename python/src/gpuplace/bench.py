@@ -1,0 +1,221 @@
+"""The benchmark (docs/bench.md): ``python -m gpuplace bench tracks|run|validate``, and the same
+from Python. Every run and check goes through the C++ code gpuplace-bench runs
+(include/gpuplace/bench/), so a result file is the same text bit for bit from either.
+
+A policy is a name (a heuristic variant such as ``pack+sjf``; with the C++ PPO built, a shipped
+model such as ``default`` or a checkpoint file), scored in C++; or a Python callable
+``policy(obs, mask) -> action``, run here episode by episode on the track's seeds (slower: one
+Python call per decision), whose actions are then replayed and scored in C++ (so its result
+validates by replaying them). ``from_batch(p)`` adapts a batch policy such as
+``gpuplace.evaluation.maskable_policy(model)`` (SB3 MaskablePPO)."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from . import _core
+from ._files import atomic_write
+from .command import run as run_command
+
+VERSION = "v1"
+
+Policy = Callable[[np.ndarray, np.ndarray], int]
+
+
+@dataclass
+class BenchResult:
+    """One policy on one track: the result file's text, its data and a markdown row."""
+
+    text: str
+    row: str
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return json.loads(self.text)
+
+    def save(self, path: str) -> None:
+        """Writes the result file (atomically)."""
+        atomic_write(path, self.text)
+
+
+def tracks(version: str = VERSION) -> list[dict]:
+    """The tracks of a version: name, version, about, preset, patch, seeds, episodes, best_heuristic."""
+    return _core.bench_tracks(version)
+
+
+def _commit(commit: str | None) -> str:
+    """The commit to record: as given, else $GPUPLACE_COMMIT, else none (as gpuplace-bench)."""
+    return commit if commit else os.environ.get("GPUPLACE_COMMIT", "")
+
+
+def from_batch(batch_policy: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Policy:
+    """A per-decision policy from a batch one (``policy(obs[B, O], masks[B, A] bool) -> actions[B]``)."""
+
+    def act(obs: np.ndarray, mask: np.ndarray) -> int:
+        return int(np.asarray(batch_policy(obs[None, :], mask[None, :].astype(bool)))[0])
+
+    return act
+
+
+def _run_callable(track: str, policy: Policy, name: str, version: str, threads: int, commit: str) -> BenchResult:
+    info = next((t for t in tracks(version) if t["name"] == track), None)
+    if info is None:
+        _core.bench_track_scenario(track, version)  # raises the ConfigError that lists the tracks
+    env = _core.Env(_core.bench_track_scenario(track, version))
+    actions: list[list[int]] = []
+    start = time.perf_counter()
+    for seed in info["seeds"]:
+        env.reset(seed)
+        acts: list[int] = []
+        while not env.done:
+            a = int(policy(env.observation, env.action_mask))
+            env.step(a)
+            acts.append(a)
+        actions.append(acts)
+    seconds = time.perf_counter() - start
+    r = _core.bench_score_actions(track, name, actions, seconds, version, "python", threads, commit, True)
+    return BenchResult(r["json"], r["row"])
+
+
+def run(track: str, policy: str | Policy, *, name: str | None = None, version: str = VERSION, threads: int = 0,
+        commit: str | None = None, keep_actions: bool = True) -> BenchResult:
+    """Scores ``policy`` on ``track``: a name in C++ (``keep_actions=False`` records only each
+    episode's action hash), or a Python callable ``(obs, mask) -> action`` (``name`` names it in the
+    result; its actions are always kept, since validating it replays them). The observation and
+    mask are read-only views the env updates in place: copy them to keep them."""
+    if isinstance(policy, str):
+        r = _core.bench_run(track, policy, version, threads, _commit(commit), keep_actions)
+        return BenchResult(r["json"], r["row"])
+    if not callable(policy):
+        raise TypeError(f"policy must be a name or a callable (obs, mask) -> action, got {type(policy).__name__}")
+    if not keep_actions:
+        raise ValueError("a Python policy's result keeps its actions (validating it replays them)")
+    return _run_callable(track, policy, name or getattr(policy, "__name__", "python_policy"), version, threads,
+                         _commit(commit))
+
+
+def validate(result: str | os.PathLike, threads: int = 0) -> tuple[bool, str, str]:
+    """Checks a result file (or a result's JSON text) bit for bit: (valid, how, message), how being
+    're-run' (a heuristic, a loadable model) or 'replayed' (the recorded actions)."""
+    text, source = str(result), "<text>"
+    if not text.lstrip().startswith("{"):
+        source = os.fspath(result)
+        with open(source, encoding="utf-8") as f:
+            text = f.read()
+    return tuple(_core.bench_validate(text, source, threads))
+
+
+def _load_callable(spec: str) -> Policy:
+    """``module:function`` -> the function (a policy (obs, mask) -> action)."""
+    mod, sep, attr = spec.partition(":")
+    if not sep or not mod or not attr:
+        raise ValueError(f"--callable {spec!r}: expected module:function (e.g. mypkg.agents:act)")
+    fn = importlib.import_module(mod)
+    for part in attr.split("."):
+        fn = getattr(fn, part)
+    if not callable(fn):
+        raise ValueError(f"--callable {spec}: {attr} is not callable")
+    return fn
+
+
+def cmd_tracks(args) -> int:
+    for t in tracks(args.version):
+        print(f"{t['name']:<22} {t['version']}  {t['episodes']:3d} episodes (seeds {t['seeds'][0]}..)  "
+              f"best heuristic {t['best_heuristic']:<32} {t['about']}")
+    return 0
+
+
+def cmd_run(args) -> int:
+    from .progress import progress_bar
+
+    names = [t["name"] for t in tracks(args.version)] if args.suite else list(args.track or [])
+    if not names:
+        raise ValueError("run: give --track T or --suite")
+    policies: list[tuple[str, str | Policy]] = [(p, p) for p in (args.policy or [])]
+    if args.callable:
+        policies.append((args.name or args.callable, _load_callable(args.callable)))
+    if not policies:
+        raise ValueError("run: give --policy NAME or --callable module:function")
+    runs = [(t, n, p) for t in names for n, p in policies]
+    if args.out and len(runs) != 1:
+        raise ValueError(f"--out writes one result ({len(runs)} runs asked for): give --out-dir")
+    if args.out_dir:
+        os.makedirs(args.out_dir, exist_ok=True)
+    print(_core.bench_row_header())
+    skipped = 0
+    with progress_bar(total=len(runs), desc="bench runs", disable=args.quiet) as bar:
+        for track, n, p in runs:
+            path = args.out or (os.path.join(args.out_dir, _core.bench_result_file_name(track, n)) if args.out_dir else None)
+            if path and args.out_dir and not args.overwrite and os.path.exists(path):
+                bar.write(f"{path} exists, kept (--overwrite runs it again)")
+                bar.update(1)
+                continue
+            try:
+                r = run(track, p, name=n, version=args.version, threads=args.threads, commit=args.commit,
+                        keep_actions=not args.hash_only or not isinstance(p, str))
+            except _core.Error as e:
+                if len(runs) == 1:
+                    raise
+                bar.write(f"track {track}: {n} cannot run there, skipped: {e}")
+                skipped += 1
+                bar.update(1)
+                continue
+            bar.write(r.row)
+            if path:
+                r.save(path)
+            bar.update(1)
+    if skipped:
+        print(f"{skipped} runs skipped (above)")
+    return 1 if skipped else 0
+
+
+def cmd_validate(args) -> int:
+    bad = 0
+    for f in args.files:
+        ok, _how, msg = validate(f, args.threads)
+        print(f"{f}: {'valid' if ok else 'INVALID'}: {msg}")
+        bad += not ok
+    return 1 if bad else 0
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m gpuplace bench", description=__doc__.split("\n\n")[0])
+    sub = p.add_subparsers(dest="command", required=True)
+    t = sub.add_parser("tracks", help="list the tracks")
+    t.add_argument("--version", default=VERSION)
+    t.set_defaults(fn=cmd_tracks)
+    r = sub.add_parser("run", help="score policies on tracks (or the whole suite) and write result JSON")
+    g = r.add_mutually_exclusive_group()
+    g.add_argument("--track", type=lambda s: s.split(","), action="extend", help="track(s), comma-separated")
+    g.add_argument("--suite", action="store_true", help="every track of the version")
+    r.add_argument("--policy", type=lambda s: s.split(","), action="extend",
+                   help="heuristic variants (pack+sjf), shipped models (default) or C++ checkpoints, comma-separated")
+    r.add_argument("--callable", help="a Python policy module:function, (obs, mask) -> action")
+    r.add_argument("--name", help="the name of --callable's policy in the result (default: module:function)")
+    o = r.add_mutually_exclusive_group()
+    o.add_argument("--out", help="write the result here (one track and one policy)")
+    o.add_argument("--out-dir", help="write each result as <track>__<policy>.json here (existing ones are kept)")
+    r.add_argument("--overwrite", action="store_true", help="with --out-dir: run again results that exist")
+    r.add_argument("--hash-only", action="store_true", help="record each episode's action hash only (named policies)")
+    r.add_argument("--commit", help="the source's commit to record (default: $GPUPLACE_COMMIT, else none)")
+    r.add_argument("--version", default=VERSION)
+    r.add_argument("--threads", type=int, default=0, help="worker threads over episodes (0 = all cores)")
+    r.add_argument("--quiet", action="store_true", help="no progress bar")
+    r.set_defaults(fn=cmd_run)
+    v = sub.add_parser("validate", help="re-run (or replay) result files and check them bit for bit")
+    v.add_argument("files", nargs="+")
+    v.add_argument("--threads", type=int, default=0)
+    v.set_defaults(fn=cmd_validate)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return run_command(parser(), argv)

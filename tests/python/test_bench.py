@@ -1,0 +1,114 @@
+"""The benchmark from Python (gpuplace.bench, docs/bench.md): the same result file bit for bit as
+gpuplace-bench's, validation, a Python callable policy and the command line."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gpuplace import _core, bench
+
+REPO = Path(__file__).resolve().parents[2]
+TRACK = "proximity_drl"  # the cheapest track: 32 GPUs, 30 jobs per episode
+
+
+def _bench_program() -> str | None:
+    """gpuplace-bench: $GPUPLACE_BENCH, else the one in build/ (scripts/test.sh builds it)."""
+    for p in (os.environ.get("GPUPLACE_BENCH"), REPO / "build" / "apps" / "gpuplace-bench"):
+        if p and Path(p).is_file() and os.access(p, os.X_OK):
+            return str(p)
+    return None
+
+
+def _without_timing(text: str) -> str:
+    """A result file's text without its "timing" member (wall time: the one part that differs)."""
+    out, n = re.subn(r'\n "timing": \{\n(?:  .*\n)*? \},?', "", text)
+    assert n == 1, text[:200]
+    return out
+
+
+def test_same_result_file_as_the_cpp_program(tmp_path):
+    program = _bench_program()
+    if program is None:
+        pytest.skip("no gpuplace-bench program (build it, or set GPUPLACE_BENCH to its path)")
+    cpp, py = tmp_path / "cpp.json", tmp_path / "py.json"
+    env = dict(os.environ, GPUPLACE_COMMIT="abc123")
+    subprocess.run([program, "run", "--track", TRACK, "--policy", "first_fit+backfill", "--out", str(cpp), "--quiet",
+                    "--threads", "1"], check=True, env=env, capture_output=True)
+    r = bench.run(TRACK, "first_fit+backfill", threads=2, commit="abc123")
+    r.save(py)
+    a, b = cpp.read_text(), py.read_text()
+    assert _without_timing(a) == _without_timing(b)  # bit for bit: metrics, summary, hashes, actions
+    assert json.loads(b)["commit"] == "abc123"
+    # each validates the other's
+    out = subprocess.run([program, "validate", str(py), "--quiet"], env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "valid: 50 episodes re-run" in out.stdout
+    assert bench.validate(cpp)[0]
+
+
+def test_validate_accepts_a_fresh_result_and_rejects_edits(tmp_path):
+    r = bench.run(TRACK, "pack+fifo")
+    ok, how, msg = bench.validate(r.text)
+    assert ok and how == "re-run", msg
+    data = r.data
+    assert data["track"]["name"] == TRACK and data["track"]["version"] == "v1"
+    assert data["policy"] == {"name": "pack+fifo", "kind": "heuristic", "queue": "fifo"}
+    assert len(data["episodes"]) == 50
+    assert set(data["summary"]) >= {"avg_jct", "p50_jct", "p95_jct", "p99_jct", "avg_queueing_delay", "p99_queueing_delay",
+                                    "makespan", "utilization", "avg_comm_cost", "avg_fairness"}
+    assert data["timing"]["decisions"] == sum(e["steps"] for e in data["episodes"])
+
+    edited = json.loads(r.text)
+    edited["episodes"][7]["metrics"]["p99_jct"] += 1.0
+    ok, _, msg = bench.validate(json.dumps(edited))
+    assert not ok and "/episodes/7/metrics/p99_jct" in msg
+
+    edited = json.loads(r.text)
+    acts = edited["episodes"][0]["actions"].split()
+    acts[-1], acts[-2] = acts[-2], acts[-1]
+    edited["episodes"][0]["actions"] = " ".join(acts)
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps(edited))
+    ok, _, msg = bench.validate(path)
+    assert not ok and "/episodes/0/actions" in msg
+
+
+def test_python_callable_policy_is_replayed_and_validates():
+    def lowest_valid(obs, mask):
+        return int(np.flatnonzero(mask)[0])
+
+    r = bench.run(TRACK, lowest_valid, name="lowest_valid")
+    data = r.data
+    assert data["policy"]["kind"] == "python" and data["policy"]["name"] == "lowest_valid"
+    assert all(e["actions"] for e in data["episodes"])
+    ok, how, msg = bench.validate(r.text)
+    assert ok and how == "replayed", msg
+    # the same actions scored again: the same result, timing aside
+    again = bench.run(TRACK, lowest_valid, name="lowest_valid")
+    assert _without_timing(again.text) == _without_timing(r.text)
+    with pytest.raises(ValueError, match="keeps its actions"):
+        bench.run(TRACK, lowest_valid, keep_actions=False)
+
+
+def test_command_line(tmp_path):
+    def cli(*args):
+        return subprocess.run([sys.executable, "-m", "gpuplace", "bench", *args], capture_output=True, text=True)
+
+    out = cli("tracks")
+    assert out.returncode == 0 and re.search(r"^philly_hidden-0e4a51 +v1", out.stdout, re.M)
+    out = cli("run", "--track", "nope", "--policy", "pack+sjf")
+    assert out.returncode == 2 and 'unknown benchmark track "nope" (v1 tracks: default, proximity_drl,' in out.stderr
+    out = cli("run", "--track", TRACK, "--policy", "random+fifo,pack+fifo", "--out-dir", str(tmp_path), "--quiet",
+              "--hash-only")
+    assert out.returncode == 0, out.stderr
+    files = sorted(p.name for p in tmp_path.iterdir())
+    assert files == [f"{TRACK}__pack+fifo.json", f"{TRACK}__random+fifo.json"]
+    assert "actions" not in json.loads((tmp_path / files[0]).read_text())["episodes"][0]
+    out = cli("validate", *(str(tmp_path / f) for f in files))
+    assert out.returncode == 0 and out.stdout.count(": valid:") == 2, out.stdout + out.stderr
