@@ -123,7 +123,20 @@ int main(int argc, char** argv) {
     }() + ", philly:<file>, philly_hidden:<file>) or a scenario file")->capture_default_str();
     app.add_option("--seeds", seeds, "held-out seeds 1000000..")->capture_default_str()->check(gpuplace::apps::whole(1, 1000000));
     app.add_option("--policies", policies, "heuristics, each optionally '+queue' (default: all)")->delimiter(',');
-    app.add_option("--queue", queues, "run every policy under each queue policy (fifo, backfill, sjf, fewest_gpus)")->delimiter(',');
+    app.add_option("--queue", queues, "run every policy under each queue policy (" + [] {
+        std::string s;
+        for (const auto& q : gpuplace::all_queue_names()) s += (s.empty() ? "" : ", ") + q;
+        return s;
+    }() + "; las, 2d_las and gittins preempt, the *_oracle ones read true durations)")->delimiter(',');
+    std::string durations;
+    double restart_overhead = -1, round = -1;
+    app.add_option("--durations", durations, "what the scheduler knows of durations: oracle, hidden or predicted "
+                                             "(default: the scenario's; docs/information.md)")
+        ->check(CLI::IsMember({"oracle", "hidden", "predicted"}));
+    app.add_option("--restart-overhead", restart_overhead, "preemption: seconds a resumed job loses (default: the scenario's)")
+        ->check(CLI::Range(0.0, 1e7));
+    app.add_option("--round", round, "preemption: a decision point every this many seconds too (0 = events only; "
+                                     "default: the scenario's)")->check(CLI::Range(0.0, 1e9));
     app.add_option("--csv", csv, "write the per-seed metrics (CSV)");
     app.add_option("--summary-csv", summary_csv, "write the summary (CSV)");
     app.add_option("--json", json_out, "write the report (JSON)");
@@ -159,10 +172,13 @@ int main(int argc, char** argv) {
     try {
         if (list) {
             for (const auto& n : gpuplace::heuristic_names()) std::printf("policy %s\n", n.c_str());
-            for (const auto& n : gpuplace::queue_names()) std::printf("queue %s\n", n.c_str());
+            for (const auto& n : gpuplace::all_queue_names()) std::printf("queue %s\n", n.c_str());
             return 0;
         }
         auto s = gpuplace::is_preset_name(scen) ? gpuplace::preset_scenario(scen) : gpuplace::load_scenario(scen);
+        if (!durations.empty()) s.durations.mode = gpuplace::parse_duration_info(durations, "--durations");
+        if (restart_overhead >= 0) s.preemption.restart_overhead = restart_overhead;
+        if (round >= 0) s.preemption.round = round;
         const outputs outs{csv, summary_csv, json_out};
         if (calib) return calibration(s);
         // every output is checked before any work starts

@@ -92,3 +92,25 @@ TEST_CASE("evaluate: paired differences against one policy, on the same seeds") 
     CHECK_THROWS_WITH_AS((void)rep.paired("ppo"), "eval_report: no policy \"ppo\" (evaluated: a, b, c)", Error);
     CHECK_THROWS_WITH_AS((void)rep.paired("a", "speed"), "unknown metric \"speed\"", Error);
 }
+
+TEST_CASE("evaluate: preemptive queue policies add the preemption metrics to the table, JSON and metric_value") {
+    auto s = preset_scenario("philly_hidden:e13805");
+    s.workload.episode_jobs = 60;
+    const auto rep = evaluate(s, {heuristic<env>("pack+fifo"), heuristic<env>("pack+las")}, held_out_seeds(3), 1);
+    const auto& las = rep.policies[1];
+    double preemptions = 0;
+    for (const auto& m : las.per_seed) preemptions += m.avg_preemptions;
+    REQUIRE(preemptions > 0);  // LAS suspends the long jobs for newcomers on this trace
+    for (const auto& n : preemption_metric_names()) {
+        CHECK(rep.table().find(n) != std::string::npos);
+        CHECK(las.get(n).mean == doctest::Approx(las.get(n).mean));  // every name is a metric
+    }
+    CHECK(metric_value(las.per_seed[0], "avg_preemptions") == las.per_seed[0].avg_preemptions);
+    CHECK(metric_value(las.per_seed[0], "max_fairness") == las.per_seed[0].max_fairness);
+    CHECK(to_json(rep)["policies"]["pack+las"]["per_seed"][0]["lost_gpu_hours"].get<double>() == las.per_seed[0].lost_gpu_hours);
+    CHECK_FALSE(is_time_metric("avg_preemptions"));
+    CHECK(is_time_metric("p99_queueing_delay"));
+    // without preemption the table keeps its columns
+    const auto fifo = evaluate(s, {heuristic<env>("pack+fifo")}, held_out_seeds(1), 1);
+    CHECK(fifo.table().find("avg_preemptions") == std::string::npos);
+}

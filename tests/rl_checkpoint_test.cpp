@@ -213,3 +213,18 @@ TEST_CASE("rl action modes: PPO trains in the placement and job modes; checkpoin
     bad["obs_spec"]["items"] = "rack";
     CHECK(error_of([&] { (void)rl::parse_checkpoint(bad.dump(), "bad.json"); }).find("/obs_spec/items") != std::string::npos);
 }
+
+TEST_CASE("rl checkpoint: a network acts only in the information setting it was trained in") {
+    auto oracle = gp::preset_scenario("default");
+    auto hidden = oracle;
+    hidden.durations.mode = gp::duration_info::hidden;
+    const auto trained_oracle = gp::to_json(oracle), trained_hidden = gp::to_json(hidden);
+    CHECK(trained_oracle.find("durations") == trained_oracle.end());  // the default is not written: old checkpoints are oracle
+    CHECK(gp::rl::information_mismatch(trained_oracle, oracle).empty());
+    CHECK(gp::rl::information_mismatch(trained_hidden, hidden).empty());
+    CHECK(gp::rl::information_mismatch(trained_oracle, hidden) ==
+          "the network was trained with durations oracle and the scenario \"default\" has durations hidden: a network acts "
+          "only in the information setting it was trained in (set durations.mode to oracle, or train one for hidden)");
+    CHECK_THROWS_WITH_AS(gp::rl::check_information(trained_hidden, oracle, "run/ppo.json"),
+                         doctest::Contains("checkpoint run/ppo.json: the network was trained with durations hidden"), gp::Error);
+}

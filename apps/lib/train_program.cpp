@@ -136,7 +136,7 @@ int gpuplace::apps::train_main(int argc, char** argv, const train_seams& seams) 
     std::size_t steps = 0, seed = 0, restarts = 0, threads = 0, checkpoint_every = 0, seeds = 20;
     bool resume = false, overwrite = false, do_compare = false, no_plot = false, print_config = false;
     app.add_option("--config", config_file,
-                   "training config (JSON) merged over the embedded default, or a recipe by name (default, philly, proximity_drl)");
+                   "training config (JSON) merged over the embedded default, or a recipe by name (default, philly, proximity_drl, philly_hidden)");
     app.add_option("--scenario", scenario_name, "scenario: a preset (" + [] {
         std::string s;
         for (const auto& p : preset_names()) s += (s.empty() ? "" : ", ") + p;
@@ -219,6 +219,7 @@ int gpuplace::apps::train_main(int argc, char** argv, const train_seams& seams) 
             return apps::failure(app, "--out " + out + " already holds a run (" + out + "/run.json): continue it with --resume, " +
                                           "start it over with --overwrite, or choose another folder with --out");
         const auto s = rc.eval_scenario();
+        if (ck) rl::check_information(ck->scenario, s, load);  // e.g. a network trained with true durations on hidden ones
         std::shared_ptr<const rl::actor_critic> net;
         std::vector<rl::restart_result> trained;
         if (ck) {

@@ -53,13 +53,28 @@ inline const std::vector<std::string>& eval_metric_names() {
     if (name == "total_comm_cost") return m.total_comm_cost;
     if (name == "avg_slowdown") return m.avg_slowdown;
     if (name == "utilization") return m.utilization;
+    if (name == "p99_queueing_delay") return m.p99_queueing_delay;
+    if (name == "avg_preemptions") return m.avg_preemptions;
+    if (name == "lost_gpu_hours") return m.lost_gpu_hours;
+    if (name == "avg_fairness") return m.avg_fairness;
+    if (name == "max_fairness") return m.max_fairness;
     throw Error("unknown metric \"" + name + "\"");
 }
 
 /// Whether a metric is a time (seconds; the tables print hours) rather than a cost, a ratio or a
 /// fraction.
 [[nodiscard]] inline bool is_time_metric(const std::string& name) noexcept {
-    return name != "avg_comm_cost" && name != "total_comm_cost" && name != "avg_slowdown" && name != "utilization";
+    for (const char* other : {"avg_comm_cost", "total_comm_cost", "avg_slowdown", "utilization", "avg_preemptions",
+                              "lost_gpu_hours", "avg_fairness", "max_fairness"})
+        if (name == other) return false;
+    return true;
+}
+
+/// The metrics the table adds when a policy preempted (docs/information.md): the tail of the
+/// queueing delay, preemptions per job and the GPU-hours lost to restarts.
+inline const std::vector<std::string>& preemption_metric_names() {
+    static const std::vector<std::string> names = {"p99_queueing_delay", "avg_preemptions", "lost_gpu_hours"};
+    return names;
 }
 
 /// One policy's results over the seeds.
@@ -88,15 +103,22 @@ struct eval_report {
     std::vector<std::uint64_t> seeds;
     std::vector<policy_eval> policies;
 
-    /// A fixed-width table: one row per policy, mean +- standard error per metric (times in hours).
+    /// A fixed-width table: one row per policy, mean +- standard error per metric (times in hours);
+    /// with preemption_metric_names() too when some policy preempted.
     [[nodiscard]] std::string table() const {
         std::string out;
         char buf[128];
         int w = 16;
-        for (const auto& p : policies) w = std::max(w, int(p.policy.size()) + 1);
+        auto names = eval_metric_names();
+        bool preempted = false;
+        for (const auto& p : policies) {
+            w = std::max(w, int(p.policy.size()) + 1);
+            for (const auto& m : p.per_seed) preempted = preempted || m.avg_preemptions > 0;
+        }
+        if (preempted) names.insert(names.end(), preemption_metric_names().begin(), preemption_metric_names().end());
         std::snprintf(buf, sizeof buf, "%-*s", w, "policy");
         out += buf;
-        for (const auto& n : eval_metric_names()) {
+        for (const auto& n : names) {
             std::snprintf(buf, sizeof buf, " %20s", n.c_str());
             out += buf;
         }
@@ -104,7 +126,7 @@ struct eval_report {
         for (const auto& p : policies) {
             std::snprintf(buf, sizeof buf, "%-*s", w, p.policy.c_str());
             out += buf;
-            for (const auto& n : eval_metric_names()) {
+            for (const auto& n : names) {
                 const auto s = p.get(n);
                 const double f = is_time_metric(n) ? 1.0 / 3600.0 : 1.0;
                 std::snprintf(buf, sizeof buf, " %12.3f +- %5.3f", s.mean * f, s.sem * f);

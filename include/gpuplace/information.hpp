@@ -33,6 +33,13 @@ struct detail::enum_names<duration_info> {
         {{duration_info::oracle, "oracle"}, {duration_info::hidden, "hidden"}, {duration_info::predicted, "predicted"}}};
 };
 [[nodiscard]] constexpr std::string_view to_string(duration_info d) noexcept { return detail::enum_name(d); }
+/// The duration information of a name ("oracle", "hidden", "predicted"); ConfigError naming
+/// `path` otherwise.
+[[nodiscard]] inline duration_info parse_duration_info(std::string_view name, std::string_view path = "/durations/mode") {
+    if (const auto d = detail::enum_from_name<duration_info>(name)) return *d;
+    throw ConfigError("config " + std::string(path) + ": unknown durations mode \"" + std::string(name) + "\" (allowed: " +
+                      detail::enum_name_list<duration_info>() + ")");
+}
 
 /// How a predicted duration is made.
 enum class duration_error : std::uint8_t {

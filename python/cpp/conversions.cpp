@@ -238,6 +238,11 @@ gp::metrics metrics_from_dict(py::handle o) {
     opt("p50_jct", m.p50_jct);
     opt("p99_jct", m.p99_jct);
     opt("total_comm_cost", m.total_comm_cost);
+    opt("p99_queueing_delay", m.p99_queueing_delay);
+    opt("avg_preemptions", m.avg_preemptions);
+    opt("lost_gpu_hours", m.lost_gpu_hours);
+    opt("avg_fairness", m.avg_fairness);
+    opt("max_fairness", m.max_fairness);
     read_optional_metrics(m, opt);
     if (d.contains("jobs_done")) m.jobs_done = d["jobs_done"].cast<std::size_t>();
     if (d.contains("jobs_total")) m.jobs_total = d["jobs_total"].cast<std::size_t>();

@@ -134,6 +134,7 @@ void bind_ppo(py::module_& m) {
               const auto threads = to_count(threads_arg, "evaluate_network: threads", 0, 4096);
               const auto sc = to_scenario(scenario);
               const auto sd = to_seeds(seeds);
+              rl::check_information(n.scenario, sc, name);
               py::gil_scoped_release nogil;
               auto p = rl::as_policy<gp::env>(name, n.net);
               p.queue = n.queue;  // under its own queue policy, as in training

@@ -243,6 +243,25 @@ template <std::floating_point S = float>
     return parse_checkpoint<S>(ss.str(), file);
 }
 
+/// Why a network trained on the scenario `trained` (a checkpoint's "scenario") must not act in
+/// scenario `s`: it was trained knowing other durations (durations.mode oracle, hidden or
+/// predicted: its features and what they meant differ), or "" when it may.
+[[nodiscard]] inline std::string information_mismatch(const gpuplace::detail::json& trained, const scenario& s) {
+    std::string mode = "oracle";
+    if (trained.is_object())
+        if (const auto d = trained.find("durations"); d != trained.end() && d->is_object())
+            if (const auto m = d->find("mode"); m != d->end() && m->is_string()) mode = m->get<std::string>();
+    if (mode == to_string(s.durations.mode)) return {};
+    return "the network was trained with durations " + mode + " and the scenario \"" + s.name + "\" has durations " +
+           std::string(to_string(s.durations.mode)) + ": a network acts only in the information setting it was trained in " +
+           "(set durations.mode to " + mode + ", or train one for " + std::string(to_string(s.durations.mode)) + ")";
+}
+
+/// Throws Error (naming `source`, the checkpoint) when information_mismatch() says why not.
+inline void check_information(const gpuplace::detail::json& trained, const scenario& s, std::string_view source) {
+    if (auto why = information_mismatch(trained, s); !why.empty()) throw Error("checkpoint " + std::string(source) + ": " + why);
+}
+
 /// Names of the reference policies shipped with gpuplace (data/models/<name>.json, trained by
 /// scripts/train_models.sh; docs/ppo.md has their held-out tables).
 [[nodiscard]] inline std::vector<std::string> model_names() { return {"default", "philly", "proximity_drl"}; }

@@ -68,6 +68,9 @@ class SB3VecEnv(CoreVectorMixin, VecEnv):
         render_mode: None, "ansi" or "rgb_array" (renders env 0 unless told otherwise).
         overrides: nested dict merged into the scenario.
         action_mode: "gpu" (the default), "placement" or "job": sets the scenario's env.action_mode.
+        durations: what the scheduler knows of job durations: "oracle" (the truth), "hidden"
+            (nothing: attained service and preemptions only) or "predicted" (an estimate); sets the
+            scenario's durations.mode (default: the scenario's own; docs/information.md).
         copy: return copies of the C++ buffers (default, required by SB3, which keeps references
             to past observations). False returns read-only views overwritten by the next step.
     """
@@ -81,8 +84,9 @@ class SB3VecEnv(CoreVectorMixin, VecEnv):
         overrides: dict | None = None,
         copy: bool = True,
         action_mode: str | None = None,
+        durations: str | None = None,
     ):
-        self._open_core(scenario, num_envs, num_threads, overrides, action_mode, "same_step", copy, render_mode,
+        self._open_core(scenario, num_envs, num_threads, overrides, action_mode, durations, "same_step", copy, render_mode,
                         type(self).__name__)
         n = self._obs_shape[0]
         self._views = [_EnvView(self, i) for i in range(n)]

@@ -56,10 +56,10 @@ class CoreVectorMixin:
     vector env built from a scenario read once, its buffers as zero-copy views, a step that hands
     the whole action array to C++ with the GIL released, and the picture of env i."""
 
-    def _open_core(self, scenario, num_envs, num_threads, overrides, action_mode, autoreset: str, copy: bool,
+    def _open_core(self, scenario, num_envs, num_threads, overrides, action_mode, durations, autoreset: str, copy: bool,
                    render_mode, who: str) -> None:
         check_render_mode(render_mode, who)
-        sc = scenario_of(scenario, overrides, action_mode)
+        sc = scenario_of(scenario, overrides, action_mode, durations)
         self.scenario = sc.to_dict()
         self.core = core_classes(sc)[1](sc, num_envs, num_threads, autoreset)
         self.render_mode = render_mode

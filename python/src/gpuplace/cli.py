@@ -15,12 +15,20 @@ from ._args import check_output_file, check_output_folder, count, number, seed_l
 from ._args import policy_names as _policies
 from ._files import atomic_write
 from .command import run as run_command
-from .config import PRESETS, load_scenario, read_json_object, scenario_of
+from .config import DURATIONS, PRESETS, load_scenario, read_json_object, scenario_of
 from .progress import progress_bar
 
 
 def _add_scenario(p: argparse.ArgumentParser) -> None:
     p.add_argument("--scenario", default="default", help=f"preset ({', '.join(PRESETS)}), JSON file or JSON text")
+    p.add_argument("--durations", choices=DURATIONS,
+                   help="what the scheduler knows of job durations (default: the scenario's; docs/information.md)")
+
+
+def _scenario_arg(args) -> None:
+    """Folds --durations into args.scenario (a gpuplace.Scenario then), read once."""
+    if getattr(args, "durations", None):
+        args.scenario = scenario_of(args.scenario, durations=args.durations)
 
 
 def _seed_list(args) -> list[int]:
@@ -59,6 +67,7 @@ def _load_model(path: str):
 
 
 def cmd_evaluate(args) -> int:
+    _scenario_arg(args)
     scenario = scenario_of(args.scenario)  # read once: every policy's run takes it as it is
     sc = scenario.to_dict()
     seeds = _seed_list(args)
@@ -95,6 +104,7 @@ def _evaluate_model(model, sc: dict, seeds: list[int], rep, show_progress: bool,
 
 
 def cmd_train_sb3(args) -> int:
+    _scenario_arg(args)
     from .evaluation import evaluate_agent, maskable_policy
 
     load_scenario(args.scenario)
@@ -260,6 +270,7 @@ PLOT_KINDS = ("jct-cdf", "learning-curve", "timeline")
 
 
 def cmd_plot(args) -> int:
+    _scenario_arg(args)
     from . import plot
 
     kind, rest = args.what[0], args.what[1:]

@@ -18,18 +18,20 @@ ScenarioLike = Union[str, "os.PathLike[str]", Mapping[str, Any], Scenario, None]
 
 
 def scenario_of(scenario: ScenarioLike = "default", overrides: Mapping[str, Any] | None = None,
-                action_mode: str | None = None) -> Scenario:
+                action_mode: str | None = None, durations: str | None = None) -> Scenario:
     """The :class:`gpuplace.Scenario` of a preset name, a path to a JSON file, JSON text, a dict or a
     Scenario (None: "default"), read and validated once by the C++ core, with ``overrides`` (a
-    nested dict) merged in and ``action_mode`` ("gpu", "placement" or "job") set last. A string is
+    nested dict) merged in, then ``durations`` ("oracle", "hidden" or "predicted": what the scheduler
+    knows of durations, docs/information.md) and ``action_mode`` ("gpu", "placement" or "job"). A string is
     JSON text when it starts with ``{``, else a preset when it names one, else a file that must
     exist; anything else is a :class:`gpuplace.ConfigError` saying what was tried."""
     if scenario is None:
         scenario = "default"
-    if isinstance(scenario, Scenario) and overrides is None and action_mode is None:
+    if isinstance(scenario, Scenario) and overrides is None and action_mode is None and durations is None:
         return scenario
     if overrides is not None and not isinstance(overrides, Mapping):
         raise _core.ConfigError(f"scenario overrides: expected a dict of options, got {type(overrides).__name__} {overrides!r}")
+    overrides = with_durations(overrides, durations)
     return Scenario(scenario if not isinstance(scenario, Mapping) else dict(scenario),
                     dict(overrides) if overrides is not None else None, action_mode)
 
@@ -76,17 +78,55 @@ def _json_type(v) -> str:
             float: "a number"}.get(type(v), type(v).__name__)
 
 
-# queue policy name -> the env settings it means (include/gpuplace/evaluate.hpp apply_queue)
-QUEUES = {"fifo": ("fifo", False), "backfill": ("fifo", True), "sjf": ("sjf", True), "fewest_gpus": ("fewest_gpus", True)}
+# queue policy name -> the env settings it means, (env.queue_policy, env.backfill), as the C++
+# harness applies it (include/gpuplace/any_policy.hpp apply_queue): las, 2d_las and gittins turn
+# preemption on, the *_oracle references read the true durations (docs/information.md)
+QUEUES = {"fifo": ("fifo", False), "backfill": ("fifo", True), "sjf": ("sjf", True), "fewest_gpus": ("fewest_gpus", True),
+          "las": ("las", True), "2d_las": ("2d_las", True), "gittins": ("gittins", True),
+          "sjf_oracle": ("sjf", True), "srtf_oracle": ("srtf", True)}
+PREEMPTIVE_QUEUES = ("las", "2d_las", "gittins", "srtf_oracle")
+ORACLE_QUEUES = ("sjf_oracle", "srtf_oracle")
+
+#: What the scheduler may know of a job's duration (scenario key durations.mode).
+DURATIONS = ("oracle", "hidden", "predicted")
+
+
+def queue_overrides(queue: str) -> dict:
+    """The scenario overrides a queue policy name means (ConfigError naming the known ones)."""
+    if queue not in QUEUES:
+        raise _core.ConfigError(f'unknown queue policy "{queue}" (known: {", ".join(QUEUES)})')
+    order, backfill = QUEUES[queue]
+    ov = {"env": {"queue_policy": order, "backfill": backfill}, "preemption": {"enabled": queue in PREEMPTIVE_QUEUES}}
+    if queue in ORACLE_QUEUES:
+        ov["durations"] = {"mode": "oracle"}
+    return ov
 
 
 def queue_name(queue_policy: str, backfill: bool) -> str:
-    """The queue policy name of the env settings (fifo, backfill, sjf, fewest_gpus), or a
-    description when they are none of them (e.g. sjf without backfill)."""
+    """The queue policy name of the env settings (fifo, backfill, sjf, fewest_gpus, las, 2d_las,
+    gittins), or a description when they are none of them (e.g. sjf without backfill)."""
     for name, v in QUEUES.items():
         if v == (queue_policy, bool(backfill)):
             return name
     return f"queue_policy {queue_policy}, backfill {str(bool(backfill)).lower()}"
+
+
+def durations_of(scenario: Mapping[str, Any]) -> str:
+    """What a scenario (a dict, e.g. :func:`load_scenario`'s) lets the scheduler know of durations:
+    "oracle" (the default), "hidden" or "predicted"."""
+    return str((scenario.get("durations") or {}).get("mode", "oracle"))
+
+
+def with_durations(overrides: Mapping[str, Any] | None, durations: str | None) -> dict | None:
+    """``overrides`` with ``durations.mode`` set to ``durations`` (None: unchanged); ConfigError
+    for a mode that is none of :data:`DURATIONS`."""
+    if durations is None:
+        return None if overrides is None else dict(overrides)
+    if durations not in DURATIONS:
+        raise _core.ConfigError(f'durations: unknown mode "{durations}" (allowed: {", ".join(DURATIONS)})')
+    ov = dict(overrides or {})
+    ov["durations"] = {**dict(ov.get("durations") or {}), "mode": durations}
+    return ov
 
 
 def core_classes(scenario: Scenario | Mapping[str, Any]) -> tuple[type, type]:

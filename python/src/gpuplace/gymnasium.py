@@ -57,6 +57,9 @@ class GymnasiumEnv(gym.Env):
         copy_obs: return copies of the observation (default). False returns the read-only view on
             the C++ buffer, which the next reset/step overwrites in place.
         action_mode: "gpu" (the default), "placement" or "job": sets the scenario's env.action_mode.
+        durations: what the scheduler knows of job durations: "oracle" (the truth), "hidden"
+            (nothing: attained service and preemptions only) or "predicted" (an estimate); sets the
+            scenario's durations.mode (default: the scenario's own; docs/information.md).
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
@@ -68,10 +71,11 @@ class GymnasiumEnv(gym.Env):
         overrides: Mapping[str, Any] | None = None,
         copy_obs: bool = True,
         action_mode: str | None = None,
+        durations: str | None = None,
     ):
         super().__init__()
         check_render_mode(render_mode, type(self).__name__)
-        sc = scenario_of(scenario, overrides, action_mode)
+        sc = scenario_of(scenario, overrides, action_mode, durations)
         self.scenario = sc.to_dict()
         self.core = core_classes(sc)[0](sc)
         self.render_mode = render_mode
@@ -210,6 +214,9 @@ class GymnasiumVectorEnv(CoreVectorMixin, VectorEnv):
         overrides: nested dict merged into the scenario.
         copy: return copies (default). False returns read-only views that the next step overwrites.
         action_mode: "gpu" (the default), "placement" or "job": sets the scenario's env.action_mode.
+        durations: what the scheduler knows of job durations: "oracle" (the truth), "hidden"
+            (nothing: attained service and preemptions only) or "predicted" (an estimate); sets the
+            scenario's durations.mode (default: the scenario's own; docs/information.md).
         autoreset_mode: ``AutoresetMode.SAME_STEP`` (default) or ``NEXT_STEP`` (or their names).
     """
 
@@ -224,10 +231,11 @@ class GymnasiumVectorEnv(CoreVectorMixin, VectorEnv):
         overrides: dict | None = None,
         copy: bool = True,
         action_mode: str | None = None,
+        durations: str | None = None,
         autoreset_mode: AutoresetMode | str = AutoresetMode.SAME_STEP,
     ):
         mode = _autoreset_mode(autoreset_mode)
-        self._open_core(scenario, num_envs, num_threads, overrides, action_mode, _AUTORESET[mode], copy, render_mode,
+        self._open_core(scenario, num_envs, num_threads, overrides, action_mode, durations, _AUTORESET[mode], copy, render_mode,
                         type(self).__name__)
         self.metadata = dict(type(self).metadata, autoreset_mode=mode)
         self.num_envs = int(self.core.num_envs)

@@ -1,6 +1,8 @@
 """Gymnasium ids, one per preset scenario: gpuplace/Default-v0, gpuplace/ProximityDRL-v0,
-gpuplace/Colocation-v0, gpuplace/Philly-v0 (windows of the training trace files) and
-gpuplace/Heterogeneous-v0 (V100, P100 and K80 racks)."""
+gpuplace/Colocation-v0, gpuplace/Philly-v0 (windows of the training trace files),
+gpuplace/Heterogeneous-v0 (V100, P100 and K80 racks) and gpuplace/PhillyHidden-v0 (the realistic
+information setting on the training trace files: durations hidden, preemption under LAS;
+docs/information.md). Every id takes the env's keyword arguments, e.g. ``durations="hidden"``."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ ENV_IDS = {
     "gpuplace/Colocation-v0": "colocation",
     "gpuplace/Philly-v0": "philly",
     "gpuplace/Heterogeneous-v0": "heterogeneous",
+    "gpuplace/PhillyHidden-v0": "philly_hidden",
 }
 
 

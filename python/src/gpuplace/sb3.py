@@ -39,7 +39,7 @@ except ImportError as e:  # pragma: no cover - depends on the install
 
 from . import _core
 from ._sb3_vec_env import SB3VecEnv
-from .config import QUEUES, ScenarioLike, load_scenario, make_core_vector_env, queue_name, scenario_of
+from .config import DURATIONS, QUEUES, ScenarioLike, durations_of, load_scenario, make_core_vector_env, queue_name, queue_overrides, scenario_of
 from ._files import atomic_open
 from .progress import progress_bar
 from .spaces import INFORMATION, LAYOUT_ATTR
@@ -72,13 +72,10 @@ def queue_policy_of(scenario: ScenarioLike) -> str:
 
 
 def with_queue(scenario: ScenarioLike, queue: str) -> dict:
-    """The scenario run under a queue policy (fifo, backfill, sjf, fewest_gpus), as the harness
+    """The scenario run under a queue policy (fifo, backfill, sjf, fewest_gpus, las, 2d_las, gittins,
+    sjf_oracle, srtf_oracle), as the harness
     runs ``"<heuristic>+<queue>"``."""
-    if queue not in QUEUES:
-        raise _core.ConfigError(f'unknown queue policy "{queue}" (known: {", ".join(QUEUES)})')
-    order, backfill = QUEUES[queue]
-    sc = load_scenario(scenario, {"env": {"queue_policy": order, "backfill": backfill}})
-    return sc
+    return load_scenario(scenario, queue_overrides(queue))
 
 
 def teacher_scenario(scenario: ScenarioLike, teacher: str | None) -> dict:
@@ -172,14 +169,17 @@ def scenario_for_model(model, scenario: ScenarioLike, name: str = "maskable_ppo"
     sc = load_scenario(scenario)
     lay = model_layout(model)
     info = lay.get("information", INFORMATION)
-    if info != INFORMATION:
-        raise LayoutError(f'the model observes under information setting "{info}"; this gpuplace provides only '
-                          f'"{INFORMATION}"')
+    if info not in DURATIONS:
+        raise LayoutError(f'the model observes under information setting "{info}"; this gpuplace provides '
+                          f'{", ".join(DURATIONS)}')
     queue = model_queue(model)
     if queue and queue_policy_of(sc) != queue:
         q = lay.get("queue")
         sc = with_queue(sc, queue) if queue in QUEUES or not q else load_scenario(sc, {"env": dict(q)})
         name = f"{name}+{queue}"
+    if durations_of(sc) != info:
+        raise LayoutError(f'the model was trained with durations {info} and scenario {sc.get("name", "custom")} has '
+                          f'durations {durations_of(sc)}: a model acts only in the information setting it was trained in')
     core = make_core_env(sc)
     want = ObsSpec.from_env(core)
     what = f"scenario {sc.get('name', 'custom')}"

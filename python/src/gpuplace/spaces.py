@@ -23,10 +23,11 @@ from gymnasium import spaces
 #: "num_gpus": G, "num_items": num_actions - 1, "gpus_per_node": n}``, and, for an env made from a
 #: scenario, what a policy trained on it acts under: ``"queue": {"queue_policy", "backfill"}`` (the
 #: env settings; the order jobs wait in is not in the observation) and ``"information"`` (what the
-#: observation tells of a job: ``"oracle"``, its true duration).
+#: observation tells of a job's duration: the scenario's durations.mode, ``"oracle"`` (the truth),
+#: ``"hidden"`` (nothing) or ``"predicted"`` (an estimate); docs/information.md).
 LAYOUT_ATTR = "gpuplace_layout"
 
-#: The information setting of the observations: the env observes every job's true duration.
+#: The information setting of a layout that records none (made before it was recorded): the true durations.
 INFORMATION = "oracle"
 
 
@@ -44,7 +45,7 @@ def layout_of(core, scenario: dict | None = None) -> dict:
     if scenario is not None:
         env = scenario["env"]
         lay["queue"] = {"queue_policy": str(env["queue_policy"]), "backfill": bool(env["backfill"])}
-        lay["information"] = INFORMATION
+        lay["information"] = str((scenario.get("durations") or {}).get("mode", INFORMATION))
     return lay
 
 

@@ -28,7 +28,12 @@ GPUPLACE_INLINE detail::json to_json(const metrics& m) {
             {"avg_interference", m.avg_interference},
             {"jobs_done", m.jobs_done},
             {"jobs_total", m.jobs_total},
-            {"type_utilization", m.type_utilization}};
+            {"type_utilization", m.type_utilization},
+            {"p99_queueing_delay", m.p99_queueing_delay},
+            {"avg_preemptions", m.avg_preemptions},
+            {"lost_gpu_hours", m.lost_gpu_hours},
+            {"avg_fairness", m.avg_fairness},
+            {"max_fairness", m.max_fairness}};
 }
 
 GPUPLACE_INLINE detail::json to_json(const eval_report& r) {
