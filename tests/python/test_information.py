@@ -92,3 +92,15 @@ def test_cli_evaluate_takes_durations(capsys):
     assert main(["evaluate", "--scenario", "default", "--durations", "hidden", "--policies", "pack+sjf", "--seeds", "1",
                  "-q"]) == 2
     assert "sjf" in capsys.readouterr().err
+
+
+def test_a_maskable_ppo_model_is_refused_in_another_information_setting():
+    from types import SimpleNamespace
+
+    from gpuplace.sb3 import scenario_for_model
+    from gpuplace.torch_net import LayoutError
+
+    hidden = GymnasiumEnv("default", overrides=SMALL, durations="hidden")
+    model = SimpleNamespace(observation_space=hidden.observation_space)  # what scenario_for_model reads of a model
+    with pytest.raises(LayoutError, match="trained with durations hidden and scenario default has durations oracle"):
+        scenario_for_model(model, load_scenario("default", SMALL))
