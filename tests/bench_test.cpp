@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -145,7 +146,7 @@ TEST_CASE("bench: validate accepts a fresh result and names what was edited") {
         auto v = bench::validate(j);
         CHECK_FALSE(v.valid);
         CHECK(v.how == "re-run");
-        CHECK(v.message.find("differs from its reproduction (re-run) at /episodes/2/actions: result \"") != std::string::npos);
+        CHECK(v.message.find("differs from its reproduction (re-run) at /episodes/2/actions from action 0 on: result ") != std::string::npos);
         CHECK(v.message.find("at /episodes/2/actions") != std::string::npos);
         j["policy"]["kind"] = "python";
         v = bench::validate(j);
@@ -170,6 +171,22 @@ TEST_CASE("bench: validate accepts a fresh result and names what was edited") {
         CHECK(v.message == "50 episodes replayed, every metric equal bit for bit");
         j["actions_kept"] = false;
         CHECK(bench::validate(j).message.find("cannot be re-run here and the result lists no actions") != std::string::npos);
+    }
+    SUBCASE("a model whose re-run takes other actions (another CPU variant's rounding) is checked by replaying") {
+        auto j = parse_json(bench::result_text(r), "result");
+        j["policy"]["kind"] = "model";
+        const bench::policy_resolver other = [](const bench::policy_ref&) -> std::optional<any_policy<env>> {
+            return heuristic<env>("first_fit+fifo");  // stands for the same network acting on another CPU
+        };
+        auto v = bench::validate(j, other);
+        CHECK(v.valid);
+        CHECK(v.how == "replayed");
+        CHECK(v.message.find("50 episodes replayed, every metric equal bit for bit (a re-run took other actions here, at "
+                             "/episodes/0/actions from action") != std::string::npos);
+        j["episodes"][3]["metrics"]["makespan"] = 1.0;
+        v = bench::validate(j, other);
+        CHECK_FALSE(v.valid);
+        CHECK(v.message.find("differs from its reproduction (replayed) at /episodes/3/metrics/makespan") != std::string::npos);
     }
     SUBCASE("the track's definition, the format") {
         auto v = bench::validate(bench_test::edited(r, "/track/episodes", 10));

@@ -51,14 +51,20 @@ py::dict result_dict(const gb::run_result& r) {
     return d;
 }
 
+/// run() options from the bindings' arguments (`what` names the function in errors).
+gb::run_options options(const char* what, py::object threads, const std::string& commit, bool keep_actions) {
+    gb::run_options o;
+    o.threads = to_count(threads, std::string(what) + ": threads", 0, 4096);
+    o.commit = commit;
+    o.keep_actions = keep_actions;
+    return o;
+}
+
 py::dict bench_run(const std::string& track, const std::string& policy, const std::string& version, py::object threads,
                    const std::string& commit, bool keep_actions) {
     const auto& t = gb::find_track(track, version);
     auto [p, ref] = bench_policy(policy);
-    gb::run_options o;
-    o.threads = to_count(threads, "bench_run: threads", 0, 4096);
-    o.commit = commit;
-    o.keep_actions = keep_actions;
+    const auto o = options("bench_run", threads, commit, keep_actions);
     gb::run_result r;
     {
         py::gil_scoped_release nogil;
@@ -77,10 +83,7 @@ py::dict bench_score_actions(const std::string& track, const std::string& name, 
         for (auto a : ep) v.push_back(to_action(a));
         acts.push_back(std::move(v));
     }
-    gb::run_options o;
-    o.threads = to_count(threads, "bench_score_actions: threads", 0, 4096);
-    o.commit = commit;
-    o.keep_actions = keep_actions;
+    const auto o = options("bench_score_actions", threads, commit, keep_actions);
     gb::run_result r;
     {
         py::gil_scoped_release nogil;
