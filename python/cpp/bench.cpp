@@ -75,7 +75,7 @@ py::dict bench_run(const std::string& track, const std::string& policy, const st
 
 py::dict bench_score_actions(const std::string& track, const std::string& name, py::object actions, double seconds,
                              const std::string& version, const std::string& kind, py::object threads, const std::string& commit,
-                             bool keep_actions) {
+                             bool keep_actions, const std::string& queue) {
     const auto& t = gb::find_track(track, version);
     std::vector<std::vector<std::int64_t>> acts;
     for (auto ep : actions) {
@@ -87,7 +87,7 @@ py::dict bench_score_actions(const std::string& track, const std::string& name, 
     gb::run_result r;
     {
         py::gil_scoped_release nogil;
-        r = gb::score_actions(t, {name, kind, {}, {}}, acts, seconds, o);
+        r = gb::score_actions(t, {name, kind, queue, {}}, acts, seconds, o);
     }
     return result_dict(r);
 }
@@ -126,8 +126,13 @@ void bind_bench(py::module_& m) {
           "The benchmark's tracks of a version: name, version, about, preset, patch, seeds, episodes, best_heuristic.");
     m.def(
         "bench_track_scenario",
-        [](const std::string& track, const std::string& version) { return gb::track_scenario(gb::find_track(track, version)); },
-        py::arg("track"), py::arg("version") = std::string(gb::current_version), "The scenario a track runs.");
+        [](const std::string& track, const std::string& version, const std::string& queue) {
+            auto s = gb::track_scenario(gb::find_track(track, version));
+            gp::apply_queue(s, queue);
+            return s;
+        },
+        py::arg("track"), py::arg("version") = std::string(gb::current_version), py::arg("queue") = std::string(),
+        "The scenario a track runs (under queue policy `queue` when given, as a policy that acts under it sees it).");
     m.def("bench_run", &bench_run, py::arg("track"), py::arg("policy"), py::arg("version") = std::string(gb::current_version),
           py::arg("threads") = 0, py::arg("commit") = std::string(), py::arg("keep_actions") = true,
           "Scores a policy by name (a heuristic variant; with the C++ PPO built also a shipped model or a checkpoint "
@@ -135,8 +140,10 @@ void bind_bench(py::module_& m) {
     m.def("bench_score_actions", &bench_score_actions, py::arg("track"), py::arg("name"), py::arg("actions"),
           py::arg("seconds") = 0.0, py::arg("version") = std::string(gb::current_version), py::arg("kind") = "python",
           py::arg("threads") = 0, py::arg("commit") = std::string(), py::arg("keep_actions") = true,
-          "Scores one action sequence per episode of a track (a Python policy's, in the track's seed order): replayed in "
-          "C++ (an error when one is not valid, runs out or is left over); `seconds` the policy's wall time.");
+          py::arg("queue") = std::string(),
+          "Scores one action sequence per episode of a track (a Python policy's, in the track's seed order, acting under "
+          "queue policy `queue`, '' = the track's): replayed in C++ (an error when one is not valid, runs out or is left "
+          "over); `seconds` the policy's wall time.");
     m.def("bench_validate", &bench_validate, py::arg("text"), py::arg("source") = "<text>", py::arg("threads") = 0,
           "Checks a result (its JSON text) bit for bit: (valid, how: 're-run' | 'replayed' | '', message).");
     m.def("bench_result_file_name", &gb::result_file_name, py::arg("track"), py::arg("policy"),

@@ -7,7 +7,8 @@ model such as ``default`` or a checkpoint file), scored in C++; or a Python call
 ``policy(obs, mask) -> action``, run here episode by episode on the track's seeds (slower: one
 Python call per decision), whose actions are then replayed and scored in C++ (so its result
 validates by replaying them). ``from_batch(p)`` adapts a batch policy such as
-``gpuplace.evaluation.maskable_policy(model)`` (SB3 MaskablePPO)."""
+``gpuplace.evaluation.maskable_policy(model)``; ``sb3_policy(model or .zip)`` makes an SB3
+MaskablePPO model one (``--sb3 ZIP`` on the command line)."""
 
 from __future__ import annotations
 
@@ -65,11 +66,30 @@ def from_batch(batch_policy: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> 
     return act
 
 
-def _run_callable(track: str, policy: Policy, name: str, version: str, threads: int, commit: str) -> BenchResult:
+def sb3_policy(model) -> tuple[Policy, str | None]:
+    """An SB3 MaskablePPO model (or the path of its .zip) as a policy acting greedily, and the queue
+    policy it acts under (None: the track's)."""
+    from .evaluation import maskable_policy
+    from .sb3 import load_maskable_ppo, model_queue, scenario_for_model
+
+    if isinstance(model, (str, os.PathLike)):
+        model = load_maskable_ppo(model)
+    act = from_batch(maskable_policy(model))
+    # run() asks before any episode whether the model can act on the track (LayoutError otherwise)
+    act.gpuplace_check = lambda scenario: scenario_for_model(model, scenario)
+    return act, model_queue(model)
+
+
+def _run_callable(track: str, policy: Policy, name: str, version: str, threads: int, commit: str,
+                  queue: str | None) -> BenchResult:
     info = next((t for t in tracks(version) if t["name"] == track), None)
     if info is None:
         _core.bench_track_scenario(track, version)  # raises the ConfigError that lists the tracks
-    env = _core.Env(_core.bench_track_scenario(track, version))
+    scenario = _core.bench_track_scenario(track, version, queue or "")
+    check = getattr(policy, "gpuplace_check", None)
+    if check is not None:
+        check(scenario.to_dict())
+    env = _core.Env(scenario)
     actions: list[list[int]] = []
     start = time.perf_counter()
     for seed in info["seeds"]:
@@ -81,16 +101,17 @@ def _run_callable(track: str, policy: Policy, name: str, version: str, threads: 
             acts.append(a)
         actions.append(acts)
     seconds = time.perf_counter() - start
-    r = _core.bench_score_actions(track, name, actions, seconds, version, "python", threads, commit, True)
+    r = _core.bench_score_actions(track, name, actions, seconds, version, "python", threads, commit, True, queue or "")
     return BenchResult(r["json"], r["row"])
 
 
 def run(track: str, policy: str | Policy, *, name: str | None = None, version: str = VERSION, threads: int = 0,
-        commit: str | None = None, keep_actions: bool = True) -> BenchResult:
+        commit: str | None = None, keep_actions: bool = True, queue: str | None = None) -> BenchResult:
     """Scores ``policy`` on ``track``: a name in C++ (``keep_actions=False`` records only each
     episode's action hash), or a Python callable ``(obs, mask) -> action`` (``name`` names it in the
-    result; its actions are always kept, since validating it replays them). The observation and
-    mask are read-only views the env updates in place: copy them to keep them."""
+    result; its actions are always kept, since validating it replays them), acting under queue
+    policy ``queue`` (None: the track's; ``sb3_policy()`` says which one an SB3 model needs). The
+    observation and mask are read-only views the env updates in place: copy them to keep them."""
     if isinstance(policy, str):
         r = _core.bench_run(track, policy, version, threads, _commit(commit), keep_actions)
         return BenchResult(r["json"], r["row"])
@@ -99,7 +120,7 @@ def run(track: str, policy: str | Policy, *, name: str | None = None, version: s
     if not keep_actions:
         raise ValueError("a Python policy's result keeps its actions (validating it replays them)")
     return _run_callable(track, policy, name or getattr(policy, "__name__", "python_policy"), version, threads,
-                         _commit(commit))
+                         _commit(commit), queue)
 
 
 def validate(result: str | os.PathLike, threads: int = 0) -> tuple[bool, str, str]:
@@ -139,12 +160,15 @@ def cmd_run(args) -> int:
     names = [t["name"] for t in tracks(args.version)] if args.suite else list(args.track or [])
     if not names:
         raise ValueError("run: give --track T or --suite")
-    policies: list[tuple[str, str | Policy]] = [(p, p) for p in (args.policy or [])]
+    policies: list[tuple[str, str | Policy, str | None]] = [(p, p, None) for p in (args.policy or [])]
     if args.callable:
-        policies.append((args.name or args.callable, _load_callable(args.callable)))
+        policies.append((args.name or args.callable, _load_callable(args.callable), None))
+    if args.sb3:
+        fn, queue = sb3_policy(args.sb3)
+        policies.append((args.name or "maskable_ppo:" + os.path.basename(args.sb3), fn, queue))
     if not policies:
-        raise ValueError("run: give --policy NAME or --callable module:function")
-    runs = [(t, n, p) for t in names for n, p in policies]
+        raise ValueError("run: give --policy NAME, --callable module:function or --sb3 ZIP")
+    runs = [(t, n, p, q) for t in names for n, p, q in policies]
     if args.out and len(runs) != 1:
         raise ValueError(f"--out writes one result ({len(runs)} runs asked for): give --out-dir")
     if args.out_dir:
@@ -152,7 +176,7 @@ def cmd_run(args) -> int:
     print(_core.bench_row_header())
     skipped = 0
     with progress_bar(total=len(runs), desc="bench runs", disable=args.quiet) as bar:
-        for track, n, p in runs:
+        for track, n, p, q in runs:
             path = args.out or (os.path.join(args.out_dir, _core.bench_result_file_name(track, n)) if args.out_dir else None)
             if path and args.out_dir and not args.overwrite and os.path.exists(path):
                 bar.write(f"{path} exists, kept (--overwrite runs it again)")
@@ -160,8 +184,8 @@ def cmd_run(args) -> int:
                 continue
             try:
                 r = run(track, p, name=n, version=args.version, threads=args.threads, commit=args.commit,
-                        keep_actions=not args.hash_only or not isinstance(p, str))
-            except _core.Error as e:
+                        keep_actions=not args.hash_only or not isinstance(p, str), queue=q)
+            except (_core.Error, ValueError) as e:
                 if len(runs) == 1:
                     raise
                 bar.write(f"track {track}: {n} cannot run there, skipped: {e}")
@@ -199,7 +223,9 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--policy", type=lambda s: s.split(","), action="extend",
                    help="heuristic variants (pack+sjf), shipped models (default) or C++ checkpoints, comma-separated")
     r.add_argument("--callable", help="a Python policy module:function, (obs, mask) -> action")
-    r.add_argument("--name", help="the name of --callable's policy in the result (default: module:function)")
+    r.add_argument("--sb3", metavar="ZIP", help="an SB3 MaskablePPO model (.zip), acting greedily (needs gpuplace[sb3])")
+    r.add_argument("--name", help="the name of --callable's or --sb3's policy in the result (default: module:function, "
+                                  "maskable_ppo:<file>)")
     o = r.add_mutually_exclusive_group()
     o.add_argument("--out", help="write the result here (one track and one policy)")
     o.add_argument("--out-dir", help="write each result as <track>__<policy>.json here (existing ones are kept)")
