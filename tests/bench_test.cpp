@@ -183,6 +183,9 @@ TEST_CASE("bench: validate accepts a fresh result and names what was edited") {
         CHECK(v.how == "replayed");
         CHECK(v.message.find("50 episodes replayed, every metric equal bit for bit (a re-run took other actions here, at "
                              "/episodes/0/actions from action") != std::string::npos);
+        const auto unloaded = bench::validate(j);  // no resolver: the model cannot be loaded
+        CHECK(unloaded.valid);
+        CHECK(unloaded.message.find("(the model cannot be loaded here, or its checkpoint is not the one recorded") != std::string::npos);
         j["episodes"][3]["metrics"]["makespan"] = 1.0;
         v = bench::validate(j, other);
         CHECK_FALSE(v.valid);

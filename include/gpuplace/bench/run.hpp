@@ -254,6 +254,8 @@ inline json reproduce(const json& result, const track& t, const policy_ref& ref,
         v.how = p ? "re-run" : "replayed";
         auto diff = first_difference(theirs, detail_bench::reproduce(result, t, ref, p, o));
         std::string note;
+        if (!p && ref.kind == "model")
+            note = " (the model cannot be loaded here, or its checkpoint is not the one recorded: its actions were replayed)";
         if (!diff.empty() && p && ref.kind == "model" && kept) {
             note = " (a re-run took other actions here, at " + diff +
                    ": the network's products round differently between CPU variants)";
