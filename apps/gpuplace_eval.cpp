@@ -14,6 +14,7 @@
 #include <gpuplace/progress.hpp>
 #include <gpuplace/gpuplace.hpp>
 #include <gpuplace/json.hpp>
+#include <gpuplace/policy_registry.hpp>
 
 #include "cli.hpp"
 
@@ -68,9 +69,9 @@ void run_eval(const gpuplace::scenario& s, const std::vector<std::string>& polic
               std::size_t seeds, std::size_t threads, const outputs& o, bool episode_jobs_flag) {
     std::vector<gpuplace::any_policy<Env>> ps;
     for (const auto& p : policies) {
-        if (queues.empty()) ps.push_back(gpuplace::heuristic<Env>(p));
+        if (queues.empty()) ps.push_back(gpuplace::named_policy<Env>(p));
         else
-            for (const auto& q : queues) ps.push_back(gpuplace::heuristic<Env>(p + "+" + q));
+            for (const auto& q : queues) ps.push_back(gpuplace::named_policy<Env>(p + "+" + q));
     }
     std::optional<gpuplace::trace> tr;
     if (s.workload.kind == "trace") {
@@ -99,6 +100,12 @@ void run_eval(const gpuplace::scenario& s, const std::vector<std::string>& polic
                         t->dropped, t->arrival_scale);
     }
     std::printf("%s", rep.table().c_str());
+    for (const auto& p : policies)
+        if (gpuplace::is_hindsight_policy(p)) {
+            std::printf("hindsight:* rows plan on the episode's own future (arrivals and durations to come): not causal, "
+                        "an estimate of the headroom above their heuristic\n");
+            break;
+        }
     // reports are written atomically: a file is the whole old report or the whole new one
     if (!o.csv.empty()) gpuplace::write_file_atomic(o.csv, rep.csv());
     if (!o.summary_csv.empty()) gpuplace::write_file_atomic(o.summary_csv, rep.summary_csv());
@@ -122,7 +129,13 @@ int main(int argc, char** argv) {
         return s;
     }() + ", philly:<file>, philly_hidden:<file>) or a scenario file")->capture_default_str();
     app.add_option("--seeds", seeds, "held-out seeds 1000000..")->capture_default_str()->check(gpuplace::apps::whole(1, 1000000));
-    app.add_option("--policies", policies, "heuristics, each optionally '+queue' (default: all)")->delimiter(',');
+    app.add_option("--policies", policies, "heuristics, each optionally '+queue' (default: all), or rollout planners over "
+                                           "one: rollout:H, rollout<F>:H (F futures), hindsight:H (not causal; docs/planning.md)")
+        ->delimiter(',');
+    std::string action_mode;
+    app.add_option("--action-mode", action_mode, "what an action chooses: gpu, placement or job (default: the scenario's; "
+                                                 "the planners need placement or job)")
+        ->check(CLI::IsMember({"gpu", "placement", "job"}));
     app.add_option("--queue", queues, "run every policy under each queue policy (" + [] {
         std::string s;
         for (const auto& q : gpuplace::all_queue_names()) s += (s.empty() ? "" : ", ") + q;
@@ -176,6 +189,7 @@ int main(int argc, char** argv) {
             return 0;
         }
         auto s = gpuplace::is_preset_name(scen) ? gpuplace::preset_scenario(scen) : gpuplace::load_scenario(scen);
+        if (!action_mode.empty()) s.env.mode = gpuplace::parse_action_mode(action_mode, "--action-mode");
         if (!durations.empty()) s.durations.mode = gpuplace::parse_duration_info(durations, "--durations");
         if (restart_overhead >= 0) s.preemption.restart_overhead = restart_overhead;
         if (round >= 0) s.preemption.round = round;

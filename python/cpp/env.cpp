@@ -23,6 +23,25 @@ void bind_env(py::module_& m, const char* name, const char* doc) {
         .def_property_readonly("comm_model", [](const P& p) { return std::string(p.env.comm().name()); },
                                "The scenario's comm model: ring_allreduce or tree_route.")
         .def(
+            "fork",
+            [](const P& self, py::object seed) {
+                const auto s = to_seed(seed);
+                const auto& e = idle(self);
+                py::gil_scoped_release nogil;
+                return std::make_unique<P>(e.fork(s));
+            },
+            py::arg("seed"),
+            "A forked future (causal): a new Env that keeps the present (time, running jobs, queue, the current job "
+            "and its picks) and redraws with `seed` what the scheduler cannot know: the arrivals to come and, with "
+            "durations hidden, the durations of the jobs present. A planner scores its actions on forks "
+            "(docs/planning.md).")
+        .def(
+            "copy", [](const P& self) { return std::make_unique<P>(E(idle(self))); },
+            "A copy that keeps the true future too (hindsight: NOT causal; a planner that reads it knows the arrivals "
+            "and durations to come).")
+        .def("__copy__", [](const P& self) { return std::make_unique<P>(E(idle(self))); })
+        .def("__deepcopy__", [](const P& self, py::dict) { return std::make_unique<P>(E(idle(self))); }, py::arg("memo"))
+        .def(
             "reset",
             [](P& self, py::object seed) {
                 const auto s = to_seed(seed);

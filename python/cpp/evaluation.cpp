@@ -10,6 +10,8 @@
 #include <type_traits>
 #include <vector>
 
+#include <gpuplace/policy_registry.hpp>
+
 #include "bindings.hpp"
 #include "objects.hpp"
 
@@ -17,12 +19,12 @@ namespace gpuplace_py {
 
 namespace {
 
-/// A heuristic policy by name.
+/// A heuristic policy or a rollout planner over one, by name (policy_registry.hpp).
 struct PyHeuristic {
     std::string name;
     gp::any_policy<gp::env> p;
     std::function<std::int64_t(const gp::env&)> f;
-    explicit PyHeuristic(const std::string& n) : name(n), p(gp::heuristic<gp::env>(n)) { reset(0); }
+    explicit PyHeuristic(const std::string& n) : name(n), p(gp::named_policy<gp::env>(n)) { reset(0); }
     void reset(std::uint64_t seed) { f = p.make(seed); }
 };
 
@@ -73,7 +75,7 @@ py::dict run_episode_impl(const gp::scenario& sc, const std::string& policy, con
     {
         py::gil_scoped_release nogil;
         std::function<std::int64_t(const E&)> act;
-        if (!replay) act = gp::heuristic<E>(policy).make(seed);
+        if (!replay) act = gp::named_policy<E>(policy).make(seed);
         e.reset(seed);
         const std::size_t O = e.observation_size(), A = e.num_actions();
         const auto fits = [&](std::size_t rows) { return record_bytes(static_cast<double>(rows), O, A) <= static_cast<double>(limit); };
@@ -195,7 +197,7 @@ py::dict run_episode(py::object scenario, py::object policy, py::object seed, py
             throw py::type_error("run_episode: policy must be a heuristic name (" + names_text(gp::heuristic_names()) +
                                  "), got " + type_name(policy) + " " + py::repr(policy).cast<std::string>());
         pol = policy.cast<std::string>();
-        (void)gp::heuristic<gp::env>(pol);  // unknown names fail here, before any work
+        (void)gp::named_policy<gp::env>(pol);  // unknown names fail here, before any work
     }
     const auto* rp = has_replay ? &replay : nullptr;
     return run_episode_impl<gp::env>(sc, pol, rp, s, mode, limit);
@@ -213,7 +215,7 @@ template <class E>
 gp::eval_report evaluate_impl(const gp::scenario& sc, const std::vector<std::string>& names,
                               const std::vector<std::uint64_t>& seeds, std::size_t threads) {
     std::vector<gp::any_policy<E>> pols;
-    for (const auto& n : names) pols.push_back(gp::heuristic<E>(n));
+    for (const auto& n : names) pols.push_back(gp::named_policy<E>(n));
     py::gil_scoped_release nogil;
     return gp::evaluate<E>(sc, pols, seeds, threads);
 }
@@ -259,7 +261,7 @@ void bind_evaluation(py::module_& m) {
     m.def("heuristic_names", &gp::heuristic_names, "Names of the heuristic policies.");
     m.def("eval_metric_names", &gp::eval_metric_names, "Metrics of the harness table, in order.");
 
-    py::class_<PyHeuristic>(m, "Heuristic", "A heuristic policy by name (see heuristic_names()).")
+    py::class_<PyHeuristic>(m, "Heuristic", "A heuristic policy by name (see heuristic_names()), optionally under a queue policy (\"pack+sjf\"), or a rollout planner over one (\"rollout:pack+sjf\", \"rollout16:...\", \"hindsight:...\" (not causal); the placement or job action mode; docs/planning.md).")
         .def(py::init<const std::string&>(), py::arg("name"))
         .def_readonly("name", &PyHeuristic::name)
         .def("reset", [](PyHeuristic& h, py::object seed) { h.reset(to_seed(seed)); }, py::arg("seed") = 0,

@@ -34,6 +34,7 @@ struct PyEnv {
     E env;
     std::atomic<bool> busy{false};
     explicit PyEnv(const gp::scenario& s) : env(s) {}
+    explicit PyEnv(E e) : env(std::move(e)) {}  ///< a fork or a copy
 };
 
 /// The env of an Env object that no other thread is stepping.

@@ -1,0 +1,127 @@
+// Tests of include/gpuplace/planner.hpp and include/gpuplace/policy_registry.hpp: the rollout
+// planners and their names.
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <gpuplace/gpuplace.hpp>
+#include <gpuplace/json.hpp>
+#include <gpuplace/policy_registry.hpp>
+
+namespace gp = gpuplace;
+
+namespace {
+
+gp::scenario small_placement(std::size_t jobs = 16) {
+    auto s = gp::preset_scenario("default");
+    s.env.mode = gp::action_mode::placement;
+    s.workload.synthetic.num_jobs = jobs;
+    return s;
+}
+
+/// The actions and metrics of one episode of `act` on seed `seed`.
+template <class Act>
+std::pair<std::vector<std::int64_t>, gp::metrics> play(const gp::scenario& s, std::uint64_t seed, Act&& act) {
+    gp::env e(s);
+    e.reset(seed);
+    std::vector<std::int64_t> actions;
+    while (!e.done()) {
+        actions.push_back(act(e));
+        e.step(actions.back());
+    }
+    return {actions, e.episode_metrics()};
+}
+
+}  // namespace
+
+TEST_CASE("policy names: rollout<F>:, rollout: and hindsight: over a heuristic, with its queue policy") {
+    gp::rollout_options o;
+    std::string base;
+    CHECK(gp::parse_planner_name("rollout:pack_wait+sjf", o, base));
+    CHECK(o.futures == 4);
+    CHECK_FALSE(o.hindsight);
+    CHECK(base == "pack_wait+sjf");
+    o = {};
+    CHECK(gp::parse_planner_name("rollout16:pack", o, base));
+    CHECK(o.futures == 16);
+    o = {};
+    CHECK(gp::parse_planner_name("hindsight:first_fit+fifo", o, base));
+    CHECK(o.hindsight);
+    CHECK(base == "first_fit+fifo");
+    CHECK_FALSE(gp::parse_planner_name("pack+sjf", o, base));
+    CHECK_FALSE(gp::parse_planner_name("fastest_type:pack", o, base));
+    CHECK(gp::is_hindsight_policy("hindsight:pack"));
+    CHECK_FALSE(gp::is_hindsight_policy("rollout:pack"));
+    CHECK_THROWS_WITH_AS(gp::parse_planner_name("rollout0:pack", o, base),
+                         "policy \"rollout0:pack\": rollout<F> takes a number of futures from 1 to 4096, got \"0\"", gp::ConfigError);
+    CHECK_THROWS_WITH_AS(gp::parse_planner_name("rolloutx:pack", o, base), doctest::Contains("got \"x\""), gp::ConfigError);
+    CHECK_THROWS_WITH_AS((void)gp::named_policy<gp::env>("rollout:nope"), doctest::Contains("unknown policy \"nope\""), gp::ConfigError);
+    const auto p = gp::named_policy<gp::env>("rollout:pack+sjf");
+    CHECK(p.name == "rollout:pack+sjf");
+    CHECK(p.queue == "sjf");
+    CHECK(gp::named_policy<gp::env>("pack+fifo").queue == "fifo");
+}
+
+TEST_CASE("rollout planner: refuses the gpu action mode, which has no candidates to score") {
+    auto s = small_placement();
+    s.env.mode = gp::action_mode::gpu;
+    gp::env e(s);
+    e.reset(1);
+    auto act = gp::named_policy<gp::env>("rollout:pack").make(1);
+    CHECK_THROWS_WITH_AS(act(e), doctest::Contains("placement or job action mode"), gp::ConfigError);
+}
+
+TEST_CASE("rollout planner: with an unreachable margin it keeps the base heuristic's every action") {
+    const auto s = small_placement();
+    gp::rollout_options o;
+    o.futures = 3;
+    o.margin = 1e300;
+    auto base = gp::heuristic<gp::env>("pack").make;
+    for (std::uint64_t seed : {1000000ULL, 1000001ULL}) {
+        gp::rollout_policy<gp::env> planner(base, o);
+        planner.reset(seed);
+        auto pack = base(seed);
+        const auto [pa, pm] = play(s, seed, [&](const gp::env& e) { return pack(e); });
+        const auto [ra, rm] = play(s, seed, [&](const gp::env& e) { return planner.act(e); });
+        CHECK(ra == pa);
+        CHECK(rm.avg_jct == pm.avg_jct);
+        CHECK(planner.seconds_per_decision() >= 0);
+    }
+}
+
+TEST_CASE("rollout planner: deterministic by seed, whatever the thread count; hindsight and fair alike") {
+    const auto s = small_placement(12);
+    for (const bool hindsight : {false, true}) {
+        gp::rollout_options o;
+        o.futures = 2;
+        o.hindsight = hindsight;
+        auto base = gp::heuristic<gp::env>("pack_wait").make;
+        gp::rollout_policy<gp::env> one(base, o);
+        o.threads = 2;
+        gp::rollout_policy<gp::env> two(base, o);
+        one.reset(7);
+        two.reset(7);
+        const auto [a1, m1] = play(s, 1000000, [&](const gp::env& e) { return one.act(e); });
+        const auto [a2, m2] = play(s, 1000000, [&](const gp::env& e) { return two.act(e); });
+        CHECK(a1 == a2);
+        CHECK(m1.avg_jct == m2.avg_jct);
+        CHECK(m1.jobs_done == 12);
+    }
+}
+
+TEST_CASE("rollout planner: the harness runs it by name next to its heuristic") {
+    const auto s = small_placement(12);
+    const auto rep = gp::evaluate(s, {gp::named_policy<gp::env>("pack_wait+sjf"), gp::named_policy<gp::env>("hindsight:pack_wait+sjf"),
+                                      gp::named_policy<gp::env>("rollout2:pack_wait+sjf")},
+                                  gp::held_out_seeds(2), 2);
+    REQUIRE(rep.policies.size() == 3);
+    for (const auto& p : rep.policies)
+        for (const auto& m : p.per_seed) CHECK(m.jobs_done == 12);
+    // the same report again: planners are deterministic by seed, whatever the threads
+    const auto again = gp::evaluate(s, {gp::named_policy<gp::env>("rollout2:pack_wait+sjf")}, gp::held_out_seeds(2), 1);
+    CHECK(again.policies[0].per_seed[0].avg_jct == rep.policies[2].per_seed[0].avg_jct);
+    CHECK(again.policies[0].per_seed[1].avg_jct == rep.policies[2].per_seed[1].avg_jct);
+}
