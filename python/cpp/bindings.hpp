@@ -15,5 +15,6 @@ void bind_evaluation(py::module_& m);    // evaluation.cpp: Heuristic, run_episo
 void bind_teacher(py::module_& m);       // teacher.cpp: Teacher (behaviour cloning from Python)
 void bind_ppo(py::module_& m);           // ppo.cpp: PPO, Network, checkpoints (GPUPLACE_PY_HAVE_RL builds)
 void bind_training_run(py::module_& m);  // training_run.cpp: train_run, the recipes (GPUPLACE_PY_HAVE_RL builds)
+void bind_bench(py::module_& m);         // bench.cpp: the benchmark, gpuplace-bench's code (GPUPLACE_PY_HAVE_RL builds)
 
 }  // namespace gpuplace_py

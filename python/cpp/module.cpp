@@ -19,10 +19,6 @@
 
 #include "bindings.hpp"
 
-namespace gpuplace_py {
-void bind_bench(py::module_& m);  // bench.cpp: the benchmark (gpuplace-bench's code)
-}  // namespace gpuplace_py
-
 #ifndef GPUPLACE_PY_MODULE
 #define GPUPLACE_PY_MODULE _core  // _core_v3 / _core_v4: the same module for x86-64-v3 / v4 (python/CMakeLists.txt)
 #endif
@@ -45,8 +41,8 @@ PYBIND11_MODULE(GPUPLACE_PY_MODULE, m) {
     gpy::bind_scenarios(m);
     gpy::bind_evaluation(m);
     gpy::bind_teacher(m);
-    gpy::bind_bench(m);
 #if defined(GPUPLACE_PY_HAVE_RL)
+    gpy::bind_bench(m);
     m.attr("has_ppo") = true;
     gpy::bind_ppo(m);
     gpy::bind_training_run(m);
