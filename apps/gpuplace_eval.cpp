@@ -185,6 +185,8 @@ int main(int argc, char** argv) {
     try {
         if (list) {
             for (const auto& n : gpuplace::heuristic_names()) std::printf("policy %s\n", n.c_str());
+            for (const auto& n : gpuplace::type_aware_heuristic_names()) std::printf("policy %s (GPU types)\n", n.c_str());
+            std::printf("policy rollout:<policy>, rollout<F>:<policy>, hindsight:<policy> (planners; placement or job mode)\n");
             for (const auto& n : gpuplace::all_queue_names()) std::printf("queue %s\n", n.c_str());
             return 0;
         }

@@ -334,6 +334,12 @@ def cmd_info(args) -> int:
     return 0
 
 
+def cmd_bench(args) -> int:
+    from .bench import main as bench_main
+
+    return bench_main(args.bench_args)
+
+
 def cmd_rllib(args) -> int:
     try:
         from . import rllib
@@ -429,6 +435,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--y", default="episode_return", help="learning-curve: column to plot")
     p.add_argument("--out", help="the image file; for a run's plots, the folder (default: the run folder)")
     p.set_defaults(fn=cmd_plot)
+
+    # every argument after "bench" goes to gpuplace.bench.main (prefix_chars: none is an option here)
+    p = sub.add_parser("bench", add_help=False, prefix_chars="\x00",
+                       help="the benchmark: tracks, run any policy, validate results (docs/bench.md)")
+    p.add_argument("bench_args", nargs=argparse.REMAINDER, help="tracks|run|validate and their options (bench --help)")
+    p.set_defaults(fn=cmd_bench)
 
     # every argument after "rllib" goes to gpuplace.rllib.main (prefix_chars: none is an option here, not even --help)
     p = sub.add_parser("rllib", add_help=False, prefix_chars="\x00",
