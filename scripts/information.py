@@ -17,13 +17,14 @@ from __future__ import annotations
 import argparse
 import math
 import pathlib
-import re
 import statistics
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+from doc_section import write_results  # noqa: E402
+
 DOC = ROOT / "docs" / "information.md"
-BEGIN, END = "<!-- results:begin -->", "<!-- results:end -->"
 FILES = ["0e4a51", "6c71a0", "7f04ca", "e13805"]  # data/presets.hpp philly_heldout_files()
 # (row label, queue policy, causal)
 QUEUES = [("FIFO", "fifo", True), ("LAS", "las", True), ("2D-LAS (Tiresias)", "2d_las", True), ("Gittins", "gittins", True),
@@ -133,12 +134,7 @@ def main() -> int:
     if args.print:
         print(table)
         return 0
-    text = DOC.read_text()
-    if BEGIN not in text or END not in text:
-        sys.exit(f"{DOC}: no {BEGIN} ... {END} markers")
-    text = re.sub(re.escape(BEGIN) + ".*?" + re.escape(END), lambda _: f"{BEGIN}\n{table}{END}", text, flags=re.S)
-    DOC.write_text(text)
-    print(f"wrote {DOC.relative_to(ROOT)}", file=sys.stderr)
+    write_results(DOC, table, ROOT)
     return 0
 
 

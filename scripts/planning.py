@@ -19,7 +19,6 @@ import argparse
 import json
 import math
 import pathlib
-import re
 import statistics
 import subprocess
 import sys
@@ -27,8 +26,10 @@ import tempfile
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+from doc_section import write_results  # noqa: E402
+
 DOC = ROOT / "docs" / "planning.md"
-BEGIN, END = "<!-- results:begin -->", "<!-- results:end -->"
 HELD_OUT = ["0e4a51", "6c71a0", "7f04ca", "e13805"]  # data/presets.hpp philly_heldout_files()
 QUEUES = ["fifo", "backfill", "sjf", "fewest_gpus"]
 HEURISTICS = ["random", "first_fit", "pack", "load_balance", "topology_greedy", "pack_wait"]
@@ -126,10 +127,7 @@ def main() -> int:
     if args.print:
         print(table)
         return 0
-    text = DOC.read_text()
-    text = re.sub(re.escape(BEGIN) + ".*?" + re.escape(END), lambda _: f"{BEGIN}\n{table}{END}", text, flags=re.S)
-    DOC.write_text(text)
-    print(f"wrote {DOC.relative_to(ROOT)}", file=sys.stderr)
+    write_results(DOC, table, ROOT)
     return 0
 
 

@@ -1,0 +1,18 @@
+"""The generated part of a doc page: the text between `<!-- results:begin -->` and
+`<!-- results:end -->` (scripts/information.py, scripts/planning.py)."""
+from __future__ import annotations
+
+import pathlib
+import re
+import sys
+
+BEGIN, END = "<!-- results:begin -->", "<!-- results:end -->"
+
+
+def write_results(doc: pathlib.Path, table: str, root: pathlib.Path) -> None:
+    """Replaces the results section of `doc` by `table`; exits naming the file when it has no markers."""
+    text = doc.read_text()
+    if BEGIN not in text or END not in text:
+        sys.exit(f"{doc.relative_to(root)}: no {BEGIN} ... {END} markers")
+    doc.write_text(re.sub(re.escape(BEGIN) + ".*?" + re.escape(END), lambda _: f"{BEGIN}\n{table}{END}", text, flags=re.S))
+    print(f"wrote {doc.relative_to(root)}", file=sys.stderr)
