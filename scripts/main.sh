@@ -6,7 +6,10 @@
 #     then compared with every heuristic variant on the same held-out seeds: the table, each training
 #     seed's network, the median seed against the best heuristic (out/default/);
 #  3. the philly recipe: trained on windows of the training trace files, compared on each held-out
-#     file (out/philly/).
+#     file (out/philly/);
+#  4. the rollout planners over the default scenario's best heuristic (placement action mode, 20
+#     held-out seeds; docs/planning.md): the fair planner with 16 forked futures, and hindsight,
+#     which plans on the episode's own future (not causal) (out/planning.json).
 # GPUPLACE_PPO_STEPS sets PPO's training budget of step 2 (after its imitation). Every run can be
 # stopped (Ctrl-C) and continued: build/apps/gpuplace-train --out out/<name> --resume (docs/ppo.md).
 set -euo pipefail
@@ -15,12 +18,15 @@ bash scripts/setup.sh
 mkdir -p out
 [ -x .venv/bin/python3 ] && export PATH="$(pwd)/.venv/bin:$PATH"   # matplotlib for the plots
 start=$(date +%s)
-printf '\n==> 1/3 every heuristic under every queue policy, default scenario (20 held-out seeds)\n'
+printf '\n==> 1/4 every heuristic under every queue policy, default scenario (20 held-out seeds)\n'
 build/apps/gpuplace-eval --scenario default --queue fifo,backfill,sjf,fewest_gpus --seeds 20 \
   --csv out/heuristics.csv --json out/heuristics.json
-printf '\n==> 2/3 train PPO on the default scenario, then compare on the held-out seeds\n'
+printf '\n==> 2/4 train PPO on the default scenario, then compare on the held-out seeds\n'
 build/apps/gpuplace-train --compare ${GPUPLACE_PPO_STEPS:+--steps "$GPUPLACE_PPO_STEPS"} --out out/default --overwrite
-printf '\n==> 3/3 train PPO on Philly-derived traces, then compare on the held-out trace files\n'
+printf '\n==> 3/4 train PPO on Philly-derived traces, then compare on the held-out trace files\n'
 build/apps/gpuplace-train --config philly --compare --no-plot --out out/philly --overwrite
-printf '\nresults: out/heuristics.csv, out/default/compare.csv, out/default/learning_curve.png, out/default/jct_comparison.png, out/philly/compare_*.csv (%ss)\n' \
+printf '\n==> 4/4 rollout planners over pack_wait+sjf, default scenario, placement mode (20 held-out seeds)\n'
+build/apps/gpuplace-eval --scenario default --action-mode placement --seeds 20 \
+  --policies pack_wait+sjf,rollout16:pack_wait+sjf,hindsight:pack_wait+sjf --json out/planning.json
+printf '\nresults: out/heuristics.csv, out/default/compare.csv, out/default/learning_curve.png, out/default/jct_comparison.png, out/philly/compare_*.csv, out/planning.json (%ss)\n' \
   "$(( $(date +%s) - start ))"
