@@ -16,3 +16,13 @@ def write_results(doc: pathlib.Path, table: str, root: pathlib.Path) -> None:
         sys.exit(f"{doc.relative_to(root)}: no {BEGIN} ... {END} markers")
     doc.write_text(re.sub(re.escape(BEGIN) + ".*?" + re.escape(END), lambda _: f"{BEGIN}\n{table}{END}", text, flags=re.S))
     print(f"wrote {doc.relative_to(root)}", file=sys.stderr)
+
+
+def finish(lines: list[str], doc: pathlib.Path, root: pathlib.Path, print_only: bool) -> int:
+    """The table of `lines`: printed (`print_only`), else written into `doc`'s results section."""
+    table = "\n".join(lines) + "\n"
+    if print_only:
+        print(table)
+    else:
+        write_results(doc, table, root)
+    return 0

@@ -22,7 +22,7 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
-from doc_section import write_results  # noqa: E402
+from doc_section import finish  # noqa: E402
 
 DOC = ROOT / "docs" / "information.md"
 FILES = ["0e4a51", "6c71a0", "7f04ca", "e13805"]  # data/presets.hpp philly_heldout_files()
@@ -130,12 +130,7 @@ def main() -> int:
     for i in range(k):
         out.append(f"- {nets[i].parent.name}: " + "; ".join(
             f"{f} {paired(per_file[f][1][i], per_file[f][0][best_real[f]][1])}" for f in FILES))
-    table = "\n".join(out) + "\n"
-    if args.print:
-        print(table)
-        return 0
-    write_results(DOC, table, ROOT)
-    return 0
+    return finish(out, DOC, ROOT, args.print)
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
-from doc_section import write_results  # noqa: E402
+from doc_section import finish  # noqa: E402
 
 DOC = ROOT / "docs" / "planning.md"
 HELD_OUT = ["0e4a51", "6c71a0", "7f04ca", "e13805"]  # data/presets.hpp philly_heldout_files()
@@ -123,12 +123,7 @@ def main() -> int:
             dm, ds = mean_sem(pairs)
             lower = sum(x < 0 for x in pairs)
             out.append(f"| {g}: the {len(cells)} files together | {name} | | {dm:+.3f} ± {ds:.3f} ({lower}/{len(pairs)}) | |")
-    table = "\n".join(out) + "\n"
-    if args.print:
-        print(table)
-        return 0
-    write_results(DOC, table, ROOT)
-    return 0
+    return finish(out, DOC, ROOT, args.print)
 
 
 if __name__ == "__main__":
