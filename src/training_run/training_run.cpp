@@ -73,15 +73,12 @@ constexpr std::string_view proximity_drl_run_config_json = R"({
 
 /// The "philly_hidden" recipe: the realistic information setting (docs/information.md) on the
 /// philly_hidden preset: no durations seen, preemption under Tiresias' 2D-LAS, compared on each
-/// held-out file. Cloning pack (placement; the discipline orders and preempts), then PPO.
+/// held-out file. The philly recipe otherwise: cloning pack (placement; the discipline orders and
+/// preempts), then PPO.
 constexpr std::string_view philly_hidden_run_config_json = R"({
   "scenario": "philly_hidden",
   "queue": "2d_las",
-  "restarts": 3,
-  "validation_seeds": 16,
-  "validate_every": 5,
-  "compare_on": ["philly_hidden:0e4a51", "philly_hidden:6c71a0", "philly_hidden:7f04ca", "philly_hidden:e13805"],
-  "ppo": {"teacher": "pack", "total_steps": 600000, "learning_rate": 0.00005}
+  "compare_on": ["philly_hidden:0e4a51", "philly_hidden:6c71a0", "philly_hidden:7f04ca", "philly_hidden:e13805"]
 })";
 
 }  // namespace
@@ -96,8 +93,10 @@ json run_recipe(std::string_view name) {
     if (name == "philly") j.merge_patch(parse_json(philly_run_config_json, "philly training config"));
     else if (name == "proximity_drl")
         j.merge_patch(parse_json(proximity_drl_run_config_json, "proximity_drl training config"));
-    else if (name == "philly_hidden")
+    else if (name == "philly_hidden") {
+        j.merge_patch(parse_json(philly_run_config_json, "philly training config"));
         j.merge_patch(parse_json(philly_hidden_run_config_json, "philly_hidden training config"));
+    }
     else {
         std::string known;
         for (const auto& n : run_recipe_names()) known += (known.empty() ? "" : ", ") + n;
