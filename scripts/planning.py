@@ -10,8 +10,8 @@ heuristic on the same seeds, and each planner's wall-clock cost per decision (on
 
 The table replaces the part of docs/planning.md between `<!-- results:begin -->` and
 `<!-- results:end -->`. The held-out Philly files are taken together too (every file and seed one
-pair). Sixteen futures are run on the default scenario only (on the Philly files they take about
-four times the four-future run).
+pair). Sixteen futures are run on the default and co-location scenarios only (on the Philly files
+and the heterogeneous cluster they take about four times the four-future run).
 """
 from __future__ import annotations
 
@@ -33,8 +33,14 @@ DOC = ROOT / "docs" / "planning.md"
 HELD_OUT = ["0e4a51", "6c71a0", "7f04ca", "e13805"]  # data/presets.hpp philly_heldout_files()
 QUEUES = ["fifo", "backfill", "sjf", "fewest_gpus"]
 HEURISTICS = ["random", "first_fit", "pack", "load_balance", "topology_greedy", "pack_wait"]
-# scenario group -> (presets, planners' future counts)
-GROUPS = {"default": (["default"], [1, 4, 16]), "philly": ([f"philly:{f}" for f in HELD_OUT], [1, 4])}
+TYPE_RULES = ["fastest_type", "throughput_greedy"]  # the type-aware heuristics of a heterogeneous cluster
+# scenario group -> (presets, planners' future counts, the heuristics compared)
+GROUPS = {
+    "default": (["default"], [1, 4, 16], HEURISTICS),
+    "philly": ([f"philly:{f}" for f in HELD_OUT], [1, 4], HEURISTICS),
+    "heterogeneous": (["heterogeneous"], [1, 4], HEURISTICS + [f"{r}:{h}" for r in TYPE_RULES for h in HEURISTICS]),
+    "colocation": (["colocation"], [1, 4, 16], HEURISTICS),
+}
 
 
 def mean_sem(v):
@@ -69,14 +75,14 @@ def main() -> int:
     ap.add_argument("--eval", default=str(ROOT / "build" / "apps" / "gpuplace-eval"))
     ap.add_argument("--seeds", type=int, default=20)
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--only", help="groups, comma-separated (default, philly)")
+    ap.add_argument("--only", help=f"groups, comma-separated ({', '.join(GROUPS)})")
     ap.add_argument("--print", action="store_true", help="print the table instead of writing docs/planning.md")
     args = ap.parse_args()
     groups = args.only.split(",") if args.only else list(GROUPS)
-    variants = [f"{h}+{q}" for h in HEURISTICS for q in QUEUES]
     rows_out = []
     for g in groups:
-        scenarios, futures = GROUPS[g]
+        scenarios, futures, heuristics = GROUPS[g]
+        variants = [f"{h}+{q}" for h in heuristics for q in QUEUES]
         print(f"{g}:", file=sys.stderr)
         per = {}  # scenario -> {policy: [JCT h per seed]}
         for sc in scenarios:
