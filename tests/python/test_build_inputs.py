@@ -83,8 +83,9 @@ def test_all_builds_every_variant_and_bad_names_are_refused(tmp_path):
 
 def test_progress_lines(tmp_path):
     """What a build step says (python/cmake/build_progress.py): its start and end with the time since
-    the build began, on the terminal or, without one (as here: a new session), on the standard
-    output; the step's own exit code; nothing with GPUPLACE_BUILD_PROGRESS=0."""
+    the build began, on the terminal or, without one (as here: a process with no controlling
+    terminal), on the standard output; the step's own exit code; nothing with
+    GPUPLACE_BUILD_PROGRESS=0."""
     script = os.path.join(ROOT, "python", "cmake", "build_progress.py")
     clock = str(tmp_path / "start")
 

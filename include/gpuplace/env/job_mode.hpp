@@ -30,7 +30,7 @@ inline constexpr std::string_view cluster_feature_names[] = {"free_gpus", "empty
 namespace env_detail {
 
 template <class Core, class View>
-class job_mode {
+class job_mode : public slot_front_end {
 public:
     void init(Core& core, const observation_writer& obs) {
         const auto& h = core.hierarchy();
@@ -47,17 +47,9 @@ public:
         out_.reserve(G_);
         job_.assign(K, 0);
         pos_.assign(K, 0);
-        pack_.reserve(h);
-        lb_.reserve(h);
-        tg_.reserve(h);
-        ff_.reserve(h);
+        reserve_placers(h);
     }
 
-    [[nodiscard]] std::span<const float> observation(const observation_writer&) const noexcept { return slots_.obs(); }
-    [[nodiscard]] std::span<const std::uint8_t> action_mask(const observation_writer&) const noexcept { return slots_.mask(); }
-    [[nodiscard]] std::size_t num_actions(const observation_writer&) const noexcept { return slots_.slots() + 1; }
-    [[nodiscard]] const std::vector<obs_segment>& layout() const noexcept { return slots_.layout(); }
-    void bind(observation_writer&, std::span<float> o, std::span<std::uint8_t> m) { slots_.bind(o, m); }
     void reset(const Core&) noexcept {}
     /// The job (index into simulator().jobs()) of slot s.
     [[nodiscard]] std::uint32_t slot_job(std::size_t s) const noexcept { return job_[s]; }
@@ -160,15 +152,10 @@ private:
 
     std::size_t G_ = 0, n_ = 0, cluster_off_ = 0;
     placer_kind placer_ = placer_kind::pack;
-    slot_buffers slots_;
     mutable std::vector<std::uint8_t> vmask_;  ///< the GPUs with room for a slot's job
     std::vector<gpu_id> out_;
     std::vector<std::uint32_t> job_;  ///< per slot: its job
     std::vector<std::size_t> pos_;    ///< per slot: its job's queue position
-    pack_policy pack_;
-    load_balance_policy lb_;
-    topology_greedy_policy tg_;
-    first_fit_policy ff_;
 };
 
 }  // namespace env_detail

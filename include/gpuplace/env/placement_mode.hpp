@@ -34,7 +34,7 @@ inline constexpr std::string_view candidate_sources[] = {"pack", "load_balance",
 namespace env_detail {
 
 template <class Core, class View>
-class placement_mode {
+class placement_mode : public slot_front_end {
 public:
     void init(const Core& core, const observation_writer& obs) {
         const auto& h = core.hierarchy();
@@ -50,17 +50,9 @@ public:
         avail_.reserve(h.num_domains(1));
         heap_.reserve(h.num_domains(1));
         type_speed_.assign(core.gpu_types().num_types(), 0.0);
-        pack_.reserve(h);
-        lb_.reserve(h);
-        tg_.reserve(h);
-        ff_.reserve(h);
+        reserve_placers(h);
     }
 
-    [[nodiscard]] std::span<const float> observation(const observation_writer&) const noexcept { return slots_.obs(); }
-    [[nodiscard]] std::span<const std::uint8_t> action_mask(const observation_writer&) const noexcept { return slots_.mask(); }
-    [[nodiscard]] std::size_t num_actions(const observation_writer&) const noexcept { return slots_.slots() + 1; }
-    [[nodiscard]] const std::vector<obs_segment>& layout() const noexcept { return slots_.layout(); }
-    void bind(observation_writer&, std::span<float> o, std::span<std::uint8_t> m) { slots_.bind(o, m); }
     void reset(const Core&) noexcept {}
     /// The GPUs (sorted) of slot s's candidate.
     [[nodiscard]] std::span<const gpu_id> candidate(std::size_t s) const noexcept { return {cand_.data() + s * G_, cand_n_[s]}; }
@@ -241,7 +233,6 @@ private:
     }
 
     std::size_t G_ = 0, n_ = 0;
-    slot_buffers slots_;
     std::vector<std::uint8_t> room_;                      ///< which GPUs have room for the current job
     mutable std::vector<std::uint8_t> vmask_;             ///< a plan's mask
     mutable std::vector<gpu_id> out_;                     ///< a plan
@@ -249,10 +240,6 @@ private:
     std::vector<std::size_t> cand_n_;                     ///< per slot: its candidate's size
     std::vector<std::uint32_t> avail_, heap_;             ///< spread's scratch
     std::vector<double> type_speed_;
-    pack_policy pack_;
-    load_balance_policy lb_;
-    topology_greedy_policy tg_;
-    first_fit_policy ff_;
 };
 
 }  // namespace env_detail

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "../error.hpp"
+#include "../heuristics.hpp"
 #include "../observation.hpp"
 
 namespace gpuplace::env_detail {
@@ -96,6 +97,32 @@ private:
     detail::obs_buffers buf_;
     std::vector<obs_segment> layout_;
     std::size_t ctx_[obs_layout::num_parts] = {};
+};
+
+/// The part the placement and job modes share as front ends: the slot buffers they give the env
+/// as its observation, mask and layout, and the four placers they plan with.
+class slot_front_end {
+public:
+    [[nodiscard]] std::span<const float> observation(const observation_writer&) const noexcept { return slots_.obs(); }
+    [[nodiscard]] std::span<const std::uint8_t> action_mask(const observation_writer&) const noexcept { return slots_.mask(); }
+    [[nodiscard]] std::size_t num_actions(const observation_writer&) const noexcept { return slots_.slots() + 1; }
+    [[nodiscard]] const std::vector<obs_segment>& layout() const noexcept { return slots_.layout(); }
+    void bind(observation_writer&, std::span<float> o, std::span<std::uint8_t> m) { slots_.bind(o, m); }
+
+protected:
+    /// Sizes the placers' scratch for a hierarchy.
+    void reserve_placers(const level_hierarchy& h) {
+        pack_.reserve(h);
+        lb_.reserve(h);
+        tg_.reserve(h);
+        ff_.reserve(h);
+    }
+
+    slot_buffers slots_;
+    pack_policy pack_;
+    load_balance_policy lb_;
+    topology_greedy_policy tg_;
+    first_fit_policy ff_;
 };
 
 }  // namespace gpuplace::env_detail
