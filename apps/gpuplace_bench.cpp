@@ -1,5 +1,5 @@
 // gpuplace-bench: the benchmark (docs/bench.md). Lists the tracks, scores a policy (a heuristic
-// variant or a C++ checkpoint / shipped model) on a track or the whole suite into result JSON
+// variant, a rollout planner or a C++ checkpoint / shipped model) on a track or the whole suite into result JSON
 // files, validates result files bit for bit, and finds a track's best heuristic (yardstick).
 // Run with --help for the commands and their options.
 #include <algorithm>
@@ -113,7 +113,7 @@ int cmd_run(const CLI::App& app, const run_args& a) {
     return skipped ? 1 : 0;
 }
 
-int cmd_validate(const std::vector<std::string>& files, std::size_t threads, bool quiet) {
+int cmd_validate(const std::vector<std::string>& files, std::size_t threads, bool quiet, bool rerun_planners) {
     int bad = 0;
     for (const auto& f : files) {
         bench::validation v;
@@ -121,7 +121,8 @@ int cmd_validate(const std::vector<std::string>& files, std::size_t threads, boo
             gpuplace::progress_line line(stderr, "gpuplace-bench: validating " + f);
             gpuplace::eval_progress progress;
             if (!quiet) progress = std::ref(line);
-            v = bench::validate_text(read_text(f), f, bench::model_resolver(), threads, progress);
+            const auto resolve = rerun_planners ? bench::rerunning_planners(bench::model_resolver()) : bench::model_resolver();
+            v = bench::validate_text(read_text(f), f, resolve, threads, progress);
         } catch (const std::exception& e) {
             v = {false, "", e.what()};
         }
@@ -135,14 +136,8 @@ int cmd_validate(const std::vector<std::string>& files, std::size_t threads, boo
 
 int cmd_yardstick(const std::string& track, const std::string& version, std::size_t threads, bool check) {
     const auto& t = bench::find_track(track, version);
-    const auto s = bench::track_scenario(t);
-    std::vector<gpuplace::any_policy<gpuplace::env>> ps;
-    for (const auto& h : gpuplace::heuristic_variants(s)) ps.push_back(gpuplace::heuristic<gpuplace::env>(h));
     gpuplace::progress_line line(stderr, "gpuplace-bench: " + t.name + " yardstick: episodes");
-    const auto rep = gpuplace::evaluate(s, ps, t.seeds(), threads, std::ref(line));
-    std::vector<std::pair<double, std::string>> by_jct;
-    for (const auto& p : rep.policies) by_jct.emplace_back(p.get("avg_jct").mean, p.policy);
-    std::sort(by_jct.begin(), by_jct.end());
+    const auto by_jct = bench::yardstick(t, threads, std::ref(line));
     for (const auto& [jct, name] : by_jct)
         std::printf("%-36s %10.4f h%s\n", name.c_str(), jct / 3600, name == t.best_heuristic ? "  <- the track's best heuristic" : "");
     std::printf("best: %s (%s %s records %s)\n", by_jct.front().second.c_str(), t.name.c_str(), t.version.c_str(),
@@ -172,8 +167,9 @@ int main(int argc, char** argv) {
     auto* suite_opt = run->add_flag("--suite", ra.suite, "every track of the version");
     track_opt->excludes(suite_opt);
     run->add_option("--policy", ra.policies,
-                    "policies: a heuristic variant (e.g. pack+sjf), a shipped model (default, philly, proximity_drl), a C++ "
-                    "checkpoint (file.json or model:<file>), or 'heuristics' for every heuristic variant of the track")
+                    "policies: a heuristic variant (e.g. pack+sjf), a rollout planner (rollout:<h>, rollout<F>:<h>, "
+                    "hindsight:<h>, not causal; placement-mode tracks only), a shipped model (default, philly, proximity_drl), "
+                    "a C++ checkpoint (file.json or model:<file>), or 'heuristics' for every heuristic variant of the track")
         ->delimiter(',')->required();
     auto* out_opt = run->add_option("--out", ra.out, "write the result here (one track and one policy)");
     run->add_option("--out-dir", ra.out_dir, "write each result as <track>__<policy>.json here (existing ones are kept)")->excludes(out_opt);
@@ -186,11 +182,13 @@ int main(int argc, char** argv) {
     run->add_flag("--quiet", ra.quiet, "no progress line");
 
     std::vector<std::string> files;
-    bool quiet = false;
+    bool quiet = false, rerun_planners = false;
     auto* val = app.add_subcommand("validate", "re-run (or replay) result files and check them bit for bit");
     val->add_option("files", files, "result JSON files")->required()->check(CLI::ExistingFile);
     val->add_option("--threads", threads, "worker threads (0 = all cores)")->capture_default_str()->check(gpuplace::apps::whole(0, 4096));
     val->add_flag("--quiet", quiet, "no progress line");
+    val->add_flag("--rerun-planners", rerun_planners,
+                  "play a rollout planner's futures again (slow) instead of replaying its recorded actions");
 
     std::string ytrack;
     bool check = false;
@@ -208,7 +206,7 @@ int main(int argc, char** argv) {
             if (!ra.suite && ra.tracks.empty()) return gpuplace::apps::usage_failure(app, "run: give --track T or --suite");
             return cmd_run(app, ra);
         }
-        if (*val) return cmd_validate(files, threads, quiet);
+        if (*val) return cmd_validate(files, threads, quiet, rerun_planners);
         if (*yard) return cmd_yardstick(ytrack, version, threads, check);
     } catch (const std::exception& e) {
         return gpuplace::apps::failure(app, e.what());

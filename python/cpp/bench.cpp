@@ -1,7 +1,7 @@
 // gpuplace._core: the benchmark (docs/bench.md), the same C++ code as gpuplace-bench
 // (include/gpuplace/bench/), so that a result's JSON is the same text bit for bit from either:
-// bench_tracks, bench_track_scenario, bench_run (a heuristic variant, or with the C++ PPO built a
-// shipped model or checkpoint), bench_score_actions (a Python policy's actions, replayed and
+// bench_tracks, bench_track_scenario, bench_run (a heuristic variant or a rollout planner, or with
+// the C++ PPO built a shipped model or checkpoint), bench_score_actions (a Python policy's actions, replayed and
 // scored), bench_validate. Compiled per CPU variant (python/CMakeLists.txt): it loads the PPO's
 // networks when GPUPLACE_PY_HAVE_RL.
 
@@ -26,22 +26,22 @@ namespace {
 
 namespace gb = gpuplace::bench;
 
-/// A policy by name: a heuristic variant, or (with the PPO built) a model.
-std::pair<gp::any_policy<gp::env>, gb::policy_ref> bench_policy(const std::string& name) {
+/// A policy by name: a heuristic variant or a rollout planner, or (with the PPO built) a model.
+gb::named_policy bench_policy(const std::string& name) {
 #if defined(GPUPLACE_PY_HAVE_RL)
-    auto np = gb::policy_named(name);
-    return {std::move(np.policy), std::move(np.ref)};
+    return gb::policy_named(name);
 #else
-    return {gp::heuristic<gp::env>(name), {name, "heuristic", {}, {}}};
+    return gb::heuristic_or_planner(name);
 #endif
 }
 
-gb::policy_resolver bench_resolver() {
+gb::policy_resolver bench_resolver(bool rerun_planners) {
 #if defined(GPUPLACE_PY_HAVE_RL)
-    return gb::model_resolver();
+    gb::policy_resolver r = gb::model_resolver();
 #else
-    return {};
+    gb::policy_resolver r;
 #endif
+    return rerun_planners ? gb::rerunning_planners(std::move(r)) : r;
 }
 
 py::dict result_dict(const gb::run_result& r) {
@@ -63,12 +63,12 @@ gb::run_options options(const char* what, py::object threads, const std::string&
 py::dict bench_run(const std::string& track, const std::string& policy, const std::string& version, py::object threads,
                    const std::string& commit, bool keep_actions) {
     const auto& t = gb::find_track(track, version);
-    auto [p, ref] = bench_policy(policy);
+    auto np = bench_policy(policy);
     const auto o = options("bench_run", threads, commit, keep_actions);
     gb::run_result r;
     {
         py::gil_scoped_release nogil;
-        r = gb::run(t, p, ref, o);
+        r = gb::run(t, np.policy, np.ref, o);
     }
     return result_dict(r);
 }
@@ -92,12 +92,12 @@ py::dict bench_score_actions(const std::string& track, const std::string& name, 
     return result_dict(r);
 }
 
-py::tuple bench_validate(const std::string& text, const std::string& source, py::object threads) {
+py::tuple bench_validate(const std::string& text, const std::string& source, py::object threads, bool rerun_planners) {
     const auto n = to_count(threads, "bench_validate: threads", 0, 4096);
     gb::validation v;
     {
         py::gil_scoped_release nogil;
-        v = gb::validate_text(text, source, bench_resolver(), n);
+        v = gb::validate_text(text, source, bench_resolver(rerun_planners), n);
     }
     return py::make_tuple(v.valid, v.how, v.message);
 }
@@ -114,6 +114,7 @@ py::list bench_tracks(const std::string& version) {
         d["seeds"] = t.seeds();
         d["episodes"] = t.episodes;
         d["best_heuristic"] = t.best_heuristic;
+        d["window"] = t.windowed() ? py::object(py::make_tuple(t.window_first, t.window_end)) : py::object(py::none());
         out.append(d);
     }
     return out;
@@ -123,7 +124,8 @@ py::list bench_tracks(const std::string& version) {
 
 void bind_bench(py::module_& m) {
     m.def("bench_tracks", &bench_tracks, py::arg("version") = std::string(gb::current_version),
-          "The benchmark's tracks of a version: name, version, about, preset, patch, seeds, episodes, best_heuristic.");
+          "The benchmark's tracks of a version: name, version, about, preset, patch, seeds, episodes, best_heuristic, "
+          "window ((first job, end job) of a steady-state window, or None).");
     m.def(
         "bench_track_scenario",
         [](const std::string& track, const std::string& version, const std::string& queue) {
@@ -145,7 +147,9 @@ void bind_bench(py::module_& m) {
           "queue policy `queue`, '' = the track's): replayed in C++ (an error when one is not valid, runs out or is left "
           "over); `seconds` the policy's wall time.");
     m.def("bench_validate", &bench_validate, py::arg("text"), py::arg("source") = "<text>", py::arg("threads") = 0,
-          "Checks a result (its JSON text) bit for bit: (valid, how: 're-run' | 'replayed' | '', message).");
+          py::arg("rerun_planners") = false,
+          "Checks a result (its JSON text) bit for bit: (valid, how: 're-run' | 'replayed' | '', message); a planner's "
+          "recorded actions are replayed unless rerun_planners.");
     m.def("bench_result_file_name", &gb::result_file_name, py::arg("track"), py::arg("policy"),
           "A result file's name for a track and a policy, as gpuplace-bench run --out-dir names it.");
     m.def("bench_row_header", &gb::result_row_header, "The header of the markdown rows bench_run returns.");

@@ -1,7 +1,7 @@
 #pragma once
 /// \file bench/policy.hpp
-/// The policies the benchmark scores by name: a heuristic variant ("pack+sjf", heuristic_registry.hpp)
-/// or a C++ PPO checkpoint, a shipped model ("default", rl::model_names()) or a checkpoint file
+/// The policies the benchmark scores by name: a heuristic variant ("pack+sjf", heuristic_registry.hpp),
+/// a rollout planner ("rollout16:pack_wait+sjf", policy_registry.hpp) or a C++ PPO checkpoint, a shipped model ("default", rl::model_names()) or a checkpoint file
 /// ("model:<name or file>" says so explicitly). Needs the reference PPO (gpuplace::rl, Eigen).
 
 #include <fstream>
@@ -18,12 +18,6 @@
 #include "run.hpp"
 
 namespace gpuplace::bench {
-
-/// A policy to score and how a result names it.
-struct named_policy {
-    any_policy<env> policy;
-    policy_ref ref;
-};
 
 /// FNV-1a 64 (hex) of a file's bytes; Error naming the file when it cannot be read.
 [[nodiscard]] inline std::string file_checksum(const std::string& file) {
@@ -53,11 +47,11 @@ struct named_policy {
     return name.ends_with(".json");
 }
 
-/// The policy a name means: a model (is_model_name()) or else a heuristic variant; ConfigError
-/// naming the known ones otherwise.
+/// The policy a name means: a model (is_model_name()), else a heuristic variant or a rollout planner
+/// (heuristic_or_planner()); ConfigError naming the known ones otherwise.
 [[nodiscard]] inline named_policy policy_named(const std::string& name) {
     if (is_model_name(name)) return model_policy(name.starts_with("model:") ? name.substr(6) : name);
-    return {heuristic<env>(name), {name, "heuristic", {}, {}}};
+    return heuristic_or_planner(name);
 }
 
 /// A resolver for validate() that re-runs models it can load (and whose checkpoint checksum, when

@@ -17,6 +17,7 @@
 #include "../eval_report.hpp"
 #include "../json/parse.hpp"
 #include "../metrics.hpp"
+#include "../policy_registry.hpp"
 #include "../version.hpp"
 #include "track.hpp"
 
@@ -112,12 +113,17 @@ struct metric_field {
 /// What scored the episodes.
 struct policy_ref {
     std::string name;  ///< e.g. "pack+sjf", "default" (a shipped model), "my_agent"
-    /// "heuristic" (re-run by name), "model" (a C++ checkpoint or shipped model: re-run when it
-    /// can be loaded), "python" (a Python callable: its recorded actions are replayed), "actions"
-    /// (an action sequence per episode, replayed).
+    /// "heuristic" (re-run by name), "planner" (a rollout planner by name: its recorded actions are
+    /// replayed unless the validator re-runs planners), "model" (a C++ checkpoint or shipped model:
+    /// re-run when it can be loaded), "python" (a Python callable: its recorded actions are
+    /// replayed), "actions" (an action sequence per episode, replayed).
     std::string kind = "heuristic";
     std::string queue;     ///< the queue policy it acts under ("" = the track's)
     std::string checksum;  ///< a model: FNV-1a 64 of its checkpoint file (hex), else ""
+
+    /// False for a planner that reads the episode's own future (hindsight:..., is_hindsight_policy()):
+    /// its result says "causal": false and its row "NOT causal".
+    [[nodiscard]] bool causal() const noexcept { return !(kind == "planner" && is_hindsight_policy(name)); }
 };
 
 /// One episode.
@@ -182,6 +188,7 @@ namespace detail_bench {
     j["commit"] = r.commit;
     json p = {{"name", r.policy.name}, {"kind", r.policy.kind}, {"queue", r.policy.queue}};
     if (!r.policy.checksum.empty()) p["checkpoint_fnv1a64"] = r.policy.checksum;
+    if (!r.policy.causal()) p["causal"] = false;
     j["policy"] = p;
     j["actions_kept"] = r.keep_actions;
     json eps = json::array();
@@ -275,8 +282,8 @@ inline void write_layout(std::string& out, const json& v, int depth) {
     const auto vs = r.versus_best(&metrics::avg_jct);
     const double dps = r.seconds > 0 ? double(r.decisions()) / r.seconds : 0.0;
     char b[512];
-    std::snprintf(b, sizeof b, "| %s %s | %s | %.3f +- %.3f | %+.3f +- %.3f (%s) | %.3f | %.3f | %.0f |", r.t.name.c_str(),
-                  r.t.version.c_str(), r.policy.name.c_str(), jct.mean / 3600, jct.sem / 3600, vs.diff.mean / 3600,
+    std::snprintf(b, sizeof b, "| %s %s | %s%s | %.3f +- %.3f | %+.3f +- %.3f (%s) | %.3f | %.3f | %.0f |", r.t.name.c_str(),
+                  r.t.version.c_str(), r.policy.name.c_str(), r.policy.causal() ? "" : " (NOT causal)", jct.mean / 3600, jct.sem / 3600, vs.diff.mean / 3600,
                   vs.diff.sem / 3600, r.t.best_heuristic.c_str(), p95.mean / 3600, util.mean, dps);
     return b;
 }

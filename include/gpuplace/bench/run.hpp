@@ -3,9 +3,13 @@
 /// Scoring a policy on a track (run(), score_actions()) through the evaluation harness
 /// (evaluate.hpp), and checking a result (validate()): its episodes re-run, or their recorded
 /// actions replayed, and the whole result compared bit for bit with the file's, "timing" aside.
+/// A track with a steady-state window (track::windowed()) is scored on the window's jobs only
+/// (window_metrics()); yardstick() ranks a track's heuristic variants as its results do.
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <limits>
 #include <functional>
 #include <map>
 #include <memory>
@@ -20,6 +24,8 @@
 #include "../evaluate.hpp"
 #include "../heuristic_registry.hpp"
 #include "../json/parse.hpp"
+#include "../metrics.hpp"
+#include "../policy_registry.hpp"
 #include "result.hpp"
 #include "track.hpp"
 
@@ -80,7 +86,49 @@ struct run_options {
             std::move(queue)};
 }
 
+/// The metrics of a steady-state window: those of the finished jobs with ids first .. end - 1
+/// (compute_metrics(); jobs_total is the window's size), except that the makespan is the window's
+/// span, from the first submission of one of its jobs to the last end of one, and the utilisation
+/// is the whole cluster's over that span: the GPU-time every job (of the window or not) held
+/// within it, each job's GPUs over its [start, end] interval (times run time / (end - start) for a
+/// preempted one), over GPUs x span. No job of the window finished: all zero but jobs_total.
+[[nodiscard]] inline metrics window_metrics(std::span<const job_record> done, std::size_t num_gpus, std::size_t first,
+                                            std::size_t end) {
+    std::vector<job_record> in;
+    double t0 = std::numeric_limits<double>::infinity();
+    for (const auto& r : done)
+        if (r.id >= first && r.id < end) {
+            in.push_back(r);
+            t0 = std::min(t0, r.submit);
+        }
+    std::vector<double> scratch;
+    auto m = compute_metrics(in, end - first, num_gpus, in.empty() ? 0.0 : t0, scratch);
+    if (in.empty() || m.makespan <= 0) return m;
+    const double t1 = t0 + m.makespan;
+    double busy = 0;
+    for (const auto& r : done) {
+        const double overlap = std::min(r.end, t1) - std::max(r.start, t0);
+        if (overlap > 0 && r.end > r.start)
+            busy += double(r.num_gpus) * overlap * (r.preemptions ? r.run_time / (r.end - r.start) : 1.0);
+    }
+    m.utilization = busy / (double(num_gpus) * m.makespan);
+    return m;
+}
+
 namespace detail_bench {
+
+/// Each episode's metrics over the track's window: its actions replayed (under queue policy
+/// `queue`) and window_metrics() of the jobs it finished.
+inline void apply_window(const scenario& s, const track& t, const std::string& queue, std::vector<episode_result>& eps) {
+    scenario q = s;
+    apply_queue(q, queue);
+    env e(q);
+    for (auto& ep : eps) {
+        e.reset(ep.seed);
+        for (const auto a : ep.actions) e.step(a);
+        ep.m = window_metrics(e.finished(), e.num_gpus(), t.window_first, t.window_end);
+    }
+}
 
 /// Runs `p` on the track's seeds: the episodes with their actions, and the wall time.
 inline std::vector<episode_result> episodes_of(const scenario& s, const track& t, const any_policy<env>& p,
@@ -94,6 +142,7 @@ inline std::vector<episode_result> episodes_of(const scenario& s, const track& t
     std::vector<episode_result> out(seeds.size());
     for (std::size_t i = 0; i < seeds.size(); ++i)
         out[i] = {seeds[i], rep.policies[0].per_seed[i], rep.policies[0].returns[i], std::move(actions[i])};
+    if (t.windowed()) apply_window(s, t, p.queue, out);
     return out;
 }
 
@@ -123,9 +172,26 @@ inline std::vector<episode_result> episodes_of(const scenario& s, const track& t
     return r;
 }
 
-/// A heuristic by name (heuristic_registry.hpp) on a track.
-[[nodiscard]] inline run_result run(const track& t, const std::string& heuristic_name, const run_options& o = {}) {
-    return run(t, heuristic<env>(heuristic_name), {heuristic_name, "heuristic", {}, {}}, o);
+/// A policy to score and how a result names it.
+struct named_policy {
+    any_policy<env> policy;
+    policy_ref ref;
+};
+
+/// A heuristic variant ("pack+sjf", kind "heuristic") or a rollout planner over one
+/// ("rollout16:pack_wait+sjf", "hindsight:pack_wait+sjf", kind "planner"; policy_registry.hpp) by
+/// name, its planner playing its futures on one thread; ConfigError naming what is wrong.
+[[nodiscard]] inline named_policy heuristic_or_planner(const std::string& name) {
+    rollout_options o;
+    std::string base;
+    const bool planner = parse_planner_name(name, o, base);
+    return {gpuplace::named_policy<env>(name, 1), {name, planner ? "planner" : "heuristic", {}, {}}};
+}
+
+/// A heuristic or a planner by name (heuristic_or_planner()) on a track.
+[[nodiscard]] inline run_result run(const track& t, const std::string& name, const run_options& o = {}) {
+    auto np = heuristic_or_planner(name);
+    return run(t, np.policy, std::move(np.ref), o);
 }
 
 /// A result from an action sequence per episode (e.g. a Python callable's, run outside C++):
@@ -147,8 +213,37 @@ inline std::vector<episode_result> episodes_of(const scenario& s, const track& t
     return r;
 }
 
+/// Every heuristic variant of the track's scenario (heuristic_variants()) with its mean JCT over the
+/// track's episodes (over its window's jobs when it has one), lowest first (ties by name): the first
+/// is what the track's best_heuristic records. `progress` counts episodes over all the variants.
+[[nodiscard]] inline std::vector<std::pair<double, std::string>> yardstick(const track& t, std::size_t threads = 0,
+                                                                          const eval_progress& progress = {}) {
+    const auto s = track_scenario(t);
+    const auto variants = heuristic_variants(s);
+    const std::size_t total = variants.size() * t.episodes;
+    std::vector<std::pair<double, std::string>> out;
+    for (const auto& h : variants) {
+        eval_progress each;
+        if (progress) each = [&, base = out.size() * t.episodes](std::size_t done, std::size_t) { progress(base + done, total); };
+        const auto eps = detail_bench::episodes_of(s, t, heuristic<env>(h), threads, each, nullptr);
+        out.emplace_back(summarize(run_result::values(eps, &metrics::avg_jct)).mean, h);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
 /// Makes the policy a result names when this program can (e.g. a model it can load), else nullopt.
 using policy_resolver = std::function<std::optional<any_policy<env>>(const policy_ref&)>;
+
+/// `next` (when set), and besides it the planners of results by name: validate() then plays a
+/// planner's futures again instead of replaying its recorded actions (slow: every decision of a
+/// rollout planner plays each candidate on its futures).
+[[nodiscard]] inline policy_resolver rerunning_planners(policy_resolver next = {}) {
+    return [next = std::move(next)](const policy_ref& r) -> std::optional<any_policy<env>> {
+        if (r.kind == "planner") return heuristic_or_planner(r.name).policy;
+        return next ? next(r) : std::nullopt;
+    };
+}
 
 /// validate()'s verdict on a result.
 struct validation {
@@ -256,6 +351,7 @@ inline json reproduce(const json& result, const track& t, const policy_ref& ref,
         std::string note;
         if (!p && ref.kind == "model")
             note = " (the model cannot be loaded here, or its checkpoint is not the one recorded: its actions were replayed)";
+        if (!p && ref.kind == "planner") note = " (a planner's recorded actions; validate --rerun-planners plays its futures again)";
         if (!diff.empty() && p && ref.kind == "model" && kept) {
             note = " (a re-run took other actions here, at " + diff +
                    ": the network's products round differently between CPU variants)";

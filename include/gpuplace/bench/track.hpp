@@ -1,8 +1,9 @@
 #pragma once
 /// \file bench/track.hpp
 /// The benchmark's tracks (docs/bench.md): each a fixed scenario (a preset, optionally changed by a
-/// JSON merge patch), fixed held-out seeds and the heuristic variant that is its yardstick. A track
-/// is versioned: within a version its definition never changes; a change makes a new version.
+/// JSON merge patch), fixed held-out seeds, the heuristic variant that is its yardstick and, for the
+/// steady-state load sweep, the window of jobs its metrics cover. A track is versioned: within a
+/// version its definition never changes (a version may gain tracks); a change makes a new version.
 
 #include <cstdint>
 #include <string>
@@ -34,6 +35,13 @@ struct track {
     /// this track among heuristic_variants(scenario), found when the version was defined
     /// (gpuplace-bench yardstick) and frozen with it.
     std::string best_heuristic;
+    /// A steady-state measurement window, as Gavel measures its load sweeps: the metrics cover only
+    /// the jobs with ids window_first .. window_end - 1 (ids count arrivals from 0), the jobs before
+    /// being the warm-up and those after the cool-down, which keeps the cluster loaded while the
+    /// window's jobs finish. window_end 0: every job of the episode (no window).
+    std::size_t window_first = 0, window_end = 0;
+
+    [[nodiscard]] bool windowed() const noexcept { return window_end > 0; }
 
     /// The held-out seeds of its episodes.
     [[nodiscard]] std::vector<std::uint64_t> seeds() const {
@@ -45,13 +53,15 @@ struct track {
 
 /// The definition as JSON (what a result records and validate() compares).
 [[nodiscard]] inline json to_json(const track& t) {
-    return {{"name", t.name},
-            {"version", t.version},
-            {"preset", t.preset},
-            {"patch", t.patch.empty() ? json::object() : parse_json(t.patch, "track " + t.name + " patch")},
-            {"first_seed", t.first_seed},
-            {"episodes", t.episodes},
-            {"best_heuristic", t.best_heuristic}};
+    json j = {{"name", t.name},
+              {"version", t.version},
+              {"preset", t.preset},
+              {"patch", t.patch.empty() ? json::object() : parse_json(t.patch, "track " + t.name + " patch")},
+              {"first_seed", t.first_seed},
+              {"episodes", t.episodes},
+              {"best_heuristic", t.best_heuristic}};
+    if (t.windowed()) j["window"] = {{"first_job", t.window_first}, {"end_job", t.window_end}};
+    return j;
 }
 
 /// The tracks of a version (only "v1" so far), in suite order. ConfigError for another version.
@@ -96,6 +106,27 @@ struct track {
             t.push_back({std::string("philly_hidden-") + f, v,
                          std::string("held-out Philly file ") + f + " with durations hidden and preemption (30 s restarts)",
                          std::string("philly_hidden:") + f, "", 1'000'000, 20, best});
+        // the load sweep again, measured as Gavel does: 480 jobs an episode, the metrics over jobs 160..319 only
+        // (160 jobs of warm-up; 160 more arriving after them keep the cluster loaded until they finish)
+        for (const auto& [load, best] : {std::pair{"0.5", "pack_wait+sjf"}, {"0.8", "pack_wait+sjf"}, {"1.0", "pack_wait+sjf"},
+                                         {"1.2", "pack_wait+sjf"}, {"1.5", "pack_wait+sjf"}, {"2.0", "pack_wait+sjf"}}) {
+            t.push_back({std::string("steady-") + load, v,
+                         std::string("the default cluster at offered load ") + load +
+                             " in steady state: jobs 160..319 of 480 (warm-up and cool-down left out)",
+                         "default", std::string(R"({"workload": {"load": )") + load + R"(, "num_jobs": 480}})", 1'000'000, 30,
+                         best});
+            t.back().window_first = 160;
+            t.back().window_end = 320;
+        }
+        // the placement action mode (env.action_mode): each decision picks one of 8 candidate placements, where
+        // the rollout planners act (docs/planning.md); the heuristics place as in the GPU mode
+        t.push_back({"placement-default", v, "the default scenario in the placement action mode (8 candidate placements a decision)",
+                     "default", R"({"env": {"action_mode": "placement"}})", 1'000'000, 50, "pack_wait+sjf"});
+        for (const auto& [f, best] : {std::pair{"0e4a51", "topology_greedy+sjf"}, {"6c71a0", "pack+sjf"},
+                                      {"7f04ca", "topology_greedy+sjf"}, {"e13805", "pack_wait+sjf"}})
+            t.push_back({std::string("placement-philly-") + f, v,
+                         std::string("held-out Philly file ") + f + " (200-job windows, load 1.0) in the placement action mode",
+                         std::string("philly:") + f, R"({"env": {"action_mode": "placement"}})", 1'000'000, 20, best});
         return t;
     }();
     // clang-format on
