@@ -7,7 +7,11 @@ python -m gpuplace bench; docs/bench.md). Never edit docs/leaderboard.md by hand
 
 Reads the result files only (no gpuplace import): the table ranks each track's policies by mean
 JCT and shows each one's paired difference against the track's best heuristic; the plot shows the
-same difference with its standard error. --validate PROGRAM checks every file with
+same difference with its standard error. Every row carries the command that reproduces it: a
+named policy's `gpuplace-bench run`, and for a Python policy (an SB3 or RLlib model, a callable)
+the commands bench/commands.json gives for its result file (training included); a result without
+one stops the script. A planner that reads the future (`"causal": false` in its result, hindsight)
+is labelled NOT causal in the table and the plot. --validate PROGRAM checks every file with
 `PROGRAM validate` (gpuplace-bench) first and stops at an invalid one. Plots need matplotlib
 (skipped with a note otherwise)."""
 
@@ -23,6 +27,8 @@ from collections import defaultdict
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HOUR = 3600.0
+#: Bar colours of the plots by policy kind (a learned policy, model or python, is orange; NOT causal grey).
+COLOURS = {"heuristic": "tab:blue", "planner": "tab:green"}
 
 
 def load(results: str) -> list[dict]:
@@ -41,13 +47,33 @@ def load(results: str) -> list[dict]:
     return out
 
 
-def command_of(r: dict) -> str:
-    """The command that reproduces a result."""
+def load_commands(path: str) -> dict[str, str]:
+    """bench/commands.json: result file name -> the commands that reproduce it (a Python policy's)."""
+    if not os.path.exists(path):
+        return {}
+    with open(path, encoding="utf-8") as f:
+        commands = json.load(f)
+    if not isinstance(commands, dict) or not all(isinstance(v, str) for v in commands.values()):
+        raise SystemExit(f"leaderboard: {path}: expected an object of result file name -> command text")
+    return commands
+
+
+def command_of(r: dict, commands: dict[str, str]) -> str:
+    """The command that reproduces a result: a named policy's gpuplace-bench run, else its entry in
+    bench/commands.json (SystemExit naming the file when it has none)."""
     t, p = r["track"], r["policy"]
-    if p["kind"] in ("heuristic", "model"):
+    if p["kind"] in ("heuristic", "model", "planner"):
         extra = "" if r["actions_kept"] else " --hash-only"
         return f"gpuplace-bench run --track {t['name']} --version {t['version']} --policy {p['name']}{extra}"
-    return f"python -m gpuplace bench run --track {t['name']} --callable <module:function> --name {p['name']}"
+    name = os.path.basename(r["_path"])
+    if name not in commands:
+        raise SystemExit(f"leaderboard: {r['_path']}: a {p['kind']} policy's result needs its command in bench/commands.json")
+    return commands[name]
+
+
+def label(r: dict) -> str:
+    """A policy's name, with NOT causal for a planner that reads the future."""
+    return r["policy"]["name"] + (" (NOT causal)" if r["policy"].get("causal") is False else "")
 
 
 def rows_by_track(results: list[dict]) -> dict[tuple[str, str], list[dict]]:
@@ -68,10 +94,10 @@ def plot_track(track: str, version: str, rs: list[dict], out_dir: str) -> str | 
         import matplotlib.pyplot as plt
     except ImportError:
         return None
-    names = [r["policy"]["name"] for r in rs]
+    names = [label(r) for r in rs]
     diff = [r["vs_best_heuristic"]["metrics"]["avg_jct"]["diff"]["mean"] / HOUR for r in rs]
     sem = [r["vs_best_heuristic"]["metrics"]["avg_jct"]["diff"]["sem"] / HOUR for r in rs]
-    colours = ["tab:orange" if r["policy"]["kind"] != "heuristic" else "tab:blue" for r in rs]
+    colours = [COLOURS.get(r["policy"]["kind"], "tab:orange") if r["policy"].get("causal", True) else "tab:gray" for r in rs]
     fig, ax = plt.subplots(figsize=(7, 0.28 * len(rs) + 1.4))
     y = list(range(len(rs)))[::-1]
     ax.barh(y, diff, xerr=sem, color=colours, capsize=2)
@@ -80,7 +106,8 @@ def plot_track(track: str, version: str, rs: list[dict], out_dir: str) -> str | 
     ax.axvline(0, color="black", linewidth=0.8)
     best = rs[0]["vs_best_heuristic"]["policy"]
     ax.set_xlabel(f"mean JCT minus {best}'s, same seeds (h; +- standard error)")
-    ax.set_title(f"{track} {version}: policies against the best heuristic (orange: learned)", fontsize=9)
+    ax.set_title(f"{track} {version}: policies against the best heuristic\n(blue: heuristic, orange: learned, green: "
+                 "planner, grey: NOT causal)", fontsize=9)
     fig.tight_layout()
     os.makedirs(out_dir, exist_ok=True)
     path = os.path.join(out_dir, f"{track}.png")
@@ -89,7 +116,7 @@ def plot_track(track: str, version: str, rs: list[dict], out_dir: str) -> str | 
     return path
 
 
-def table(results: list[dict], plots: dict[str, str], out_md: str) -> str:
+def table(results: list[dict], plots: dict[str, str], out_md: str, commands: dict[str, str]) -> str:
     lines = [
         "# Leaderboard",
         "",
@@ -101,11 +128,15 @@ def table(results: list[dict], plots: dict[str, str], out_md: str) -> str:
         "Per track, the policies by mean job completion time (JCT) over the track's held-out seeds, in hours "
         "(mean +- standard error), and the paired difference against the track's best heuristic on the same "
         "seeds (negative: better than it). Decisions per second are as measured where the result was made "
-        "(not part of what validate checks).",
+        "(not part of what validate checks). A track with a steady-state window (`steady-*`) scores only the "
+        "window's jobs. **NOT causal** marks a planner that plans on the episode's own future (hindsight): an "
+        "estimate of the headroom above its heuristic, not a scheduler.",
     ]
     for (track, version), rs in rows_by_track(results).items():
         best = rs[0]["vs_best_heuristic"]["policy"]
-        lines += ["", f"## {track} ({version})", "", f"Best heuristic: `{best}`; {len(rs[0]['episodes'])} episodes.", ""]
+        window = rs[0]["track"].get("window")
+        scope = f"; metrics over jobs {window['first_job']}..{window['end_job'] - 1} of each episode" if window else ""
+        lines += ["", f"## {track} ({version})", "", f"Best heuristic: `{best}`; {len(rs[0]['episodes'])} episodes{scope}.", ""]
         if track in plots:
             lines += [f"![{track}]({os.path.relpath(plots[track], os.path.dirname(out_md))})", ""]
         lines += ["| # | policy | kind | mean JCT (h) | vs best (h) | lower on | p95 JCT (h) | p99 queueing (h) | "
@@ -116,14 +147,14 @@ def table(results: list[dict], plots: dict[str, str], out_md: str) -> str:
             n = len(r["episodes"])
             dps = r.get("timing", {}).get("decisions_per_second", 0)
             lines.append(
-                f"| {i} | `{r['policy']['name']}` | {r['policy']['kind']} | {s['avg_jct']['mean'] / HOUR:.3f} +- "
+                f"| {i} | `{r['policy']['name']}`{'' if r['policy'].get('causal', True) else ' **NOT causal**'} | {r['policy']['kind']} | {s['avg_jct']['mean'] / HOUR:.3f} +- "
                 f"{s['avg_jct']['sem'] / HOUR:.3f} | {vs['diff']['mean'] / HOUR:+.3f} +- {vs['diff']['sem'] / HOUR:.3f} | "
                 f"{vs['lower']}/{n} | {s['p95_jct']['mean'] / HOUR:.3f} | {s['p99_queueing_delay']['mean'] / HOUR:.3f} | "
                 f"{s['utilization']['mean']:.3f} | {s['avg_fairness']['mean']:.3f} | {dps:,.0f} | "
                 f"[json](../{r['_path']}) |")
         lines += ["", "Commands:", ""]
-        for r in rs:
-            lines.append(f"- `{command_of(r)}`")
+        for i, r in enumerate(rs, 1):
+            lines.append(f"{i}. `{command_of(r, commands)}`")
     return "\n".join(lines) + "\n"
 
 
@@ -132,6 +163,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--results", default=os.path.join(REPO, "bench", "results"), help="folder of result files")
     ap.add_argument("--out", default=os.path.join(REPO, "docs", "leaderboard.md"), help="the markdown file")
     ap.add_argument("--plots", default=os.path.join(REPO, "docs", "leaderboard"), help="folder of the per-track plots")
+    ap.add_argument("--commands", default=os.path.join(REPO, "bench", "commands.json"),
+                    help="the commands of the Python policies' results, by result file name")
     ap.add_argument("--validate", metavar="PROGRAM", help="check every file with PROGRAM validate first (gpuplace-bench)")
     args = ap.parse_args(argv)
     results = load(args.results)
@@ -144,6 +177,9 @@ def main(argv: list[str] | None = None) -> int:
         if out.returncode != 0:
             sys.stderr.write(out.stderr)
             raise SystemExit("leaderboard: invalid results (above); nothing written")
+    commands = load_commands(args.commands)
+    for r in results:
+        command_of(r, commands)  # every row has its command before anything is drawn
     plots = {}
     for (track, version), rs in rows_by_track(results).items():
         p = plot_track(track, version, rs, args.plots)
@@ -151,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
             plots[track] = p
     if not plots:
         print("leaderboard: no matplotlib: the plots are not drawn", file=sys.stderr)
-    text = table(results, plots, args.out)
+    text = table(results, plots, args.out, commands)
     with open(args.out, "w", encoding="utf-8") as f:
         f.write(text)
     print(f"wrote {os.path.relpath(args.out)} ({len(results)} results) and {len(plots)} plots in {os.path.relpath(args.plots)}")

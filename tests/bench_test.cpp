@@ -1,8 +1,10 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -202,5 +204,130 @@ TEST_CASE("bench: validate accepts a fresh result and names what was edited") {
     }
     SUBCASE("the timing is not compared") {
         CHECK(bench::validate(bench_test::edited(r, "/timing/seconds", 12345.0)).valid);
+    }
+}
+
+TEST_CASE("bench: the steady-state and placement tracks; a v1 track without a window keeps its definition") {
+    for (const auto* n : {"steady-0.5", "steady-0.8", "steady-1.0", "steady-1.2", "steady-1.5", "steady-2.0"}) {
+        CAPTURE(n);
+        const auto& t = bench::find_track(n);
+        CHECK(t.windowed());
+        CHECK(t.window_first == 160);
+        CHECK(t.window_end == 320);
+        CHECK(bench::to_json(t).at("window") == json{{"first_job", 160}, {"end_job", 320}});
+        CHECK(bench::track_scenario(t).workload.synthetic.num_jobs == 480);
+    }
+    CHECK(bench::track_scenario(bench::find_track("steady-1.5")).workload.synthetic.load == 1.5);
+    for (const auto* n : {"default", "load-1.5", "philly-0e4a51"}) CHECK_FALSE(bench::to_json(bench::find_track(n)).contains("window"));
+    for (const auto* n : {"placement-default", "placement-proximity_drl", "placement-philly-0e4a51", "placement-philly-e13805"})
+        CHECK(bench::track_scenario(bench::find_track(n)).env.mode == action_mode::placement);
+    CHECK(bench::track_scenario(bench::find_track("default")).env.mode == action_mode::gpu);
+}
+
+TEST_CASE("bench: window_metrics: the window's jobs, its span, and the whole cluster's busy GPU-time over that span") {
+    // 4 GPUs; job 0 warms up, jobs 1 and 2 are the window, job 3 cools down
+    std::vector<job_record> done(4);
+    const double submit[] = {0, 10, 20, 30}, start[] = {0, 10, 40, 50}, end[] = {100, 60, 80, 200};
+    const std::uint32_t gpus[] = {2, 1, 2, 4};
+    for (std::uint32_t i = 0; i < 4; ++i) {
+        done[i].id = i;
+        done[i].submit = submit[i];
+        done[i].start = start[i];
+        done[i].end = end[i];
+        done[i].run_time = end[i] - start[i];
+        done[i].num_gpus = gpus[i];
+        done[i].ideal_duration = end[i] - start[i];
+    }
+    const auto m = bench::window_metrics(done, 4, 1, 3);
+    CHECK(m.jobs_done == 2);
+    CHECK(m.jobs_total == 2);
+    CHECK(m.avg_jct == 55.0);             // (50 + 60) / 2
+    CHECK(m.avg_queueing_delay == 10.0);  // (0 + 20) / 2
+    CHECK(m.makespan == 70.0);            // from job 1's submission (10) to job 2's end (80)
+    // over [10, 80]: job 0 2 GPUs x 70, job 1 1 x 50, job 2 2 x 40, job 3 4 x 30 = 390 GPU-s of 4 x 70
+    CHECK(m.utilization == doctest::Approx(390.0 / 280.0).epsilon(1e-12));
+    // a window none of whose jobs finished
+    const auto none = bench::window_metrics(std::span<const job_record>(done).first(1), 4, 1, 3);
+    CHECK(none.jobs_done == 0);
+    CHECK(none.jobs_total == 2);
+    CHECK(none.avg_jct == 0);
+}
+
+TEST_CASE("bench: a windowed track scores its window's jobs; a window of every job scores as no window") {
+    auto t = bench_test::small();  // 30 jobs an episode
+    t.window_first = 5;
+    t.window_end = 25;
+    t.episodes = 6;
+    bench::run_options o;
+    o.threads = 2;
+    const auto w = bench::run(t, "pack+fifo", o);
+    t.window_first = 0;
+    t.window_end = 0;
+    const auto all = bench::run(t, "pack+fifo", o);
+    REQUIRE(w.episodes.size() == 6);
+    for (std::size_t i = 0; i < w.episodes.size(); ++i) {
+        CAPTURE(i);
+        CHECK(w.episodes[i].m.jobs_total == 20);
+        CHECK(w.episodes[i].m.jobs_done == 20);
+        CHECK(w.episodes[i].actions == all.episodes[i].actions);  // the same play, other metrics
+        CHECK(w.episodes[i].episode_return == all.episodes[i].episode_return);
+        CHECK(w.best[i].m.jobs_total == 20);
+    }
+    CHECK(w.summary(&metrics::avg_jct).mean != all.summary(&metrics::avg_jct).mean);
+    t.window_end = 30;  // every job: the per-job metrics as without a window, bit for bit
+    const auto every = bench::run(t, "pack+fifo", o);
+    for (std::size_t i = 0; i < every.episodes.size(); ++i) {
+        CAPTURE(i);
+        for (const auto f : {&metrics::avg_jct, &metrics::p50_jct, &metrics::p95_jct, &metrics::p99_jct, &metrics::avg_queueing_delay,
+                             &metrics::p99_queueing_delay, &metrics::makespan, &metrics::avg_comm_cost, &metrics::avg_fairness})
+            CHECK(every.episodes[i].m.*f == all.episodes[i].m.*f);
+        CHECK(every.episodes[i].m.utilization == doctest::Approx(all.episodes[i].m.utilization).epsilon(1e-12));
+    }
+}
+
+TEST_CASE("bench: the rollout planners by name: kind planner, hindsight NOT causal, replayed or re-run by validate") {
+    const auto& t = bench::find_track("placement-proximity_drl");
+    bench::run_options o;
+    o.threads = 2;
+    const auto h = bench::run(t, "hindsight:pack+sjf", o);
+    CHECK(h.policy.kind == "planner");
+    CHECK_FALSE(h.policy.causal());
+    const auto j = parse_json(bench::result_text(h), "result");
+    CHECK(j.at("policy").at("causal") == false);
+    CHECK(bench::result_row(h).find("| hindsight:pack+sjf (NOT causal) |") != std::string::npos);
+    CHECK(h.versus_best(&metrics::avg_jct).diff.mean < 0);  // it sees the future
+
+    const auto r = bench::run(t, "rollout1:pack+sjf", o);
+    CHECK(r.policy.kind == "planner");
+    CHECK(r.policy.causal());
+    const auto rj = parse_json(bench::result_text(r), "result");
+    CHECK_FALSE(rj.at("policy").contains("causal"));
+    CHECK(bench::result_row(r).find("NOT causal") == std::string::npos);
+
+    auto v = bench::validate(j);
+    CHECK(v.valid);
+    CHECK(v.how == "replayed");
+    CHECK(v.message.find("(a planner's recorded actions; validate --rerun-planners plays its futures again)") != std::string::npos);
+    v = bench::validate(rj, bench::rerunning_planners());
+    CHECK(v.valid);
+    CHECK(v.how == "re-run");
+    auto edited = rj;
+    edited["episodes"][2]["metrics"]["avg_jct"] = 1.0;
+    CHECK_FALSE(bench::validate(edited, bench::rerunning_planners()).valid);
+    CHECK_FALSE(bench::validate(edited).valid);
+
+    // the GPU action mode has no candidates to plan over
+    CHECK_THROWS_WITH_AS((void)bench::run(bench_test::small(), "rollout:pack+sjf", o),
+                         doctest::Contains("rollout: plans over the candidates of the placement or job action mode"), ConfigError);
+}
+
+TEST_CASE("bench: yardstick ranks a track's heuristic variants by mean JCT; the first is the best heuristic it records") {
+    for (const auto* n : {"placement-proximity_drl", "proximity_drl"}) {
+        CAPTURE(n);
+        const auto& t = bench::find_track(n);
+        const auto ranked = bench::yardstick(t, 2);
+        REQUIRE(ranked.size() == heuristic_variants(bench::track_scenario(t)).size());
+        CHECK(ranked.front().second == t.best_heuristic);
+        CHECK(std::is_sorted(ranked.begin(), ranked.end()));
     }
 }

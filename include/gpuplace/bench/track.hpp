@@ -122,6 +122,8 @@ struct track {
         // the rollout planners act (docs/planning.md); the heuristics place as in the GPU mode
         t.push_back({"placement-default", v, "the default scenario in the placement action mode (8 candidate placements a decision)",
                      "default", R"({"env": {"action_mode": "placement"}})", 1'000'000, 50, "pack_wait+sjf"});
+        t.push_back({"placement-proximity_drl", v, "Proximity-DRL's cluster and workload in the placement action mode",
+                     "proximity_drl", R"({"env": {"action_mode": "placement"}})", 1'000'000, 50, "pack+sjf"});
         for (const auto& [f, best] : {std::pair{"0e4a51", "topology_greedy+sjf"}, {"6c71a0", "pack+sjf"},
                                       {"7f04ca", "topology_greedy+sjf"}, {"e13805", "pack_wait+sjf"}})
             t.push_back({std::string("placement-philly-") + f, v,

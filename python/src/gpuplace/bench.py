@@ -8,7 +8,8 @@ model such as ``default`` or a checkpoint file), scored in C++; or a Python call
 Python call per decision), whose actions are then replayed and scored in C++ (so its result
 validates by replaying them). ``from_batch(p)`` adapts a batch policy such as
 ``gpuplace.evaluation.maskable_policy(model)``; ``sb3_policy(model or .zip)`` makes an SB3
-MaskablePPO model one (``--sb3 ZIP`` on the command line)."""
+MaskablePPO model one (``--sb3 ZIP`` on the command line), ``rllib_policy(path)`` an RLlib
+checkpoint's module (``--rllib PATH``)."""
 
 from __future__ import annotations
 
@@ -80,6 +81,54 @@ def sb3_policy(model) -> tuple[Policy, str | None]:
     return act, model_queue(model)
 
 
+def _rllib_module_dir(path: str) -> str:
+    """The RLModule folder of an RLlib checkpoint: an algorithm's (``train``'s ``out/checkpoint``),
+    its learner's ``rl_module`` folder, or a module's own folder; FileNotFoundError otherwise."""
+    for sub in (os.path.join("learner_group", "learner", "rl_module", "default_policy"), "default_policy", ""):
+        d = os.path.join(path, sub)
+        if os.path.isfile(os.path.join(d, "module_state.pkl")) and not os.path.isdir(os.path.join(d, "default_policy")):
+            return d
+    raise FileNotFoundError(f"--rllib {path}: not an RLlib checkpoint (no learner_group/learner/rl_module/default_policy "
+                            "nor module_state.pkl there)")
+
+
+def _rllib_queue(path: str) -> str | None:
+    """The queue policy of the scenario an RLlib algorithm checkpoint trained in (its env config),
+    or None when the path holds no algorithm config (a module alone)."""
+    import pickle
+
+    from .config import queue_name
+
+    f = os.path.join(path, "class_and_ctor_args.pkl")
+    if not os.path.isfile(f) or not os.path.isdir(os.path.join(path, "learner_group")):
+        return None
+    with open(f, "rb") as fh:
+        args, kwargs = pickle.load(fh)["ctor_args_and_kwargs"]
+    config = args[0] if args else kwargs.get("config", {})
+    env = ((config.get("env_config") or {}).get("scenario") or {}).get("env") if isinstance(config, dict) else None
+    return queue_name(env["queue_policy"], env["backfill"]) if env else None
+
+
+def rllib_policy(path: str | os.PathLike) -> tuple[Policy, str | None]:
+    """An RLlib checkpoint (:func:`gpuplace.rllib.train`'s ``out/checkpoint``, or the module's own
+    folder) as a policy acting greedily through the module's inference pass, and the queue policy it
+    acts under: that of the scenario it trained in when the checkpoint records it (None: the
+    track's). A track whose observations the network cannot read is refused before any episode.
+    Needs the ``rllib`` extra."""
+    from ray.rllib.core.rl_module.rl_module import RLModule
+
+    from .config import make_core_env
+    from .torch_net import NetConfig, ObsSpec, check_compatible
+
+    path = os.fspath(path)
+    module = RLModule.from_checkpoint(os.path.abspath(_rllib_module_dir(path)))
+    spec, net = ObsSpec(**module.model_config["obs_spec"]), NetConfig(**module.model_config["network"])
+    act = from_batch(module.greedy_actions)
+    act.gpuplace_check = lambda scenario: check_compatible(spec, ObsSpec.from_env(make_core_env(scenario)), net,
+                                                           what=f"track scenario {scenario.get('name', '')}")
+    return act, _rllib_queue(path)
+
+
 def _run_callable(track: str, policy: Policy, name: str, version: str, threads: int, commit: str,
                   queue: str | None) -> BenchResult:
     info = next((t for t in tracks(version) if t["name"] == track), None)
@@ -123,15 +172,16 @@ def run(track: str, policy: str | Policy, *, name: str | None = None, version: s
                          _commit(commit), queue)
 
 
-def validate(result: str | os.PathLike, threads: int = 0) -> tuple[bool, str, str]:
+def validate(result: str | os.PathLike, threads: int = 0, rerun_planners: bool = False) -> tuple[bool, str, str]:
     """Checks a result file (or a result's JSON text) bit for bit: (valid, how, message), how being
-    're-run' (a heuristic, a loadable model) or 'replayed' (the recorded actions)."""
+    're-run' (a heuristic, a loadable model) or 'replayed' (the recorded actions: a Python policy's,
+    and a rollout planner's unless ``rerun_planners``, which plays its futures again)."""
     text, source = str(result), "<text>"
     if not text.lstrip().startswith("{"):
         source = os.fspath(result)
         with open(source, encoding="utf-8") as f:
             text = f.read()
-    return tuple(_core.bench_validate(text, source, threads))
+    return tuple(_core.bench_validate(text, source, threads, rerun_planners))
 
 
 def _load_callable(spec: str) -> Policy:
@@ -166,8 +216,11 @@ def cmd_run(args) -> int:
     if args.sb3:
         fn, queue = sb3_policy(args.sb3)
         policies.append((args.name or "maskable_ppo:" + os.path.basename(args.sb3), fn, queue))
+    if args.rllib:
+        fn, queue = rllib_policy(args.rllib)
+        policies.append((args.name or "rllib:" + os.path.basename(os.path.normpath(args.rllib)), fn, queue))
     if not policies:
-        raise ValueError("run: give --policy NAME, --callable module:function or --sb3 ZIP")
+        raise ValueError("run: give --policy NAME, --callable module:function, --sb3 ZIP or --rllib PATH")
     runs = [(t, n, p, q) for t in names for n, p, q in policies]
     if args.out and len(runs) != 1:
         raise ValueError(f"--out writes one result ({len(runs)} runs asked for): give --out-dir")
@@ -204,7 +257,7 @@ def cmd_run(args) -> int:
 def cmd_validate(args) -> int:
     bad = 0
     for f in args.files:
-        ok, _how, msg = validate(f, args.threads)
+        ok, _how, msg = validate(f, args.threads, args.rerun_planners)
         print(f"{f}: {'valid' if ok else 'INVALID'}: {msg}")
         bad += not ok
     return 1 if bad else 0
@@ -221,11 +274,14 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument("--track", type=lambda s: s.split(","), action="extend", help="track(s), comma-separated")
     g.add_argument("--suite", action="store_true", help="every track of the version")
     r.add_argument("--policy", type=lambda s: s.split(","), action="extend",
-                   help="heuristic variants (pack+sjf), shipped models (default) or C++ checkpoints, comma-separated")
+                   help="heuristic variants (pack+sjf), rollout planners (rollout16:pack_wait+sjf; placement-mode tracks), "
+                        "shipped models (default) or C++ checkpoints, comma-separated")
     r.add_argument("--callable", help="a Python policy module:function, (obs, mask) -> action")
     r.add_argument("--sb3", metavar="ZIP", help="an SB3 MaskablePPO model (.zip), acting greedily (needs gpuplace[sb3])")
-    r.add_argument("--name", help="the name of --callable's or --sb3's policy in the result (default: module:function, "
-                                  "maskable_ppo:<file>)")
+    r.add_argument("--rllib", metavar="PATH", help="an RLlib checkpoint (gpuplace.rllib.train's out/checkpoint, or its "
+                                                    "module's folder), acting greedily (needs gpuplace[rllib])")
+    r.add_argument("--name", help="the name of --callable's, --sb3's or --rllib's policy in the result (default: "
+                                  "module:function, maskable_ppo:<file>, rllib:<folder>)")
     o = r.add_mutually_exclusive_group()
     o.add_argument("--out", help="write the result here (one track and one policy)")
     o.add_argument("--out-dir", help="write each result as <track>__<policy>.json here (existing ones are kept)")
@@ -239,6 +295,8 @@ def parser() -> argparse.ArgumentParser:
     v = sub.add_parser("validate", help="re-run (or replay) result files and check them bit for bit")
     v.add_argument("files", nargs="+")
     v.add_argument("--threads", type=int, default=0)
+    v.add_argument("--rerun-planners", action="store_true",
+                   help="play a rollout planner's futures again (slow) instead of replaying its recorded actions")
     v.set_defaults(fn=cmd_validate)
     return p
 
