@@ -95,8 +95,9 @@ struct track {
                          "default", std::string(R"({"workload": {"load": )") + load + "}}", 1'000'000, 30, "pack_wait+sjf"});
         // the Philly-derived held-out trace files (philly_heldout_files(), never trained on; listed here so that
         // v1 stays as it is whatever that list becomes), one window of 200 jobs per seed at load 1.0
-        for (const auto& [f, best] : {std::pair{"0e4a51", "topology_greedy+sjf"}, {"6c71a0", "pack+sjf"},
-                                      {"7f04ca", "topology_greedy+sjf"}, {"e13805", "pack_wait+sjf"}})
+        const std::pair<const char*, const char*> philly_best[] = {
+            {"0e4a51", "topology_greedy+sjf"}, {"6c71a0", "pack+sjf"}, {"7f04ca", "topology_greedy+sjf"}, {"e13805", "pack_wait+sjf"}};
+        for (const auto& [f, best] : philly_best)
             t.push_back({std::string("philly-") + f, v,
                          std::string("a held-out Philly-derived trace file (") + f + "): 200-job windows at offered load 1.0",
                          std::string("philly:") + f, "", 1'000'000, 20, best});
@@ -108,13 +109,12 @@ struct track {
                          std::string("philly_hidden:") + f, "", 1'000'000, 20, best});
         // the load sweep again, measured as Gavel does: 480 jobs an episode, the metrics over jobs 160..319 only
         // (160 jobs of warm-up; 160 more arriving after them keep the cluster loaded until they finish)
-        for (const auto& [load, best] : {std::pair{"0.5", "pack_wait+sjf"}, {"0.8", "pack_wait+sjf"}, {"1.0", "pack_wait+sjf"},
-                                         {"1.2", "pack_wait+sjf"}, {"1.5", "pack_wait+sjf"}, {"2.0", "pack_wait+sjf"}}) {
+        for (const char* load : {"0.5", "0.8", "1.0", "1.2", "1.5", "2.0"}) {
             t.push_back({std::string("steady-") + load, v,
                          std::string("the default cluster at offered load ") + load +
                              " in steady state: jobs 160..319 of 480 (warm-up and cool-down left out)",
                          "default", std::string(R"({"workload": {"load": )") + load + R"(, "num_jobs": 480}})", 1'000'000, 30,
-                         best});
+                         "pack_wait+sjf"});
             t.back().window_first = 160;
             t.back().window_end = 320;
         }
@@ -124,8 +124,7 @@ struct track {
                      "default", R"({"env": {"action_mode": "placement"}})", 1'000'000, 50, "pack_wait+sjf"});
         t.push_back({"placement-proximity_drl", v, "Proximity-DRL's cluster and workload in the placement action mode",
                      "proximity_drl", R"({"env": {"action_mode": "placement"}})", 1'000'000, 50, "pack+sjf"});
-        for (const auto& [f, best] : {std::pair{"0e4a51", "topology_greedy+sjf"}, {"6c71a0", "pack+sjf"},
-                                      {"7f04ca", "topology_greedy+sjf"}, {"e13805", "pack_wait+sjf"}})
+        for (const auto& [f, best] : philly_best)  // a heuristic places as in the GPU mode: the same best
             t.push_back({std::string("placement-philly-") + f, v,
                          std::string("held-out Philly file ") + f + " (200-job windows, load 1.0) in the placement action mode",
                          std::string("philly:") + f, R"({"env": {"action_mode": "placement"}})", 1'000'000, 20, best});
