@@ -125,3 +125,32 @@ TEST_CASE("rollout planner: the harness runs it by name next to its heuristic") 
     CHECK(again.policies[0].per_seed[0].avg_jct == rep.policies[2].per_seed[0].avg_jct);
     CHECK(again.policies[0].per_seed[1].avg_jct == rep.policies[2].per_seed[1].avg_jct);
 }
+
+TEST_CASE("rollout planner: hindsight with ties_to_base keeps the base's action unless another is better by min_gain") {
+    const auto s = small_placement(120);
+    std::size_t moved = 0;
+    for (const std::uint64_t seed : {7, 8}) {
+        CAPTURE(seed);
+        // on the states the base visits: the plain planner (the lowest best action), the teacher's
+        // labels (ties to the base; with an unreachable min_gain) and the base's own action
+        gp::rollout_options o, never;
+        o.ties_to_base = never.ties_to_base = true;
+        never.min_gain = 1e9;
+        auto plain = gp::named_policy<gp::env>("hindsight:pack_wait+sjf").make(seed);
+        auto ties = gp::named_policy<gp::env>("hindsight:pack_wait+sjf", o).make(seed);
+        auto kept = gp::named_policy<gp::env>("hindsight:pack_wait+sjf", never).make(seed);
+        auto base = gp::heuristic<gp::env>("pack_wait+sjf").make(seed);
+        (void)play(s, seed, [&](const gp::env& e) {
+            const auto p = plain(e), t = ties(e), b = base(e);
+            if (t != b) {
+                CHECK(t == p);  // the base strictly beaten: the best action, as without ties_to_base
+                ++moved;
+            }
+            if (p == b) CHECK(t == b);
+            CHECK(kept(e) == b);
+            return b;
+        });
+    }
+    MESSAGE("labels off the base: ", moved);
+    CHECK(moved > 0);
+}

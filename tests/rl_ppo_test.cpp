@@ -1,8 +1,14 @@
 // rl/ppo.hpp: the trainer is deterministic by seed, whatever the number of env threads.
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
 #include <gpuplace/gpuplace.hpp>
 #include <gpuplace/rl/rl.hpp>
+#include <gpuplace/rl/state_file.hpp>
 
 #include "rl_test_util.hpp"
 
@@ -30,4 +36,131 @@ TEST_CASE("rl ppo: deterministic by seed and independent of the number of env th
     rl::ppo d(s, other);
     while (!d.done()) d.iterate();
     CHECK(d.network().parts()[0]->params() != pa[0]->params());
+}
+
+namespace {
+/// The tiny scenario in the placement action mode (3 candidates and DEFER).
+scenario tiny_placement_scenario() {
+    auto s = tiny_ppo_scenario();
+    s.env.mode = action_mode::placement;
+    s.env.slots = 3;
+    return s;
+}
+
+/// Expert iteration alone: `iterations` rollouts of the network labelled by `teacher`, no PPO.
+rl::ppo_config dagger_config(const std::string& teacher, std::size_t iterations, std::size_t threads = 1) {
+    auto c = tiny_ppo_config(threads);
+    c.dagger_teacher = teacher;
+    c.dagger_iterations = iterations;
+    c.imitation_learning_rate = 3e-3;
+    c.total_steps = 0;
+    return c;
+}
+
+std::vector<float> all_params(rl::ppo& p) {
+    std::vector<float> v;
+    for (auto* part : p.network().parts()) v.insert(v.end(), part->params().data(), part->params().data() + part->params().size());
+    return v;
+}
+}  // namespace
+
+TEST_CASE("rl expert iteration: the network's own states, labelled by the teacher and aggregated, teach it the teacher") {
+    const auto s = tiny_placement_scenario();
+    rl::ppo p(s, dagger_config("pack", 8));
+    CHECK(p.dagger_iterations() == 8);
+    CHECK(p.ppo_iterations() == 0);
+    CHECK(p.total_iterations() == 8);
+    const auto TN = p.config().num_envs * p.config().num_steps;
+    rl::ppo_stats st;
+    for (std::size_t k = 1; !p.done(); ++k) {
+        st = p.iterate();
+        CHECK(st.dagger);
+        CHECK_FALSE(st.imitation);
+        CHECK(st.demonstrations == k * TN);  // every rollout's states are kept
+        CHECK(p.demonstrations() == k * TN);
+    }
+    MESSAGE("argmax agreement with pack over every demonstration: ", st.teacher_agreement);
+    CHECK(st.teacher_agreement > 0.9);
+    // the network, acting greedily, places as pack does on unseen seeds
+    auto net = std::make_shared<const rl::actor_critic>(p.network());
+    double student = 0, teacher = 0;
+    for (std::uint64_t seed : {201, 202, 203}) {
+        env a(s), b(s);
+        rl::network_policy pol(net);
+        auto pk = heuristic<env>("pack").make(seed);
+        student += run_episode(a, pol, seed).episode_return;
+        b.reset(seed);
+        while (!b.done()) b.step(pk(b));
+        teacher += b.episode_return();
+    }
+    CHECK(student >= 1.05 * teacher);  // returns are negative: within 5% of the teacher's
+}
+
+TEST_CASE("rl expert iteration: deterministic by seed and thread count, with a hindsight planner as the teacher") {
+    const auto s = tiny_placement_scenario();
+    rl::ppo a(s, dagger_config("hindsight:pack", 2, 1)), b(s, dagger_config("hindsight:pack", 2, 2));
+    while (!a.done()) (void)a.iterate();
+    while (!b.done()) (void)b.iterate();
+    CHECK(a.demonstrations() == 2 * 128);
+    CHECK(all_params(a) == all_params(b));
+    // then PPO continues from the distilled network
+    auto c = dagger_config("hindsight:pack", 2);
+    c.total_steps = 128;
+    rl::ppo d(s, c);
+    CHECK(d.total_iterations() == 3);
+    rl::ppo_stats st;
+    while (!d.done()) st = d.iterate();
+    CHECK_FALSE(st.dagger);
+    CHECK(st.demonstrations == 2 * 128);
+}
+
+TEST_CASE("rl expert iteration: a trainer saved between expert iterations continues bit for bit") {
+    const auto s = tiny_placement_scenario();
+    auto c = dagger_config("pack_wait", 3);
+    c.teacher = "pack";
+    c.imitation_steps = 128;
+    c.total_steps = 128;
+    rl::ppo ref(s, c);
+    while (!ref.done()) (void)ref.iterate();
+    for (const std::size_t at : {std::size_t{1}, std::size_t{2}, std::size_t{4}}) {  // imitation, expert iteration, its last
+        CAPTURE(at);
+        rl::ppo a(s, c);
+        for (std::size_t i = 0; i < at; ++i) (void)a.iterate();
+        const auto file = (std::filesystem::temp_directory_path() / "gpuplace_rl_dagger_state_test.bin").string();
+        rl::write_state_file(file, a.save_state());
+        rl::ppo b(s, c);
+        b.load_state(rl::read_state_file(file), file);
+        CHECK(b.demonstrations() == a.demonstrations());
+        while (!b.done()) (void)b.iterate();
+        CHECK(all_params(b) == all_params(ref));
+        // a label that is no valid action of its state is refused, naming it
+        if (at == 2) {
+            auto j = a.save_state();
+            auto labels = rl::detail::from_bytes<std::int64_t>(j["demonstrations"]["labels"], "mem", "/demonstrations/labels");
+            labels[5] = 99;
+            j["demonstrations"]["labels"] = rl::detail::to_bytes<std::int64_t>(labels);
+            rl::ppo e(s, c);
+            CHECK_THROWS_WITH_AS(e.load_state(j, "mem"), "state mem: /demonstrations/labels/5: 99 is not a valid action of its state",
+                                 CheckpointError);
+        }
+        std::filesystem::remove(file);
+    }
+}
+
+TEST_CASE("rl expert iteration: config errors name the path and the value") {
+    using nlohmann::json;
+    CHECK_THROWS_WITH_AS((void)rl::ppo_config::from_json(json::parse(R"({"dagger_iterations": 3})")),
+                         "config /ppo/dagger_iterations: needs a dagger_teacher", ConfigError);
+    CHECK_THROWS_WITH_AS((void)rl::ppo_config::from_json(json::parse(R"({"dagger_teacher": "rollout0:pack", "dagger_iterations": 3})")),
+                         "config /ppo/dagger_teacher: policy \"rollout0:pack\": rollout<F> takes a number of futures from 1 to 4096, got \"0\"",
+                         ConfigError);
+    const auto c = rl::ppo_config::from_json(json::parse(R"({"dagger_teacher": "hindsight:pack_wait+sjf", "dagger_iterations": 3, "total_steps": 0})"));
+    CHECK(c.dagger_teacher == "hindsight:pack_wait+sjf");
+    CHECK(rl::ppo_config::from_json(c.to_json()).to_json() == c.to_json());
+    CHECK_FALSE(rl::ppo_config{}.to_json().contains("dagger_teacher"));  // a config without it keeps its document
+    // a planner chooses among whole placements or jobs, not GPUs
+    CHECK_THROWS_WITH_AS(rl::ppo(tiny_ppo_scenario(), dagger_config("hindsight:pack", 1)),
+                         "ppo: dagger_teacher \"hindsight:pack\" is a rollout planner, which chooses among the candidates of the "
+                         "placement or job action mode; the scenario's action_mode is gpu",
+                         ConfigError);
 }

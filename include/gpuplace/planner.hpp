@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,11 @@ struct rollout_options {
     bool hindsight = false;    ///< score on the env's own future (not causal)
     double margin = 1.0;       ///< fair: standard errors by which an action must beat the base's action
     std::size_t threads = 1;   ///< threads over (action, future) pairs
+    /// hindsight: the base policy's own action is kept unless another scores more than `min_gain`
+    /// higher (a teacher's labels: where the future does not separate the actions clearly, the
+    /// base's). Off: the lowest of the best-scoring actions.
+    bool ties_to_base = false;
+    double min_gain = 0;       ///< with ties_to_base: in units of the return (sum of JCTs in hours by default)
 };
 
 template <class E>
@@ -62,7 +68,10 @@ public:
         actions_.clear();
         for (std::size_t a = 0; a < mask.size(); ++a)
             if (mask[a]) actions_.push_back(std::int64_t(a));
-        if (actions_.size() <= 1) return actions_.empty() ? e.defer_action() : actions_[0];
+        if (actions_.size() <= 1) {
+            means_.assign(actions_.size(), 0.0);
+            return actions_.empty() ? e.defer_action() : actions_[0];
+        }
         const std::size_t F = o_.hindsight ? 1 : o_.futures, A = actions_.size();
         score_.assign(A * F, 0.0);
         // common random numbers: future f's fork seed and base seed are the same for every action
@@ -82,15 +91,20 @@ public:
         pool_.run(task);
         std::int64_t best = actions_[0];
         double best_score = -std::numeric_limits<double>::infinity();
+        means_.assign(A, 0.0);
         for (std::size_t a = 0; a < A; ++a) {
             double m = 0;
             for (std::size_t f = 0; f < F; ++f) m += score_[a * F + f];
             m /= double(F);
+            means_[a] = m;
             if (m > best_score) best_score = m, best = actions_[a];
         }
+        // the base policy's own action and its index among the valid ones (A if not among them)
+        const auto mine = (o_.hindsight && o_.ties_to_base) || (!o_.hindsight && F > 1)
+                              ? base_(detail::mix_seed(decision, 0x62617365ULL))(e) : best;
+        const auto ib = std::size_t(std::find(actions_.begin(), actions_.end(), mine) - actions_.begin());
+        if (o_.hindsight && o_.ties_to_base && ib < A && !(best_score > score_[ib] + o_.min_gain)) best = mine;
         if (!o_.hindsight && F > 1) {  // keep the base's action unless the best beats it clearly
-            const auto mine = base_(detail::mix_seed(decision, 0x62617365ULL))(e);
-            const auto ib = std::size_t(std::find(actions_.begin(), actions_.end(), mine) - actions_.begin());
             const auto ia = std::size_t(std::find(actions_.begin(), actions_.end(), best) - actions_.begin());
             if (ib < A && ia != ib) {
                 double m = 0, ss = 0;
@@ -109,6 +123,11 @@ public:
         return best;
     }
 
+    /// The last decision's valid actions and the mean return of each over its futures (an action
+    /// alone: 0). A teacher's counterfactual scores: every action on the same futures.
+    [[nodiscard]] std::span<const std::int64_t> last_actions() const noexcept { return actions_; }
+    [[nodiscard]] std::span<const double> last_scores() const noexcept { return means_; }
+
     /// Mean wall-clock seconds per decision so far in this episode.
     [[nodiscard]] double seconds_per_decision() const noexcept { return decisions_ ? seconds_ / double(decisions_) : 0.0; }
     [[nodiscard]] const rollout_options& options() const noexcept { return o_; }
@@ -120,7 +139,7 @@ private:
     std::uint64_t seed_ = 0, decisions_ = 0;
     double seconds_ = 0;
     std::vector<std::int64_t> actions_;
-    std::vector<double> score_;
+    std::vector<double> score_, means_;
 };
 
 }  // namespace gpuplace

@@ -50,11 +50,10 @@ namespace gpuplace {
 }
 
 /// A policy by name: a heuristic (heuristic()) or a rollout planner over one (see the file's
-/// comment). ConfigError names what is wrong.
+/// comment). `o`: the planner's options other than what its name sets (threads; a teacher's
+/// ties_to_base and min_gain). ConfigError names what is wrong.
 template <class E = env>
-[[nodiscard]] any_policy<E> named_policy(const std::string& name, std::size_t planner_threads = 1) {
-    rollout_options o;
-    o.threads = planner_threads;
+[[nodiscard]] any_policy<E> named_policy(const std::string& name, rollout_options o) {
     std::string base_name;
     if (!parse_planner_name(name, o, base_name)) return heuristic<E>(name);
     const auto base = heuristic<E>(base_name);  // validates the heuristic and its queue policy
@@ -67,6 +66,14 @@ template <class E = env>
         return std::function<std::int64_t(const E&)>([planner](const E& e) { return planner->act(e); });
     };
     return p;
+}
+
+/// named_policy() with a planner's default options on `planner_threads` threads.
+template <class E = env>
+[[nodiscard]] any_policy<E> named_policy(const std::string& name, std::size_t planner_threads = 1) {
+    rollout_options o;
+    o.threads = planner_threads;
+    return named_policy<E>(name, o);
 }
 
 }  // namespace gpuplace

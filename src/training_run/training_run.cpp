@@ -492,6 +492,12 @@ restart_result train_restart(const restart_plan& p, const run_options& o, const 
                           pc.teacher.c_str(), pc.imitation_steps, ppo.imitation_iterations(), pc.value_warmup);
             say(b);
         }
+        if (ppo.dagger_iterations() > 0) {
+            std::snprintf(b, sizeof b, "then expert iteration: %zu iterations of the network's rollouts labelled by %s%s, aggregated and cloned\n",
+                          ppo.dagger_iterations(), pc.dagger_teacher.c_str(),
+                          is_hindsight_policy(pc.dagger_teacher) ? " (a teacher that knows the future: the network acts without it)" : "");
+            say(b);
+        }
     }
     const std::string log_file = dir + "/learning.csv";
     write_file_atomic(log_file, std::string(learning_header) + rows, o.on_write);
@@ -549,7 +555,7 @@ restart_result train_restart(const restart_plan& p, const run_options& o, const 
         std::snprintf(line, sizeof line, "%zu,%zu,%.3f,%.1f,%zu,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s,%.4g,%.4g\n",
                       st.iteration, st.env_steps, el, sps, st.episodes, st.mean_return, st.mean_jct, st.mean_comm_cost,
                       vj, vc, st.policy_loss, st.value_loss, st.entropy, st.approx_kl, st.clip_frac,
-                      st.explained_variance, st.learning_rate, st.imitation ? "imitation" : "ppo", st.teacher_agreement,
+                      st.explained_variance, st.learning_rate, st.imitation ? "imitation" : st.dagger ? "dagger" : "ppo", st.teacher_agreement,
                       st.defer_share);
         rows += line;
         log << line << std::flush;
@@ -562,6 +568,11 @@ restart_result train_restart(const restart_plan& p, const run_options& o, const 
                               "val JCT %.3f h  ETA %s\n",
                               tag.c_str(), hms(el).c_str(), st.iteration, ppo.total_iterations(), st.env_steps, sps, pc.teacher.c_str(),
                               st.policy_loss, st.teacher_agreement, vj / 3600, hms(eta).c_str());
+            else if (st.dagger)
+                std::snprintf(b, sizeof b, "%s[%s] it %4zu/%zu  steps %8zu  %6.0f steps/s  expert iteration (%s): %zu demonstrations, "
+                              "cross-entropy %.3f, agreement %.3f  JCT %.3f h  val JCT %.3f h  ETA %s\n",
+                              tag.c_str(), hms(el).c_str(), st.iteration, ppo.total_iterations(), st.env_steps, sps, pc.dagger_teacher.c_str(),
+                              st.demonstrations, st.policy_loss, st.teacher_agreement, st.mean_jct / 3600, vj / 3600, hms(eta).c_str());
             else
                 std::snprintf(b, sizeof b, "%s[%s] it %4zu/%zu  steps %8zu  %6.0f steps/s  return %8.2f  JCT %.3f h  val JCT %.3f h  "
                               "entropy %.3f  DEFER %.2f  ETA %s\n",

@@ -1,0 +1,165 @@
+#pragma once
+/// \file rl/ppo_config.hpp
+/// The reference trainer's hyperparameters (rl/ppo.hpp), readable from JSON (errors name the path):
+/// PPO's, behaviour cloning of a heuristic before it, and expert iteration (DAgger) with any named
+/// policy as the teacher.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "../json/util.hpp"
+#include "../policy_registry.hpp"
+#include "actor_critic.hpp"
+
+namespace gpuplace::rl {
+
+/// Hyperparameters of PPO. Every field is readable from JSON (errors name the path).
+struct ppo_config {
+    std::size_t total_steps = 300'000;  ///< PPO env steps (summed over envs); 0: none (imitation, expert iteration alone)
+    std::size_t num_envs = 16;
+    std::size_t num_steps = 128;        ///< rollout length per env and iteration
+    std::size_t epochs = 4;
+    std::size_t minibatches = 4;
+    double learning_rate = 3e-4;
+    bool anneal_lr = true;              ///< linear decay to 0 over total_steps
+    double gamma = 0.99;
+    /// "step": gamma per decision. "time": gamma per discount_seconds of simulated time (a semi-MDP:
+    /// a decision that advances no time, a pick or a DEFER, is not discounted; a step that advances
+    /// dt seconds is discounted by gamma^(dt / discount_seconds)).
+    std::string discount = "step";
+    double discount_seconds = 3600.0;
+    double gae_lambda = 0.95;
+    double clip = 0.2;
+    bool clip_value = false;
+    double vf_coef = 0.5;
+    double ent_coef = 0.01;
+    double max_grad_norm = 0.5;
+    bool normalize_advantages = true;
+    bool normalize_rewards = true;      ///< divide rewards by the running std of the discounted return
+    std::uint64_t seed = 1;
+    std::size_t threads = 1;            ///< env stepping threads (results do not depend on it)
+    std::string teacher;                ///< heuristic imitated before PPO (behaviour cloning), or
+                                        ///< "colocation_packer"; "" = none
+    std::size_t imitation_steps = 0;    ///< env steps of teacher rollouts (cloned with `epochs` x `minibatches`)
+    double imitation_learning_rate = 1e-3;
+    std::size_t value_warmup = 0;       ///< PPO iterations that train only the value head (after imitation)
+    /// PPO iterations: weight of the cross-entropy of the teacher's action in the states the policy
+    /// visits (a DAgger-style pull towards the teacher; 0 = none). Needs a teacher.
+    double teacher_coef = 0;
+    /// Expert iteration (DAgger), after imitation and before PPO: each of `dagger_iterations`
+    /// iterations rolls out the network (num_steps x num_envs sampled actions), labels every state
+    /// it visits with `dagger_teacher`'s action, adds them to the demonstrations of the earlier
+    /// iterations, and trains the policy on all of them (cross-entropy, `epochs` passes,
+    /// minibatches of num_steps x num_envs / minibatches samples, imitation_learning_rate).
+    /// The teacher is any named policy: a heuristic, or a rollout planner of
+    /// policy_registry.hpp ("rollout<F>:<heuristic>", or "hindsight:<heuristic>", which knows the
+    /// future and labels with its base's action wherever no other action returns more than
+    /// `dagger_min_gain` more; the network never sees the future, only the teacher's labels).
+    /// Planners need the placement or job action mode.
+    std::string dagger_teacher;
+    std::size_t dagger_iterations = 0;
+    double dagger_min_gain = 0;  ///< hindsight teacher: the gain in return over its base's action that moves a label
+    /// "label": the cross-entropy of the teacher's action. "advantage" (a rollout planner teacher):
+    /// the planner's mean return of every valid action, all scored on the same futures, minus their
+    /// mean (counterfactual advantages, scaled by their standard deviation over the
+    /// demonstrations); the loss is minus the policy's expected advantage, so each state pulls by
+    /// how much the actions differ, not only towards the best of one noisy sample.
+    std::string dagger_loss = "label";
+    network_config network;
+
+    /// Every field; the expert iteration keys only where set (a config without them keeps the
+    /// document it always had).
+    [[nodiscard]] gpuplace::detail::json to_json() const {
+        gpuplace::detail::json j = {{"total_steps", total_steps}, {"num_envs", num_envs}, {"num_steps", num_steps}, {"epochs", epochs},
+                {"minibatches", minibatches}, {"learning_rate", learning_rate}, {"anneal_lr", anneal_lr},
+                {"gamma", gamma}, {"discount", discount}, {"discount_seconds", discount_seconds}, {"gae_lambda", gae_lambda}, {"clip", clip}, {"clip_value", clip_value},
+                {"vf_coef", vf_coef}, {"ent_coef", ent_coef}, {"max_grad_norm", max_grad_norm},
+                {"normalize_advantages", normalize_advantages}, {"normalize_rewards", normalize_rewards},
+                {"seed", seed}, {"threads", threads}, {"teacher", teacher}, {"imitation_steps", imitation_steps},
+                {"imitation_learning_rate", imitation_learning_rate}, {"value_warmup", value_warmup},
+                {"teacher_coef", teacher_coef},
+                {"network", network.to_json()}};
+        if (!dagger_teacher.empty()) j["dagger_teacher"] = dagger_teacher;
+        if (dagger_iterations > 0) j["dagger_iterations"] = dagger_iterations;
+        if (dagger_min_gain > 0) j["dagger_min_gain"] = dagger_min_gain;
+        if (dagger_loss != "label") j["dagger_loss"] = dagger_loss;
+        return j;
+    }
+
+    /// Reads the keys present in j over the defaults.
+    [[nodiscard]] static ppo_config from_json(const gpuplace::detail::json& j, std::string_view path = "/ppo") {
+        using namespace gpuplace::detail;
+        check_keys(j, path, {"total_steps", "num_envs", "num_steps", "epochs", "minibatches", "learning_rate", "anneal_lr",
+                             "gamma", "discount", "discount_seconds", "gae_lambda", "clip", "clip_value", "vf_coef", "ent_coef", "max_grad_norm",
+                             "normalize_advantages", "normalize_rewards", "seed", "threads", "teacher", "imitation_steps",
+                             "imitation_learning_rate", "value_warmup", "teacher_coef", "dagger_teacher",
+                             "dagger_iterations", "dagger_min_gain", "dagger_loss", "network"});
+        ppo_config c;
+        read_int(j, path, "total_steps", c.total_steps, 0, 1LL << 50);
+        read_int(j, path, "num_envs", c.num_envs, 1, 1 << 16);
+        read_int(j, path, "num_steps", c.num_steps, 1, 1 << 20);
+        read_int(j, path, "epochs", c.epochs, 1, 1000);
+        read_int(j, path, "minibatches", c.minibatches, 1, 1 << 20);
+        read_number(j, path, "learning_rate", c.learning_rate, 0.0, 10.0);
+        read_bool(j, path, "anneal_lr", c.anneal_lr);
+        read_number(j, path, "gamma", c.gamma, 0.0, 1.0);
+        read_string(j, path, "discount", c.discount);
+        if (c.discount != "step" && c.discount != "time")
+            config_fail(join_path(path, "discount"), "unknown discount \"" + c.discount + "\" (allowed: step, time)");
+        read_number(j, path, "discount_seconds", c.discount_seconds, 1e-9, 1e12);
+        read_number(j, path, "gae_lambda", c.gae_lambda, 0.0, 1.0);
+        read_number(j, path, "clip", c.clip, 0.0, 10.0);
+        read_bool(j, path, "clip_value", c.clip_value);
+        read_number(j, path, "vf_coef", c.vf_coef, 0.0, 1e6);
+        read_number(j, path, "ent_coef", c.ent_coef, 0.0, 1e6);
+        read_number(j, path, "max_grad_norm", c.max_grad_norm, 0.0, 1e12);
+        read_bool(j, path, "normalize_advantages", c.normalize_advantages);
+        read_bool(j, path, "normalize_rewards", c.normalize_rewards);
+        read_int(j, path, "seed", c.seed, 0, (1LL << 62));
+        read_int(j, path, "threads", c.threads, 1, 1024);
+        read_string(j, path, "teacher", c.teacher);
+        if (!c.teacher.empty() && c.teacher != "colocation_packer") {
+            try {
+                (void)heuristic<env>(c.teacher);
+            } catch (const ConfigError& e) {
+                config_fail(join_path(path, "teacher"), e.what());
+            }
+        }
+        read_int(j, path, "imitation_steps", c.imitation_steps, 0, 1LL << 50);
+        read_number(j, path, "imitation_learning_rate", c.imitation_learning_rate, 0.0, 10.0);
+        read_int(j, path, "value_warmup", c.value_warmup, 0, 1 << 30);
+        read_number(j, path, "teacher_coef", c.teacher_coef, 0.0, 1e6);
+        if (c.teacher_coef > 0 && c.teacher.empty()) config_fail(join_path(path, "teacher_coef"), "needs a teacher");
+        read_string(j, path, "dagger_teacher", c.dagger_teacher);
+        if (!c.dagger_teacher.empty()) {
+            try {
+                (void)named_policy<env>(c.dagger_teacher);
+            } catch (const ConfigError& e) {
+                config_fail(join_path(path, "dagger_teacher"), e.what());
+            }
+        }
+        read_int(j, path, "dagger_iterations", c.dagger_iterations, 0, 1 << 20);
+        if (c.dagger_iterations > 0 && c.dagger_teacher.empty())
+            config_fail(join_path(path, "dagger_iterations"), "needs a dagger_teacher");
+        read_number(j, path, "dagger_min_gain", c.dagger_min_gain, 0.0, 1e12);
+        read_string(j, path, "dagger_loss", c.dagger_loss);
+        if (c.dagger_loss != "label" && c.dagger_loss != "advantage")
+            config_fail(join_path(path, "dagger_loss"), "unknown loss \"" + c.dagger_loss + "\" (allowed: label, advantage)");
+        if (c.dagger_loss == "advantage") {
+            rollout_options o;
+            std::string base;
+            if (!parse_planner_name(c.dagger_teacher, o, base))
+                config_fail(join_path(path, "dagger_loss"), "\"advantage\" needs a rollout planner as the dagger_teacher "
+                                                             "(rollout<F>:... or hindsight:...), got \"" + c.dagger_teacher + "\"");
+        }
+        if (auto it = j.find("network"); it != j.end()) c.network = network_config::from_json(*it, join_path(path, "network"));
+        if (c.num_envs * c.num_steps < c.minibatches)
+            config_fail(join_path(path, "minibatches"), "more minibatches (" + std::to_string(c.minibatches) +
+                                                            ") than samples per iteration (" +
+                                                            std::to_string(c.num_envs * c.num_steps) + ")");
+        return c;
+    }
+};
+
+}  // namespace gpuplace::rl
