@@ -1,16 +1,15 @@
 """The generated part of a doc page: the text between `<!-- results:begin -->` and
-`<!-- results:end -->` (scripts/information.py, scripts/planning.py)."""
+`<!-- results:end -->` (scripts/information.py, scripts/planning.py), or between the markers of
+another section name (`<!-- distilled:begin -->`, scripts/distilled.py)."""
 from __future__ import annotations
 
 import pathlib
 import re
 import sys
 
-BEGIN, END = "<!-- results:begin -->", "<!-- results:end -->"
-
-
-def write_results(doc: pathlib.Path, table: str, root: pathlib.Path) -> None:
-    """Replaces the results section of `doc` by `table`; exits naming the file when it has no markers."""
+def write_results(doc: pathlib.Path, table: str, root: pathlib.Path, section: str = "results") -> None:
+    """Replaces the section `section` of `doc` by `table`; exits naming the file when it has no markers."""
+    BEGIN, END = f"<!-- {section}:begin -->", f"<!-- {section}:end -->"
     text = doc.read_text()
     if BEGIN not in text or END not in text:
         sys.exit(f"{doc.relative_to(root)}: no {BEGIN} ... {END} markers")
@@ -18,11 +17,11 @@ def write_results(doc: pathlib.Path, table: str, root: pathlib.Path) -> None:
     print(f"wrote {doc.relative_to(root)}", file=sys.stderr)
 
 
-def finish(lines: list[str], doc: pathlib.Path, root: pathlib.Path, print_only: bool) -> int:
-    """The table of `lines`: printed (`print_only`), else written into `doc`'s results section."""
+def finish(lines: list[str], doc: pathlib.Path, root: pathlib.Path, print_only: bool, section: str = "results") -> int:
+    """The table of `lines`: printed (`print_only`), else written into `doc`'s section `section`."""
     table = "\n".join(lines) + "\n"
     if print_only:
         print(table)
     else:
-        write_results(doc, table, root)
+        write_results(doc, table, root, section)
     return 0

@@ -211,3 +211,22 @@ TEST_CASE("inputs: an error inside a config's scenario object names its path in 
               (void)gp::rl::run_config::from_layers(base, {layer{json{{"scenario", "big"}}, "--scenario"}});
           }).rfind("cannot open scenario file \"", 0) == 0);
 }
+
+TEST_CASE("inputs: every training recipe reads as a run config; the distilled ones label with the fair planner") {
+    for (const auto& name : gp::rl::run_recipe_names()) {
+        CAPTURE(name);
+        const auto rc = gp::rl::run_config::from_json(gp::rl::run_recipe(name), "");
+        CHECK(rc.to_json().is_object());
+        if (name.ends_with("_distilled")) {
+            CHECK(rc.action_mode == "placement");
+            CHECK(rc.ppo.dagger_iterations == 10);
+            CHECK(rc.ppo.dagger_teacher.starts_with("rollout16:"));
+            CHECK_FALSE(gp::is_hindsight_policy(rc.ppo.dagger_teacher));  // a causal teacher
+            CHECK(rc.ppo.total_steps == 0);
+        }
+    }
+    CHECK_THROWS_WITH_AS((void)gp::rl::run_recipe("distilled"),
+                         "unknown training recipe \"distilled\" (allowed: default, philly, proximity_drl, philly_hidden, default_distilled, "
+                         "philly_distilled)",
+                         gp::ConfigError);
+}

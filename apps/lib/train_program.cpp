@@ -136,7 +136,7 @@ int gpuplace::apps::train_main(int argc, char** argv, const train_seams& seams) 
     std::size_t steps = 0, seed = 0, restarts = 0, threads = 0, checkpoint_every = 0, seeds = 20;
     bool resume = false, overwrite = false, do_compare = false, no_plot = false, print_config = false;
     app.add_option("--config", config_file,
-                   "training config (JSON) merged over the embedded default, or a recipe by name (default, philly, proximity_drl, philly_hidden)");
+                   "training config (JSON) merged over the embedded default, or a recipe by name (default, philly, proximity_drl, philly_hidden, default_distilled, philly_distilled)");
     app.add_option("--scenario", scenario_name, "scenario: a preset (" + [] {
         std::string s;
         for (const auto& p : preset_names()) s += (s.empty() ? "" : ", ") + p;
@@ -157,8 +157,11 @@ int gpuplace::apps::train_main(int argc, char** argv, const train_seams& seams) 
     app.add_flag("--compare", do_compare, "evaluate against every heuristic on held-out seeds");
     app.add_option("--seeds", seeds, "held-out seeds of --compare")->capture_default_str()->check(apps::whole(1, 100000));
     std::vector<std::string> compare_on;
-    app.add_option("--load", load, "evaluate this checkpoint (a file, or default, philly, proximity_drl) instead of training "
-                                   "(implies --compare)");
+    app.add_option("--load", load, "evaluate this checkpoint (a file, or a shipped model: " + [] {
+        std::string names;
+        for (const auto& m : rl::model_names()) names += (names.empty() ? "" : ", ") + m;
+        return names;
+    }() + ") instead of training (implies --compare)");
     std::string compare_on_list;
     app.add_option("--compare-on", compare_on_list, "scenarios --compare evaluates on (default: the run's), separated by commas, "
                                                     "e.g. philly:0e4a51,philly:6c71a0")

@@ -81,11 +81,28 @@ constexpr std::string_view philly_hidden_run_config_json = R"({
   "compare_on": ["philly_hidden:0e4a51", "philly_hidden:6c71a0", "philly_hidden:7f04ca", "philly_hidden:e13805"]
 })";
 
+/// The "default_distilled" and "philly_distilled" recipes (docs/planning.md, "Distilled networks"):
+/// expert iteration in the placement action mode with the fair rollout planner over the recipe's
+/// heuristic, 16 forked futures, as the teacher (causal: it knows only the scenario's
+/// distribution, and the network acts on its observation alone). The network first clones the
+/// heuristic (40,960 env steps), then 10 expert iterations of 8 x 64 states each label its own
+/// states; no PPO after. The teacher's cost decides the budget: 5,120 planner decisions a seed
+/// (three training seeds).
+constexpr std::string_view distilled_run_config_json = R"({
+  "action_mode": "placement",
+  "restarts": 3,
+  "validate_every": 2,
+  "ppo": {"num_envs": 8, "num_steps": 64, "minibatches": 2, "imitation_steps": 40960, "total_steps": 0, "value_warmup": 0,
+          "dagger_iterations": 10}
+})";
+
 }  // namespace
 
 json default_run_config() { return parse_json(default_run_config_json, "default training config"); }
 
-std::vector<std::string> run_recipe_names() { return {"default", "philly", "proximity_drl", "philly_hidden"}; }
+std::vector<std::string> run_recipe_names() {
+    return {"default", "philly", "proximity_drl", "philly_hidden", "default_distilled", "philly_distilled"};
+}
 
 json run_recipe(std::string_view name) {
     auto j = default_run_config();
@@ -93,6 +110,13 @@ json run_recipe(std::string_view name) {
     if (name == "philly") j.merge_patch(parse_json(philly_run_config_json, "philly training config"));
     else if (name == "proximity_drl")
         j.merge_patch(parse_json(proximity_drl_run_config_json, "proximity_drl training config"));
+    else if (name == "default_distilled" || name == "philly_distilled") {
+        const bool philly = name == "philly_distilled";
+        if (philly) j.merge_patch(parse_json(philly_run_config_json, "philly training config"));
+        j.merge_patch(parse_json(distilled_run_config_json, "distilled training config"));
+        j["ppo"]["teacher"] = philly ? "pack" : "pack_wait";
+        j["ppo"]["dagger_teacher"] = philly ? "rollout16:pack+sjf" : "rollout16:pack_wait+sjf";
+    }
     else if (name == "philly_hidden") {
         j.merge_patch(parse_json(philly_run_config_json, "philly training config"));
         j.merge_patch(parse_json(philly_hidden_run_config_json, "philly_hidden training config"));
