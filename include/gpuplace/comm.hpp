@@ -15,6 +15,7 @@
 #include <utility>
 #include <variant>
 
+#include "detail/inline.hpp"
 #include "error.hpp"
 #include "model_zoo.hpp"
 #include "topology.hpp"
@@ -136,7 +137,9 @@ struct RingAllReduce {
         const auto& h = t.hierarchy();
         const auto k = static_cast<std::uint32_t>(gpus.size());
         const auto s = calibrate(z, m, k);
-        const auto l = h.span(gpus);
+        // sorted, and every domain a range of GPU ids: the first and last GPUs' lowest common
+        // domain holds them all (h.span(gpus), without reading every GPU's domains)
+        const auto l = gpus.empty() ? std::size_t{0} : h.link(gpus.front(), gpus.back());
         const double comm = s.volume / detail::ring_bandwidth(t, gpus, l) + s.hops * h.latency(l);
         const double best = best_step_time(h, s, k);
         return {comm / best, std::max(1.0, (s.compute + comm) / best)};
@@ -339,9 +342,10 @@ public:
 
 private:
     /// std::visit's work as an index switch (GCC calls std::visit's table out of line: a call per
-    /// job start).
+    /// job start), inlined into the caller (GCC kept this switch out of line too: a call per job
+    /// start, and the model's evaluate() then could not be inlined into the env's start()).
     template <class F>
-    decltype(auto) visit(F&& f) const {
+    GPUPLACE_ALWAYS_INLINE decltype(auto) visit(F&& f) const {
         if (m_.index() == 1) return f(std::get<1>(m_));
         return f(std::get<0>(m_));
     }

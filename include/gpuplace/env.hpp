@@ -26,6 +26,7 @@
 
 #include "comm.hpp"
 #include "config.hpp"
+#include "detail/inline.hpp"
 #include "env/core.hpp"
 #include "env/gpu_mode.hpp"
 #include "env/job_mode.hpp"
@@ -227,34 +228,32 @@ private:
         else return C{};
     }
 
+    /// Throws what step(action) throws when no episode is running or the mask forbids the
+    /// action. (Out of line: building the message inside step() costs every step registers.)
+    [[noreturn]] GPUPLACE_NOINLINE void refuse(std::int64_t action) const;
+
     [[nodiscard]] typename view_type::state view_state() const noexcept {
         return {&core_.topology(), &core_.comm(), &core_.zoo(), &core_.gpu_types(), &core_.simulator(), core_.queue().jobs(),
                 core_.config().colocation.gpu_memory_gb};
     }
 
     /// Calls f with the action front end (std::visit's work as a switch: the GPU mode, the hot
-    /// one, falls through a compare or two instead of a table of calls; std::get's own index check
-    /// folds into the switch's).
+    /// one, falls through a compare or two instead of a table of calls; the variant is never
+    /// valueless, which said, std::get's own index check folds into the switch's).
     template <class F>
-#if defined(__GNUC__)
-    [[gnu::always_inline]]  // one call per step otherwise: the GPU mode's step is the hot path
-#endif
-    inline decltype(auto) visit(F&& f) {
+    GPUPLACE_ALWAYS_INLINE decltype(auto) visit(F&& f) {  // one call per step otherwise: the GPU mode's step is the hot path
         switch (front_.index()) {
             case 1: return f(std::get<1>(front_));
             case 2: return f(std::get<2>(front_));
-            default: return f(std::get<0>(front_));
+            default: GPUPLACE_ASSUME(front_.index() == 0); return f(std::get<0>(front_));
         }
     }
     template <class F>
-#if defined(__GNUC__)
-    [[gnu::always_inline]]
-#endif
-    inline decltype(auto) visit(F&& f) const {
+    GPUPLACE_ALWAYS_INLINE decltype(auto) visit(F&& f) const {
         switch (front_.index()) {
             case 1: return f(std::get<1>(front_));
             case 2: return f(std::get<2>(front_));
-            default: return f(std::get<0>(front_));
+            default: GPUPLACE_ASSUME(front_.index() == 0); return f(std::get<0>(front_));
         }
     }
 
@@ -307,17 +306,15 @@ void basic_env<T, J, C>::reset(std::uint64_t seed) {
 template <Topology T, Job J, CommModel<T> C>
     requires std::constructible_from<J, TrainingJob>
 step_result basic_env<T, J, C>::step(std::int64_t action) {
-    if (!started_) throw StateError("step() called before reset()");
-    if (terminated_ || truncated_) throw StateError("step() called on a finished episode; call reset()");
-    const auto mask = action_mask();
-    if (action < 0 || std::size_t(action) >= mask.size() || !mask[std::size_t(action)]) {
-        std::string what = "invalid action " + std::to_string(action);
-        if (mode() == action_mode::gpu && action == defer_action()) what += " (DEFER)";
-        throw InvalidAction(what + ": " + why_invalid(action));
-    }
     const double t_start = core_.simulator().now();
-    // the rewards add up in the order they arose: the time before this decision's, then the step's
-    const auto r = visit([&](auto& f) { return f.step(core_, obs_, action, pending_reward_, [this] { return view_state(); }); });
+    // one visit for the check and the step (the front end's mask, then its step)
+    const auto r = visit([&](auto& f) {
+        const auto mask = f.action_mask(obs_);
+        if (!started_ || terminated_ || truncated_ || action < 0 || std::size_t(action) >= mask.size() || !mask[std::size_t(action)])
+            refuse(action);
+        // the rewards add up in the order they arose: the time before this decision's, then the step's
+        return f.step(core_, obs_, action, pending_reward_, [this] { return view_state(); });
+    });
     pending_reward_ = 0;
     ++steps_;
     if (r.decided && core_.simulator().all_done()) terminated_ = true;  // (a pick alone finishes nothing)
@@ -325,6 +322,16 @@ step_result basic_env<T, J, C>::step(std::int64_t action) {
         truncated_ = true;
     episode_return_ += r.reward;
     return {r.reward, terminated_, truncated_, core_.simulator().now() - t_start};
+}
+
+template <Topology T, Job J, CommModel<T> C>
+    requires std::constructible_from<J, TrainingJob>
+void basic_env<T, J, C>::refuse(std::int64_t action) const {
+    if (!started_) throw StateError("step() called before reset()");
+    if (terminated_ || truncated_) throw StateError("step() called on a finished episode; call reset()");
+    std::string what = "invalid action " + std::to_string(action);
+    if (mode() == action_mode::gpu && action == defer_action()) what += " (DEFER)";
+    throw InvalidAction(what + ": " + why_invalid(action));
 }
 
 template <Topology T, Job J, CommModel<T> C>

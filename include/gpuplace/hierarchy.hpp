@@ -144,6 +144,11 @@ public:
         }
         data->map.resize(L + 1);
         for (std::size_t l = 1; l < L; ++l) data->map[l] = domain_map(of_[l].data());
+        data->flat_off.assign(L + 1, 0);
+        for (std::size_t l = 1; l < L; ++l) data->flat_off[l + 1] = data->flat_off[l] + static_cast<std::uint32_t>(num_domains(l));
+        data->flat.resize(G_ * (L - 1));
+        for (std::size_t g = 0; g < G_; ++g)
+            for (std::size_t l = 1; l < L; ++l) data->flat[g * (L - 1) + l - 1] = data->flat_off[l] + of_[l][g];
         d_ = std::move(data);
     }
 
@@ -190,6 +195,14 @@ public:
     }
     /// The O(1) map GPU -> domain of level l (1 .. L-1), to keep in a hot loop.
     [[nodiscard]] const domain_map& map(std::size_t l) const noexcept { return d_->map[l]; }
+    /// Every domain of levels 1 .. L-1 numbered in one sequence, level 1's first: domain d of level
+    /// l is number flat_offset(l) + d (flat_offset(L) is how many there are). Arrays of per-domain
+    /// counts over every level are laid out so.
+    [[nodiscard]] std::size_t flat_offset(std::size_t l) const noexcept { return d_->flat_off[l]; }
+    /// Every GPU's domains on levels 1 .. L-1 by their flat numbers: GPU g's are the L - 1 entries
+    /// from flat_domains()[g * (L - 1)], level 1's first. (One row per GPU: what a start or a pick
+    /// updates on every level reads one cache line.)
+    [[nodiscard]] const std::uint32_t* flat_domains() const noexcept { return d_->flat.data(); }
     /// Every GPU's domain of level l (1 .. L-1), for loops over all GPUs.
     [[nodiscard]] std::span<const std::uint32_t> domains(std::size_t l) const noexcept { return d_->of[l]; }
     /// Level l's domain boundaries: domain d is GPUs bounds(l)[d] .. bounds(l)[d + 1] - 1.
@@ -258,6 +271,8 @@ private:
         std::vector<std::vector<std::uint32_t>> child;   ///< per level 1 .. L: first children (num_domains + 1)
         std::vector<std::uint32_t> max, uniform;         ///< per level: largest domain; common size or 0
         std::vector<domain_map> map;                     ///< per level 1 .. L-1
+        std::vector<std::uint32_t> flat_off;             ///< per level 0 .. L: flat_offset()
+        std::vector<std::uint32_t> flat;                 ///< flat_domains()
     };
     std::shared_ptr<const hierarchy_data> d_;
 };

@@ -18,6 +18,8 @@
 
 #include "cluster.hpp"
 #include "detail/bounded_vector.hpp"
+#include "detail/constant.hpp"
+#include "detail/fill.hpp"
 #include "detail/obs_buffers.hpp"
 #include "env/pick_set.hpp"
 #include "env/room_index.hpp"
@@ -44,30 +46,7 @@ public:
     /// and times squashed as t / (t + time_scale). Owns zeroed buffers (bind() to write elsewhere).
     /// `hidden` (durations hidden) and `preemption` as in obs_layout.
     observation_writer(const level_hierarchy& h, std::size_t queue_window, bool colocation, double time_scale,
-                       bool heterogeneous = false, bool hidden = false, bool preemption = false)
-        : G_(h.num_gpus()), K_(queue_window), time_scale_(time_scale), time_scale_f_(static_cast<float>(time_scale)), h_(h) {
-        std::vector<std::string> names;
-        for (std::size_t l = 1; l < h.num_levels(); ++l) names.push_back(h.level(l).name);
-        L_ = obs_layout(G_, std::move(names), K_, colocation, heterogeneous, hidden, preemption);
-        top_ = h.num_levels() - 1;
-        using f = gpu_feature;
-        picked_ = L_.offset(f::picked), remaining_ = L_.offset(f::remaining), proximity_ = L_.offset(f::proximity);
-        free_ = L_.offset(f::domain_free, 1), job_off_ = L_.offset(obs_part::job);
-        size_ = L_.size();
-        buf_.allocate(size_, G_ + 1);
-        top_dirty_.assign(h.num_domains(top_), 0);
-        dirty_tops_.reserve(h.num_domains(top_));
-        top_map_ = h.map(top_);
-        maps_.assign(top_ + 1, {});
-        prox_.assign(top_ + 2, 0.0f);
-        for (std::size_t l = 1; l <= top_; ++l) {
-            maps_[l] = h.map(l);
-            prox_[l] = float(top_ + 1 - l) / float(top_);
-        }
-        request_.resize(G_ + 1);
-        for (std::size_t k = 0; k <= G_; ++k)
-            request_[k] = static_cast<float>(std::log2(double(k) + 1.0) / std::log2(double(G_) + 1.0));
-    }
+                       bool heterogeneous = false, bool hidden = false, bool preemption = false);
 
     [[nodiscard]] std::span<float> obs() const noexcept { return buf_.obs; }
     [[nodiscard]] std::span<std::uint8_t> mask() const noexcept { return buf_.mask; }
@@ -77,13 +56,7 @@ public:
     [[nodiscard]] const obs_layout& layout() const noexcept { return L_; }
     /// Writes into external buffers from now on (their sizes must be size() and G + 1); the
     /// current contents are copied over.
-    void bind(std::span<float> obs, std::span<std::uint8_t> mask) {
-        if (obs.size() != size_ || mask.size() != G_ + 1)
-            throw Error("bind(): buffer sizes " + std::to_string(obs.size()) + "/" + std::to_string(mask.size()) +
-                        " do not match observation_size " + std::to_string(size_) + " / num_actions " +
-                        std::to_string(G_ + 1));
-        buf_.bind(obs, mask);
-    }
+    void bind(std::span<float> obs, std::span<std::uint8_t> mask);
 
     // ---- features ---------------------------------------------------------------------------------
 
@@ -108,56 +81,14 @@ public:
     /// Per-GPU rows without co-location: flat loops for what depends on the GPU, then domain by
     /// domain for what depends on its domains. `active`: whether a job is being placed.
     template <class J>
-    void gpu_rows(const basic_simulator<J>& sim, const env_detail::pick_set& picks, bool active) noexcept {
-        const auto& cl = sim.cluster();
-        float* busy = buf_.obs.data() + L_.offset(gpu_feature::busy);
-        float* pick = buf_.obs.data() + picked_;
-        const std::uint8_t* picked = picks.picked_flags();
-        std::uint8_t* mask = buf_.mask.data();
-        discard_marks();  // every GPU is rewritten
-        for (std::size_t g = 0; g < G_; ++g) {
-            const bool free = cl.is_free(static_cast<gpu_id>(g));
-            busy[g] = free ? 0.0f : 1.0f;
-            pick[g] = picked[g] ? 1.0f : 0.0f;
-            mask[g] = static_cast<std::uint8_t>(active && free && !picked[g]);
-        }
-        remaining_all(cl, sim.now());
-        for (std::size_t t = 0; t < h_.num_domains(top_); ++t) domain_rows(cl, picks, top_, t, 0.0f);
-    }
+    void gpu_rows(const basic_simulator<J>& sim, const env_detail::pick_set& picks, bool active) noexcept;
 
     /// Per-GPU rows with co-location: which GPUs have room comes from `room` (per GPU, for the
     /// current job; null when no job is current), the interference from the jobs on each GPU.
     /// Proximity and free counts as without co-location.
     template <class J>
     void gpu_rows_colocation(const basic_simulator<J>& sim, const env_detail::pick_set& picks, const std::uint8_t* room,
-                             std::uint32_t current, double gpu_memory_gb) noexcept {
-        const auto& cl = sim.cluster();
-        const double now = sim.now();
-        using f = gpu_feature;
-        const auto at = [&](gpu_feature x) { return buf_.obs.data() + L_.offset(x); };
-        float *busy = at(f::busy), *pick = at(f::picked), *rem = at(f::remaining);
-        float *occ = at(f::occupancy), *head = at(f::memory_headroom), *itf = at(f::interference);
-        std::uint8_t* mask = buf_.mask.data();
-        const double M = double(cl.max_jobs_per_gpu()), cap = gpu_memory_gb;
-        discard_marks();  // every GPU is rewritten
-        for (std::size_t g = 0; g < G_; ++g) {
-            const auto gg = static_cast<gpu_id>(g);
-            const auto jobs = cl.jobs_on_count(gg);
-            const bool free = jobs == 0;
-            busy[g] = free ? 0.0f : 1.0f;
-            pick[g] = picks.picked(gg) ? 1.0f : 0.0f;
-            rem[g] = free ? 0.0f : remaining(sim.projected_end(cl.holder(gg)) - now);
-            const bool ok = room && room[g];
-            mask[g] = static_cast<std::uint8_t>(ok && !picks.picked(gg));
-            occ[g] = static_cast<float>(double(jobs) / M);
-            head[g] = free ? 1.0f : static_cast<float>(std::clamp((cap - cl.memory_used(gg)) / cap, 0.0, 1.0));
-            // a free GPU: no one to interfere with, factor 1
-            itf[g] = !ok ? 0.0f
-                         : free ? 1.0f
-                                : static_cast<float>(std::clamp(env_detail::interference_on(sim, gg, current), 0.0, 1.0));
-        }
-        for (std::size_t t = 0; t < h_.num_domains(top_); ++t) domain_rows(cl, picks, top_, t, 0.0f);
-    }
+                             std::uint32_t current, double gpu_memory_gb) noexcept;
 
     /// The remaining time of every GPU: remaining() computed for every GPU, free or not, with
     /// everything in locals, so that the loop vectorises. A free GPU's end time is minus infinity
@@ -219,21 +150,7 @@ public:
     /// its estimated remaining time (the estimate of its duration less the work it has done, at its
     /// slowdown). `shown` is each job's shown duration.
     template <class J>
-    void time_row(const basic_simulator<J>& sim, std::span<const double> shown, bool hidden) noexcept {
-        const auto& cl = sim.cluster();
-        const double now = sim.now();
-        float* rem = buf_.obs.data() + remaining_;
-        for (std::size_t g = 0; g < G_; ++g) {
-            const auto j = cl.holder(gpu_id(g));
-            if (j == no_job) {
-                rem[g] = 0.0f;
-                continue;
-            }
-            const double x = hidden ? now - sim.run_start(j)
-                                    : std::max(0.0, shown[j] - (sim.ideal_duration(j) - sim.work_left(j))) * sim.slowdown(j);
-            rem[g] = remaining(x);
-        }
-    }
+    void time_row(const basic_simulator<J>& sim, std::span<const double> shown, bool hidden) noexcept;
 
     /// The "global" segment at `o`.
     template <class J>
@@ -266,20 +183,7 @@ public:
     /// job_type value (the layout's header describes them) for a current job whose speed on each
     /// type is `speeds` (types.num_types() values; empty when no job is current).
     template <class Types>
-    void type_rows(const Types& types, std::span<const double> speeds) noexcept {
-        float* speed = buf_.obs.data() + L_.offset(gpu_feature::type_speed);
-        float* type = buf_.obs.data() + L_.offset(gpu_feature::type);
-        const std::size_t NT = types.num_types();
-        for (std::size_t g = 0; g < G_; ++g) type[g] = float(types.type_of(gpu_id(g))) / float(NT - 1);
-        buf_.obs[L_.offset(obs_part::job_type)] = best_type_speedup(speeds);
-        if (speeds.empty()) {
-            std::fill(speed, speed + G_, 0.0f);
-            return;
-        }
-        double fast = 0;
-        for (const double v : speeds) fast = std::max(fast, v);
-        for (std::size_t g = 0; g < G_; ++g) speed[g] = static_cast<float>(speeds[types.type_of(gpu_id(g))] / fast);
-    }
+    void type_rows(const Types& types, std::span<const double> speeds) noexcept;
 
     /// The DEFER entry of the mask.
     void defer(bool allowed) noexcept { buf_.mask[G_] = static_cast<std::uint8_t>(allowed); }
@@ -293,15 +197,15 @@ public:
     void after_pick(const env_detail::pick_set& picks, gpu_id g, std::uint32_t cur_gpus) noexcept {
         buf_.obs[picked_ + g] = 1.0f;
         buf_.mask[g] = 0;
-        std::size_t m = 0;  // the highest level whose domain of g holds only this pick
-        while (m < top_ && picks.in(m + 1, maps_[m + 1](g)) == 1) ++m;
+        const std::size_t m = picks.fresh_levels();  // the highest level whose domain of g holds only this pick
         if (m == 1) {  // the first pick in its level-1 domain only: that domain's GPUs
             const auto n = maps_[1](g);
             const float in_node = level_proximity(1);
             with_size(h_.uniform_size(1), [&, in_node](auto N) {
                 const std::size_t size = N() > 0 ? N() : h_.size(1, n);
                 float* prox = buf_.obs.data() + proximity_ + h_.first(1, n);
-                for (std::size_t i = 0; i < size; ++i) prox[i] = in_node;
+                if constexpr (N() > 0) detail::fill_const<N()>(prox, in_node);
+                else std::fill_n(prox, size, in_node);
             });
         } else if (m > 1) {
             const float above = m < top_ ? level_proximity(m + 1) : 0.0f;  // (a domain above holds another pick)
@@ -365,35 +269,18 @@ private:
     }
 
     /// Calls f(std::integral_constant<std::size_t, N>) with N the common size of level-1 domains
-    /// for the common sizes (4, 8, 16 GPUs), 0 otherwise: loops over a node's GPUs then compile to
+    /// for the common sizes (8, 4, 16 GPUs), 0 otherwise: loops over a node's GPUs then compile to
     /// a few vector stores instead of a loop with a prologue and a tail.
     template <class F>
     static void with_size(std::size_t size, F&& f) {
-        switch (size) {
-            case 8: return f(std::integral_constant<std::size_t, 8>{});
-            case 4: return f(std::integral_constant<std::size_t, 4>{});
-            case 16: return f(std::integral_constant<std::size_t, 16>{});
-            default: return f(std::integral_constant<std::size_t, 0>{});
-        }
+        detail::with_constant<8, 4, 16>(size, f);
     }
 
     /// Proximity and free-count features of the GPUs of domain d of level l, whose GPUs have
     /// proximity `above` unless a domain inside holds a pick. The free fraction of a domain is
     /// free x (1 / size) in float. Down to level 2; the level-1 domains of a level-2 domain in one
     /// loop (leaf_rows()).
-    void domain_rows(const cluster_state& cl, const env_detail::pick_set& picks, std::size_t l, std::size_t d, float above) noexcept {
-        const float p = !picks.empty() && picks.in(l, d) ? level_proximity(l) : above;
-        const float f = float(cl.free_in(l, d)) * (1.0f / float(h_.size(l, d)));
-        if (l == 1) {  // a hierarchy of one domain level: its domains are the leaves
-            const gpu_id first = h_.first(1, d), n = h_.size(1, d);
-            std::fill_n(buf_.obs.data() + proximity_ + first, n, p);
-            std::fill_n(buf_.obs.data() + free_ + first, n, f);
-            return;
-        }
-        if (l == 2) return leaf_rows(cl, picks, d, p, f);
-        std::fill_n(buf_.obs.data() + free_ + (l - 1) * G_ + h_.first(l, d), h_.size(l, d), f);
-        for (auto c = h_.first_child(l, d); c < h_.end_child(l, d); ++c) domain_rows(cl, picks, l - 1, c, p);
-    }
+    void domain_rows(const cluster_state& cl, const env_detail::pick_set& picks, std::size_t l, std::size_t d, float above) noexcept;
 
     /// The rows of the GPUs of level-2 domain d (proximity `above` outside a level-1 domain with a
     /// pick, free fraction `f`), level-1 domain by level-1 domain: proximity, level-1 free and
@@ -416,39 +303,23 @@ private:
                 const std::size_t o = N() > 0 ? n * N() : bounds[n], size = N() > 0 ? N() : bounds[n + 1] - o;
                 const float nf = float(node_free[n]) * (1.0f / float(size));
                 const float pv = node_picks[n] ? in_node : off_node;
-                for (std::size_t i = 0; i < size; ++i) {
-                    prox[o + i] = pv;
-                    nfree[o + i] = nf;
-                    rfree[o + i] = rf;
+                if constexpr (N() > 0) {  // (detail/fill.hpp says why)
+                    detail::fill_const<N()>(prox + o, pv);
+                    detail::fill_const<N()>(nfree + o, nf);
+                    detail::fill_const<N()>(rfree + o, rf);
+                } else {
+                    for (std::size_t i = 0; i < size; ++i) {
+                        prox[o + i] = pv;
+                        nfree[o + i] = nf;
+                        rfree[o + i] = rf;
+                    }
                 }
             }
         });
     }
 
     /// The proximity features of domain d of level l alone (see domain_rows()).
-    void proximity_rows(const env_detail::pick_set& picks, std::size_t l, std::size_t d, float above) noexcept {
-        const float p = picks.in(l, d) ? level_proximity(l) : above;
-        if (l == 1) {
-            std::fill_n(buf_.obs.data() + proximity_ + h_.first(l, d), h_.size(l, d), p);
-            return;
-        }
-        if (l == 2) {
-            const std::uint32_t* bounds = h_.bounds(1).data();
-            const std::uint32_t* node_picks = picks.counts(1);
-            const std::size_t c0 = h_.first_child(2, d), c1 = h_.end_child(2, d);
-            with_size(h_.uniform_size(1), [&](auto N) {
-                float* prox = buf_.obs.data() + proximity_;
-                const float in_node = level_proximity(1), off_node = p;  // locals (see leaf_rows())
-                for (std::size_t n = c0; n < c1; ++n) {
-                    const std::size_t o = N() > 0 ? n * N() : bounds[n], size = N() > 0 ? N() : bounds[n + 1] - o;
-                    const float pv = node_picks[n] ? in_node : off_node;
-                    for (std::size_t i = 0; i < size; ++i) prox[o + i] = pv;
-                }
-            });
-            return;
-        }
-        for (auto c = h_.first_child(l, d); c < h_.end_child(l, d); ++c) proximity_rows(picks, l - 1, c, p);
-    }
+    void proximity_rows(const env_detail::pick_set& picks, std::size_t l, std::size_t d, float above) noexcept;
 
     // what a pick reads and writes first (see basic_env's members)
     detail::obs_buffers buf_;
@@ -470,3 +341,5 @@ private:
 };
 
 }  // namespace gpuplace
+
+#include "impl/observation_inl.hpp"  // the members that rewrite whole rows

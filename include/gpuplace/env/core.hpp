@@ -25,6 +25,7 @@
 #include "../simulator.hpp"
 #include "../topology.hpp"
 #include "../workload.hpp"
+#include "../detail/inline.hpp"
 #include "../detail/rng.hpp"
 #include "../information.hpp"
 #include "discipline.hpp"
@@ -78,60 +79,14 @@ public:
     /// Draws the workload of `seed` and advances to the first decision; returns the reward of the
     /// time that passed until then. Request features come from `request(k)`.
     template <class Features>
-    double reset(std::uint64_t seed, const Features& features) {
-        seed_ = seed;
-        workload_.generate(zoo_, num_gpus(), seed, gen_);
-        for (std::size_t i = 0; i < gen_.size(); ++i) gen_[i].id = static_cast<job_id>(i);
-        validate_jobs(cfg_, gen_, num_gpus(), zoo_);  // before anything changes
-        sim_.reserve_placements(workload_.max_episode_gpus(num_gpus()));  // once: later resets (autoresets) allocate nothing
-        sim_.reset(std::span<const TrainingJob>(gen_),
-                   [this](const J& j) { return ideal_of(j); },
-                   [this](const J& j) { return zoo_[j.model].memory_gb; });
-        const std::size_t n = sim_.jobs().size();
-        queue_.reset(n);
-        describe(0, features);
-        if (sim_.colocation()) rooms_.build(sim_);
-        current_ = none;
-        cur_gpus_ = 0;
-        if (preempt_) disc_.reset(n, sim_.now());
-        return advance([](std::span<const gpu_id>) {}).reward;
-    }
+    double reset(std::uint64_t seed, const Features& features);
 
     /// A forked future (basic_env::fork()): the jobs not arrived yet are those of a new draw of
     /// the workload (with `seed`) past its first arrived-so-far many, arriving from now with the
     /// draw's gaps; with durations hidden, the durations of the
     /// present unfinished jobs are redrawn too, from the sampled sizes above what each attained.
     template <class Features>
-    void redraw_future(std::uint64_t seed, const Features& features) {
-        const double now = sim_.now();
-        const auto keep = static_cast<std::uint32_t>(sim_.arrived());
-        // a new draw's jobs after its first `keep` (as many jobs to come as in the truth), their
-        // arrivals continuing from now with the draw's own gaps
-        workload_.generate(zoo_, num_gpus(), detail::mix_seed(seed, 0x666f726b6564ULL), gen_);  // "forked"
-        const double origin = keep == 0 || gen_.size() < keep ? (gen_.empty() ? 0.0 : gen_.front().submit_time) : gen_[keep - 1].submit_time;
-        gen_.erase(gen_.begin(), gen_.begin() + std::ptrdiff_t(std::min<std::size_t>(keep, gen_.size())));
-        for (std::size_t i = 0; i < gen_.size(); ++i) {
-            gen_[i].id = static_cast<job_id>(keep + i);
-            gen_[i].submit_time = std::nextafter(now, 1e300) + (gen_[i].submit_time - origin);
-        }
-        validate_jobs(cfg_, gen_, num_gpus(), zoo_);
-        sim_.replace_future(std::span<const TrainingJob>(gen_),
-                            [this](const J& j) { return ideal_of(j); },
-                            [this](const J& j) { return zoo_[j.model].memory_gb; });
-        const std::size_t n = sim_.jobs().size();
-        queue_.resize_jobs(n);
-        describe(keep, features);
-        if (sim_.colocation()) rooms_.build(sim_);
-        if (preempt_) disc_.grow(n);
-        if (cfg_.durations.mode != duration_info::hidden) return;
-        if (!known_.sampled()) sample_durations();
-        detail::rng r(detail::mix_seed(seed, 0x6475726174696f6eULL));  // "duration"
-        for (std::uint32_t j = 0; j < keep; ++j) {
-            if (is_finished(j)) continue;
-            const double k = double(sim_.job(j).num_gpus);
-            sim_.set_ideal_duration(j, known_.redraw(sim_.attained(j), k, r) / k);
-        }
-    }
+    void redraw_future(std::uint64_t seed, const Features& features);
 
     // ---- the decision -------------------------------------------------------------------------
 
@@ -146,21 +101,8 @@ public:
     double start(std::span<const gpu_id> gpus) {
         const auto j = current_;
         const auto& job = sim_.job(j);
-        comm_result res;
-        double slowdown;
-        if (types_.typed()) {
-            // the slowest GPU's type: the comm model on that type's zoo, and that type's ideal step
-            // time over the reference type's (the job's ideal duration is on the reference type)
-            const auto t = types_.slowest(zoo_, job.model, gpus);
-            const auto& tz = types_.zoo_of(t);
-            res = comm_.evaluate(topo_, tz, job.model, gpus);
-            slowdown = res.slowdown * (comm_.ideal_step_time(topo_, tz, job.model, job.num_gpus) /
-                                       comm_.ideal_step_time(topo_, zoo_, job.model, job.num_gpus));
-        } else {
-            res = comm_.evaluate(topo_, zoo_, job.model, gpus);
-            slowdown = res.slowdown;
-        }
-        sim_.start(j, gpus, slowdown, res.cost);
+        const comm_result res = types_.typed() ? typed_comm(job, gpus) : comm_.evaluate(topo_, zoo_, job.model, gpus);
+        sim_.start(j, gpus, res.slowdown, res.cost);
         queue_.erase(cur_pos_);
         current_ = none;
         if (preempt_) disc_.started(j);
@@ -206,21 +148,17 @@ public:
                 // Nothing fits and nothing will happen: only deferred jobs can be waiting.
                 if (!queue_.empty()) {
                     queue_.next_epoch();
-                    i = find_waiting();
+                    i = find_waiting_rare();
                 }
                 set_current(i);
                 break;  // found one, or the episode is over (all finished)
             }
-            const auto ev = sim_.advance(preempt_ ? disc_.next_decision(sim_, queue_.jobs(), sim_.now()) : basic_simulator<J>::never);
+            const auto ev = sim_.advance(preempt_ ? next_decision() : basic_simulator<J>::never);
             for (auto j = ev.first_arrival; j < ev.first_arrival + ev.arrivals; ++j)
                 queue_.insert(j, sim_.job(j).num_gpus, [this](std::uint32_t a, std::uint32_t b) { return queue_less(a, b); });
             if (!sim_.colocation())
                 for (const auto& r : ev.finished) finished(sim_.gpus_of(r));
-            if (preempt_) {
-                for (auto j = ev.first_arrival; j < ev.first_arrival + ev.arrivals; ++j) disc_.arrived(j, sim_.now());
-                for (const auto& r : ev.finished) disc_.finished(std::uint32_t(r.id));
-                disc_.touch();
-            }
+            if (preempt_) tell_discipline(ev);
             area += ev.area;
             if (ev.in_makespan) elapsed += ev.elapsed;
             moved = true;
@@ -234,7 +172,7 @@ public:
     [[nodiscard]] bool may_defer() noexcept {
         if (!opt_.allow_defer || current_ == none) return false;
         if (sim_.has_events()) return true;
-        return find_waiting(current_) != wait_queue::npos;
+        return find_waiting_rare(current_) != wait_queue::npos;
     }
     /// Whether the job mode's wait is allowed: DEFER is enabled and an event is pending.
     [[nodiscard]] bool may_wait() const noexcept { return opt_.allow_defer && sim_.has_events(); }
@@ -277,16 +215,7 @@ public:
     [[nodiscard]] bool preemptive() const noexcept { return preempt_; }
 
     /// Metrics of the jobs finished so far.
-    [[nodiscard]] metrics episode_metrics() const {
-        auto m = sim_.compute(scratch_);
-        m.type_utilization = types_.utilization(sim_.finished(), sim_.placements(), m.makespan);
-        if (sim_.colocation() && m.makespan > 0) {
-            m.memory_utilization = sim_.memory_time() / (double(num_gpus()) * cfg_.colocation.gpu_memory_gb * m.makespan);
-            // jobs sharing a GPU must not count it twice: busy GPU-time as the simulator measured it
-            m.utilization = sim_.busy_gpu_time() / (double(num_gpus()) * m.makespan);
-        }
-        return m;
-    }
+    [[nodiscard]] metrics episode_metrics() const;
 
 private:
     [[nodiscard]] bool queue_less(std::uint32_t a, std::uint32_t b) const noexcept {
@@ -304,52 +233,55 @@ private:
         }
     }
 
+    /// Preemption: when the discipline decides next. (This and the next out of line: advance()
+    /// is on every decision's path, they only with preemption.)
+    GPUPLACE_NOINLINE double next_decision() const noexcept { return disc_.next_decision(sim_, queue_.jobs(), sim_.now()); }
+    /// Preemption: tells the discipline the arrivals and completions of an event.
+    GPUPLACE_NOINLINE void tell_discipline(const advance_result& ev);
+
+    /// On typed GPUs, the comm model's result for `job` on `gpus` with the slowdown of the slowest
+    /// GPU's type: the comm model on that type's zoo, and that type's ideal step time over the
+    /// reference type's (the job's ideal duration is on the reference type). Out of line: start()
+    /// is on every step's path, this branch only on typed clusters.
+    GPUPLACE_NOINLINE comm_result typed_comm(const J& job, std::span<const gpu_id> gpus) const noexcept;
+
     /// Brings job class c's room up to date; returns how many GPUs have room for it (co-location).
     std::uint32_t room_hosts(std::uint32_t c) noexcept { return rooms_.sync(c, sim_, cfg_.colocation.gpu_memory_gb); }
 
     /// The queue position of the next job to place (other than `skip`), or npos: strict
     /// head-of-line looks at the first non-deferred waiting job only; backfill at the first that fits.
-    [[nodiscard]] std::size_t find_waiting(std::uint32_t skip = none) noexcept {
+    /// (Inlined: a call per decision otherwise, about 20 instructions of the step's ~1,000.)
+    [[nodiscard]] GPUPLACE_ALWAYS_INLINE std::size_t find_waiting(std::uint32_t skip = none) noexcept {
         // Every job requests >= 1 GPU: when no GPU has a free slot (without co-location: no GPU is
         // free) nothing fits, and the (possibly long) queue need not be scanned.
         const auto& cl = cluster();
         if (cl.gpus_with_free_slot() == 0) return wait_queue::npos;
         std::size_t free = cl.free_gpus();
         if (cfg_.env.confine_type && types_.heterogeneous()) free = std::min(free, most_free_of_a_type());
-        if (preempt_)  // only the jobs the discipline chose
-            return queue_.find(skip, free, true, false, [&](std::uint32_t j) { return disc_.in_run_set(j) && sim_.job(j).num_gpus <= free; });
+        if (preempt_) return find_in_run_set(skip, free);
         return queue_.find(skip, free, opt_.backfill, !sim_.colocation(), [&](std::uint32_t j) {
             const auto k = sim_.job(j).num_gpus;
             return k <= free || room_hosts(rooms_.class_of(j)) >= k;
         });
     }
 
+    /// find_waiting() where it is rarely reached (no event pending), out of line: the scan is
+    /// then inlined once, into advance()'s loop.
+    GPUPLACE_NOINLINE std::size_t find_waiting_rare(std::uint32_t skip = none) noexcept { return find_waiting(skip); }
+
+    /// find_waiting() with preemption: only the jobs the discipline chose. (Out of line, so that
+    /// the scan of the common path is inlined into find_waiting().)
+    GPUPLACE_NOINLINE std::size_t find_in_run_set(std::uint32_t skip, std::size_t free) noexcept;
+
     /// confine_type: the most free GPUs of one type.
-    [[nodiscard]] std::size_t most_free_of_a_type() noexcept {
-        std::fill(type_free_.begin(), type_free_.end(), 0);
-        const auto& cl = cluster();
-        const auto& h = hierarchy();
-        for (std::size_t n = 0; n < h.num_domains(1); ++n) type_free_[types_.type_of(h.first(1, n))] += cl.free_in(1, n);
-        return *std::max_element(type_free_.begin(), type_free_.end());
-    }
+    [[nodiscard]] std::size_t most_free_of_a_type() noexcept;
 
     /// Whether job j has finished.
-    [[nodiscard]] bool is_finished(std::uint32_t j) const noexcept {
-        const auto& r = sim_.finished();
-        return std::any_of(r.begin(), r.end(), [j](const job_record& x) { return x.id == j; });
-    }
+    [[nodiscard]] bool is_finished(std::uint32_t j) const noexcept;
 
     /// The discipline's decision: which jobs run; the running jobs left out are suspended and wait
     /// again, the waiting ones in priority order.
-    void decide() {
-        for (auto j : disc_.decide(sim_, queue_.jobs(), num_gpus(), sim_.now())) {
-            sim_.suspend(j);
-            if (cfg_.durations.mode == duration_info::hidden)  // what it has attained, per GPU, as its duration feature
-                queue_.info(j).ideal_feat = squash(sim_.attained(j) / double(sim_.job(j).num_gpus));
-        }
-        queue_.reorder(disc_.order(), [&](std::uint32_t j) { return sim_.job(j).num_gpus; });
-        queue_.next_epoch();
-    }
+    void decide();
 
     /// The observation's duration feature, as observation_writer::squash() computes it.
     [[nodiscard]] float squash(double seconds) const noexcept {
@@ -359,17 +291,7 @@ private:
 
     /// The shown durations and queue features of jobs `from` onwards.
     template <class Features>
-    void describe(std::uint32_t from, const Features& features) {
-        const auto n = static_cast<std::uint32_t>(sim_.jobs().size());
-        shown_.resize(n);
-        for (auto i = from; i < n; ++i) {
-            shown_[i] = shown_duration(i);
-            const auto& j = sim_.job(i);
-            const auto p = zoo_[j.model].at(j.num_gpus);
-            queue_.info(i) = {features.request(j.num_gpus), features.squash(shown_[i]),
-                              static_cast<float>(std::clamp(1.0 - p.spread / p.consolidated, 0.0, 1.0)), double(j.submit_time), 0};
-        }
-    }
+    void describe(std::uint32_t from, const Features& features);
 
     /// The duration the scheduler is shown of job j (durations.mode).
     [[nodiscard]] double shown_duration(std::uint32_t j) const {
@@ -382,19 +304,8 @@ private:
     }
 
     /// Checks the durations and preemption options and prepares the discipline.
-    void init_information() {
-        duration_knowledge::check(cfg_);
-        if (duration_knowledge::needs_sample(cfg_)) sample_durations();
-        const auto& p = cfg_.preemption;
-        if (!p.enabled) return;
-        preempt_ = true;
-        sim_.set_preemption({p.restart_overhead, p.checkpoint_interval});
-        const auto order = cfg_.env.order;
-        disc_.init(order, p, order == queue_order::gittins ? gittins_table(known_.sizes(), p.gittins_quantum) : gittins_table{});
-    }
-    void sample_durations() {
-        known_.sample(cfg_, zoo_, num_gpus(), [this](const TrainingJob& j) { return ideal_of(j); });
-    }
+    void init_information();
+    void sample_durations();
 
     /// Makes the waiting job at queue position i (or none) the current one. The queue does not
     /// change until it starts or is deferred (jobs arrive only in advance()), so i stays its position.
@@ -436,3 +347,5 @@ private:
 };
 
 }  // namespace gpuplace::env_detail
+
+#include "core_inl.hpp"  // the members no decision runs, and the off-by-default branches

@@ -39,6 +39,9 @@ public:
             type_speed_.assign(core.gpu_types().num_types(), 0.0);
         }
         confine_ = core.config().env.confine_type && core.gpu_types().heterogeneous();
+        typed_rows_ = core.gpu_types().heterogeneous();
+        // what makes every decision rewrite the whole observation (see step()), fixed for the env
+        whole_ = core.simulator().colocation() || typed_rows_ || core.preemptive() || core.information() != duration_info::oracle;
     }
 
     [[nodiscard]] std::span<const float> observation(const observation_writer& obs) const noexcept { return obs.obs(); }
@@ -73,7 +76,7 @@ public:
             const auto g = static_cast<gpu_id>(action);
             picks_.add(g);
             if (picks_.size() < core.current_gpus()) {  // a pick alone changes neither the cluster nor time
-                if (core.gpu_types().heterogeneous()) write(core, obs, {});  // the mask may depend on the picks' type: all of it
+                if (typed_rows_) write(core, obs, {});  // the mask may depend on the picks' type: all of it
                 else {
                     obs.after_pick(picks_, g, core.current_gpus());
                     obs.defer(false);  // DEFER is allowed only before the first pick
@@ -90,13 +93,13 @@ public:
         const auto& cl = core.cluster();
         const auto p = core.advance([&](std::span<const gpu_id> gpus) { obs.update_gpus(cl, gpus, core.simulator().now()); });
         reward += p.reward;
-        // With co-location room and interference depend on the current job, once no job is current
-        // every mask entry changes, with preemption jobs may have stopped anywhere, and without true
-        // durations the time row follows the shown ones: the whole observation. Otherwise the GPUs whose jobs
+        // With co-location room and interference depend on the current job, on a heterogeneous
+        // cluster the type features do, once no job is current every mask entry changes, with
+        // preemption jobs may have stopped anywhere, and without true durations the time row
+        // follows the shown ones: the whole observation. Otherwise the GPUs whose jobs
         // changed were rewritten as they changed (start, advance); what is left are their
         // domains, every remaining time when time moved, and the tail.
-        if (core.simulator().colocation() || !core.has_current() || core.gpu_types().heterogeneous() || core.preemptive() ||
-            core.information() != duration_info::oracle) {
+        if (whole_ || !core.has_current()) {
             write(core, obs, {});
         } else {
             obs.flush(cl, picks_, core.simulator().now(), p.time_moved);
@@ -152,6 +155,8 @@ private:
 
     pick_set picks_;  ///< the current job's GPUs so far
     bool confine_ = false;
+    bool typed_rows_ = false;  ///< a heterogeneous cluster: the observation has type rows
+    bool whole_ = false;       ///< every decision rewrites the whole observation
     std::vector<obs_segment> layout_;
     std::vector<std::size_t> type_free_;  ///< heterogeneous: scratch per type
     std::vector<double> type_speed_;      ///< heterogeneous: the current job's speed per type

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "../detail/bounded_vector.hpp"
+#include "../detail/constant.hpp"
 #include "../hierarchy.hpp"
 
 namespace gpuplace::env_detail {
@@ -22,26 +23,35 @@ public:
         gpus_.reserve(h.num_gpus());
         gpus_.clear();
         picked_.assign(h.num_gpus(), 0);
-        maps_.assign(levels_, {});
         off_.assign(levels_ + 1, 0);
-        for (std::size_t l = 0; l < levels_; ++l) {
-            maps_[l] = h.map(l + 1);
-            off_[l + 1] = off_[l] + h.num_domains(l + 1);
-        }
+        for (std::size_t l = 0; l <= levels_; ++l) off_[l] = h.flat_offset(l + 1);
         count_.assign(off_[levels_], 0);
+        flat_ = h.flat_domains();
+        fresh_ = 0;
     }
     /// Adds GPU g. Precondition: g is not picked.
     void add(gpu_id g) noexcept {
         gpus_.push_back(g);
         picked_[g] = 1;
-        for (std::size_t l = 0; l < levels_; ++l) ++count_[off_[l] + maps_[l](g)];
+        // domains nest, so the levels on which g's domain held no pick before are the lowest ones
+        detail::with_constant<2, 3>(levels_, [&](auto NL) {
+            const std::size_t L = NL() ? NL() : levels_;
+            const std::uint32_t* d = flat_ + std::size_t(g) * L;
+            std::size_t fresh = 0;
+            for (std::size_t l = 0; l < L; ++l) fresh += ++count_[d[l]] == 1;
+            fresh_ = fresh;
+        });
     }
     /// Unpicks every GPU, in O(picks x levels).
     void clear() noexcept {
-        for (auto g : gpus_) {
-            picked_[g] = 0;
-            for (std::size_t l = 0; l < levels_; ++l) count_[off_[l] + maps_[l](g)] = 0;
-        }
+        detail::with_constant<2, 3>(levels_, [&](auto NL) {
+            const std::size_t L = NL() ? NL() : levels_;
+            for (auto g : gpus_) {
+                picked_[g] = 0;
+                const std::uint32_t* d = flat_ + std::size_t(g) * L;
+                for (std::size_t l = 0; l < L; ++l) count_[d[l]] = 0;
+            }
+        });
         gpus_.clear();
     }
     /// The picks in pick order; whether GPU g is picked; how many picks domain d of level l holds
@@ -52,6 +62,9 @@ public:
     [[nodiscard]] std::uint32_t in(std::size_t l, std::size_t d) const noexcept { return count_[off_[l - 1] + d]; }
     /// Every domain's picks on level l, indexed by domain.
     [[nodiscard]] const std::uint32_t* counts(std::size_t l) const noexcept { return count_.data() + off_[l - 1]; }
+    /// The highest level m (0 .. L-1) on which the GPU added last is the only pick of its domain
+    /// (and so on every level up to m): 0 when its level-1 domain held a pick already.
+    [[nodiscard]] std::size_t fresh_levels() const noexcept { return fresh_; }
     [[nodiscard]] std::size_t size() const noexcept { return gpus_.size(); }
     [[nodiscard]] bool empty() const noexcept { return gpus_.empty(); }
     /// Sorts the picks ascending (before the job starts on them).
@@ -60,11 +73,12 @@ public:
 private:
     detail::bounded_vector<gpu_id> gpus_;  ///< in pick order (capacity: the number of GPUs)
     std::vector<std::uint8_t> picked_;     ///< per GPU: 1 when picked
-    std::vector<std::uint32_t> count_;     ///< picks per domain, level 1's domains first
+    std::vector<std::uint32_t> count_;     ///< picks per domain, by flat number (level_hierarchy::flat_offset)
     std::vector<std::size_t> off_;         ///< per domain level: where its counts start
-    std::vector<domain_map> maps_;         ///< per domain level: GPU -> domain
+    const std::uint32_t* flat_ = nullptr;  ///< h_.flat_domains()
     std::size_t levels_ = 0;
-    level_hierarchy h_;                    ///< keeps the maps' tables alive
+    std::size_t fresh_ = 0;                ///< fresh_levels()
+    level_hierarchy h_;                    ///< keeps flat_ alive
 };
 
 }  // namespace gpuplace::env_detail

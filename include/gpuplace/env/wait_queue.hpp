@@ -93,7 +93,17 @@ public:
     template <class Fits>
     [[nodiscard]] std::size_t find(std::uint32_t skip, std::size_t free, bool backfill, bool exclusive, Fits&& fits) const {
         const std::uint32_t* gpus = gpus_.data();
-        for (std::size_t i = 0, n = gpus_.size(); i < n; ++i) {
+        const std::size_t n = gpus_.size();
+        if (exclusive && backfill) {  // the common case, written apart so that its scan is a tight loop
+            for (std::size_t i = 0; i < n; ++i) {
+                if (gpus[i] > free) continue;
+                const auto j = jobs_[i];
+                if (j == skip || info_[j].deferred == epoch_) continue;
+                return i;
+            }
+            return npos;
+        }
+        for (std::size_t i = 0; i < n; ++i) {
             if (exclusive && gpus[i] > free) {
                 if (!backfill && jobs_[i] != skip && info_[jobs_[i]].deferred != epoch_) return npos;
                 continue;

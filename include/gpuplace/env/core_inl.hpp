@@ -1,0 +1,162 @@
+#pragma once
+/// \file env/core_inl.hpp
+/// The definitions of scheduling_core's members that no decision runs, or only in a setting
+/// that is off by default (env/core.hpp declares and documents them): building the core, starting
+/// and forking an episode, the shown durations, the metrics, and the preemptive discipline's and
+/// typed GPUs' branches of the step path. env/core.hpp includes this file.
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <span>
+
+#include "core.hpp"
+
+namespace gpuplace::env_detail {
+
+template <Topology T, Job J, class C>
+template <class Features>
+double scheduling_core<T, J, C>::reset(std::uint64_t seed, const Features& features) {
+    seed_ = seed;
+    workload_.generate(zoo_, num_gpus(), seed, gen_);
+    for (std::size_t i = 0; i < gen_.size(); ++i) gen_[i].id = static_cast<job_id>(i);
+    validate_jobs(cfg_, gen_, num_gpus(), zoo_);  // before anything changes
+    sim_.reserve_placements(workload_.max_episode_gpus(num_gpus()));  // once: later resets (autoresets) allocate nothing
+    sim_.reset(std::span<const TrainingJob>(gen_),
+               [this](const J& j) { return ideal_of(j); },
+               [this](const J& j) { return zoo_[j.model].memory_gb; });
+    const std::size_t n = sim_.jobs().size();
+    queue_.reset(n);
+    describe(0, features);
+    if (sim_.colocation()) rooms_.build(sim_);
+    current_ = none;
+    cur_gpus_ = 0;
+    if (preempt_) disc_.reset(n, sim_.now());
+    return advance([](std::span<const gpu_id>) {}).reward;
+}
+
+template <Topology T, Job J, class C>
+template <class Features>
+void scheduling_core<T, J, C>::redraw_future(std::uint64_t seed, const Features& features) {
+    const double now = sim_.now();
+    const auto keep = static_cast<std::uint32_t>(sim_.arrived());
+    // a new draw's jobs after its first `keep` (as many jobs to come as in the truth), their
+    // arrivals continuing from now with the draw's own gaps
+    workload_.generate(zoo_, num_gpus(), detail::mix_seed(seed, 0x666f726b6564ULL), gen_);  // "forked"
+    const double origin = keep == 0 || gen_.size() < keep ? (gen_.empty() ? 0.0 : gen_.front().submit_time) : gen_[keep - 1].submit_time;
+    gen_.erase(gen_.begin(), gen_.begin() + std::ptrdiff_t(std::min<std::size_t>(keep, gen_.size())));
+    for (std::size_t i = 0; i < gen_.size(); ++i) {
+        gen_[i].id = static_cast<job_id>(keep + i);
+        gen_[i].submit_time = std::nextafter(now, 1e300) + (gen_[i].submit_time - origin);
+    }
+    validate_jobs(cfg_, gen_, num_gpus(), zoo_);
+    sim_.replace_future(std::span<const TrainingJob>(gen_),
+                        [this](const J& j) { return ideal_of(j); },
+                        [this](const J& j) { return zoo_[j.model].memory_gb; });
+    const std::size_t n = sim_.jobs().size();
+    queue_.resize_jobs(n);
+    describe(keep, features);
+    if (sim_.colocation()) rooms_.build(sim_);
+    if (preempt_) disc_.grow(n);
+    if (cfg_.durations.mode != duration_info::hidden) return;
+    if (!known_.sampled()) sample_durations();
+    detail::rng r(detail::mix_seed(seed, 0x6475726174696f6eULL));  // "duration"
+    for (std::uint32_t j = 0; j < keep; ++j) {
+        if (is_finished(j)) continue;
+        const double k = double(sim_.job(j).num_gpus);
+        sim_.set_ideal_duration(j, known_.redraw(sim_.attained(j), k, r) / k);
+    }
+}
+
+template <Topology T, Job J, class C>
+metrics scheduling_core<T, J, C>::episode_metrics() const {
+    auto m = sim_.compute(scratch_);
+    m.type_utilization = types_.utilization(sim_.finished(), sim_.placements(), m.makespan);
+    if (sim_.colocation() && m.makespan > 0) {
+        m.memory_utilization = sim_.memory_time() / (double(num_gpus()) * cfg_.colocation.gpu_memory_gb * m.makespan);
+        // jobs sharing a GPU must not count it twice: busy GPU-time as the simulator measured it
+        m.utilization = sim_.busy_gpu_time() / (double(num_gpus()) * m.makespan);
+    }
+    return m;
+}
+
+template <Topology T, Job J, class C>
+void scheduling_core<T, J, C>::tell_discipline(const advance_result& ev) {
+    for (auto j = ev.first_arrival; j < ev.first_arrival + ev.arrivals; ++j) disc_.arrived(j, sim_.now());
+    for (const auto& r : ev.finished) disc_.finished(std::uint32_t(r.id));
+    disc_.touch();
+}
+
+template <Topology T, Job J, class C>
+comm_result scheduling_core<T, J, C>::typed_comm(const J& job, std::span<const gpu_id> gpus) const noexcept {
+    const auto t = types_.slowest(zoo_, job.model, gpus);
+    const auto& tz = types_.zoo_of(t);
+    auto res = comm_.evaluate(topo_, tz, job.model, gpus);
+    res.slowdown *= comm_.ideal_step_time(topo_, tz, job.model, job.num_gpus) / comm_.ideal_step_time(topo_, zoo_, job.model, job.num_gpus);
+    return res;
+}
+
+template <Topology T, Job J, class C>
+std::size_t scheduling_core<T, J, C>::find_in_run_set(std::uint32_t skip, std::size_t free) noexcept {
+    return queue_.find(skip, free, true, false, [&](std::uint32_t j) { return disc_.in_run_set(j) && sim_.job(j).num_gpus <= free; });
+}
+
+template <Topology T, Job J, class C>
+std::size_t scheduling_core<T, J, C>::most_free_of_a_type() noexcept {
+    std::fill(type_free_.begin(), type_free_.end(), 0);
+    const auto& cl = cluster();
+    const auto& h = hierarchy();
+    for (std::size_t n = 0; n < h.num_domains(1); ++n) type_free_[types_.type_of(h.first(1, n))] += cl.free_in(1, n);
+    return *std::max_element(type_free_.begin(), type_free_.end());
+}
+
+template <Topology T, Job J, class C>
+bool scheduling_core<T, J, C>::is_finished(std::uint32_t j) const noexcept {
+    const auto& r = sim_.finished();
+    return std::any_of(r.begin(), r.end(), [j](const job_record& x) { return x.id == j; });
+}
+
+template <Topology T, Job J, class C>
+void scheduling_core<T, J, C>::decide() {
+    for (auto j : disc_.decide(sim_, queue_.jobs(), num_gpus(), sim_.now())) {
+        sim_.suspend(j);
+        if (cfg_.durations.mode == duration_info::hidden)  // what it has attained, per GPU, as its duration feature
+            queue_.info(j).ideal_feat = squash(sim_.attained(j) / double(sim_.job(j).num_gpus));
+    }
+    queue_.reorder(disc_.order(), [&](std::uint32_t j) { return sim_.job(j).num_gpus; });
+    queue_.next_epoch();
+}
+
+template <Topology T, Job J, class C>
+template <class Features>
+void scheduling_core<T, J, C>::describe(std::uint32_t from, const Features& features) {
+    const auto n = static_cast<std::uint32_t>(sim_.jobs().size());
+    shown_.resize(n);
+    for (auto i = from; i < n; ++i) {
+        shown_[i] = shown_duration(i);
+        const auto& j = sim_.job(i);
+        const auto p = zoo_[j.model].at(j.num_gpus);
+        queue_.info(i) = {features.request(j.num_gpus), features.squash(shown_[i]),
+                          static_cast<float>(std::clamp(1.0 - p.spread / p.consolidated, 0.0, 1.0)), double(j.submit_time), 0};
+    }
+}
+
+template <Topology T, Job J, class C>
+void scheduling_core<T, J, C>::init_information() {
+    duration_knowledge::check(cfg_);
+    if (duration_knowledge::needs_sample(cfg_)) sample_durations();
+    const auto& p = cfg_.preemption;
+    if (!p.enabled) return;
+    preempt_ = true;
+    sim_.set_preemption({p.restart_overhead, p.checkpoint_interval});
+    const auto order = cfg_.env.order;
+    disc_.init(order, p, order == queue_order::gittins ? gittins_table(known_.sizes(), p.gittins_quantum) : gittins_table{});
+}
+
+template <Topology T, Job J, class C>
+void scheduling_core<T, J, C>::sample_durations() {
+    known_.sample(cfg_, zoo_, num_gpus(), [this](const TrainingJob& j) { return ideal_of(j); });
+}
+
+}  // namespace gpuplace::env_detail
