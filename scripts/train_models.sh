@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Trains the reference policies shipped in data/models/ (rl::model_names(): default, philly,
-# proximity_drl), each with its recipe (gpuplace-train --print-config --config <name>), compares it
+# proximity_drl, default_distilled, philly_distilled), each with its recipe (gpuplace-train --print-config --config <name>), compares it
 # with every heuristic under every queue policy on the held-out seeds (the tables in docs/ppo.md),
 # and copies the kept network to data/models/<name>.json.
-#   scripts/train_models.sh [name ...]      (default: all three; run scripts/setup.sh first)
+#   scripts/train_models.sh [name ...]      (default: all five; run scripts/setup.sh first)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 names=("$@")
-((${#names[@]})) || names=(default philly proximity_drl)
+((${#names[@]})) || names=(default philly proximity_drl default_distilled philly_distilled)
 mkdir -p data/models out/models
 for n in "${names[@]}"; do
   printf '\n==> %s\n' "$n"

@@ -263,8 +263,12 @@ inline void check_information(const gpuplace::detail::json& trained, const scena
 }
 
 /// Names of the reference policies shipped with gpuplace (data/models/<name>.json, trained by
-/// scripts/train_models.sh; docs/ppo.md has their held-out tables).
-[[nodiscard]] inline std::vector<std::string> model_names() { return {"default", "philly", "proximity_drl"}; }
+/// scripts/train_models.sh, each with the training recipe of its name; docs/ppo.md and, for the
+/// networks distilled from the fair rollout planner in the placement action mode,
+/// docs/planning.md have their held-out tables).
+[[nodiscard]] inline std::vector<std::string> model_names() {
+    return {"default", "philly", "proximity_drl", "default_distilled", "philly_distilled"};
+}
 
 /// The checkpoint file a name means: one of model_names() (its file in the data folder), else the
 /// name itself as a path.
