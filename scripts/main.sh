@@ -12,7 +12,7 @@
 #     which plans on the episode's own future (not causal) (out/planning.json); then the network
 #     distilled from the fair planner (data/models/default_distilled.json, the default_distilled
 #     recipe; docs/planning.md), compared with every heuristic variant on the same seeds
-#     (out/distilled/).
+#     (out/default_distilled/).
 # GPUPLACE_PPO_STEPS sets PPO's training budget of step 2 (after its imitation). Every run can be
 # stopped (Ctrl-C) and continued: build/apps/gpuplace-train --out out/<name> --resume (docs/ppo.md).
 set -euo pipefail
@@ -31,6 +31,6 @@ build/apps/gpuplace-train --config philly --compare --no-plot --out out/philly -
 printf '\n==> 4/4 rollout planners over pack_wait+sjf, default scenario, placement mode (20 held-out seeds)\n'
 build/apps/gpuplace-eval --scenario default --action-mode placement --seeds 20 \
   --policies pack_wait+sjf,rollout16:pack_wait+sjf,hindsight:pack_wait+sjf --json out/planning.json
-build/apps/gpuplace-train --load default_distilled --seeds 20 --no-plot --out out/distilled
-printf '\nresults: out/heuristics.csv, out/default/compare.csv, out/default/learning_curve.png, out/default/jct_comparison.png, out/philly/compare_*.csv, out/planning.json, out/distilled/compare.csv (%ss)\n' \
+build/apps/gpuplace-train --load default_distilled --seeds 20 --no-plot --out out/default_distilled
+printf '\nresults: out/heuristics.csv, out/default/compare.csv, out/default/learning_curve.png, out/default/jct_comparison.png, out/philly/compare_*.csv, out/planning.json, out/default_distilled/compare.csv (%ss)\n' \
   "$(( $(date +%s) - start ))"
