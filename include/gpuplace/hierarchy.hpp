@@ -216,6 +216,9 @@ public:
     /// The children of domain d of level l >= 1: domains first_child .. end_child - 1 of level l - 1.
     [[nodiscard]] std::uint32_t first_child(std::size_t l, std::size_t d) const noexcept { return d_->child[l][d]; }
     [[nodiscard]] std::uint32_t end_child(std::size_t l, std::size_t d) const noexcept { return d_->child[l][d + 1]; }
+    /// Every domain's first child on level l >= 1 (num_domains(l) + 1 entries, the last one past
+    /// the level's last child), for loops over a level.
+    [[nodiscard]] std::span<const std::uint32_t> children(std::size_t l) const noexcept { return d_->child[l]; }
 
     // ---- links ------------------------------------------------------------------------------------
 

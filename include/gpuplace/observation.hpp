@@ -201,9 +201,9 @@ public:
         if (m == 1) {  // the first pick in its level-1 domain only: that domain's GPUs
             const auto n = maps_[1](g);
             const float in_node = level_proximity(1);
-            with_size(h_.uniform_size(1), [&, in_node](auto N) {
-                const std::size_t size = N() > 0 ? N() : h_.size(1, n);
-                float* prox = buf_.obs.data() + proximity_ + h_.first(1, n);
+            with_size(node_size_, [&, in_node](auto N) {
+                const std::size_t size = N() > 0 ? N() : bounds1_[n + 1] - bounds1_[n];
+                float* prox = buf_.obs.data() + proximity_ + bounds1_[n];
                 if constexpr (N() > 0) detail::fill_const<N()>(prox, in_node);
                 else std::fill_n(prox, size, in_node);
             });
@@ -229,7 +229,7 @@ public:
         if (top_ == 2) {  // a tree of two domain levels (nodes in racks): the rows of each rack in one loop
             for (auto t : dirty_tops_) {
                 const float p = !picks.empty() && picks.in(2, t) ? level_proximity(2) : 0.0f;
-                leaf_rows(cl, picks, t, p, float(cl.free_in(2, t)) * (1.0f / float(h_.size(2, t))));
+                leaf_rows(cl, picks, t, p, float(cl.free_in(2, t)) * (1.0f / float(bounds2_[t + 1] - bounds2_[t])));
                 top_dirty_[t] = 0;
             }
         } else {
@@ -288,11 +288,11 @@ private:
     void leaf_rows(const cluster_state& cl, const env_detail::pick_set& picks, std::size_t d, float above, float f) noexcept {
         // the level-1 domains' arrays, read once: the loop stores floats, which the compiler must
         // otherwise assume may change what it reloads
-        const std::uint32_t* bounds = h_.bounds(1).data();
+        const std::uint32_t* bounds = bounds1_;
         const std::uint32_t* node_free = cl.free_on(1).data();
         const std::uint32_t* node_picks = picks.counts(1);
-        const std::size_t c0 = h_.first_child(2, d), c1 = h_.end_child(2, d);
-        with_size(h_.uniform_size(1), [&](auto N) {
+        const std::size_t c0 = children2_[d], c1 = children2_[d + 1];
+        with_size(node_size_, [&](auto N) {
             float* prox = buf_.obs.data() + proximity_;
             float* nfree = buf_.obs.data() + free_;
             float* rfree = nfree + G_;
@@ -338,6 +338,12 @@ private:
     std::vector<float> request_;                         ///< request(k) for k = 0..G
     obs_layout L_;                                       ///< where everything is written
     level_hierarchy h_;
+    // h_'s arrays the step reads, kept here: one load each instead of three (the hierarchy's
+    // shared data, then the level's array)
+    const std::uint32_t* bounds1_ = nullptr;    ///< level 1's domain boundaries
+    const std::uint32_t* bounds2_ = nullptr;    ///< level 2's (a tree: racks), when the hierarchy has it
+    const std::uint32_t* children2_ = nullptr;  ///< level 2's domains' first children
+    std::size_t node_size_ = 0;                 ///< h_.uniform_size(1)
 };
 
 }  // namespace gpuplace

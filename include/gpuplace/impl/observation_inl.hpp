@@ -37,6 +37,10 @@ inline observation_writer::observation_writer(const level_hierarchy& h, std::siz
         maps_[l] = h.map(l);
         prox_[l] = float(top_ + 1 - l) / float(top_);
     }
+    bounds1_ = h_.bounds(1).data();
+    bounds2_ = h_.bounds(2).data();
+    children2_ = h_.children(2).data();
+    node_size_ = h_.uniform_size(1);
     request_.resize(G_ + 1);
     for (std::size_t k = 0; k <= G_; ++k)
         request_[k] = static_cast<float>(std::log2(double(k) + 1.0) / std::log2(double(G_) + 1.0));
