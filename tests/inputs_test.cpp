@@ -223,10 +223,15 @@ TEST_CASE("inputs: every training recipe reads as a run config; the distilled on
             CHECK(rc.ppo.dagger_teacher.starts_with("rollout16:"));
             CHECK_FALSE(gp::is_hindsight_policy(rc.ppo.dagger_teacher));  // a causal teacher
             CHECK(rc.ppo.total_steps == 0);
+            CHECK(rc.train_scenarios().size() == (name == "sizes_distilled" ? 2u : 1u));
         }
     }
+    CHECK_THROWS_WITH_AS((void)gp::rl::run_config::from_json(json::parse(R"({"train_on": [3]})")),
+                         "config /train_on/0: expected a preset name, a scenario file or an object, got 3", gp::ConfigError);
+    CHECK_THROWS_WITH_AS((void)gp::rl::run_config::from_json(json::parse(R"({"train_on": "default"})")),
+                         "config /train_on: expected a list of scenarios, got \"default\"", gp::ConfigError);
     CHECK_THROWS_WITH_AS((void)gp::rl::run_recipe("distilled"),
                          "unknown training recipe \"distilled\" (allowed: default, philly, proximity_drl, philly_hidden, default_distilled, "
-                         "philly_distilled)",
+                         "philly_distilled, sizes_distilled)",
                          gp::ConfigError);
 }

@@ -57,7 +57,7 @@ rl::ppo_config dagger_config(const std::string& teacher, std::size_t iterations,
     return c;
 }
 
-std::vector<float> all_params(rl::ppo& p) {
+std::vector<float> trainer_params(rl::ppo& p) {
     std::vector<float> v;
     for (auto* part : p.network().parts()) v.insert(v.end(), part->params().data(), part->params().data() + part->params().size());
     return v;
@@ -102,7 +102,7 @@ TEST_CASE("rl expert iteration: deterministic by seed and thread count, with a h
     while (!a.done()) (void)a.iterate();
     while (!b.done()) (void)b.iterate();
     CHECK(a.demonstrations() == 2 * 128);
-    CHECK(all_params(a) == all_params(b));
+    CHECK(trainer_params(a) == trainer_params(b));
     // then PPO continues from the distilled network
     auto c = dagger_config("hindsight:pack", 2);
     c.total_steps = 128;
@@ -132,7 +132,7 @@ TEST_CASE("rl expert iteration: a trainer saved between expert iterations contin
         b.load_state(rl::read_state_file(file), file);
         CHECK(b.demonstrations() == a.demonstrations());
         while (!b.done()) (void)b.iterate();
-        CHECK(all_params(b) == all_params(ref));
+        CHECK(trainer_params(b) == trainer_params(ref));
         // a label that is no valid action of its state is refused, naming it
         if (at == 2) {
             auto j = a.save_state();
@@ -162,5 +162,31 @@ TEST_CASE("rl expert iteration: config errors name the path and the value") {
     CHECK_THROWS_WITH_AS(rl::ppo(tiny_ppo_scenario(), dagger_config("hindsight:pack", 1)),
                          "ppo: dagger_teacher \"hindsight:pack\" is a rollout planner, which chooses among the candidates of the "
                          "placement or job action mode; the scenario's action_mode is gpu",
+                         ConfigError);
+}
+
+TEST_CASE("rl ppo: a mixture of cluster sizes trains one network in the placement mode; the gpu mode refuses it") {
+    auto small = tiny_placement_scenario(), large = tiny_placement_scenario();
+    large.name = "tiny@16";
+    large.topology.nodes_per_rack = 4;  // 16 GPUs
+    auto c = dagger_config("pack", 2);
+    c.total_steps = 128;
+    rl::ppo p({small, large}, c);
+    CHECK(p.mixture().size() == 2);
+    for (std::size_t i = 0; i < c.num_envs; ++i) CHECK(p.vector_env().env(i).num_gpus() == (i % 2 == 0 ? 8u : 16u));
+    (void)p.iterate();
+    // the state names the mixture: a trainer of another mixture refuses it
+    const auto st = p.save_state();
+    rl::ppo q({small, large}, c), r(small, c);
+    q.load_state(st, "mem");
+    CHECK(q.iterations() == 1);
+    CHECK_THROWS_WITH_AS(r.load_state(st, "mem"), doctest::Contains("made for another mixture of scenarios"), CheckpointError);
+    while (!p.done()) (void)p.iterate();
+    while (!q.done()) (void)q.iterate();
+    CHECK(trainer_params(p) == trainer_params(q));
+    // in the gpu mode the observation has a part per GPU: sizes cannot share a batch
+    auto g = tiny_ppo_scenario(), g16 = tiny_ppo_scenario();
+    g16.topology.nodes_per_rack = 4;
+    CHECK_THROWS_WITH_AS(rl::ppo({g, g16}, tiny_ppo_config()), doctest::Contains("the scenarios of a mixture need observations and actions of one size"),
                          ConfigError);
 }

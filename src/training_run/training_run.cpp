@@ -96,12 +96,29 @@ constexpr std::string_view distilled_run_config_json = R"({
           "dagger_iterations": 10}
 })";
 
+/// The "sizes_distilled" recipe: default_distilled with the training envs alternating between the
+/// default cluster (64 GPUs) and one of 16 GPUs (1 rack x 2 DGX-A100 nodes, 40 jobs: the default
+/// workload at 2.5 jobs per GPU, as scripts/size_transfer.sh evaluates it), so that one network
+/// learns both; validated and compared on the default scenario, evaluated on 16 to 1,024 GPUs by
+/// scripts/size_transfer.sh. Larger clusters are left out of training: the planner's rollouts
+/// grow with the cluster and its jobs (about 1 s a decision at 256 GPUs).
+constexpr std::string_view sizes_run_config_json = R"({
+  "train_on": [
+    {"name": "default@16", "topology": {"preset": "dgx_a100", "racks": 1, "nodes_per_rack": 2},
+     "workload": {"kind": "synthetic", "num_jobs": 40, "load": 1.0, "gpu_counts": {"1": 0.4, "2": 0.2, "4": 0.2, "8": 0.2},
+                  "duration_min": 600, "duration_max": 14400},
+     "env": {"queue_policy": "fifo", "backfill": true, "allow_defer": true, "queue_window": 8},
+     "reward": {"jct": 1.0, "time_scale": 3600}},
+    "default"
+  ]
+})";
+
 }  // namespace
 
 json default_run_config() { return parse_json(default_run_config_json, "default training config"); }
 
 std::vector<std::string> run_recipe_names() {
-    return {"default", "philly", "proximity_drl", "philly_hidden", "default_distilled", "philly_distilled"};
+    return {"default", "philly", "proximity_drl", "philly_hidden", "default_distilled", "philly_distilled", "sizes_distilled"};
 }
 
 json run_recipe(std::string_view name) {
@@ -110,12 +127,13 @@ json run_recipe(std::string_view name) {
     if (name == "philly") j.merge_patch(parse_json(philly_run_config_json, "philly training config"));
     else if (name == "proximity_drl")
         j.merge_patch(parse_json(proximity_drl_run_config_json, "proximity_drl training config"));
-    else if (name == "default_distilled" || name == "philly_distilled") {
+    else if (name == "default_distilled" || name == "philly_distilled" || name == "sizes_distilled") {
         const bool philly = name == "philly_distilled";
         if (philly) j.merge_patch(parse_json(philly_run_config_json, "philly training config"));
         j.merge_patch(parse_json(distilled_run_config_json, "distilled training config"));
         j["ppo"]["teacher"] = philly ? "pack" : "pack_wait";
         j["ppo"]["dagger_teacher"] = philly ? "rollout16:pack+sjf" : "rollout16:pack_wait+sjf";
+        if (name == "sizes_distilled") j.merge_patch(parse_json(sizes_run_config_json, "sizes_distilled training config"));
     }
     else if (name == "philly_hidden") {
         j.merge_patch(parse_json(philly_run_config_json, "philly training config"));
@@ -146,7 +164,7 @@ bool run_config::layer::sets(const std::string& path) const {
 run_config run_config::from_json(const json& j, std::string base_dir) {
     using namespace gpuplace::detail;
     check_keys(j, "", {"scenario", "train_reward", "validation_seeds", "validate_every", "restarts", "checkpoint_every",
-                       "queue", "compare_on", "action_mode", "ppo"});
+                       "queue", "compare_on", "train_on", "action_mode", "ppo"});
     run_config c;
     c.base_dir = std::move(base_dir);
     if (auto it = j.find("scenario"); it != j.end()) {
@@ -171,13 +189,15 @@ run_config run_config::from_json(const json& j, std::string base_dir) {
             config_fail("/queue", e.what());
         }
     }
-    if (auto it = j.find("compare_on"); it != j.end()) {
-        if (!it->is_array()) config_fail("/compare_on", "expected a list of scenarios, got " + short_dump(*it));
+    for (const auto& [key, list] : {std::pair{"compare_on", &c.compare_on}, std::pair{"train_on", &c.train_on}}) {
+        const auto it = j.find(key);
+        if (it == j.end()) continue;
+        const std::string at = std::string("/") + key;
+        if (!it->is_array()) config_fail(at, "expected a list of scenarios, got " + short_dump(*it));
         for (std::size_t i = 0; i < it->size(); ++i) {
             if (!(*it)[i].is_string() && !(*it)[i].is_object())
-                config_fail("/compare_on/" + std::to_string(i), "expected a preset name, a scenario file or an object, got " +
-                                                                    short_dump((*it)[i]));
-            c.compare_on.push_back((*it)[i]);
+                config_fail(at + "/" + std::to_string(i), "expected a preset name, a scenario file or an object, got " + short_dump((*it)[i]));
+            list->push_back((*it)[i]);
         }
     }
     read_string(j, "", "action_mode", c.action_mode);
@@ -197,6 +217,8 @@ run_config run_config::from_json(const json& j, std::string base_dir) {
     within(c.scenario, "/scenario", [&] { (void)c.train_scenario(); });
     for (std::size_t i = 0; i < c.compare_on.size(); ++i)
         within(c.compare_on[i], "/compare_on/" + std::to_string(i), [&] { (void)c.load(c.compare_on[i]); });
+    for (std::size_t i = 0; i < c.train_on.size(); ++i)
+        within(c.train_on[i], "/train_on/" + std::to_string(i), [&] { (void)c.train_scenario(c.load(c.train_on[i])); });
     return c;
 }
 
@@ -248,6 +270,7 @@ json run_config::to_json() const {
     if (!train_reward.is_null()) j["train_reward"] = train_reward;
     if (!queue.empty()) j["queue"] = queue;
     if (!compare_on.empty()) j["compare_on"] = compare_on;
+    if (!train_on.empty()) j["train_on"] = train_on;
     if (!action_mode.empty()) j["action_mode"] = action_mode;
     return j;
 }
@@ -278,8 +301,17 @@ gpuplace::scenario run_config::policy_scenario() const {
     return s;
 }
 
-gpuplace::scenario run_config::train_scenario() const {
-    auto s = policy_scenario();
+gpuplace::scenario run_config::train_scenario() const { return train_scenario(eval_scenario()); }
+
+std::vector<gpuplace::scenario> run_config::train_scenarios() const {
+    std::vector<gpuplace::scenario> v;
+    for (const auto& sc : train_on) v.push_back(train_scenario(load(sc)));
+    if (v.empty()) v.push_back(train_scenario());
+    return v;
+}
+
+gpuplace::scenario run_config::train_scenario(gpuplace::scenario s) const {
+    apply_queue(s, queue);
     if (train_reward.is_null()) return s;
     auto j = gpuplace::to_json(s);
     j["reward"].merge_patch(train_reward);
@@ -443,7 +475,7 @@ void write_restart_state(const std::string& dir, const json& doc, const write_ob
 
 /// What one restart of a run trains and where (train_restart()).
 struct restart_plan {
-    const gpuplace::scenario& train_s;  ///< the scenario it trains on (run_config::train_scenario())
+    const std::vector<gpuplace::scenario>& train_s;  ///< the scenarios it trains on (run_config::train_scenarios())
     const gpuplace::scenario& eval_s;   ///< the scenario its checkpoints name (run_config::eval_scenario())
     ppo_config pc;                      ///< the run's PPO config with this restart's training seed
     const run_config& rc;
@@ -511,6 +543,11 @@ restart_result train_restart(const restart_plan& p, const run_options& o, const 
                       eval_s.name.c_str(), ppo.network().num_params(), pc.total_steps, ppo.ppo_iterations(), pc.num_envs,
                       pc.num_steps);
         say(b);
+        if (train_s.size() > 1) {
+            std::string names;
+            for (const auto& m : train_s) names += (names.empty() ? "" : ", ") + m.name + " (" + std::to_string(E(m).num_gpus()) + " GPUs)";
+            say("the envs train on " + std::to_string(train_s.size()) + " scenarios in turn: " + names + "\n");
+        }
         if (ppo.imitation_iterations() > 0) {
             std::snprintf(b, sizeof b, "first cloning %s: %zu env steps of its rollouts (%zu iterations), then %zu value-only iterations\n",
                           pc.teacher.c_str(), pc.imitation_steps, ppo.imitation_iterations(), pc.value_warmup);
@@ -684,7 +721,7 @@ run_result train_run_on(const run_config& rc, const run_options& o) {
         o.print(s);
     };
     const auto eval_s = rc.eval_scenario();
-    const auto train_s = rc.train_scenario();
+    const auto train_s = rc.train_scenarios();
     fs::create_directories(o.out);
     const json ident = {{"format", "gpuplace-run"}, {"version", run_state_version}, {"gpuplace", version_string},
                         {"config", rc.to_json()}, {"scenario", gpuplace::to_json(eval_s)}};

@@ -70,6 +70,12 @@ struct run_config {
     /// Scenarios --compare evaluates on (preset names, files or objects); empty = the run's scenario.
     /// E.g. a policy trained on "philly" is compared on the held-out files "philly:0e4a51", ...
     std::vector<json> compare_on;
+    /// Scenarios the training envs cycle through (env i trains on train_on[i % size], each under
+    /// the run's queue policy, action mode and train_reward), e.g. clusters of several sizes for one
+    /// network that serves them all; empty = the run's scenario. Validation and --compare stay on
+    /// the run's scenario. Their observations must have one size: in the placement and job action
+    /// modes they do not depend on the number of GPUs.
+    std::vector<json> train_on;
     /// The action mode of every scenario of the run ("gpu", "placement", "job"; "" = each scenario's).
     std::string action_mode;
     ppo_config ppo;
@@ -113,6 +119,10 @@ struct run_config {
     [[nodiscard]] gpuplace::scenario policy_scenario() const;
     /// The scenario the network is trained on: policy_scenario() with train_reward's weights.
     [[nodiscard]] gpuplace::scenario train_scenario() const;
+    /// `s` under the run's queue policy, with train_reward's weights (train_scenario() of the run's).
+    [[nodiscard]] gpuplace::scenario train_scenario(gpuplace::scenario s) const;
+    /// The scenarios the training envs cycle through: train_on's, else train_scenario().
+    [[nodiscard]] std::vector<gpuplace::scenario> train_scenarios() const;
 };
 
 /// How a run is carried out (not part of what it computes). The callbacks are the run's seams:

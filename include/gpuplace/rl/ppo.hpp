@@ -61,8 +61,15 @@ class basic_ppo {
 public:
     using network_type = basic_actor_critic<S>;
 
-    basic_ppo(const scenario& s, ppo_config c)
-        : cfg_(std::move(c)), scen_(s), venv_(s, cfg_.num_envs, cfg_.threads), rng_(gpuplace::detail::mix_seed(cfg_.seed, 0x70706fULL)) {
+    basic_ppo(const scenario& s, ppo_config c) : basic_ppo(std::vector<scenario>{s}, std::move(c)) {}
+
+    /// Training over a mixture of scenarios: env i of the vector env runs mixture[i % size], e.g.
+    /// clusters of several sizes, so that one network learns them all. Their observations and
+    /// actions must have the same size (so in the placement and job action modes, where they do not
+    /// depend on the number of GPUs); ConfigError otherwise.
+    basic_ppo(std::vector<scenario> mixture, ppo_config c)
+        : cfg_(std::move(c)), scen_(mixture.at(0)), mixture_(std::move(mixture)), venv_(make_envs(mixture_, cfg_), cfg_.threads),
+          rng_(gpuplace::detail::mix_seed(cfg_.seed, 0x70706fULL)) {
         spec_ = obs_spec::of(venv_.env(0));
         net_ = network_type(spec_, cfg_.network, gpuplace::detail::mix_seed(cfg_.seed, 0x6e6574ULL));
         std::vector<std::size_t> sizes;
@@ -106,6 +113,8 @@ public:
 
     [[nodiscard]] const ppo_config& config() const noexcept { return cfg_; }
     [[nodiscard]] const scenario& scenario_config() const noexcept { return scen_; }
+    /// The scenarios the envs train on (one: scenario_config()).
+    [[nodiscard]] const std::vector<scenario>& mixture() const noexcept { return mixture_; }
     [[nodiscard]] network_type& network() noexcept { return net_; }
     [[nodiscard]] const network_type& network() const noexcept { return net_; }
     [[nodiscard]] basic_vector_env<Env>& vector_env() noexcept { return venv_; }
@@ -209,6 +218,20 @@ private:
         double ret = 0, jct = 0, comm = 0;
     };
 
+    static std::vector<Env> make_envs(const std::vector<scenario>& mixture, const ppo_config& c) {
+        std::vector<Env> envs;
+        envs.reserve(c.num_envs);
+        for (std::size_t i = 0; i < c.num_envs; ++i) envs.emplace_back(mixture[i % mixture.size()]);
+        for (std::size_t i = 1; i < envs.size(); ++i)
+            if (envs[i].observation_size() != envs[0].observation_size() || envs[i].num_actions() != envs[0].num_actions())
+                throw ConfigError("ppo: the scenarios of a mixture need observations and actions of one size; \"" +
+                                  mixture[i % mixture.size()].name + "\" has " + std::to_string(envs[i].observation_size()) + " and " +
+                                  std::to_string(envs[i].num_actions()) + ", \"" + mixture[0].name + "\" " +
+                                  std::to_string(envs[0].observation_size()) + " and " + std::to_string(envs[0].num_actions()) +
+                                  " (in the placement and job action modes they do not depend on the cluster size)");
+        return envs;
+    }
+
     /// The discount of a step that advanced `elapsed` simulated seconds (ppo_config::discount).
     [[nodiscard]] double discount_of(double elapsed) const noexcept {
         return cfg_.discount == "time" ? std::pow(cfg_.gamma, elapsed / cfg_.discount_seconds) : cfg_.gamma;
@@ -254,6 +277,7 @@ private:
 
     ppo_config cfg_;
     scenario scen_;
+    std::vector<scenario> mixture_;
     any_policy<Env> teacher_;  ///< empty without imitation
     any_policy<Env> dagger_teacher_;  ///< empty without expert iteration
     std::vector<std::function<std::int64_t(const Env&)>> teachers_;  ///< per env, made afresh each imitation iteration

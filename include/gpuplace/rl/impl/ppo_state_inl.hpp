@@ -12,6 +12,10 @@ gpuplace::detail::json basic_ppo<Env, S>::save_state() const {
     json j;
     j["ppo"] = cfg_.to_json();
     j["scenario"] = gpuplace::to_json(scen_);
+    if (mixture_.size() > 1) {
+        j["mixture"] = json::array();
+        for (const auto& m : mixture_) j["mixture"].push_back(gpuplace::to_json(m));
+    }
     j["iteration"] = iter_;
     j["env_steps"] = steps_;
     j["episodes"] = episodes_;
@@ -65,6 +69,12 @@ void basic_ppo<Env, S>::load_state(const gpuplace::detail::json& j, std::string_
         fail("made with another PPO config: " + detail::differences(without_threads(pj), without_threads(cfg_.to_json())));
     const auto& sj = state_get(j, source, "", "scenario");
     if (sj != gpuplace::to_json(scen_)) fail("made for another scenario: " + detail::differences(sj, gpuplace::to_json(scen_)));
+    {
+        json mine = json::array(), theirs = j.contains("mixture") ? j["mixture"] : json::array();
+        if (mixture_.size() > 1)
+            for (const auto& m : mixture_) mine.push_back(gpuplace::to_json(m));
+        if (mine != theirs) fail("made for another mixture of scenarios: " + detail::differences(theirs, mine));
+    }
     const auto iter = state_uint(j, source, "", "iteration");
     if (iter > total_iterations()) fail("/iteration: " + std::to_string(iter) + " is past the run's " + std::to_string(total_iterations()));
     const auto r = from_bytes<std::uint64_t>(state_get(j, source, "", "rng"), source, "/rng", 4);
