@@ -267,7 +267,7 @@ inline void check_information(const gpuplace::detail::json& trained, const scena
 /// networks distilled from the fair rollout planner in the placement action mode,
 /// docs/planning.md have their held-out tables).
 [[nodiscard]] inline std::vector<std::string> model_names() {
-    return {"default", "philly", "proximity_drl", "default_distilled", "philly_distilled"};
+    return {"default", "philly", "proximity_drl", "default_distilled", "philly_distilled", "sizes_distilled"};
 }
 
 /// The checkpoint file a name means: one of model_names() (its file in the data folder), else the
