@@ -56,12 +56,6 @@ rl::ppo_config dagger_config(const std::string& teacher, std::size_t iterations,
     c.total_steps = 0;
     return c;
 }
-
-std::vector<float> trainer_params(rl::ppo& p) {
-    std::vector<float> v;
-    for (auto* part : p.network().parts()) v.insert(v.end(), part->params().data(), part->params().data() + part->params().size());
-    return v;
-}
 }  // namespace
 
 TEST_CASE("rl expert iteration: the network's own states, labelled by the teacher and aggregated, teach it the teacher") {
@@ -102,7 +96,7 @@ TEST_CASE("rl expert iteration: deterministic by seed and thread count, with a h
     while (!a.done()) (void)a.iterate();
     while (!b.done()) (void)b.iterate();
     CHECK(a.demonstrations() == 2 * 128);
-    CHECK(trainer_params(a) == trainer_params(b));
+    CHECK(test::network_params(a) == test::network_params(b));
     // then PPO continues from the distilled network
     auto c = dagger_config("hindsight:pack", 2);
     c.total_steps = 128;
@@ -132,7 +126,7 @@ TEST_CASE("rl expert iteration: a trainer saved between expert iterations contin
         b.load_state(rl::read_state_file(file), file);
         CHECK(b.demonstrations() == a.demonstrations());
         while (!b.done()) (void)b.iterate();
-        CHECK(trainer_params(b) == trainer_params(ref));
+        CHECK(test::network_params(b) == test::network_params(ref));
         // a label that is no valid action of its state is refused, naming it
         if (at == 2) {
             auto j = a.save_state();
@@ -183,7 +177,7 @@ TEST_CASE("rl ppo: a mixture of cluster sizes trains one network in the placemen
     CHECK_THROWS_WITH_AS(r.load_state(st, "mem"), doctest::Contains("made for another mixture of scenarios"), CheckpointError);
     while (!p.done()) (void)p.iterate();
     while (!q.done()) (void)q.iterate();
-    CHECK(trainer_params(p) == trainer_params(q));
+    CHECK(test::network_params(p) == test::network_params(q));
     // in the gpu mode the observation has a part per GPU: sizes cannot share a batch
     auto g = tiny_ppo_scenario(), g16 = tiny_ppo_scenario();
     g16.topology.nodes_per_rack = 4;

@@ -15,6 +15,8 @@
 #include <gpuplace/rl/rl.hpp>
 #include <gpuplace/json.hpp>
 
+#include "rl_test_util.hpp"
+
 namespace {
 using namespace gpuplace;
 
@@ -45,12 +47,6 @@ rl::ppo_config state_test_config() {
     c.seed = 5;
     return c;
 }
-
-std::vector<float> all_params(rl::ppo& p) {
-    std::vector<float> v;
-    for (auto* n : p.network().parts()) v.insert(v.end(), n->params().data(), n->params().data() + n->params().size());
-    return v;
-}
 }  // namespace
 
 TEST_CASE("rl state: a trainer saved at any iteration and loaded into a new one continues bit for bit") {
@@ -77,7 +73,7 @@ TEST_CASE("rl state: a trainer saved at any iteration and loaded into a new one 
             CHECK(st.policy_loss == ref_stats[k].policy_loss);
             ++k;
         }
-        CHECK(all_params(b) == all_params(ref));
+        CHECK(test::network_params(b) == test::network_params(ref));
         std::filesystem::remove(file);
     }
 }

@@ -3,6 +3,7 @@
 // small enough to train in a test.
 
 #include <cstddef>
+#include <vector>
 
 #include <gpuplace/gpuplace.hpp>
 #include <gpuplace/json.hpp>
@@ -33,6 +34,13 @@ inline rl::ppo_config tiny_ppo_config(std::size_t threads = 1) {
     c.network.value_hidden = {8};
     c.network.normalize_obs = true;
     return c;
+}
+
+/// Every parameter of a trainer's network, part after part (to compare two trainers bit for bit).
+inline std::vector<float> network_params(rl::ppo& p) {
+    std::vector<float> v;
+    for (auto* part : p.network().parts()) v.insert(v.end(), part->params().data(), part->params().data() + part->params().size());
+    return v;
 }
 
 }  // namespace gpuplace::test
