@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import math
 import pathlib
 import re
 import statistics
@@ -26,15 +25,11 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
-from doc_section import finish  # noqa: E402
+from doc_section import finish, mean_sem  # noqa: E402
 
 DOC = ROOT / "docs" / "planning.md"
 RUNS = {"default": "default_distilled", "philly": "philly_distilled"}  # run folder -> recipe
 
-
-def mean_sem(v):
-    m = statistics.fmean(v)
-    return m, (statistics.stdev(v) / math.sqrt(len(v)) if len(v) > 1 else 0.0)
 
 
 def read_compare(path: pathlib.Path) -> dict[str, list[float]]:

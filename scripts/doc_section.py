@@ -3,9 +3,17 @@
 another section name (`<!-- distilled:begin -->`, scripts/distilled.py)."""
 from __future__ import annotations
 
+import math
 import pathlib
 import re
+import statistics
 import sys
+
+
+def mean_sem(v: list[float]) -> tuple[float, float]:
+    """The mean of `v` and its standard error (0 for a single value)."""
+    m = statistics.fmean(v)
+    return m, (statistics.stdev(v) / math.sqrt(len(v)) if len(v) > 1 else 0.0)
 
 def write_results(doc: pathlib.Path, table: str, root: pathlib.Path, section: str = "results") -> None:
     """Replaces the section `section` of `doc` by `table`; exits naming the file when it has no markers."""

@@ -15,14 +15,13 @@ markers `<!-- results:begin -->` and `<!-- results:end -->`.
 from __future__ import annotations
 
 import argparse
-import math
 import pathlib
 import statistics
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
-from doc_section import finish  # noqa: E402
+from doc_section import finish, mean_sem  # noqa: E402
 
 DOC = ROOT / "docs" / "information.md"
 FILES = ["0e4a51", "6c71a0", "7f04ca", "e13805"]  # data/presets.hpp philly_heldout_files()
@@ -30,10 +29,6 @@ FILES = ["0e4a51", "6c71a0", "7f04ca", "e13805"]  # data/presets.hpp philly_held
 QUEUES = [("FIFO", "fifo", True), ("LAS", "las", True), ("2D-LAS (Tiresias)", "2d_las", True), ("Gittins", "gittins", True),
           ("SRTF, true durations (not causal)", "srtf_oracle", False), ("SJF, true durations (not causal)", "sjf_oracle", False)]
 
-
-def mean_sem(v: list[float]) -> tuple[float, float]:
-    m = statistics.fmean(v)
-    return m, (statistics.stdev(v) / math.sqrt(len(v)) if len(v) > 1 else 0.0)
 
 
 def hours(v: list[float]) -> list[float]:

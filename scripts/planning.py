@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import pathlib
 import statistics
 import subprocess
@@ -27,7 +26,7 @@ import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
-from doc_section import finish  # noqa: E402
+from doc_section import finish, mean_sem  # noqa: E402
 
 DOC = ROOT / "docs" / "planning.md"
 HELD_OUT = ["0e4a51", "6c71a0", "7f04ca", "e13805"]  # data/presets.hpp philly_heldout_files()
@@ -42,10 +41,6 @@ GROUPS = {
     "colocation": (["colocation"], [1, 4, 16], HEURISTICS),
 }
 
-
-def mean_sem(v):
-    m = statistics.fmean(v)
-    return m, (statistics.stdev(v) / math.sqrt(len(v)) if len(v) > 1 else 0.0)
 
 
 def run_eval(exe, scenario, policies, seeds, threads):

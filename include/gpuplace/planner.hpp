@@ -103,7 +103,7 @@ public:
         const auto mine = (o_.hindsight && o_.ties_to_base) || (!o_.hindsight && F > 1)
                               ? base_(detail::mix_seed(decision, 0x62617365ULL))(e) : best;
         const auto ib = std::size_t(std::find(actions_.begin(), actions_.end(), mine) - actions_.begin());
-        if (o_.hindsight && o_.ties_to_base && ib < A && !(best_score > score_[ib] + o_.min_gain)) best = mine;
+        if (o_.hindsight && o_.ties_to_base && ib < A && !(best_score > means_[ib] + o_.min_gain)) best = mine;
         if (!o_.hindsight && F > 1) {  // keep the base's action unless the best beats it clearly
             const auto ia = std::size_t(std::find(actions_.begin(), actions_.end(), best) - actions_.begin());
             if (ib < A && ia != ib) {

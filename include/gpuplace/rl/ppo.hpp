@@ -146,14 +146,17 @@ public:
         const auto t0 = clock::now();
         st.imitation = iter_ < imitation_iterations();
         st.dagger = !st.imitation && iter_ < imitation_iterations() + dagger_iterations();
+        // afresh each iteration: a saved state needs none of the teachers'
+        const bool by_planner = st.dagger && planner_;  // dagger_loss "advantage": the planner's scores too
         const auto& teacher = st.dagger ? dagger_teacher_ : teacher_;
-        if (teacher.make && (st.imitation || st.dagger || cfg_.teacher_coef > 0)) {  // afresh each iteration: a saved state needs none of theirs
+        if (by_planner) {
+            planner_->reset(gpuplace::detail::mix_seed(gpuplace::detail::mix_seed(cfg_.seed, 0x7465ULL), iter_));
+        } else if (teacher.make && (st.imitation || st.dagger || cfg_.teacher_coef > 0)) {
             teachers_.clear();
             for (std::size_t i = 0; i < cfg_.num_envs; ++i)
                 teachers_.push_back(teacher.make(gpuplace::detail::mix_seed(gpuplace::detail::mix_seed(cfg_.seed, 0x7465ULL + i), iter_)));
-            if (planner_) planner_->reset(gpuplace::detail::mix_seed(gpuplace::detail::mix_seed(cfg_.seed, 0x7465ULL), iter_));
         }
-        rollout(st.imitation, st.dagger || cfg_.teacher_coef > 0);
+        rollout(st.imitation, !(st.dagger || cfg_.teacher_coef > 0) ? labels::none : by_planner ? labels::planner : labels::teacher);
         if (st.dagger) {  // aggregate: this rollout's states with the teacher's labels
             const auto n = demo_labels_.size(), TN = actions_.size();
             demo_obs_.conservativeResize(Eigen::NoChange, Eigen::Index(n + TN));
@@ -247,9 +250,12 @@ private:
         return r / std::sqrt(ret_norm_.var()(0) + 1e-8);
     }
 
-    /// num_steps x num_envs steps; actions sampled from the network, or the teacher's. `label`:
-    /// the teacher's action in each state the network visits, in teacher_act_.
-    void rollout(bool teacher, bool label);
+    /// What a rollout of the network records of the teacher in each state it visits: nothing, the
+    /// teacher's action (teacher_act_), or the planner teacher's action and its scores (q_ too).
+    enum class labels { none, teacher, planner };
+
+    /// num_steps x num_envs steps; actions sampled from the network, or the teacher's.
+    void rollout(bool teacher, labels label);
 
     /// The planner teacher's action in `e`; its score of every valid action, minus their mean, in
     /// column k of q_ (0 where masked).

@@ -6,7 +6,7 @@
 namespace gpuplace::rl {
 
 template <class Env, std::floating_point S>
-void basic_ppo<Env, S>::rollout(bool teacher, bool label) {
+void basic_ppo<Env, S>::rollout(bool teacher, labels label) {
     const auto N = cfg_.num_envs, T = cfg_.num_steps, A = spec_.num_actions(), O = spec_.obs_size();
     std::vector<std::int64_t> act(N);
     typename network_type::workspace w, wf;
@@ -19,9 +19,9 @@ void basic_ppo<Env, S>::rollout(bool teacher, bool label) {
         if (teacher) {  // cloning needs only the teacher's actions: no network pass
             for (std::size_t i = 0; i < N; ++i) act[i] = actions_[base + i] = teachers_[i](venv_.env(i));
         } else {
-            if (label)  // what the teacher would do in the states the policy visits
+            if (label != labels::none)  // what the teacher would do in the states the policy visits
                 for (std::size_t i = 0; i < N; ++i)
-                    teacher_act_[base + i] = planner_ ? planner_label(venv_.env(i), base + i) : teachers_[i](venv_.env(i));
+                    teacher_act_[base + i] = label == labels::planner ? planner_label(venv_.env(i), base + i) : teachers_[i](venv_.env(i));
             net_.forward(o, w, venv_.action_masks().data());
             for (std::size_t i = 0; i < N; ++i) {
                 const basic_masked_categorical<S> d(w.logits.col(Eigen::Index(i)), venv_.action_masks().subspan(i * A, A));
