@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
 # The benchmarks are built and run by their own commands (benchmarks/README.md), not by the tests.
-# clang (with libFuzzer) is needed by the fuzzing stage.
+# clang (with libFuzzer) is needed by the optimised clang and fuzzing stages.
 extra=""; [ -z "${GPUPLACE_QUICK:-}" ] && extra="clang"
 GPUPLACE_EXTRA_PKGS="${GPUPLACE_EXTRA_PKGS:-$extra}" GPUPLACE_RELEASE_FLAGS="${GPUPLACE_RELEASE_FLAGS:--O1 -DNDEBUG}" \
   GPUPLACE_CMAKE_ARGS="${GPUPLACE_CMAKE_ARGS:--DGPUPLACE_BUILD_BENCHMARKS=OFF}" bash scripts/setup.sh
@@ -25,9 +25,11 @@ if [ -z "${GPUPLACE_NO_PYTHON:-}" ] && [ -d tests/python ] && [ -x .venv/bin/pyt
     GPUPLACE_CORE=$core .venv/bin/python -m pytest -q tests/python
   done
 fi
-# Reliability stages: C++ tests under AddressSanitizer + UndefinedBehaviorSanitizer, and a short
-# fuzzing run over every fuzzer's corpus (skip with GPUPLACE_QUICK=1).
+# Reliability stages: the trajectory tests built by an optimised clang, C++ tests under
+# AddressSanitizer + UndefinedBehaviorSanitizer, and a short fuzzing run over every fuzzer's corpus
+# (skip with GPUPLACE_QUICK=1).
 if [ -z "${GPUPLACE_QUICK:-}" ]; then
+  bash scripts/clang_check.sh
   [ -f scripts/sanitize.sh ] && bash scripts/sanitize.sh
   [ -f scripts/fuzz.sh ] && bash scripts/fuzz.sh --ci
 fi

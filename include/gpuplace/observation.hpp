@@ -20,6 +20,7 @@
 #include "detail/bounded_vector.hpp"
 #include "detail/constant.hpp"
 #include "detail/fill.hpp"
+#include "detail/inline.hpp"
 #include "detail/obs_buffers.hpp"
 #include "env/pick_set.hpp"
 #include "env/room_index.hpp"
@@ -195,11 +196,12 @@ public:
     /// picks. Nothing else changes, with co-location too: neither the cluster nor the current job
     /// (hence free counts, room and interference) did.
     void after_pick(const env_detail::pick_set& picks, gpu_id g, std::uint32_t cur_gpus) noexcept {
+        // read before the mask's byte store, which the compiler must assume may change it
+        const std::size_t m = picks.fresh_levels();  // the highest level whose domain of g holds only this pick
         buf_.obs[picked_ + g] = 1.0f;
         buf_.mask[g] = 0;
-        const std::size_t m = picks.fresh_levels();  // the highest level whose domain of g holds only this pick
         if (m == 1) {  // the first pick in its level-1 domain only: that domain's GPUs
-            const auto n = maps_[1](g);
+            const auto n = map1_(g);
             const float in_node = level_proximity(1);
             with_size(node_size_, [&, in_node](auto N) {
                 const std::size_t size = N() > 0 ? N() : bounds1_[n + 1] - bounds1_[n];
@@ -207,7 +209,9 @@ public:
                 if constexpr (N() > 0) detail::fill_const<N()>(prox, in_node);
                 else std::fill_n(prox, size, in_node);
             });
-        } else if (m > 1) {
+        } else if (m == 2) {  // the first in its level-2 domain (a tree: rack) too: that domain's GPUs
+            leaf_proximity(picks, map2_(g), level_proximity(2));
+        } else if (m > 2) {
             const float above = m < top_ ? level_proximity(m + 1) : 0.0f;  // (a domain above holds another pick)
             proximity_rows(picks, m, maps_[m](g), above);
         }
@@ -318,6 +322,27 @@ private:
         });
     }
 
+    /// The proximity features of the GPUs of level-2 domain d (`off` outside a level-1 domain
+    /// with a pick): leaf_rows() without the free fractions, with the arrays kept here. Inlined
+    /// into after_pick(), where a pick first in its level-2 domain runs it: through the generic
+    /// proximity_rows() and the hierarchy's arrays, the GPU mode's step was 5% slower (bench_env,
+    /// 64 GPUs, GCC).
+    GPUPLACE_ALWAYS_INLINE void leaf_proximity(const env_detail::pick_set& picks, std::size_t d, float off) noexcept {
+        const std::uint32_t* bounds = bounds1_;
+        const std::uint32_t* node_picks = picks.counts(1);
+        const std::size_t c0 = children2_[d], c1 = children2_[d + 1];
+        with_size(node_size_, [&](auto N) {
+            float* prox = buf_.obs.data() + proximity_;
+            const float in_node = level_proximity(1), off_node = off;  // locals (see leaf_rows())
+            for (std::size_t n = c0; n < c1; ++n) {
+                const std::size_t o = N() > 0 ? n * N() : bounds[n], size = N() > 0 ? N() : bounds[n + 1] - o;
+                const float pv = node_picks[n] ? in_node : off_node;
+                if constexpr (N() > 0) detail::fill_const<N()>(prox + o, pv);
+                else std::fill_n(prox + o, size, pv);
+            }
+        });
+    }
+
     /// The proximity features of domain d of level l alone (see domain_rows()).
     void proximity_rows(const env_detail::pick_set& picks, std::size_t l, std::size_t d, float above) noexcept;
 
@@ -332,6 +357,7 @@ private:
     std::size_t top_ = 1;                                ///< the top domain level, L - 1
     domain_map top_map_;                                 ///< GPU -> its top domain
     std::vector<domain_map> maps_;                       ///< per level 1 .. L-1: GPU -> domain
+    domain_map map1_, map2_;                             ///< maps_[1], maps_[2] (when there is a level 2): what a pick reads
     std::vector<float> prox_;                            ///< per level: level_proximity()
     std::vector<std::uint8_t> top_dirty_;                ///< top domains whose rows flush() rewrites
     detail::bounded_vector<std::uint32_t> dirty_tops_;   ///< capacity: the number of top domains

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "../detail/inline.hpp"
 #include "../error.hpp"
 #include "../observation.hpp"
 #include "../placement_view.hpp"
@@ -83,6 +84,15 @@ public:
                 }
                 return {reward, false};
             }
+            return {decide(core, obs, reward, true), true};
+        }
+        return {decide(core, obs, reward, false), true};
+    }
+
+    /// The rest of a step that decides: starts the job on the picks (`start`) or holds it back,
+    /// then moves time. Out of line: a pick, most steps, stays a short inlined path.
+    GPUPLACE_NOINLINE double decide(Core& core, observation_writer& obs, double reward, bool start) {
+        if (start) {
             picks_.sort();
             reward += core.start(picks_.gpus());
             if (!core.simulator().colocation()) obs.update_gpus(core.cluster(), picks_.gpus(), core.simulator().now());
@@ -106,7 +116,7 @@ public:
             obs.defer(defer_allowed(core));
             obs.tail(core.simulator(), core.queue(), core.current(), core.current_gpus(), picks_.size());
         }
-        return {reward, true};
+        return reward;
     }
 
     /// Why `action` is invalid (the env checked that an episode is running), or "".

@@ -61,7 +61,7 @@ public:
     [[nodiscard]] const std::uint8_t* picked_flags() const noexcept { return picked_.data(); }
     [[nodiscard]] std::uint32_t in(std::size_t l, std::size_t d) const noexcept { return count_[off_[l - 1] + d]; }
     /// Every domain's picks on level l, indexed by domain.
-    [[nodiscard]] const std::uint32_t* counts(std::size_t l) const noexcept { return count_.data() + off_[l - 1]; }
+    [[nodiscard]] const std::uint32_t* counts(std::size_t l) const noexcept { return l == 1 ? count_.data() : count_.data() + off_[l - 1]; }
     /// The highest level m (0 .. L-1) on which the GPU added last is the only pick of its domain
     /// (and so on every level up to m): 0 when its level-1 domain held a pick already.
     [[nodiscard]] std::size_t fresh_levels() const noexcept { return fresh_; }

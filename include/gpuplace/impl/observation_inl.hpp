@@ -37,6 +37,8 @@ inline observation_writer::observation_writer(const level_hierarchy& h, std::siz
         maps_[l] = h.map(l);
         prox_[l] = float(top_ + 1 - l) / float(top_);
     }
+    map1_ = maps_[1];
+    if (top_ >= 2) map2_ = maps_[2];
     bounds1_ = h_.bounds(1).data();
     bounds2_ = h_.bounds(2).data();
     children2_ = h_.children(2).data();
@@ -155,22 +157,7 @@ inline void observation_writer::proximity_rows(const env_detail::pick_set& picks
         std::fill_n(buf_.obs.data() + proximity_ + h_.first(l, d), h_.size(l, d), p);
         return;
     }
-    if (l == 2) {
-        const std::uint32_t* bounds = h_.bounds(1).data();
-        const std::uint32_t* node_picks = picks.counts(1);
-        const std::size_t c0 = h_.first_child(2, d), c1 = h_.end_child(2, d);
-        with_size(h_.uniform_size(1), [&](auto N) {
-            float* prox = buf_.obs.data() + proximity_;
-            const float in_node = level_proximity(1), off_node = p;  // locals (see leaf_rows())
-            for (std::size_t n = c0; n < c1; ++n) {
-                const std::size_t o = N() > 0 ? n * N() : bounds[n], size = N() > 0 ? N() : bounds[n + 1] - o;
-                const float pv = node_picks[n] ? in_node : off_node;
-                if constexpr (N() > 0) detail::fill_const<N()>(prox + o, pv);
-                else std::fill_n(prox + o, size, pv);
-            }
-        });
-        return;
-    }
+    if (l == 2) return leaf_proximity(picks, d, p);
     for (auto c = h_.first_child(l, d); c < h_.end_child(l, d); ++c) proximity_rows(picks, l - 1, c, p);
 }
 
