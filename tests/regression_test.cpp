@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <sstream>
@@ -124,4 +125,48 @@ TEST_CASE("regression: a JSON number too large for a double is a ConfigError or 
                          "parsing '0.701e30879' (a number too large for a double)",
                          gp::CheckpointError);
 #endif
+}
+
+// scenario_fuzzer: a node latency of 3.3e66 s with co-location on slowed a job down so far that
+// its remaining time, finite as a double, overflowed the float the feature is computed in: inf /
+// inf gave a NaN remaining-time feature (with co-location off too). Fix: observation_writer's
+// remaining() clamps to the largest float (feature 1) and squash() to the largest double
+// (include/gpuplace/observation.hpp); the cluster keeps end times below cluster_state::max_end,
+// so the all-GPU loop needs no test (include/gpuplace/cluster.hpp).
+TEST_CASE("regression: a remaining time beyond the float range is feature 1, not NaN") {
+    for (const bool colocation : {true, false}) {
+        CAPTURE(colocation);
+        auto s = gp::scenario_from_json(json::parse(R"({
+            "topology": {"preset": "custom", "racks": 2, "nodes_per_rack": 1, "gpus_per_node": 3, "node_bandwidth": 50,
+                         "rack_bandwidth": 10, "spine_bandwidth": 1, "node_latency": 3.3e66, "rack_latency": 1e-05,
+                         "spine_latency": 0.0001, "fabric": "switched", "pcie_bandwidth": 8},
+            "colocation": {"enabled": true, "max_jobs_per_gpu": 1, "gpu_memory_gb": 40},
+            "workload": {"kind": "proximity_drl", "num_jobs": 12, "max_length": 5, "max_request": 6, "time_step": 30,
+                         "arrival_rate": 0.01, "models": {"A3C": 1}},
+            "env": {"allow_defer": true}})"));
+        s.colocation.enabled = colocation;
+        gp::env e(s);
+        e.reset(0);
+        bool saturated = false;  // a remaining time of 1 was seen
+        const auto& segs = e.observation_layout();
+        const auto seg = std::find_if(segs.begin(), segs.end(), [](const auto& x) { return x.name == "gpu_remaining"; });
+        REQUIRE(seg != segs.end());
+        const auto rem = seg->offset;
+        for (std::size_t step = 0; step < 200 && !e.done(); ++step) {
+            const auto obs = e.observation();
+            for (float x : obs) REQUIRE((std::isfinite(x) && x >= 0.0f && x <= 1.0f));
+            for (std::size_t g = 0; g < e.num_gpus(); ++g) saturated |= obs[rem + g] == 1.0f;
+            const auto mask = e.action_mask();
+            const std::size_t valid = std::size_t(std::count(mask.begin(), mask.end(), std::uint8_t{1}));
+            std::size_t k = step % valid;
+            std::int64_t a = -1;
+            for (std::size_t i = 0; i < mask.size(); ++i)
+                if (mask[i] && k-- == 0) {
+                    a = std::int64_t(i);
+                    break;
+                }
+            (void)e.step(a);
+        }
+        CHECK(saturated);
+    }
 }

@@ -28,6 +28,11 @@ public:
     static constexpr std::uint32_t no_job = std::numeric_limits<std::uint32_t>::max();
     /// A free GPU's end time: so that `end - now` clamped at 0 needs no test of the holder.
     static constexpr double free_end = -std::numeric_limits<double>::infinity();
+    /// The latest end time kept: a later one (a job slowed down by an absurd link latency) is kept
+    /// as this, so that an end time less the time now fits a float, in which the observation's
+    /// remaining times are computed for all GPUs at once without a test (1e38 s: no job of a sane
+    /// scenario comes near).
+    static constexpr double max_end = 1e38;
 
     cluster_state() = default;
     // The first conjunct stops overload resolution for a copy from asking whether cluster_state is
@@ -150,7 +155,7 @@ public:
         if (track_) log_change(g);
         if (count_[g] == 0) {
             holder_[g] = j;
-            end_[g] = end;
+            end_[g] = std::min(end, max_end);
             count_free(g, -1);
             --free_;
         }
@@ -167,6 +172,7 @@ public:
     }
     /// Moves the due end time of the job on `gpus` to `end` (a redrawn duration).
     void set_end_time(std::span<const gpu_id> gpus, double end) noexcept {
+        end = std::min(end, max_end);
         for (auto g : gpus) end_[g] = end;
     }
     /// release(g) for each of `gpus` (exclusive mode only: exclusive() must hold).
@@ -219,6 +225,7 @@ private:
         std::uint32_t* count = count_.data();
         std::uint32_t* dfree = domain_free_.data();
         const std::uint32_t delta = Take ? ~std::uint32_t{0} : 1u;  // -1 or +1, modulo 2^32
+        if constexpr (Take) end = std::min(end, max_end);
         const std::uint32_t* flat = flat_;
         // the levels as a constant for the common hierarchies: per GPU, L - 1 updates in a row
         detail::with_constant<2, 3>(levels_, [&](auto NL) {

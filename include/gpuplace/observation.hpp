@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <span>
 #include <string>
@@ -41,6 +42,7 @@ namespace gpuplace {
 class observation_writer {
 public:
     static constexpr std::uint32_t no_job = cluster_state::no_job;
+    static constexpr float max_float = std::numeric_limits<float>::max();
 
     observation_writer() = default;
     /// For the GPUs of hierarchy `h`, a queue window of `queue_window` jobs, co-location on or off,
@@ -61,17 +63,21 @@ public:
 
     // ---- features ---------------------------------------------------------------------------------
 
-    /// A duration as a feature: t / (t + time_scale), 0 for t <= 0.
+    /// A duration as a feature: t / (t + time_scale), 0 for t <= 0, 1 for t = infinity.
     [[nodiscard]] float squash(double seconds) const noexcept {
-        const double x = std::max(0.0, seconds);
+        const double x = std::min(std::max(0.0, seconds), std::numeric_limits<double>::max());
         return static_cast<float>(x / (x + time_scale_));
     }
     /// A GPU's remaining-time feature, squash() in float arithmetic (the difference of times in
     /// double): the G of them are rewritten whenever time moves, and a float division is half the
-    /// cost of a double one. Relative error against squash(): at most 4 x 2^-24.
+    /// cost of a double one. Relative error against squash(): at most 4 x 2^-24. A time beyond
+    /// the float range (a finite double, e.g. a co-located job slowed down by an absurd link
+    /// latency) is the largest float, so the value is 1, not inf / inf. (remaining_all() needs no
+    /// such test: the cluster keeps end times below cluster_state::max_end.)
     [[nodiscard]] float remaining(double seconds) const noexcept {
         auto x = static_cast<float>(seconds);
         x = x > 0.0f ? x : 0.0f;
+        x = x < max_float ? x : max_float;
         return x / (x + time_scale_f_);
     }
     /// A request of k GPUs as a feature: log2(k + 1) / log2(G + 1).
@@ -101,7 +107,7 @@ public:
         const std::size_t G = G_;
         for (std::size_t g = 0; g < G; ++g) {
             auto x = static_cast<float>(end[g] - now);
-            x = x > 0.0f ? x : 0.0f;  // as in remaining()
+            x = x > 0.0f ? x : 0.0f;  // as in remaining() (end times fit: cluster_state::max_end)
             rem[g] = x / (x + scale);
         }
     }

@@ -64,7 +64,14 @@ std::string record_overflow(std::size_t rows, bool at_least, std::size_t obs_siz
 template <class E>
 py::dict run_episode_impl(const gp::scenario& sc, const std::string& policy, const std::vector<std::int64_t>* replay,
                           std::uint64_t seed, record_mode mode, std::size_t limit) {
-    E e(sc);
+    // a heuristic named with a queue policy ("pack+sjf") runs under it, as in evaluate()
+    gp::any_policy<E> named;
+    gp::scenario run_sc = sc;
+    if (!replay) {
+        named = gp::named_policy<E>(policy);
+        gp::apply_queue(run_sc, named.queue);
+    }
+    E e(run_sc);
     std::vector<std::int64_t> actions;
     std::vector<double> rewards;
     std::vector<float> obs;
@@ -75,7 +82,7 @@ py::dict run_episode_impl(const gp::scenario& sc, const std::string& policy, con
     {
         py::gil_scoped_release nogil;
         std::function<std::int64_t(const E&)> act;
-        if (!replay) act = gp::named_policy<E>(policy).make(seed);
+        if (!replay) act = named.make(seed);
         e.reset(seed);
         const std::size_t O = e.observation_size(), A = e.num_actions();
         const auto fits = [&](std::size_t rows) { return record_bytes(static_cast<double>(rows), O, A) <= static_cast<double>(limit); };
@@ -271,7 +278,8 @@ void bind_evaluation(py::module_& m) {
     m.def("run_episode", &run_episode, py::arg("scenario"), py::arg("policy") = py::none(), py::arg("seed") = 0,
           py::arg("actions") = py::none(), py::arg("record") = py::none(),
           py::arg("record_limit") = std::int64_t{1} << 30,
-          "Runs one episode entirely in C++ (the reference for Python runs): with a heuristic by name, or by "
+          "Runs one episode entirely in C++ (the reference for Python runs): with a heuristic by name (with a "
+          "queue policy suffix, e.g. \"pack+sjf\", under that queue policy, as evaluate() runs it), or by "
           "replaying an action sequence (stops when it runs out, with a warning and actions_ran_out True, or when "
           "the episode ends). Returns actions, rewards, observations and masks (T + 1 rows, when recorded), "
           "recorded, terminated, truncated, actions_ran_out, episode_return, steps, metrics and the finished jobs. "

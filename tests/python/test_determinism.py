@@ -57,6 +57,18 @@ def test_run_episode_is_deterministic_and_validates(small):
     np.testing.assert_array_equal(part["observations"], a["observations"][:6])
 
 
+def test_run_episode_runs_a_heuristic_under_its_queue_policy(small):
+    # "pack+sjf" is pack under the sjf queue policy, as evaluate() runs it, not pack under the scenario's
+    seeds = [1_000_000, 1_000_001, 1_000_002]
+    rep = gpuplace.evaluate(small, ["pack", "pack+sjf"], seeds)
+    for policy in ("pack", "pack+sjf"):
+        jcts = [gpuplace.run_episode(small, policy, seed=s, record=False)["metrics"]["avg_jct"] for s in seeds]
+        assert jcts == [row["avg_jct"] for row in rep.per_seed(policy)], policy
+    assert rep.per_seed("pack") != rep.per_seed("pack+sjf")
+    with pytest.raises(gpuplace.ConfigError, match="unknown queue policy"):
+        gpuplace.run_episode(small, "pack+nope")
+
+
 def test_vector_env_equals_single_envs_and_ignores_thread_count(small):
     n = 4
     results = []

@@ -139,3 +139,17 @@ def test_cli_train_sb3_per_gpu_with_a_queue_teacher(tmp_path, capsys):
     rc = main(["evaluate", "--scenario", json.dumps(SMALL), "--seeds", "2", "--policies", "pack",
                "--model", str(out / "maskable_ppo.zip"), "-q"])
     assert rc == 0 and "maskable_ppo+sjf" in capsys.readouterr().out
+
+
+def test_cli_train_sb3_without_validation_says_the_last_weights_are_kept(tmp_path, capsys):
+    import json
+
+    from gpuplace.cli import main
+
+    out = tmp_path / "run"
+    rc = main(["train-sb3", "--scenario", json.dumps(SMALL), "--imitation-steps", "0", "--value-warmup", "0",
+               "--timesteps", "256", "--num-envs", "4", "--n-steps", "64", "--validation-seeds", "0",
+               "--out", str(out), "--eval-seeds", "0", "-q"])
+    assert rc == 0
+    text = capsys.readouterr().out
+    assert "no validation (--validation-seeds 0): the last weights are kept" in text and "nan" not in text

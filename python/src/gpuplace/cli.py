@@ -164,9 +164,12 @@ def cmd_train_sb3(args) -> int:
         pre = info["pretrain"]
         if pre["imitation_steps"]:
             print(f"cloned {teacher} for {pre['imitation_steps']} env steps (agreement {pre['agreement']:.3f})")
+        best = info["best_val_jct"]
+        kept = (f"best validation JCT {best / 3600:.3f} h" if best == best  # not NaN: validation ran
+                else "no validation (--validation-seeds 0): the last weights are kept")
         print(f"trained {info['env_steps']} env steps in {info['seconds']:.0f} s "
-              f"({info['env_steps'] / info['seconds']:,.0f} env steps/s); best validation JCT "
-              f"{info['best_val_jct'] / 3600:.3f} h; learning curve {args.out}/episodes.csv")
+              f"({info['env_steps'] / info['seconds']:,.0f} env steps/s); {kept}; "
+              f"learning curve {args.out}/episodes.csv")
         save_cpp_checkpoint(model, os.path.join(args.out, "ppo.json"), train_sc)
         print(f"C++ checkpoint {args.out}/ppo.json (gpuplace-train --load, gpuplace._core.load_checkpoint)")
     queue = model.gpuplace_queue  # saved with the model: evaluate --model runs it under that queue policy
