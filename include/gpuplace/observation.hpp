@@ -331,8 +331,8 @@ private:
     /// The proximity features of the GPUs of level-2 domain d (`off` outside a level-1 domain
     /// with a pick): leaf_rows() without the free fractions, with the arrays kept here. Inlined
     /// into after_pick(), where a pick first in its level-2 domain runs it: through the generic
-    /// proximity_rows() and the hierarchy's arrays, the GPU mode's step is 5-8% slower (bench_env,
-    /// 64 GPUs, GCC; docs/performance.md).
+    /// proximity_rows() and the hierarchy's arrays, the GPU mode's step is about 5% slower
+    /// (bench_env, 64 GPUs, GCC; docs/performance.md).
     GPUPLACE_ALWAYS_INLINE void leaf_proximity(const env_detail::pick_set& picks, std::size_t d, float off) noexcept {
         const std::uint32_t* bounds = bounds1_;
         const std::uint32_t* node_picks = picks.counts(1);
