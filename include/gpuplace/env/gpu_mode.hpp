@@ -89,6 +89,25 @@ public:
         return {decide(core, obs, reward, false), true};
     }
 
+    /// Why `action` is invalid (the env checked that an episode is running), or "".
+    template <class E>
+    [[nodiscard]] std::string why_invalid(const E& e, std::int64_t action) const {
+        return invalid_gpu_action(e, action);
+    }
+
+    /// Placer p's action: its next GPU of the current job, DEFER when it holds the job back.
+    template <class P>
+    [[nodiscard]] std::int64_t heuristic_action(const Core& core, const observation_writer& obs, P& p,
+                                                const typename View::state& s) const {
+        const auto G = obs.num_gpus();
+        if (!core.has_current()) return std::int64_t(G);
+        const auto mask = obs.mask();
+        const View v(s, core.current(), mask.first(G), picks_.gpus(), mask[G] != 0);
+        const auto a = p.next(v);
+        return a < 0 ? std::int64_t(G) : a;
+    }
+
+private:
     /// The rest of a step that decides: starts the job on the picks (`start`) or holds it back,
     /// then moves time. Out of line, so that the step inlined into its callers is mostly the pick
     /// (most steps): 8 KB of GCC's code instead of 11 KB (bench_env times both alike).
@@ -120,25 +139,6 @@ public:
         return reward;
     }
 
-    /// Why `action` is invalid (the env checked that an episode is running), or "".
-    template <class E>
-    [[nodiscard]] std::string why_invalid(const E& e, std::int64_t action) const {
-        return invalid_gpu_action(e, action);
-    }
-
-    /// Placer p's action: its next GPU of the current job, DEFER when it holds the job back.
-    template <class P>
-    [[nodiscard]] std::int64_t heuristic_action(const Core& core, const observation_writer& obs, P& p,
-                                                const typename View::state& s) const {
-        const auto G = obs.num_gpus();
-        if (!core.has_current()) return std::int64_t(G);
-        const auto mask = obs.mask();
-        const View v(s, core.current(), mask.first(G), picks_.gpus(), mask[G] != 0);
-        const auto a = p.next(v);
-        return a < 0 ? std::int64_t(G) : a;
-    }
-
-private:
     [[nodiscard]] bool defer_allowed(Core& core) noexcept { return picks_.empty() && core.may_defer(); }
 
     /// Heterogeneous clusters: the type features and, with confine_type, the mask's GPUs of the
