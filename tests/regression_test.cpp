@@ -130,9 +130,9 @@ TEST_CASE("regression: a JSON number too large for a double is a ConfigError or 
 // scenario_fuzzer: a node latency of 3.3e66 s with co-location on slowed a job down so far that
 // its remaining time, finite as a double, overflowed the float the feature is computed in: inf /
 // inf gave a NaN remaining-time feature (with co-location off too). Fix: observation_writer's
-// remaining() clamps to the largest float (feature 1) and squash() to the largest double
-// (include/gpuplace/observation.hpp); the cluster keeps end times below cluster_state::max_end,
-// so the all-GPU loop needs no test (include/gpuplace/cluster.hpp).
+// remaining() clamps to the largest float, feature 1 (include/gpuplace/observation.hpp); the
+// cluster keeps end times below cluster_state::max_end, so the all-GPU loop needs no test
+// (include/gpuplace/cluster.hpp).
 TEST_CASE("regression: a remaining time beyond the float range is feature 1, not NaN") {
     for (const bool colocation : {true, false}) {
         CAPTURE(colocation);

@@ -63,9 +63,9 @@ public:
 
     // ---- features ---------------------------------------------------------------------------------
 
-    /// A duration as a feature: t / (t + time_scale), 0 for t <= 0, 1 for t = infinity.
+    /// A duration as a feature: t / (t + time_scale), 0 for t <= 0.
     [[nodiscard]] float squash(double seconds) const noexcept {
-        const double x = std::min(std::max(0.0, seconds), std::numeric_limits<double>::max());
+        const double x = std::max(0.0, seconds);
         return static_cast<float>(x / (x + time_scale_));
     }
     /// A GPU's remaining-time feature, squash() in float arithmetic (the difference of times in

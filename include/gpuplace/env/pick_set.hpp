@@ -60,7 +60,8 @@ public:
     [[nodiscard]] bool picked(gpu_id g) const noexcept { return picked_[g] != 0; }
     [[nodiscard]] const std::uint8_t* picked_flags() const noexcept { return picked_.data(); }
     [[nodiscard]] std::uint32_t in(std::size_t l, std::size_t d) const noexcept { return count_[off_[l - 1] + d]; }
-    /// Every domain's picks on level l, indexed by domain.
+    /// Every domain's picks on level l, indexed by domain (level 1's come first: a pick's
+    /// proximity rows read them without loading an offset).
     [[nodiscard]] const std::uint32_t* counts(std::size_t l) const noexcept { return l == 1 ? count_.data() : count_.data() + off_[l - 1]; }
     /// The highest level m (0 .. L-1) on which the GPU added last is the only pick of its domain
     /// (and so on every level up to m): 0 when its level-1 domain held a pick already.
