@@ -42,7 +42,7 @@ namespace gpuplace::bench {
 /// sampler (detail::sample_valid: the valid entries counted 8 at a time, then the k-th selected
 /// without a data-dependent branch; rows of more than 128 entries try 2 uniform draws first), so
 /// that the time measured is the env's, not an O(G) action sampler's; gpuplace::random_policy
-/// (two byte-by-byte mask scans) is measured separately.
+/// (the whole mask counted, then the k-th valid entry selected) is measured separately.
 class fast_random_policy {
 public:
     void reset(std::uint64_t seed) { rng_.seed(detail::mix_seed(seed, 0x62656e6368ULL)); }

@@ -34,7 +34,8 @@ void BM_step_random(benchmark::State& state) {
 }
 BENCHMARK(BM_step_random)->Apply(cluster_sizes);
 
-/// Random valid actions from gpuplace::random_policy (two O(G) scans of the mask per action).
+/// Random valid actions from gpuplace::random_policy (the whole mask counted, then the k-th valid
+/// GPU selected, 8 entries at a time: detail/valid_actions.hpp; no rejection tries).
 void BM_step_random_policy(benchmark::State& state) {
     gpuplace::env e(scaled_default(state.range(0)));
     gpuplace::random_policy p;

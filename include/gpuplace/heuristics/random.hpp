@@ -7,6 +7,7 @@
 
 #include "../config.hpp"
 #include "../detail/rng.hpp"
+#include "../detail/valid_actions.hpp"
 #include "../topology.hpp"
 #include "placer.hpp"
 
@@ -24,18 +25,17 @@ public:
     template <Topology T>
     void reserve(const T& t) { reserve(t.hierarchy()); }
 
-    /// A uniformly random valid action of env e (see the class comment).
+    /// A uniformly random valid action of env e (see the class comment): the k-th valid action
+    /// for a uniform k, the valid actions counted and selected 8 at a time (an env's mask entries
+    /// are 0 or 1; detail/valid_actions.hpp says why not entry by entry).
     template <class E>
     std::int64_t act(const E& e) {
         const auto mask = e.action_mask();
         const std::size_t n_choices = e.mode() == action_mode::gpu ? mask.size() - 1 : mask.size();
-        std::uint64_t n = 0;
-        for (std::size_t a = 0; a < n_choices; ++a) n += mask[a];
+        const std::uint32_t n = detail::count_valid(mask.data(), n_choices);
         if (n == 0) return e.defer_action();
-        auto k = rng_.below(n);
-        for (std::size_t a = 0; a < n_choices; ++a)
-            if (mask[a] && k-- == 0) return static_cast<std::int64_t>(a);
-        return e.defer_action();
+        const auto k = static_cast<std::uint32_t>(rng_.below(n));
+        return static_cast<std::int64_t>(detail::select_valid(mask.data(), n_choices, k));
     }
     /// A uniformly random GPU the view allows, or -1 when none.
     template <class V>
