@@ -24,7 +24,7 @@ from collections import defaultdict
 LABELS = {
     "BM_step_random": "random valid actions (word-wise sampler)",
     "BM_step_first_fit": "first-fit actions",
-    "BM_step_random_policy": "gpuplace::random_policy (O(G) mask scans)",
+    "BM_step_random_policy": "gpuplace::random_policy (word-wise count and select)",
 }
 
 
