@@ -19,6 +19,8 @@
 #include <gpuplace/json.hpp>
 #endif
 
+#include "test_util.hpp"
+
 namespace gp = gpuplace;
 using json = gp::detail::json;
 
@@ -147,6 +149,7 @@ TEST_CASE("regression: a remaining time beyond the float range is feature 1, not
         s.colocation.enabled = colocation;
         gp::env e(s);
         e.reset(0);
+        gp::detail::rng r(0);
         bool saturated = false;  // a remaining time of 1 was seen
         const auto& segs = e.observation_layout();
         const auto seg = std::find_if(segs.begin(), segs.end(), [](const auto& x) { return x.name == "gpu_remaining"; });
@@ -156,16 +159,7 @@ TEST_CASE("regression: a remaining time beyond the float range is feature 1, not
             const auto obs = e.observation();
             for (float x : obs) REQUIRE((std::isfinite(x) && x >= 0.0f && x <= 1.0f));
             for (std::size_t g = 0; g < e.num_gpus(); ++g) saturated |= obs[rem + g] == 1.0f;
-            const auto mask = e.action_mask();
-            const std::size_t valid = std::size_t(std::count(mask.begin(), mask.end(), std::uint8_t{1}));
-            std::size_t k = step % valid;
-            std::int64_t a = -1;
-            for (std::size_t i = 0; i < mask.size(); ++i)
-                if (mask[i] && k-- == 0) {
-                    a = std::int64_t(i);
-                    break;
-                }
-            (void)e.step(a);
+            (void)e.step(gp::test::random_action(e, r, 0.2));
         }
         CHECK(saturated);
     }

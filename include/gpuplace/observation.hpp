@@ -310,7 +310,7 @@ private:
             const float rf = f;
             // the proximity outside and inside a level-1 domain with a pick, picked by a load: GCC 12
             // compiles `picks ? in : off` as a branch around the stores, which the picks make
-            // unpredictable (callgrind, 64 GPUs: 0.9 more mispredicted branches per step)
+            // unpredictable (callgrind, 64 GPUs: 1.0 more mispredicted branches per step)
             const float pvs[2] = {above, level_proximity(1)};
             for (std::size_t n = c0; n < c1; ++n) {
                 // (uniform: the offset as a multiple of N, which the compiler sees through)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 from typing import Any
@@ -165,8 +166,8 @@ def cmd_train_sb3(args) -> int:
         if pre["imitation_steps"]:
             print(f"cloned {teacher} for {pre['imitation_steps']} env steps (agreement {pre['agreement']:.3f})")
         best = info["best_val_jct"]
-        kept = (f"best validation JCT {best / 3600:.3f} h" if best == best  # not NaN: validation ran
-                else "no validation (--validation-seeds 0): the last weights are kept")
+        kept = ("no validation (--validation-seeds 0): the last weights are kept" if math.isnan(best)
+                else f"best validation JCT {best / 3600:.3f} h")
         print(f"trained {info['env_steps']} env steps in {info['seconds']:.0f} s "
               f"({info['env_steps'] / info['seconds']:,.0f} env steps/s); {kept}; "
               f"learning curve {args.out}/episodes.csv")
