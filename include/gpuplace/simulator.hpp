@@ -140,6 +140,8 @@ public:
         if (r.num_gpus == 0 || r.start > now_) return 0.0;
         return double(r.num_gpus) * (std::min(now_, r.end) - r.start);
     }
+    /// Whether job j has started (it has a placement, now or before).
+    [[nodiscard]] bool has_started(std::uint32_t j) const noexcept { return rec_[j].num_gpus != 0; }
     /// How often job j was suspended.
     [[nodiscard]] std::uint32_t preemptions(std::uint32_t j) const noexcept { return rec_[j].preemptions; }
     /// Ideal seconds of work job j has left (its whole ideal duration before it starts).
@@ -274,6 +276,33 @@ public:
     /// up to its last checkpoint, and its next start pays the restart overhead.
     void suspend(std::uint32_t j);
 
+    // ---- reallocation (preemption on): what a round-based scheduler does to its jobs ----------
+
+    /// Starts or resumes job j (not running) on `gpus` as start() does, paying `overhead` seconds on
+    /// them (a checkpoint-restore) before it makes progress again, instead of the restart overhead.
+    void restart(std::uint32_t j, std::span<const gpu_id> gpus, double slowdown, double comm_cost, double overhead);
+    /// Moves running job j to `gpus` (another placement, possibly of another GPU type): the work it
+    /// made so far is kept (it checkpoints now, losing nothing), its GPUs are freed and it pays
+    /// `overhead` seconds on the new ones before it makes progress again. Not a preemption: its
+    /// record's preemption count is unchanged. `gpus` may share GPUs with its current placement.
+    void move(std::uint32_t j, std::span<const gpu_id> gpus, double slowdown, double comm_cost, double overhead);
+    /// Stops running job j now, keeping all the work it made (it checkpoints now); a preemption of
+    /// its record when `preempted` (a job that leaves the GPUs), not when it is about to restart
+    /// elsewhere (a move in two steps: stop, then restart()).
+    void stop(std::uint32_t j, bool preempted) {
+        stop_run(j, true);
+        if (preempted) ++rec_[j].preemptions;
+    }
+    /// Counts a preemption of job j (a job stopped for a move that did not restart after all).
+    void count_preemption(std::uint32_t j) noexcept { ++rec_[j].preemptions; }
+    /// The checkpoint-restore seconds job j's current (or last) run pays before progressing.
+    [[nodiscard]] double restart_overhead(std::uint32_t j) const noexcept { return overhead_of(j); }
+    /// Seconds of progress running job j made since its current run started (after its overhead);
+    /// 0 when it is not running.
+    [[nodiscard]] double useful_run_time(std::uint32_t j) const noexcept {
+        return is_running(j) ? std::max(0.0, now_ - run_start_[j] - overhead_of(j)) : 0.0;
+    }
+
     /// Metrics of the jobs finished so far (scratch is reused).
     [[nodiscard]] metrics compute(std::vector<double>& scratch) const {
         const double first = jobs_.empty() ? 0.0 : double(jobs_.front().submit_time);
@@ -281,8 +310,14 @@ public:
     }
 
 private:
-    /// The restart overhead of job j's current run (none on its first).
-    [[nodiscard]] double overhead_of(std::uint32_t j) const noexcept { return rec_[j].preemptions ? costs_.restart_overhead : 0.0; }
+    /// The overhead of job j's current run: the restart overhead when it was resumed (none on its
+    /// first start), or what restart() / move() gave.
+    [[nodiscard]] double overhead_of(std::uint32_t j) const noexcept { return overhead_[j]; }
+
+    /// Stops running job j now: its run is accounted for (run time, attained service, the work it
+    /// keeps: up to its last checkpoint, or all of it with `checkpoint_now`), its completion event
+    /// leaves the heap and its GPUs are freed. suspend() and move() share it.
+    void stop_run(std::uint32_t j, bool checkpoint_now);
 
     /// start() with preemption on: a first start or a resume, on the job's own placement slot.
     /// (Out of line, as start_shared().)
@@ -369,6 +404,7 @@ private:
     bool preempt_ = false;
     preemption_costs costs_;
     std::vector<double> work_, run_start_, attained_;  ///< per job: ideal work left at its last suspension, run start, GPU-seconds before it
+    std::vector<double> overhead_;                     ///< per job: the overhead its current (or last) run pays
     std::vector<std::uint8_t> running_flag_;
     std::vector<std::uint32_t> slot_;  ///< per job: where its placement is kept in placements_
     // co-location

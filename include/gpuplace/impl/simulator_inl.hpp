@@ -40,6 +40,7 @@ void basic_simulator<J>::reset(std::span<const Source> jobs, Ideal&& ideal, Memo
         work_.assign(ideal_.begin(), ideal_.end());
         run_start_.assign(jobs_.size(), 0.0);
         attained_.assign(jobs_.size(), 0.0);
+        overhead_.assign(jobs_.size(), 0.0);
         version_.assign(jobs_.size(), 0);
         running_flag_.assign(jobs_.size(), 0);
     }
@@ -97,6 +98,7 @@ void basic_simulator<J>::replace_future(std::span<const Source> future, Ideal&& 
         for (std::size_t i = keep; i < n; ++i) work_[i] = ideal_[i];
         run_start_.resize(n, 0.0);
         attained_.resize(n, 0.0);
+        overhead_.resize(n, 0.0);
         version_.resize(n, 0);
         running_flag_.resize(n, 0);
         slot_.resize(n);
@@ -140,16 +142,23 @@ void basic_simulator<J>::set_ideal_duration(std::uint32_t j, double ideal) {
 
 template <Job J>
 void basic_simulator<J>::suspend(std::uint32_t j) {
+    stop_run(j, false);
+    ++rec_[j].preemptions;
+}
+
+template <Job J>
+void basic_simulator<J>::stop_run(std::uint32_t j, bool checkpoint_now) {
     auto& r = rec_[j];
     const double ran = now_ - run_start_[j], overhead = overhead_of(j);
     const double useful = std::max(0.0, ran - overhead);
-    const double kept = costs_.checkpoint_interval > 0 ? std::floor(useful / costs_.checkpoint_interval) * costs_.checkpoint_interval : useful;
+    const double kept = !checkpoint_now && costs_.checkpoint_interval > 0
+                            ? std::floor(useful / costs_.checkpoint_interval) * costs_.checkpoint_interval
+                            : useful;
     work_[j] = std::max(0.0, work_[j] - kept / r.slowdown);
     const double k = double(jobs_[j].num_gpus);
     r.lost_gpu_time += k * (std::min(ran, overhead) + (useful - kept));
     r.run_time += ran;
     attained_[j] += k * ran;
-    ++r.preemptions;
     running_flag_[j] = 0;
     ++version_[j];
     // its completion event leaves the heap now, so that the heap never holds more than the running jobs
@@ -162,6 +171,12 @@ void basic_simulator<J>::suspend(std::uint32_t j) {
         }
     cluster_.release_exclusive(gpus_of(r));
     --running_;
+}
+
+template <Job J>
+void basic_simulator<J>::move(std::uint32_t j, std::span<const gpu_id> gpus, double slowdown, double comm_cost, double overhead) {
+    stop_run(j, true);
+    restart(j, gpus, slowdown, comm_cost, overhead);
 }
 
 template <Job J>
@@ -183,9 +198,15 @@ void basic_simulator<J>::start_shared(std::uint32_t j, std::span<const gpu_id> g
 
 template <Job J>
 void basic_simulator<J>::resume(std::uint32_t j, std::span<const gpu_id> gpus, double slowdown, double comm_cost) {
+    restart(j, gpus, slowdown, comm_cost, rec_[j].preemptions ? costs_.restart_overhead : 0.0);
+}
+
+template <Job J>
+void basic_simulator<J>::restart(std::uint32_t j, std::span<const gpu_id> gpus, double slowdown, double comm_cost, double overhead) {
     auto& r = rec_[j];
-    const bool first = r.preemptions == 0;
-    const double end = now_ + overhead_of(j) + work_[j] * slowdown;
+    const bool first = r.num_gpus == 0;  // never started (a record is filled at the first start)
+    overhead_[j] = overhead;
+    const double end = now_ + overhead + work_[j] * slowdown;
     if (first) {
         r.id = jobs_[j].id;
         r.model = jobs_[j].model;
