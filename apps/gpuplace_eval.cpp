@@ -74,10 +74,13 @@ void run_eval(const gpuplace::scenario& s, const std::vector<std::string>& polic
             for (const auto& q : queues) ps.push_back(gpuplace::named_policy<Env>(p + "+" + q));
     }
     std::optional<gpuplace::trace> tr;
+    std::size_t probe_gpus = 0;
     if (s.workload.kind == "trace") {
         auto whole = s;
+        whole.rounds.enabled = false;  // the probe is a plain env (rounds run in round_env)
         whole.workload.episode_jobs = 0;
         const Env probe(whole);  // the zoo and cluster size the env uses
+        probe_gpus = probe.num_gpus();
         tr = gpuplace::load_trace(s.workload.format, s.workload.path, probe.zoo(), s.workload.trace_opts, probe.num_gpus());
         const std::string jobs = "the trace " + tr->source + " has " + std::to_string(tr->jobs.size()) + " jobs (after the trace options)";
         if (episode_jobs_flag && s.workload.episode_jobs > tr->jobs.size())
@@ -95,9 +98,17 @@ void run_eval(const gpuplace::scenario& s, const std::vector<std::string>& polic
     if (tr) {
         const auto* t = &*tr;
         std::printf("trace %s: %zu rows, %zu jobs (%zu filtered, %zu bad rows skipped, %zu outside window, %zu capped, "
-                        "%zu dropped), arrival scale %.4g\n",
+                        "%zu dropped, %zu of a model not measured at their GPU count: %s), arrival scale %.4g\n",
                         t->source.c_str(), t->rows, t->jobs.size(), t->filtered, t->skipped_bad, t->outside, t->capped,
-                        t->dropped, t->arrival_scale);
+                        t->dropped, t->unmeasured,
+                        s.workload.trace_opts.unmeasured == gpuplace::unmeasured_size::drop ? "dropped" : "throughput extrapolated",
+                        t->arrival_scale);
+        if (t->capped > 0) {
+            const auto cap = s.workload.trace_opts.max_gpus ? std::size_t(s.workload.trace_opts.max_gpus) : probe_gpus;
+            std::printf("warning: %zu job(s) of the trace ask for more than %zu GPUs (%s) and were capped to %zu; --drop-oversized "
+                        "leaves them out instead\n", t->capped, cap, s.workload.trace_opts.max_gpus ? "--max-gpus" : "the cluster's GPUs",
+                        cap);
+        }
     }
     std::printf("%s", rep.table().c_str());
     for (const auto& p : policies)
@@ -140,16 +151,20 @@ int main(int argc, char** argv) {
         std::string s;
         for (const auto& q : gpuplace::all_queue_names()) s += (s.empty() ? "" : ", ") + q;
         return s;
-    }() + "; las, 2d_las and gittins preempt, the *_oracle ones read true durations)")->delimiter(',');
+    }() + "; las, 2d_las and gittins preempt, the *_oracle ones read true durations, the round policies (Gavel's) "
+          "decide in rounds who runs on which GPU type)")->delimiter(',');
     std::string durations;
-    double restart_overhead = -1, round = -1;
+    double restart_overhead = -1, round = -1, restore = -1;
     app.add_option("--durations", durations, "what the scheduler knows of durations: oracle, hidden or predicted "
                                              "(default: the scenario's; docs/information.md)")
         ->check(CLI::IsMember({"oracle", "hidden", "predicted"}));
     app.add_option("--restart-overhead", restart_overhead, "preemption: seconds a resumed job loses (default: the scenario's)")
         ->check(CLI::Range(0.0, 1e7));
-    app.add_option("--round", round, "preemption: a decision point every this many seconds too (0 = events only; "
-                                     "default: the scenario's)")->check(CLI::Range(0.0, 1e9));
+    app.add_option("--round", round, "the round length of the round policies (default: the scenario's, 360 s), and for "
+                                     "preemption a decision point every this many seconds too (0 = events only)")
+        ->check(CLI::Range(0.0, 1e9));
+    app.add_option("--restore", restore, "round policies: seconds a move or resume of a job costs (its checkpoint-restore; "
+                                         "default: the scenario's, 30 s)")->check(CLI::Range(0.0, 1e7));
     app.add_option("--csv", csv, "write the per-seed metrics (CSV)");
     app.add_option("--summary-csv", summary_csv, "write the summary (CSV)");
     app.add_option("--json", json_out, "write the report (JSON)");
@@ -167,6 +182,11 @@ int main(int argc, char** argv) {
     app.add_option("--max-gpus", topt.max_gpus, "trace: cap each job's GPUs (0 = the cluster size)")->check(gpuplace::apps::whole(0, 1 << 24))
         ->needs(trace_opt);
     app.add_flag("--drop-oversized", topt.drop_oversized, "trace: drop jobs larger than the cluster")->needs(trace_opt);
+    std::string unmeasured;
+    app.add_option("--unmeasured", unmeasured, "trace: a job whose model has no measured throughput at its GPU count: extrapolate "
+                                              "(default: per-GPU throughput interpolated between measured counts, linear past the "
+                                              "largest), drop, or refuse (an error naming the row)")
+        ->check(CLI::IsMember({"extrapolate", "drop", "refuse"}))->needs(trace_opt);
     app.add_flag("--skip-bad-rows", topt.skip_bad_rows, "trace: skip malformed rows instead of failing")->needs(trace_opt);
     app.add_option("--model", topt.model, "trace: give every job this zoo model")->needs(trace_opt);
     app.add_option("--episode-jobs", episode_jobs, "trace: each episode replays a seed-chosen run of this many jobs (0 = all)")
@@ -182,12 +202,19 @@ int main(int argc, char** argv) {
         topt.window_start = window[0];
         topt.window_end = window[1];
     }
+    if (!unmeasured.empty()) topt.unmeasured = gpuplace::parse_unmeasured_size(unmeasured, "--unmeasured");
     try {
         if (list) {
             for (const auto& n : gpuplace::heuristic_names()) std::printf("policy %s\n", n.c_str());
             for (const auto& n : gpuplace::type_aware_heuristic_names()) std::printf("policy %s (GPU types)\n", n.c_str());
             std::printf("policy rollout:<policy>, rollout<F>:<policy>, hindsight:<policy> (planners; placement or job mode)\n");
-            for (const auto& n : gpuplace::all_queue_names()) std::printf("queue %s\n", n.c_str());
+            for (const auto& n : gpuplace::all_queue_names()) {
+                if (!gpuplace::is_round_policy(n)) std::printf("queue %s\n", n.c_str());
+                else if (!gpuplace::round_policy_needs_lp(n)) std::printf("queue %s (round policy)\n", n.c_str());
+                else if (gpuplace::have_lp_solver()) std::printf("queue %s (round policy, LP)\n", n.c_str());
+                else std::printf("queue %s (round policy, LP: not in this build, which has no LP solver: install coinor-libclp-dev "
+                                 "and configure with -DGPUPLACE_WITH_LP=ON)\n", n.c_str());
+            }
             return 0;
         }
         auto s = gpuplace::is_preset_name(scen) ? gpuplace::preset_scenario(scen) : gpuplace::load_scenario(scen);
@@ -195,6 +222,8 @@ int main(int argc, char** argv) {
         if (!durations.empty()) s.durations.mode = gpuplace::parse_duration_info(durations, "--durations");
         if (restart_overhead >= 0) s.preemption.restart_overhead = restart_overhead;
         if (round >= 0) s.preemption.round = round;
+        if (round > 0) s.rounds.length = round;
+        if (restore >= 0) s.rounds.restore.seconds = restore;
         const outputs outs{csv, summary_csv, json_out};
         if (calib) return calibration(s);
         // every output is checked before any work starts

@@ -13,9 +13,16 @@
 
 #include "config.hpp"
 #include "error.hpp"
+#include "metrics.hpp"
 #include "policy.hpp"
 
 namespace gpuplace {
+
+/// What a whole episode run outside an env's steps ends with (a policy under a round policy).
+struct episode_outcome {
+    metrics m;
+    double episode_return = 0;
+};
 
 /// A type-erased policy for env type E, built per episode by a factory (so episodes can run in
 /// parallel without sharing state).
@@ -24,6 +31,10 @@ struct any_policy {
     std::string name;
     std::function<std::function<std::int64_t(const E&)>(std::uint64_t seed)> make;  ///< seed -> act function
     std::string queue;  ///< queue policy to run under (see apply_queue); empty = the scenario's
+    /// Under a round policy (queue one of round_policy_names(); set by named_policy()): given the
+    /// scenario with the queue applied, a runner of whole episodes by seed (round_env.hpp), safe
+    /// to call from several threads at once. The harness calls it instead of stepping an env.
+    std::function<std::function<episode_outcome(std::uint64_t seed)>(const scenario&)> rounds;
 };
 
 /// Names of the non-preemptive queue policies: "fifo" (strict head-of-line FIFO), "backfill" (FIFO
@@ -38,10 +49,11 @@ struct any_policy {
 /// causal): "sjf_oracle" (sjf, non-preemptive) and "srtf_oracle" (shortest remaining time first,
 /// preemptive: a bound).
 [[nodiscard]] inline std::vector<std::string> oracle_queue_names() { return {"sjf_oracle", "srtf_oracle"}; }
-/// Every queue policy name, in the order above.
+/// Every queue policy name, in the order above, then the round policies (round_policy_names(),
+/// Gavel's: they decide in rounds who runs, on which GPU type; docs/rounds.md).
 [[nodiscard]] inline std::vector<std::string> all_queue_names() {
     auto v = queue_names();
-    for (auto* more : {&preemptive_queue_names, &oracle_queue_names})
+    for (auto* more : {&preemptive_queue_names, &oracle_queue_names, &round_policy_names})
         for (auto& n : (*more)()) v.push_back(std::move(n));
     return v;
 }
@@ -49,7 +61,7 @@ struct any_policy {
 [[nodiscard]] inline bool is_oracle_queue(std::string_view queue) noexcept { return queue.ends_with("_oracle"); }
 
 /// Sets the scenario's queue order, backfill, preemption and, for the oracle references, durations
-/// from a queue policy name (ConfigError otherwise).
+/// from a queue policy name; a round policy turns rounds on with it (ConfigError otherwise).
 inline void apply_queue(scenario& s, std::string_view queue) {
     if (queue.empty()) return;
     const auto order = [&](queue_order o, bool backfill, bool preempt) {
@@ -67,6 +79,10 @@ inline void apply_queue(scenario& s, std::string_view queue) {
     else if (queue == "sjf_oracle" || queue == "srtf_oracle") {
         order(queue == "sjf_oracle" ? queue_order::sjf : queue_order::srtf, true, queue == "srtf_oracle");
         s.durations.mode = duration_info::oracle;
+    } else if (is_round_policy(queue)) {  // rounds decide who runs: no preemptive discipline beside them
+        s.preemption.enabled = false;
+        s.rounds.enabled = true;
+        s.rounds.policy = std::string(queue);
     } else {
         std::string known;
         for (const auto& n : all_queue_names()) known += (known.empty() ? "" : ", ") + n;
@@ -82,6 +98,7 @@ template <class E, class P>
                 p->reset(seed);
                 return std::function<std::int64_t(const E&)>([p](const E& e) { return gpuplace::act(e, *p); });
             },
+            {},
             {}};
 }
 

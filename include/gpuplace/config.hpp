@@ -18,6 +18,7 @@
 #include "data.hpp"
 #include "information.hpp"
 #include "model_zoo.hpp"
+#include "round_config.hpp"
 #include "topology.hpp"
 #include "workload.hpp"
 
@@ -143,6 +144,7 @@ struct scenario {
     colocation_config colocation;  ///< off by default
     durations_config durations;    ///< what the scheduler knows of durations: oracle by default
     preemption_config preemption;  ///< off by default
+    rounds_config rounds;          ///< off by default: round policies (round_env.hpp)
 
     /// Makes the relative file paths of the scenario (the trace, a zoo file, a co-location profile)
     /// relative to base_dir (see relative_to()). "$GPUPLACE_DATA/..." paths stay as they are.

@@ -281,6 +281,10 @@ basic_env<T, J, C>::basic_env(T topo, C comm, ModelZoo zoo, scenario s)
     const auto& e = cfg.env;
     if (e.confine_type && (e.mode != action_mode::gpu || cfg.colocation.enabled))
         throw ConfigError("config /env/confine_type: supported in the gpu action mode without co-location only");
+    if (cfg.rounds.enabled)
+        throw ConfigError("config /rounds/enabled: the round policies (\"" + cfg.rounds.policy + "\") run in gpuplace::round_env "
+                          "(round_env.hpp), and in the harness by name (named_policy(\"pack+" + cfg.rounds.policy +
+                          "\"), gpuplace-eval --queue); this env's action modes decide at events, not in rounds");
     if (e.mode != action_mode::gpu && e.slots < 1)
         throw ConfigError("config /env/slots: 0 (the " + std::string(to_string(e.mode)) + " action mode needs at least 1)");
     obs_ = observation_writer(core_.hierarchy(), e.queue_window, cfg.colocation.enabled, cfg.reward.time_scale,

@@ -58,6 +58,9 @@ inline const std::vector<std::string>& eval_metric_names() {
     if (name == "lost_gpu_hours") return m.lost_gpu_hours;
     if (name == "avg_fairness") return m.avg_fairness;
     if (name == "max_fairness") return m.max_fairness;
+    if (name == "avg_moves") return m.avg_moves;
+    if (name == "avg_resizes") return m.avg_resizes;
+    if (name == "avg_suspended_time") return m.avg_suspended_time;
     throw Error("unknown metric \"" + name + "\"");
 }
 
@@ -65,7 +68,7 @@ inline const std::vector<std::string>& eval_metric_names() {
 /// fraction.
 [[nodiscard]] inline bool is_time_metric(const std::string& name) noexcept {
     for (const char* other : {"avg_comm_cost", "total_comm_cost", "avg_slowdown", "utilization", "avg_preemptions",
-                              "lost_gpu_hours", "avg_fairness", "max_fairness"})
+                              "lost_gpu_hours", "avg_fairness", "max_fairness", "avg_moves", "avg_resizes"})
         if (name == other) return false;
     return true;
 }
@@ -74,6 +77,13 @@ inline const std::vector<std::string>& eval_metric_names() {
 /// queueing delay, preemptions per job and the GPU-hours lost to restarts.
 inline const std::vector<std::string>& preemption_metric_names() {
     static const std::vector<std::string> names = {"p99_queueing_delay", "avg_preemptions", "lost_gpu_hours"};
+    return names;
+}
+
+/// The metrics the table adds when a policy ran in rounds (docs/rounds.md): moves, resizes and
+/// suspended time per job (the restores' GPU-hours are in lost_gpu_hours).
+inline const std::vector<std::string>& round_metric_names() {
+    static const std::vector<std::string> names = {"avg_moves", "avg_resizes", "avg_suspended_time"};
     return names;
 }
 
@@ -110,12 +120,16 @@ struct eval_report {
         char buf[128];
         int w = 16;
         auto names = eval_metric_names();
-        bool preempted = false;
+        bool preempted = false, rounds = false;
         for (const auto& p : policies) {
             w = std::max(w, int(p.policy.size()) + 1);
-            for (const auto& m : p.per_seed) preempted = preempted || m.avg_preemptions > 0;
+            for (const auto& m : p.per_seed) {
+                preempted = preempted || m.avg_preemptions > 0 || m.rounds;
+                rounds = rounds || m.rounds;
+            }
         }
         if (preempted) names.insert(names.end(), preemption_metric_names().begin(), preemption_metric_names().end());
+        if (rounds) names.insert(names.end(), round_metric_names().begin(), round_metric_names().end());
         std::snprintf(buf, sizeof buf, "%-*s", w, "policy");
         out += buf;
         for (const auto& n : names) {

@@ -37,12 +37,20 @@ template <class E = env>
                                    const std::vector<std::uint64_t>& seeds, std::size_t threads = 0,
                                    const eval_progress& progress = {}) {
     if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
-    // one prototype env per distinct queue policy (each reads a trace workload once)
+    // one prototype env per distinct queue policy (each reads a trace workload once); a policy
+    // under a round policy runs whole episodes through its own runner (any_policy::rounds)
     std::vector<E> protos;
     protos.reserve(policies.size());
     std::map<std::string, std::size_t> proto_of;
     std::vector<std::size_t> which(policies.size());
+    std::vector<std::function<episode_outcome(std::uint64_t)>> runners(policies.size());
     for (std::size_t i = 0; i < policies.size(); ++i) {
+        if (policies[i].rounds) {
+            scenario q = s;
+            apply_queue(q, policies[i].queue);
+            runners[i] = policies[i].rounds(q);
+            continue;
+        }
         auto [it, fresh] = proto_of.try_emplace(policies[i].queue, protos.size());
         if (fresh) {
             scenario q = s;
@@ -65,6 +73,16 @@ template <class E = env>
         std::vector<std::unique_ptr<E>> envs(protos.size());
         for (std::size_t k; (k = next.fetch_add(1)) < jobs;) {
             const auto pi = k / seeds.size(), si = k % seeds.size();
+            if (runners[pi]) {
+                const auto r = runners[pi](seeds[si]);
+                rep.policies[pi].per_seed[si] = r.m;
+                rep.policies[pi].returns[si] = r.episode_return;
+                if (progress) {
+                    const std::lock_guard<std::mutex> lock(progress_mutex);
+                    progress(++done, jobs);
+                }
+                continue;
+            }
             auto& slot = envs[which[pi]];
             if (!slot) slot = std::make_unique<E>(protos[which[pi]]);
             E& e = *slot;

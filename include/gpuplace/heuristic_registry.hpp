@@ -81,6 +81,19 @@ bool with_heuristic(std::string_view base, F&& f) {
     else return false;
     return true;
 }
+/// Calls f(std::type_identity<P>{}) for the placer P named `base`: one of heuristic_names() or
+/// "<rule>:<heuristic>" (type_aware_heuristic_names()); false when there is none.
+template <class F>
+bool with_placer(std::string_view base, F&& f) {
+    const auto colon = base.find(':');
+    if (colon == std::string_view::npos) return with_heuristic(base, f);
+    const auto rule = base.substr(0, colon), placer = base.substr(colon + 1);
+    if (rule == to_string(type_rule::fastest_type))
+        return with_heuristic(placer, [&]<class P>(std::type_identity<P>) { f(std::type_identity<typed_policy<type_rule::fastest_type, P>>{}); });
+    if (rule == to_string(type_rule::throughput_greedy))
+        return with_heuristic(placer, [&]<class P>(std::type_identity<P>) { f(std::type_identity<typed_policy<type_rule::throughput_greedy, P>>{}); });
+    return false;
+}
 }  // namespace detail
 
 /// A heuristic policy by name: one of heuristic_names() or type_aware_heuristic_names(), optionally
@@ -102,18 +115,7 @@ template <class E = env>
     any_policy<E> p;
     const auto colon = base.find(':');
     const std::string rule = colon == std::string::npos ? std::string() : base.substr(0, colon);
-    const std::string placer = colon == std::string::npos ? base : base.substr(colon + 1);
-    bool found = false;
-    if (rule.empty())
-        found = detail::with_heuristic(placer, [&]<class P>(std::type_identity<P>) { p = wrap_policy<E, P>(name); });
-    else if (rule == to_string(type_rule::fastest_type))
-        found = detail::with_heuristic(placer, [&]<class P>(std::type_identity<P>) {
-            p = wrap_policy<E, typed_policy<type_rule::fastest_type, P>>(name);
-        });
-    else if (rule == to_string(type_rule::throughput_greedy))
-        found = detail::with_heuristic(placer, [&]<class P>(std::type_identity<P>) {
-            p = wrap_policy<E, typed_policy<type_rule::throughput_greedy, P>>(name);
-        });
+    const bool found = detail::with_placer(base, [&]<class P>(std::type_identity<P>) { p = wrap_policy<E, P>(name); });
     if (!found) {
         std::string known;
         for (const auto& n : heuristic_names()) known += (known.empty() ? "" : ", ") + n;

@@ -62,6 +62,10 @@ struct metrics {
     double avg_preemptions = 0;       ///< preemptions per finished job
     double lost_gpu_hours = 0;        ///< GPU-hours lost to restarts (overheads and progress since the last checkpoint)
     double avg_fairness = 0, max_fairness = 0;  ///< finish-time fairness rho (job_record::finish_time_fairness): mean, worst
+    /// Rounds (round_env.hpp) only: whether the episode ran in rounds, and per finished job its
+    /// moves (restarts on another GPU type), resizes (on another GPU count) and seconds suspended.
+    bool rounds = false;
+    double avg_moves = 0, avg_resizes = 0, avg_suspended_time = 0;
 };
 
 /// Percentile (nearest-rank with linear interpolation) of sorted values, q in [0, 1].

@@ -11,13 +11,18 @@
 /// "+<queue>" after the whole name applies to the episode and to the planner's rollouts alike.
 
 #include <charconv>
+#include <functional>
+#include <memory>
 #include <string>
+#include <type_traits>
 #include <string_view>
 #include <vector>
 
 #include "any_policy.hpp"
 #include "heuristic_registry.hpp"
 #include "planner.hpp"
+#include "round_env.hpp"
+#include "round_policy_registry.hpp"
 
 namespace gpuplace {
 
@@ -49,14 +54,52 @@ namespace gpuplace {
     return true;
 }
 
+/// A runner of whole episodes of scenario s in rounds (round_env.hpp): s.rounds.policy decides,
+/// the placer `placer` (a name of heuristic_names() or type_aware_heuristic_names()) places. The
+/// scenario's workload is read once; each call copies it. ConfigError for an unknown placer or a
+/// round policy s cannot run (round_policy()).
+template <class E = env>
+[[nodiscard]] std::function<episode_outcome(std::uint64_t)> round_runner(const scenario& s, const std::string& placer) {
+    using round_env_type = basic_round_env<typename E::topology_type, typename E::job_type, typename E::comm_type>;
+    const auto policy = round_policy(s.rounds.policy, s);
+    auto proto = std::make_shared<const round_env_type>(s);
+    std::function<episode_outcome(std::uint64_t)> run;
+    const bool found = detail::with_placer(placer, [&]<class P>(std::type_identity<P>) {
+        run = [proto, policy](std::uint64_t seed) {
+            round_env_type e(*proto);
+            P p;
+            p.reset(seed);
+            p.reserve(e.hierarchy());
+            auto allocate = policy.make(seed);
+            e.reset(seed);
+            e.run(allocate, p);
+            return episode_outcome{e.episode_metrics(), e.episode_return()};
+        };
+    });
+    if (!found) throw ConfigError("unknown placer \"" + placer + "\" for the round policy " + s.rounds.policy);
+    return run;
+}
+
 /// A policy by name: a heuristic (heuristic()) or a rollout planner over one (see the file's
 /// comment). `o`: the planner's options other than what its name sets (threads; a teacher's
-/// ties_to_base and min_gain). ConfigError names what is wrong.
+/// ties_to_base and min_gain). Under a round policy ("pack+max_min_fairness_perf"), the heuristic
+/// places the jobs the round policy grants (any_policy::rounds, round_runner()). ConfigError names
+/// what is wrong.
 template <class E = env>
 [[nodiscard]] any_policy<E> named_policy(const std::string& name, rollout_options o) {
     std::string base_name;
-    if (!parse_planner_name(name, o, base_name)) return heuristic<E>(name);
+    if (!parse_planner_name(name, o, base_name)) {
+        auto p = heuristic<E>(name);
+        if (is_round_policy(p.queue)) {
+            if (round_policy_needs_lp(p.queue) && !have_lp_solver()) (void)round_policy(p.queue, scenario{});  // says what is missing
+            p.rounds = [placer = name.substr(0, name.find('+'))](const scenario& s) { return round_runner<E>(s, placer); };
+        }
+        return p;
+    }
     const auto base = heuristic<E>(base_name);  // validates the heuristic and its queue policy
+    if (is_round_policy(base.queue))
+        throw ConfigError("policy \"" + name + "\": the rollout planners do not run under the round policy " + base.queue +
+                          " (its rounds decide who runs and where; a planner chooses among the candidates of one decision)");
     any_policy<E> p;
     p.name = name;
     p.queue = base.queue;

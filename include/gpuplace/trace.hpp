@@ -52,8 +52,38 @@ inline constexpr double min_job_duration = 1e-3;
 /// The range of trace_options::time_scale (JSON "time_scale", gpuplace-eval --time-scale).
 inline constexpr double min_time_scale = 1e-12, max_time_scale = 1e12;
 
+/// What a trace does with a job whose model has no measured throughput at its GPU count (the zoo
+/// measures 1, 2, 4 and 8 GPUs, some models 1 only): trace_options::unmeasured.
+enum class unmeasured_size : std::uint8_t {
+    /// keep it, at the throughput ModelProfile::at() gives: the per-GPU throughput interpolated
+    /// linearly between the measured counts around it, held at the largest measured count's above
+    /// it (so linear scaling past the largest measurement); counted in trace::unmeasured
+    extrapolate,
+    drop,    ///< leave it out, counted in trace::unmeasured
+    refuse,  ///< a row error (TraceError naming file:line:column), or a bad row with skip_bad_rows
+};
+
+template <>
+struct detail::enum_names<unmeasured_size> {
+    static constexpr std::array<std::pair<unmeasured_size, std::string_view>, 3> values{
+        {{unmeasured_size::extrapolate, "extrapolate"}, {unmeasured_size::drop, "drop"}, {unmeasured_size::refuse, "refuse"}}};
+};
+[[nodiscard]] inline std::string_view to_string(unmeasured_size u) noexcept { return detail::enum_name(u); }
+/// Parses "extrapolate", "drop" or "refuse"; throws ConfigError naming `path` otherwise.
+[[nodiscard]] inline unmeasured_size parse_unmeasured_size(std::string_view name, std::string_view path = "/workload/unmeasured") {
+    if (const auto u = detail::enum_from_name<unmeasured_size>(name)) return *u;
+    detail::config_fail(path, "unknown value \"" + std::string(name) + "\" (allowed: " + detail::enum_name_list<unmeasured_size>() + ")");
+}
+/// Whether model m of `zoo` has a measured throughput at exactly k GPUs.
+[[nodiscard]] inline bool measured_at(const ModelZoo& zoo, model_id m, std::uint32_t k) noexcept {
+    for (const auto& p : zoo[m].points)
+        if (p.gpus == k) return true;
+    return false;
+}
+
 /// How a trace becomes a workload. Steps are applied in this order: read and sort by submit time,
-/// time window, GPU cap, first N jobs, shift so the first job arrives at 0, time scale, target load.
+/// time window, GPU cap, unmeasured sizes, first N jobs, shift so the first job arrives at 0, time
+/// scale, target load.
 struct trace_options {
     double window_start = 0.0;                                   ///< keep jobs submitted at or after (trace seconds)
     double window_end = std::numeric_limits<double>::infinity(); ///< ... and strictly before this
@@ -61,7 +91,8 @@ struct trace_options {
     double time_scale = 1.0;         ///< multiplies submit times and job durations
     double target_load = 0.0;        ///< > 0: scale inter-arrival times so the offered load is this
     std::uint32_t max_gpus = 0;      ///< GPU cap (0 = the cluster size when known, else none)
-    bool drop_oversized = false;     ///< above the cap: drop the job (true) or clamp its request (false)
+    bool drop_oversized = false;     ///< above the cap: drop the job (true) or clamp its request (false; counted in trace::capped)
+    unmeasured_size unmeasured = unmeasured_size::extrapolate;  ///< a model without a measurement at the job's GPU count
     bool skip_bad_rows = false;      ///< skip and count bad rows instead of throwing
     std::string model;               ///< openb, or csv without a model column: every job's model
                                      ///< (empty: a fixed pseudo-random mix of zoo models, by row)
@@ -78,6 +109,9 @@ struct trace {
     std::size_t outside = 0;            ///< rows outside the window or beyond max_jobs
     std::size_t capped = 0;             ///< jobs whose GPU request was clamped to the cap
     std::size_t dropped = 0;            ///< jobs dropped for exceeding the cap
+    /// Jobs (kept, or dropped with unmeasured drop) whose model has no measured throughput at their
+    /// GPU count (trace_options::unmeasured)
+    std::size_t unmeasured = 0;
     double arrival_scale = 1.0;         ///< factor target_load applied to submit times
 
     /// Why no job is left, for an error message: the rows read and what removed each.
@@ -93,6 +127,7 @@ struct trace {
         add(filtered, "without a GPU or never scheduled");
         add(outside, "outside the time window or beyond max_jobs");
         add(dropped, "larger than the GPU cap (drop_oversized)");
+        add(unmeasured, "of a model not measured at its GPU count (unmeasured: drop)");
         return r + (parts.empty() ? "" : ", of which " + parts);
     }
 

@@ -58,7 +58,8 @@ struct run_options {
                     return a;
                 });
             },
-            p.queue};
+            p.queue,
+            {}};
 }
 
 /// A policy that replays `actions[i]` on `seeds[i]`; an action the mask refuses, or running out of
@@ -83,7 +84,8 @@ struct run_options {
                     return a;
                 });
             },
-            std::move(queue)};
+            std::move(queue),
+            {}};
 }
 
 /// The metrics of a steady-state window: those of the finished jobs with ids first .. end - 1

@@ -79,7 +79,16 @@ public:
     /// Draws the workload of `seed` and advances to the first decision; returns the reward of the
     /// time that passed until then. Request features come from `request(k)`.
     template <class Features>
-    double reset(std::uint64_t seed, const Features& features);
+    double reset(std::uint64_t seed, const Features& features) {
+        begin_episode(seed, features);
+        return advance([](std::span<const gpu_id>) {}).reward;
+    }
+
+    /// reset() without advancing to the first decision: the workload of `seed` drawn, time at its
+    /// first arrival's, nothing arrived yet. (The round front end, env/round_front.hpp, moves time
+    /// itself.)
+    template <class Features>
+    void begin_episode(std::uint64_t seed, const Features& features);
 
     /// A forked future (basic_env::fork()): the jobs not arrived yet are those of a new draw of
     /// the workload (with `seed`) past its first arrived-so-far many, arriving from now with the
@@ -216,6 +225,30 @@ public:
 
     /// Metrics of the jobs finished so far.
     [[nodiscard]] metrics episode_metrics() const;
+
+    // ---- reallocation (the round front end, env/round_front.hpp; no action mode calls these) ----
+
+    /// Lets the simulator suspend, resume and move jobs (preemption's machinery, without a
+    /// discipline: the caller decides). Before reset().
+    void enable_reallocation() { sim_.set_preemption({0, 0}); }
+    /// The simulator, for a front end that moves time and jobs itself.
+    [[nodiscard]] basic_simulator<J>& simulator_for_rounds() noexcept { return sim_; }
+    /// What job j would get on `gpus` (sorted ascending): the comm model's cost and slowdown, on
+    /// typed GPUs with its slowest GPU type's speed (as start() prices the current job).
+    [[nodiscard]] comm_result price(std::uint32_t j, std::span<const gpu_id> gpus) const noexcept {
+        const auto& job = sim_.job(j);
+        return types_.typed() ? typed_comm(job, gpus) : comm_.evaluate(topo_, zoo_, job.model, gpus);
+    }
+    /// Job j's ideal step time on cluster GPU type t (its GPU count, the most compact placement).
+    [[nodiscard]] double ideal_step_time_on(std::uint32_t j, std::size_t t) const noexcept {
+        const auto& job = sim_.job(j);
+        return comm_.ideal_step_time(topo_, types_.typed() ? types_.zoo_of(t) : zoo_, job.model, job.num_gpus);
+    }
+    /// Job j's ideal step time on the zoo's reference type (its ideal duration over its steps).
+    [[nodiscard]] double ideal_step_time_ref(std::uint32_t j) const noexcept {
+        const auto& job = sim_.job(j);
+        return comm_.ideal_step_time(topo_, zoo_, job.model, job.num_gpus);
+    }
 
 private:
     [[nodiscard]] bool queue_less(std::uint32_t a, std::uint32_t b) const noexcept {

@@ -17,7 +17,7 @@ namespace gpuplace::env_detail {
 
 template <Topology T, Job J, class C>
 template <class Features>
-double scheduling_core<T, J, C>::reset(std::uint64_t seed, const Features& features) {
+void scheduling_core<T, J, C>::begin_episode(std::uint64_t seed, const Features& features) {
     seed_ = seed;
     workload_.generate(zoo_, num_gpus(), seed, gen_);
     for (std::size_t i = 0; i < gen_.size(); ++i) gen_[i].id = static_cast<job_id>(i);
@@ -33,7 +33,6 @@ double scheduling_core<T, J, C>::reset(std::uint64_t seed, const Features& featu
     current_ = none;
     cur_gpus_ = 0;
     if (preempt_) disc_.reset(n, sim_.now());
-    return advance([](std::span<const gpu_id>) {}).reward;
 }
 
 template <Topology T, Job J, class C>

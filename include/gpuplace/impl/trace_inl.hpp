@@ -195,7 +195,17 @@ private:
                                zoo.gpu_type() + " zoo of " + std::to_string(zoo.size()) + " models)");
 }
 
-/// Window, cap, first N, shift, scale and target load (see trace_options).
+/// unmeasured "refuse": a row error when job j's model has no measurement at its GPU count.
+GPUPLACE_INLINE void refuse_unmeasured(const trace_parser& p, const ModelZoo& zoo, std::size_t line, const trace_field& f,
+                                       const TrainingJob& j) {
+    if (measured_at(zoo, j.model, j.num_gpus)) return;
+    std::string sizes;
+    for (const auto& q : zoo[j.model].points) sizes += (sizes.empty() ? "" : ", ") + std::to_string(q.gpus);
+    p.fail(line, f.column, std::to_string(j.num_gpus) + " GPUs: model \"" + zoo[j.model].name + "\" is measured at " + sizes +
+                               " GPUs only (unmeasured: refuse; \"drop\" leaves such jobs out, \"extrapolate\" keeps them)");
+}
+
+/// Window, cap, unmeasured sizes, first N, shift, scale and target load (see trace_options).
 GPUPLACE_INLINE void finish_trace(trace& t, const ModelZoo& zoo, const trace_options& o, std::size_t cluster_gpus) {
     auto& v = t.jobs;
     std::stable_sort(v.begin(), v.end(), [](const TrainingJob& a, const TrainingJob& b) { return a.submit_time < b.submit_time; });
@@ -215,6 +225,10 @@ GPUPLACE_INLINE void finish_trace(trace& t, const ModelZoo& zoo, const trace_opt
             }
             x.num_gpus = cap;
             ++t.capped;
+        }
+        if (!measured_at(zoo, x.model, x.num_gpus)) {
+            ++t.unmeasured;
+            if (o.unmeasured == unmeasured_size::drop) continue;
         }
         if (o.max_jobs && kept.size() == o.max_jobs) {
             ++t.outside;
@@ -274,6 +288,7 @@ GPUPLACE_INLINE trace read_trace(trace_format format, std::istream& in, std::str
             if (j.work == 0) p.fail(line, f[4].column, "total steps: zero steps");
             j.submit_time = p.time(line, f[5], "arrival time");
             j.num_gpus = p.gpus(line, f[6], "GPU count");
+            if (o.unmeasured == unmeasured_size::refuse) refuse_unmeasured(p, zoo, line, f[6], j);
             p.step_duration(line, f[4], "total steps", j.work, zoo[j.model].at(j.num_gpus).consolidated);
             t.jobs.push_back(j);
         });
@@ -377,6 +392,7 @@ GPUPLACE_INLINE trace read_trace(trace_format format, std::istream& in, std::str
                 if (!(w > 0)) p.fail(line, wf.column, std::string(name) + ": expected a value > 0, got " + std::string(trim(wf.text)));
                 if (col[4] >= 0) j.model = field_model(p, zoo, line, field(line, text, col[4], "model"), "model");
                 else j.model = fixed_model ? fixed : mixed_model(zoo, j.num_gpus, line);
+                if (o.unmeasured == unmeasured_size::refuse) refuse_unmeasured(p, zoo, line, field(line, text, col[1], "num_gpus"), j);
                 if (col[5] >= 0) {
                     const auto& ff = field(line, text, col[5], "gpu_fraction");
                     j.gpu_fraction = p.number(line, ff, "gpu_fraction");

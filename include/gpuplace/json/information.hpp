@@ -1,12 +1,13 @@
 #pragma once
 /// \file json/information.hpp
 /// JSON form of what the scheduler knows and may do (gpuplace/information.hpp): the "durations" and
-/// "preemption" keys of a scenario.
+/// "preemption" keys of a scenario, and its "rounds" (gpuplace/round_config.hpp).
 
 #include <string_view>
 
 #include "../compiled.hpp"
 #include "../information.hpp"
+#include "../round_config.hpp"
 #include "parse.hpp"
 
 namespace gpuplace {
@@ -20,6 +21,12 @@ namespace gpuplace {
 /// "starvation", "gittins_quantum"}.
 [[nodiscard]] GPUPLACE_INLINE preemption_config preemption_from_json(const detail::json& j, std::string_view path = "/preemption");
 [[nodiscard]] GPUPLACE_INLINE detail::json to_json(const preemption_config& p);
+
+/// Reads {"enabled", "policy", "length", "min_reset_interval", "restore": {"seconds", "per_gb",
+/// "models": {"<model>": seconds, ...}}}. The policy name is checked where the rounds run
+/// (round_env.hpp), against the names the build knows.
+[[nodiscard]] GPUPLACE_INLINE rounds_config rounds_from_json(const detail::json& j, std::string_view path = "/rounds");
+[[nodiscard]] GPUPLACE_INLINE detail::json to_json(const rounds_config& r);
 
 }  // namespace gpuplace
 

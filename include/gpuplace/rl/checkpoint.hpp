@@ -319,6 +319,7 @@ template <class E, std::floating_point S>
                 auto p = std::make_shared<basic_network_policy<S>>(net);
                 return std::function<std::int64_t(const E&)>([p](const E& e) { return p->act(e); });
             },
+            {},
             {}};
 }
 

@@ -77,4 +77,40 @@ GPUPLACE_INLINE detail::json to_json(const preemption_config& p) {
             {"round", p.round}, {"thresholds", p.thresholds}, {"starvation", p.starvation}, {"gittins_quantum", p.gittins_quantum}};
 }
 
+GPUPLACE_INLINE rounds_config rounds_from_json(const detail::json& j, std::string_view path) {
+    using namespace detail;
+    check_keys(j, path, {"enabled", "policy", "length", "min_reset_interval", "restore"});
+    rounds_config r;
+    read_bool(j, path, "enabled", r.enabled);
+    read_string(j, path, "policy", r.policy);
+    read_number(j, path, "length", r.length, 1e-3, 1e9);
+    read_number(j, path, "min_reset_interval", r.min_reset_interval, 0.0, 1e12);
+    if (auto it = j.find("restore"); it != j.end()) {
+        const auto rp = join_path(path, "restore");
+        check_keys(*it, rp, {"seconds", "per_gb", "models"});
+        read_number(*it, rp, "seconds", r.restore.seconds, 0.0, 1e7);
+        read_number(*it, rp, "per_gb", r.restore.per_gb, 0.0, 1e7);
+        if (auto m = it->find("models"); m != it->end()) {
+            const auto mp = join_path(rp, "models");
+            if (!m->is_object()) config_fail(mp, "expected an object of model name: seconds, got " + short_dump(*m));
+            for (const auto& [name, v] : m->items()) {
+                if (!v.is_number() || !(v.get<double>() >= 0) || !(v.get<double>() <= 1e7))
+                    config_fail(mp + "/" + name, "expected seconds in [0, 1e7], got " + short_dump(v));
+                r.restore.models.emplace_back(name, v.get<double>());
+            }
+        }
+    }
+    return r;
+}
+
+GPUPLACE_INLINE detail::json to_json(const rounds_config& r) {
+    detail::json models = detail::json::object();
+    for (const auto& [name, secs] : r.restore.models) models[name] = secs;
+    return {{"enabled", r.enabled},
+            {"policy", r.policy},
+            {"length", r.length},
+            {"min_reset_interval", r.min_reset_interval},
+            {"restore", {{"seconds", r.restore.seconds}, {"per_gb", r.restore.per_gb}, {"models", models}}}};
+}
+
 }  // namespace gpuplace

@@ -13,7 +13,7 @@
 namespace gpuplace {
 
 GPUPLACE_INLINE detail::json to_json(const metrics& m) {
-    return {{"avg_jct", m.avg_jct},
+    detail::json j = {{"avg_jct", m.avg_jct},
             {"p50_jct", m.p50_jct},
             {"p95_jct", m.p95_jct},
             {"p99_jct", m.p99_jct},
@@ -34,6 +34,12 @@ GPUPLACE_INLINE detail::json to_json(const metrics& m) {
             {"lost_gpu_hours", m.lost_gpu_hours},
             {"avg_fairness", m.avg_fairness},
             {"max_fairness", m.max_fairness}};
+    if (m.rounds) {  // written only for episodes in rounds: other reports are unchanged
+        j["avg_moves"] = m.avg_moves;
+        j["avg_resizes"] = m.avg_resizes;
+        j["avg_suspended_time"] = m.avg_suspended_time;
+    }
+    return j;
 }
 
 GPUPLACE_INLINE detail::json to_json(const eval_report& r) {

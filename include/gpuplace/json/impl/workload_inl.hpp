@@ -33,6 +33,9 @@ GPUPLACE_INLINE trace_options trace_options_from_json(const detail::json& j, std
     read_bool(j, path, "drop_oversized", o.drop_oversized);
     read_bool(j, path, "skip_bad_rows", o.skip_bad_rows);
     read_string(j, path, "model", o.model);
+    std::string u(to_string(o.unmeasured));
+    read_string(j, path, "unmeasured", u);
+    o.unmeasured = parse_unmeasured_size(u, join_path(path, "unmeasured"));
     return o;
 }
 
@@ -45,6 +48,7 @@ GPUPLACE_INLINE void trace_options_to_json(const trace_options& o, detail::json&
     j["drop_oversized"] = o.drop_oversized;
     j["skip_bad_rows"] = o.skip_bad_rows;
     if (!o.model.empty()) j["model"] = o.model;
+    if (o.unmeasured != unmeasured_size::extrapolate) j["unmeasured"] = to_string(o.unmeasured);  // other scenarios' JSON is unchanged
 }
 
 GPUPLACE_INLINE void detail::read_model_weights(const json& j, std::string_view path, std::vector<std::pair<std::string, double>>& out) {
@@ -65,7 +69,7 @@ GPUPLACE_INLINE workload_config workload_from_json(const detail::json& j, std::s
     read_string(j, path, "kind", c.kind);
     if (c.kind == "trace") {
         check_keys(j, path, {"kind", "format", "path", "window", "max_jobs", "time_scale", "target_load", "max_gpus",
-                             "drop_oversized", "skip_bad_rows", "model", "episode_jobs"});
+                             "drop_oversized", "skip_bad_rows", "model", "episode_jobs", "unmeasured"});
         std::string fmt;
         read_string(j, path, "format", fmt);
         if (!j.contains("format")) config_fail(path, "kind \"trace\" needs \"format\" (philly, openb or csv)");
