@@ -1,7 +1,7 @@
 #pragma once
 /// \file data/presets.hpp
 /// The preset catalogue: the JSON texts of the preset scenarios (default, proximity_drl,
-/// colocation, heterogeneous, philly) and the Philly trace files a policy trains on and is held
+/// colocation, heterogeneous, philly, heterogeneous_gavel) and the Philly trace files a policy trains on and is held
 /// out on. Data only: gpuplace/json/presets.hpp reads them (preset_scenario()).
 
 #include <string>
@@ -67,6 +67,25 @@ inline constexpr std::string_view heterogeneous_scenario_json = R"json({
   "reward": {"jct": 1.0, "time_scale": 3600}
 })json";
 
+/// Gavel's heterogeneous cluster and a Philly-derived trace (docs/rounds.md, docs/fidelity.md): 96
+/// GPUs, 32 each of V100, P100 and K80 in 8-GPU servers (one rack of 4 per type) of the zoo's
+/// measurement hardware (NVLink 100 GB/s inside a server, 25 Gb/s Ethernet = 3.125 GB/s between
+/// servers and racks), replaying the first 227 jobs of data/philly/ee9e8c.trace whose model is
+/// measured at their GPU count (the trace's others: unmeasured "drop"), arrivals as recorded. The
+/// run the round policies are compared on with Gavel's own simulator.
+inline constexpr std::string_view heterogeneous_gavel_scenario_json = R"json({
+  "name": "heterogeneous_gavel",
+  "topology": {"preset": "custom", "racks": 3, "nodes_per_rack": 4, "gpus_per_node": 8,
+               "node_bandwidth": 100, "rack_bandwidth": 3.125, "spine_bandwidth": 3.125,
+               "node_latency": 2e-6, "rack_latency": 20e-6, "spine_latency": 20e-6,
+               "gpu_types": ["v100", "p100", "k80"]},
+  "comm": {"model": "ring_allreduce"},
+  "workload": {"kind": "trace", "format": "philly", "path": "$GPUPLACE_DATA/philly/ee9e8c.trace", "max_jobs": 227,
+               "unmeasured": "drop"},
+  "env": {"queue_policy": "fifo", "backfill": true, "allow_defer": false, "queue_window": 8},
+  "reward": {"jct": 1.0, "time_scale": 3600}
+})json";
+
 /// The Philly-derived trace files (data/philly/, data/README.md) a policy is trained on, and those
 /// held out from training (results on Philly traces are reported on these, file by file).
 [[nodiscard]] inline std::vector<std::string> philly_training_files() {
@@ -101,7 +120,7 @@ inline constexpr std::string_view philly_hidden_overrides_json = R"json({
 
 /// Names of the preset scenarios ("philly:<file>" and "philly_hidden:<file>" too: one file of data/philly/).
 [[nodiscard]] inline std::vector<std::string> preset_names() {
-    return {"default", "proximity_drl", "colocation", "philly", "heterogeneous", "philly_hidden"};
+    return {"default", "proximity_drl", "colocation", "philly", "heterogeneous", "philly_hidden", "heterogeneous_gavel"};
 }
 
 }  // namespace gpuplace

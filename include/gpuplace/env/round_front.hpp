@@ -282,6 +282,7 @@ public:
             sim.restart(j, plan_, res.slowdown, res.cost, overhead);
             if (!first) {
                 ++rec.restores;
+                rec.restore_time += overhead;
                 if (mover) ++rec.moves;
                 else rec.suspended_time += now - since_[j];
             }

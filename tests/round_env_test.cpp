@@ -1,0 +1,228 @@
+// Tests of include/gpuplace/round_env.hpp and env/round_front.hpp (rounds): the cost accounting of
+// a move, a suspension and a resume (exact restore times, in the job's round record and metrics),
+// the progress rule under adversarial allocations whatever the ratio of restore time to round
+// length, the reward identity, determinism by seed, and the errors naming bad allocations and
+// settings.
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <gpuplace/json.hpp>
+#include <gpuplace/policy_registry.hpp>
+#include <gpuplace/round_env.hpp>
+#include <gpuplace/round_policy_registry.hpp>
+
+#include "test_util.hpp"
+
+namespace gp = gpuplace;
+using namespace gpuplace::test;
+
+namespace {
+
+/// Two 1-GPU servers, a V100 and a K80, and a zoo of two 1-GPU models: A runs 4 steps/s on the
+/// V100 and 1 on the K80, B 4 and 2. Jobs: {submit, model, steps}.
+json rounds_two_types(const std::vector<std::array<double, 3>>& jobs, const json& rounds) {
+    auto model = [](const char* name, double tput) { return json{{"name", name}, {"memory_gb", 4}, {"throughput", {{"1", {tput, tput}}}}}; };
+    json js = json::array();
+    for (const auto& j : jobs) js.push_back({{"submit_time", j[0]}, {"num_gpus", 1}, {"model", int(j[1])}, {"work", j[2]}});
+    return {{"topology", {{"preset", "custom"}, {"racks", 1}, {"nodes_per_rack", 2}, {"gpus_per_node", 1}, {"gpu_types", {"v100", "k80"}}}},
+            {"zoo",
+             {{"gpu_type", "v100"},
+              {"models", {model("A", 4), model("B", 4)}},
+              {"types", {{{"gpu_type", "k80"}, {"models", {model("A", 1), model("B", 2)}}}}}}},
+            {"workload", {{"kind", "jobs"}, {"jobs", js}}},
+            {"rounds", rounds}};
+}
+
+/// A round policy scripted by time: at the boundary at time t, grants[t / 360] (job, type) pairs.
+struct scripted_rounds {
+    std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> grants;
+    void reset(std::uint64_t) {}
+    void allocate(const gp::round_view& v, gp::round_allocation& out) {
+        const auto r = std::size_t(std::llround(v.now() / v.round_length()));
+        const auto& g = r < grants.size() ? grants[r] : grants.back();
+        for (const auto& [job, type] : g)
+            for (const auto& a : v.jobs())
+                if (a.job == job) out.grant(job, type, a.gpus);
+    }
+};
+static_assert(gp::RoundPolicy<scripted_rounds>);
+
+/// An adversary: every round it grants the jobs that do not run now, and none of those that do.
+struct swap_everything {
+    void reset(std::uint64_t) {}
+    void allocate(const gp::round_view& v, gp::round_allocation& out) {
+        std::vector<std::uint32_t> left(v.num_types());
+        for (std::size_t t = 0; t < v.num_types(); ++t) left[t] = v.type_gpus(t);
+        for (const auto& a : v.jobs())
+            if (a.type == gp::round_job::none)
+                for (std::uint32_t t = 0; t < v.num_types(); ++t)
+                    if (left[t] >= a.gpus) {
+                        out.grant(a.job, t, a.gpus);
+                        left[t] -= a.gpus;
+                        break;
+                    }
+    }
+};
+
+}  // namespace
+
+TEST_CASE("round_env: a move charges exactly the restore time, and shows in the job's record and metrics") {
+    // job 0 (A, 2440 steps): round 0 on the V100 (1440 steps), then moved to the K80 (1 step/s)
+    // for the 1000 steps left, after a 60 s restore: it ends at 360 + 60 + 1000
+    const auto s = gp::scenario_from_json(rounds_two_types({{0, 0, 2440}}, {{"restore", {{"seconds", 60}}}}));
+    gp::round_env e(s);
+    scripted_rounds p{{{{0, 0}}, {{0, 1}}}};
+    gp::pack_policy placer;
+    e.reset(0);
+    e.run([&](const gp::round_view& v, gp::round_allocation& a) { p.allocate(v, a); }, placer);
+    REQUIRE(e.terminated());
+    const auto& r = e.simulator().finished().front();
+    CHECK(r.end == 1420.0);
+    CHECK(r.lost_gpu_time == 60.0);
+    CHECK(r.run_time == 1420.0);
+    CHECK(r.preemptions == 0);
+    const auto& rr = e.round_records()[0];
+    CHECK(rr.moves == 1);
+    CHECK(rr.restores == 1);
+    CHECK(rr.restore_time == 60.0);
+    CHECK(rr.suspensions == 0);
+    const auto m = e.episode_metrics();
+    CHECK(m.rounds);
+    CHECK(m.avg_moves == 1.0);
+    CHECK(m.lost_gpu_hours == doctest::Approx(60.0 / 3600));
+    CHECK(e.episode_return() == doctest::Approx(-1420.0 / 3600).epsilon(1e-12));
+}
+
+TEST_CASE("round_env: a suspension and a resume: the suspended time and the restore") {
+    // job 0 (A, 2880 steps): round 0 on the V100, suspended in round 1, resumed on the V100 in
+    // round 2 after a 60 s restore: 1440 steps left at 4/s, from 780: it ends at 1140
+    const auto s = gp::scenario_from_json(rounds_two_types({{0, 0, 2880}}, {{"restore", {{"seconds", 60}}}}));
+    gp::round_env e(s);
+    scripted_rounds p{{{{0, 0}}, {}, {{0, 0}}}};
+    gp::pack_policy placer;
+    e.reset(0);
+    e.run([&](const gp::round_view& v, gp::round_allocation& a) { p.allocate(v, a); }, placer);
+    const auto& r = e.simulator().finished().front();
+    CHECK(r.end == 1140.0);
+    CHECK(r.preemptions == 1);
+    CHECK(r.run_time == 360.0 + 420.0);
+    const auto& rr = e.round_records()[0];
+    CHECK(rr.suspensions == 1);
+    CHECK(rr.suspended_time == 360.0);
+    CHECK(rr.moves == 0);
+    CHECK(rr.restore_time == 60.0);
+    CHECK(e.episode_metrics().avg_suspended_time == 360.0);
+    CHECK(e.rounds() == 4);  // 0, 1 (idle), 2 and 3, in which it ends
+}
+
+TEST_CASE("round_env: the progress rule: every job finishes whatever the restore time, under an adversary") {
+    // three 1-GPU jobs on two GPUs; the adversary swaps every running job out at every boundary
+    for (double restore : {0.0, 100.0, 180.0, 359.0, 360.0, 361.0, 1000.0, 5000.0}) {
+        CAPTURE(restore);
+        const auto s = gp::scenario_from_json(
+            rounds_two_types({{0, 0, 20000}, {0, 1, 30000}, {100, 0, 5000}}, {{"restore", {{"seconds", restore}}}}));
+        gp::round_env e(s);
+        swap_everything adversary;
+        gp::pack_policy placer;
+        e.reset(1);
+        std::size_t rounds = 0;
+        gp::round_allocation a;
+        while (!e.done() && rounds < 100000) {
+            a.clear();
+            const auto v = e.view();
+            for (const auto& j : v.jobs())  // a locked job is still running after its restart
+                if (j.locked) CHECK(j.type != gp::round_job::none);
+            adversary.allocate(v, a);
+            e.step(a, placer);
+            ++rounds;
+        }
+        REQUIRE(e.terminated());
+        CHECK(e.simulator().finished().size() == 3);
+        for (const auto& r : e.simulator().finished()) {
+            const auto& rr = e.round_records()[r.id];
+            // each restart bought at least as much progress as its restore cost
+            CHECK(r.run_time - rr.restore_time >= rr.restore_time - 1e-6);
+            CHECK(r.lost_gpu_time == doctest::Approx(rr.restore_time));
+        }
+        // and the rewards sum to minus the sum of JCTs over time_scale
+        CHECK(e.episode_return() == doctest::Approx(-sum_jct(e.simulator().finished()) / 3600).epsilon(1e-9));
+    }
+}
+
+TEST_CASE("round_env: the same seed gives the same episode") {
+    auto s = gp::preset_scenario("heterogeneous");
+    for (const std::string q : {"fifo_perf", "max_min_fairness", "max_min_fairness_perf"}) {
+        CAPTURE(q);
+        gp::apply_queue(s, q);
+        auto run = [&](std::uint64_t seed) {
+            return gp::round_runner<gp::env>(s, "pack")(seed);
+        };
+        const auto a = run(1000000), b = run(1000000), c = run(1000001);
+        CHECK(a.m.avg_jct == b.m.avg_jct);
+        CHECK(a.episode_return == b.episode_return);
+        CHECK(a.m.avg_moves == b.m.avg_moves);
+        CHECK(a.m.avg_jct != c.m.avg_jct);
+        CHECK(a.m.jobs_done == a.m.jobs_total);
+        CHECK(a.m.rounds);
+    }
+}
+
+TEST_CASE("round_env: bad allocations are InvalidAction naming the grant, and change nothing") {
+    const auto s = gp::scenario_from_json(rounds_two_types({{0, 0, 2440}, {0, 1, 2440}, {5000, 0, 100}}, json::object()));
+    gp::round_env e(s);
+    gp::round_allocation a;
+    CHECK_THROWS_WITH_AS(e.step(a), "round_env::step() called before reset()", gp::StateError);
+    e.reset(0);
+    auto refused = [&](std::initializer_list<gp::round_grant> grants, const std::string& why) {
+        a.clear();
+        for (const auto& g : grants) a.grant(g.job, g.type, g.gpus);
+        CHECK(e.why_invalid(a) == why);
+        CHECK_THROWS_WITH_AS(e.step(a), why.c_str(), gp::InvalidAction);
+        CHECK(e.now() == 0.0);
+        CHECK(e.cluster().free_gpus() == 2);
+    };
+    refused({{0, 0, 1}, {0, 1, 1}}, "round allocation grant 1 (job 0): it is granted twice");
+    refused({{2, 0, 1}}, "round allocation grant 0 (job 2): it has not arrived yet");
+    refused({{7, 0, 1}}, "round allocation grant 0 (job 7): no such job (the episode has 3)");
+    refused({{1, 0, 2}}, "round allocation grant 0 (job 1): 2 GPUs, but the job requests 1 (it is not elastic)");
+    refused({{1, 2, 1}}, "round allocation grant 0 (job 1): GPU type 2, but the cluster has 2 type(s)");
+    a.clear();
+    a.grant(0, gp::round_grant::any_type, 1);
+    a.grant(1, 1, 1);
+    CHECK(e.why_invalid(a).empty());
+    e.step(a);
+    CHECK(e.now() == 360.0);
+    CHECK(e.run_type(0) == 0);  // any type: the placer took the free V100
+    CHECK(e.run_type(1) == 1);
+}
+
+TEST_CASE("round_env: settings rounds cannot run are ConfigErrors naming the key") {
+    auto s = gp::scenario_from_json(rounds_two_types({{0, 0, 100}}, {{"restore", {{"models", {{"C", 10}}}}}}));
+    CHECK_THROWS_WITH_AS(gp::round_env{s}, "config /rounds/restore/models/C: no model of that name in the zoo (its models: A, B)",
+                         gp::ConfigError);
+    CHECK_THROWS_WITH_AS((void)gp::scenario_from_json(rounds_two_types({{0, 0, 100}}, {{"length", 0}})),
+                         doctest::Contains("config /rounds/length"), gp::ConfigError);
+    CHECK_THROWS_WITH_AS((void)gp::scenario_from_json(rounds_two_types({{0, 0, 100}}, {{"restore", {{"seconds", -1}}}})),
+                         doctest::Contains("config /rounds/restore/seconds"), gp::ConfigError);
+    auto p = gp::preset_scenario("colocation");
+    CHECK_THROWS_WITH_AS(gp::round_env{p}, "config /colocation/enabled: rounds run on exclusive GPUs (no co-location)", gp::ConfigError);
+    auto q = gp::preset_scenario("default");
+    gp::apply_queue(q, "max_min_fairness_perf");
+    CHECK_THROWS_WITH_AS(gp::env{q}, doctest::Contains("config /rounds/enabled: the round policies (\"max_min_fairness_perf\") run in "
+                                                       "gpuplace::round_env"),
+                         gp::ConfigError);
+    // the per-model and per-GB restore times
+    auto r = gp::scenario_from_json(rounds_two_types({{0, 0, 100}, {0, 1, 100}},
+                                                     {{"restore", {{"seconds", 10}, {"per_gb", 2.5}, {"models", {{"B", 7}}}}}}));
+    gp::round_env e(r);
+    e.reset(0);
+    CHECK(e.restore_time(0) == 20.0);  // 10 + 2.5 x 4 GB
+    CHECK(e.restore_time(1) == 7.0);
+    // the JSON form reads back to itself
+    CHECK(gp::rounds_from_json(gp::to_json(r.rounds)) == r.rounds);
+}
