@@ -93,6 +93,13 @@ py::dict cluster_dict(const E& e) {
     d["end_times"] = gpu_end_times(e);
     d["node_free"] = copy_array(nf);
     d["rack_free"] = copy_array(rf);
+    py::dict df;  // every domain level, by name
+    const auto& h = t.hierarchy();
+    for (std::size_t l = 1; l < h.num_levels(); ++l) {
+        const auto f = cl.free_on(l);
+        df[py::str(h.level(l).name)] = copy_array(std::vector<std::uint32_t>(f.begin(), f.end()));
+    }
+    d["domain_free"] = df;
     d["free_gpus"] = cl.free_gpus();
     d["busy_gpus"] = cl.busy_gpus();
     d["picked"] = copy_array(picked);
