@@ -128,6 +128,9 @@ int main(int argc, char** argv) {
         for (const auto& p : gpuplace::preset_names()) s += (s.empty() ? "" : ", ") + p;
         return s;
     }() + ", philly:<file>, philly_hidden:<file>) or a scenario file")->capture_default_str();
+    std::string topology;
+    app.add_option("--topology", topology, "the cluster instead of the scenario's: a topology preset (--list), a JSON file "
+                                           "or JSON text of a topology (e.g. {\"levels\": [...]}; docs/extending.md)");
     app.add_option("--seeds", seeds, "held-out seeds 1000000..")->capture_default_str()->check(gpuplace::apps::whole(1, 1000000));
     app.add_option("--policies", policies, "heuristics, each optionally '+queue' (default: all), or rollout planners over "
                                            "one: rollout:H, rollout<F>:H (F futures), hindsight:H (not causal; docs/planning.md)")
@@ -188,9 +191,15 @@ int main(int argc, char** argv) {
             for (const auto& n : gpuplace::type_aware_heuristic_names()) std::printf("policy %s (GPU types)\n", n.c_str());
             std::printf("policy rollout:<policy>, rollout<F>:<policy>, hindsight:<policy> (planners; placement or job mode)\n");
             for (const auto& n : gpuplace::all_queue_names()) std::printf("queue %s\n", n.c_str());
+            for (const auto& n : gpuplace::topology_preset_names())
+                std::printf("topology %s: %s\n", n.c_str(), gpuplace::topology_preset_about(n).c_str());
             return 0;
         }
         auto s = gpuplace::is_preset_name(scen) ? gpuplace::preset_scenario(scen) : gpuplace::load_scenario(scen);
+        if (!topology.empty()) {
+            s.topology = gpuplace::topology_config_of(topology, "--topology");
+            (void)gpuplace::TreeTopology::from_config(s.topology);  // its checks, now
+        }
         if (!action_mode.empty()) s.env.mode = gpuplace::parse_action_mode(action_mode, "--action-mode");
         if (!durations.empty()) s.durations.mode = gpuplace::parse_duration_info(durations, "--durations");
         if (restart_overhead >= 0) s.preemption.restart_overhead = restart_overhead;

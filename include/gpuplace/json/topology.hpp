@@ -39,6 +39,11 @@ namespace gpuplace {
 /// What a preset is (its "about" sentence) and its parameters ("racks -> spine fan-out", ...).
 [[nodiscard]] GPUPLACE_INLINE std::string topology_preset_about(std::string_view name);
 
+/// The topology a command-line value names: JSON text (it starts with '{'), a preset (a tree
+/// preset or one of topology_preset_names()), else a JSON file holding a topology object. Errors
+/// name `source` (e.g. "--topology") and the JSON path.
+[[nodiscard]] GPUPLACE_INLINE topology_config topology_config_of(const std::string& value, std::string_view source = "--topology");
+
 /// Reads levels: a non-empty array of level objects (see topology_config_from_json()).
 [[nodiscard]] GPUPLACE_INLINE std::vector<level_config> levels_from_json(const detail::json& j, std::string_view path);
 

@@ -5,12 +5,16 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "../../data.hpp"
 #include "../../data/topologies.hpp"
+#include "../../detail/input_file.hpp"
 #include "../../topology.hpp"
 #include "../../topology_levels.hpp"
 #include "../parse.hpp"
@@ -182,6 +186,30 @@ GPUPLACE_INLINE std::string topology_preset_about(std::string_view name) {
     for (auto it = params.begin(); it != params.end(); ++it)
         ps += (ps.empty() ? "" : ", ") + it.key() + " (" + it->get<std::string>() + " fan-out)";
     return ps.empty() ? s : s + "; parameters: " + ps;
+}
+
+GPUPLACE_INLINE topology_config topology_config_of(const std::string& value, std::string_view source) {
+    auto read = [&](const detail::json& j) {
+        try {
+            return topology_config_from_json(j, "/topology");
+        } catch (const ConfigError& e) {
+            throw ConfigError(std::string(source) + " " + value.substr(0, 60) + (value.size() > 60 ? "..." : "") + ": " + e.what());
+        }
+    };
+    if (!value.empty() && value.front() == '{') return read(detail::parse_json(value, source));
+    if (detail::is_tree_preset(value) || detail::topology_catalogue().contains(value)) return read(detail::json{{"preset", value}});
+    if (auto d = detail::directory_not_file(value, display_path(value)); !d.empty()) throw ConfigError(std::string(source) + ": " + d);
+    std::ifstream in(value);
+    if (!in) {
+        std::string known = "dgx_a100, dgx1, proximity_drl, custom";
+        for (const auto& n : topology_preset_names())
+            if (!detail::is_tree_preset(n)) known += ", " + n;
+        throw ConfigError(std::string(source) + " \"" + value + "\": neither a topology preset (" + known +
+                          "), JSON text nor a file that can be opened");
+    }
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return read(detail::parse_json(ss.str(), display_path(value)));
 }
 
 GPUPLACE_INLINE topology_config topology_config_from_json(const detail::json& j, std::string_view path) {
