@@ -78,7 +78,9 @@ void run_eval(const gpuplace::scenario& s, const std::vector<std::string>& polic
         auto whole = s;
         whole.workload.episode_jobs = 0;
         const Env probe(whole);  // the zoo and cluster size the env uses
-        tr = gpuplace::load_trace(s.workload.format, s.workload.path, probe.zoo(), s.workload.trace_opts, probe.num_gpus());
+        auto opts = s.workload.trace_opts;
+        opts.fields = s.job_fields;  // the declared job fields the trace may hold
+        tr = gpuplace::load_trace(s.workload.format, s.workload.path, probe.zoo(), opts, probe.num_gpus());
         const std::string jobs = "the trace " + tr->source + " has " + std::to_string(tr->jobs.size()) + " jobs (after the trace options)";
         if (episode_jobs_flag && s.workload.episode_jobs > tr->jobs.size())
             throw gpuplace::ConfigError("--episode-jobs " + std::to_string(s.workload.episode_jobs) + ": " + jobs + "; give at most " +
@@ -98,6 +100,14 @@ void run_eval(const gpuplace::scenario& s, const std::vector<std::string>& polic
                         "%zu dropped), arrival scale %.4g\n",
                         t->source.c_str(), t->rows, t->jobs.size(), t->filtered, t->skipped_bad, t->outside, t->capped,
                         t->dropped, t->arrival_scale);
+        if (t->models_assigned > 0) {  // rows that gave no model: how they got one is the scenario's choice, said here
+            const auto& topts = s.workload.trace_opts;
+            const std::string how = !topts.model.empty() ? "model \"" + topts.model + "\""
+                                    : topts.mix.mix.empty() ? std::string("model_mix by_row (the default)")
+                                                        : "model_mix " + topts.mix.mix + " (seed " + std::to_string(topts.mix.seed) + ")";
+            std::printf("trace %s: %zu of the %zu jobs gave no model and were assigned one by %s\n", t->source.c_str(), t->models_assigned,
+                        t->jobs.size(), how.c_str());
+        }
     }
     std::printf("%s", rep.table().c_str());
     for (const auto& p : policies)

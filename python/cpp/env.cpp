@@ -133,6 +133,21 @@ void bind_env(py::module_& m, const char* name, const char* doc) {
                  for (std::size_t g = 0; g < v.size(); ++g) v[g] = h.domain_of(l, static_cast<gp::gpu_id>(g));
                  return copy_array(v);
              }, py::arg("level"), "Per GPU, its domain on `level` (1 .. levels - 1, or the level's name, e.g. \"node\").")
+        .def("job_fields", [](const P& p) {
+                 py::list l;
+                 const auto& fs = p.env.job_fields();
+                 for (std::size_t f = 0; f < fs.size(); ++f) {
+                     py::dict d;
+                     d["name"] = fs[f].name;
+                     d["type"] = fs[f].type == gp::field_type::number ? "number" : "category";
+                     d["categories"] = p.env.field_categories(f);
+                     d["observe"] = fs[f].observe;
+                     l.append(d);
+                 }
+                 return l;
+             }, "The scenario's declared job fields: name, type (number or category), categories (every one the "
+                "workload holds, in index order) and observe. Jobs' values: current_job(), queue() and finished_jobs() "
+                "under \"fields\".")
         .def("models", [](const P& p) {
                  std::vector<std::string> v;
                  for (std::size_t i = 0; i < p.env.zoo().size(); ++i) v.push_back(p.env.zoo()[gp::model_id(i)].name);
