@@ -137,3 +137,29 @@ TEST_CASE("job fields: without declared fields the observation and the job recor
     CHECK(e.job_fields().empty());
     static_assert(sizeof(gp::TrainingJob) <= 40, "the hot job record does not grow");
 }
+
+TEST_CASE("job fields: a generated workload draws its fields from a stream of their own; its jobs are the same without them") {
+    auto plain = gp::default_scenario();
+    plain.workload.synthetic.num_jobs = 30;
+    auto with = plain;
+    with.job_fields = gp::job_fields_from_json(gp::parse_json(R"([{"name": "team", "type": "category", "draw": {"a": 1, "b": 1}},
+                                                                  {"name": "priority", "draw": [2, 4]}])",
+                                                              "test"));
+    gp::env a(plain), b(with), c(with);
+    a.reset(11), b.reset(11), c.reset(11);
+    auto pa = gp::heuristic<gp::env>("pack").make(0), pb = gp::heuristic<gp::env>("pack").make(0);
+    std::size_t seen_a = 0;
+    for (std::uint32_t j = 0; j < 30; ++j) {
+        CHECK(b.field_value(j, 1) >= 2);
+        CHECK(b.field_value(j, 1) < 4);
+        CHECK(b.field_value(j, 0) == c.field_value(j, 0));
+        seen_a += b.field_value(j, 0) == 0;
+    }
+    CHECK(seen_a > 5);
+    CHECK(seen_a < 25);
+    while (!a.done()) {  // the fields observed by none: the same episode, bit for bit
+        REQUIRE(std::equal(a.observation().begin(), a.observation().end(), b.observation().begin(), b.observation().end()));
+        CHECK(a.step(pa(a)).reward == b.step(pb(b)).reward);
+    }
+    CHECK(b.done());
+}

@@ -35,7 +35,13 @@ struct job_field {
     /// value is taken, indexed in order of first appearance after the listed ones.
     bool closed = false;
     double lo = 0, hi = 1;  ///< a number's range in the observation: (value - lo) / (hi - lo), clamped to [0, 1]
-    bool observe = false;   ///< a named feature of the current job ("job_<name>") and the queue window ("queue_<name>")
+    bool observe = false;   ///< a named feature of the current job and of each queue slot (segment "job_fields")
+    /// Generated workloads (synthetic, proximity_drl): each job's value drawn, from a stream of the
+    /// episode's seed of its own (the jobs drawn are those without it). A number: uniform in
+    /// [draw_lo, draw_hi] when draw_hi > draw_lo; a category: by `draw_weights`, one per category.
+    /// Neither: the default.
+    double draw_lo = 0, draw_hi = 0;
+    std::vector<double> draw_weights;
     friend bool operator==(const job_field&, const job_field&) = default;
 };
 

@@ -111,8 +111,31 @@ inline void workload_source::generate(const ModelZoo& zoo, std::size_t cluster_g
         for (std::size_t i = 0; i < n; ++i) std::copy_n(job_table_.begin() + std::ptrdiff_t(order[i] * F), F, extras.fields.begin() + std::ptrdiff_t(i * F));
         return;
     }
-    for (std::size_t i = 0; i < n; ++i)  // generated jobs: the defaults
-        for (std::size_t k = 0; k < F; ++k) extras.fields[i * F + k] = fields_[k].default_value.value_or(std::nan(""));
+    // generated jobs: each field drawn (a stream of the seed's own, so the jobs are what they are
+    // without fields), or its default
+    detail::rng r(detail::mix_seed(seed, 0x6669656c6473ULL));  // "fields"
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t k = 0; k < F; ++k) {
+            const auto& f = fields_[k];
+            double v = f.default_value.value_or(std::nan(""));
+            if (f.type == field_type::number && f.draw_hi > f.draw_lo) {
+                v = r.uniform(f.draw_lo, f.draw_hi);
+            } else if (!f.draw_weights.empty()) {
+                double total = 0;
+                for (double w : f.draw_weights) total += w;
+                double u = r.uniform() * total;
+                std::size_t c = f.draw_weights.size() - 1;
+                for (std::size_t t = 0; t < f.draw_weights.size(); ++t) {
+                    if (u < f.draw_weights[t]) {
+                        c = t;
+                        break;
+                    }
+                    u -= f.draw_weights[t];
+                }
+                v = double(c);
+            }
+            extras.fields[i * F + k] = v;
+        }
 }
 
 }  // namespace gpuplace

@@ -119,7 +119,7 @@ GPUPLACE_INLINE std::vector<job_field> job_fields_from_json(const detail::json& 
         std::string name;
         if (e.is_string()) name = e.get<std::string>();
         else if (e.is_object()) {
-            check_keys(e, p, {"name", "type", "default", "categories", "range", "observe"});
+            check_keys(e, p, {"name", "type", "default", "categories", "range", "observe", "draw"});
             if (!e.contains("name")) config_fail(p, "missing key \"name\"");
             read_string(e, p, "name", name);
         } else
@@ -164,6 +164,31 @@ GPUPLACE_INLINE std::vector<job_field> job_fields_from_json(const detail::json& 
                 f->lo = lo;
                 f->hi = hi;
             }
+            if (auto d = e.find("draw"); d != e.end()) {  // a generated workload's values
+                const auto dp = join_path(p, "draw");
+                if (f->type == field_type::number) {
+                    const auto [lo, hi] = read_range(*d, dp, -1e300, 1e300);
+                    if (!(hi > lo)) config_fail(dp, "range " + short_dump(*d) + ": expected lo < hi");
+                    f->draw_lo = lo;
+                    f->draw_hi = hi;
+                } else {
+                    if (!d->is_object() || d->empty()) config_fail(dp, "expected {\"<category>\": weight, ...}, got " + short_dump(*d));
+                    std::vector<std::pair<std::string, double>> w;
+                    read_model_weights(json{{"models", *d}}, dp, w);
+                    for (const auto& [name, weight] : w)
+                        if (std::find(f->categories.begin(), f->categories.end(), name) == f->categories.end()) {
+                            if (f->closed) config_fail(join_path(dp, name), "\"" + name + "\" is not one of the categories");
+                            f->categories.push_back(name);
+                        }
+                    f->draw_weights.assign(f->categories.size(), 0.0);
+                    double total = 0;
+                    for (const auto& [name, weight] : w) {
+                        f->draw_weights[std::size_t(std::find(f->categories.begin(), f->categories.end(), name) - f->categories.begin())] = weight;
+                        total += weight;
+                    }
+                    if (!(total > 0)) config_fail(dp, "the weights sum to 0");
+                }
+            }
             if (auto d = e.find("default"); d != e.end()) {
                 const auto dp = join_path(p, "default");
                 if (f->type == field_type::number) {
@@ -199,6 +224,11 @@ GPUPLACE_INLINE detail::json to_json(const std::vector<job_field>& fields) {
             if (f.default_value) e["default"] = f.categories.at(std::size_t(*f.default_value));
         }
         if (f.observe) e["observe"] = true;
+        if (f.type == field_type::number && f.draw_hi > f.draw_lo) e["draw"] = {f.draw_lo, f.draw_hi};
+        if (!f.draw_weights.empty()) {
+            e["draw"] = detail::json::object();
+            for (std::size_t c = 0; c < f.draw_weights.size(); ++c) e["draw"][f.categories[c]] = f.draw_weights[c];
+        }
         a.push_back(std::move(e));
     }
     return a;
