@@ -14,6 +14,7 @@
 #include <gpuplace/progress.hpp>
 #include <gpuplace/gpuplace.hpp>
 #include <gpuplace/json.hpp>
+#include <gpuplace/json/registry.hpp>
 #include <gpuplace/policy_registry.hpp>
 
 #include "cli.hpp"
@@ -185,7 +186,7 @@ int main(int argc, char** argv) {
     app.add_option("--episode-jobs", episode_jobs, "trace: each episode replays a seed-chosen run of this many jobs (0 = all)")
         ->check(gpuplace::apps::whole(0))->needs(trace_opt);
     app.add_flag("--calibration", calib, "print the zoo's calibration error on its measurement cluster and exit");
-    app.add_flag("--list", list, "list policies and queue policies and exit");
+    app.add_flag("--list", list, "list what can be named, by kind (placers, queue policies, planners, topologies, ...), and exit");
     if (const int rc = gpuplace::apps::parse(app, argc, argv); rc >= 0) return rc;
     if (!trace_file.empty() && trace_format.empty()) return gpuplace::apps::usage_failure(app, "--trace needs --format philly|openb|csv");
     if (window.size() == 2 && !(window[0] < window[1]))
@@ -197,12 +198,10 @@ int main(int argc, char** argv) {
     }
     try {
         if (list) {
-            for (const auto& n : gpuplace::heuristic_names()) std::printf("policy %s\n", n.c_str());
-            for (const auto& n : gpuplace::type_aware_heuristic_names()) std::printf("policy %s (GPU types)\n", n.c_str());
-            std::printf("policy rollout:<policy>, rollout<F>:<policy>, hindsight:<policy> (planners; placement or job mode)\n");
-            for (const auto& n : gpuplace::all_queue_names()) std::printf("queue %s\n", n.c_str());
-            for (const auto& n : gpuplace::topology_preset_names())
-                std::printf("topology %s: %s\n", n.c_str(), gpuplace::topology_preset_about(n).c_str());
+            // everything that can be named, by kind (registry.hpp): a policy is "<placer>+<queue>",
+            // optionally "<type_rule>:<placer>+<queue>" or a planner over one
+            for (const auto& e : gpuplace::all_registry_entries())
+                std::printf("%s %s: %s\n", e.kind.c_str(), e.name.c_str(), e.about.c_str());
             return 0;
         }
         auto s = gpuplace::is_preset_name(scen) ? gpuplace::preset_scenario(scen) : gpuplace::load_scenario(scen);

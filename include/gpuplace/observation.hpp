@@ -188,11 +188,13 @@ public:
         job_segment(o + job_off_, sim, q, current, cur_gpus, picked);
         queue_segment(o + L_.offset(obs_part::queue), sim, q, current);
         global_segment(o + L_.offset(obs_part::global), sim, q);
-        if (!observed_.empty() && x) fields_segment(o + L_.offset(obs_part::job_fields), q, current, *x);
+        if (!observed_.empty() && x) [[unlikely]]  // only with observed job fields: out of line, so tail() stays small
+            fields_segment(o + L_.offset(obs_part::job_fields), q, current, *x);
     }
     /// The "job_fields" segment at `o`: the observed fields of the current job (zeros when none),
     /// then of the first K waiting jobs other than it, as queue_segment() takes them.
-    void fields_segment(float* o, const env_detail::wait_queue& q, std::uint32_t current, const episode_extras& x) const noexcept {
+    GPUPLACE_NOINLINE void fields_segment(float* o, const env_detail::wait_queue& q, std::uint32_t current,
+                                          const episode_extras& x) const noexcept {
         const std::size_t F = observed_.size();
         auto row = [&](float* r, std::uint32_t j) {
             for (std::size_t f = 0; f < F; ++f) {

@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include <gpuplace/json/registry.hpp>
+
 #include "bindings.hpp"
 #include "conversions.hpp"
 
@@ -101,6 +103,14 @@ void bind_scenarios(py::module_& m) {
           "A topology preset as levels: {\"name\": ..., \"levels\": [...]}, what a scenario's \"topology\" may hold.");
     m.def("topology_preset_about", [](const std::string& n) { return gp::topology_preset_about(n); }, py::arg("name"),
           "What a topology preset is, and the parameters a scenario may set beside its name.");
+    m.def("registry", [] {
+              py::list l;
+              for (const auto& e : gp::all_registry_entries()) l.append(py::make_tuple(e.kind, e.name, e.about));
+              return l;
+          },
+          "Everything that can be named, by kind: (kind, name, about) for every placer, queue policy, planner, "
+          "topology preset, scenario preset, workload kind, trace format, model mix, comm model, reward term, "
+          "observation feature and job field (gpuplace/registry.hpp).");
     m.def("philly_training_files", &gp::philly_training_files, "The Philly-derived trace files policies are trained on.");
     m.def("philly_heldout_files", &gp::philly_heldout_files, "The Philly-derived trace files held out from training.");
     m.def("episode_seed", &gp::episode_seed, py::arg("seed"), py::arg("index"), py::arg("episode"),

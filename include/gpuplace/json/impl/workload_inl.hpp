@@ -175,15 +175,15 @@ GPUPLACE_INLINE std::vector<job_field> job_fields_from_json(const detail::json& 
                     if (!d->is_object() || d->empty()) config_fail(dp, "expected {\"<category>\": weight, ...}, got " + short_dump(*d));
                     std::vector<std::pair<std::string, double>> w;
                     read_model_weights(json{{"models", *d}}, dp, w);
-                    for (const auto& [name, weight] : w)
-                        if (std::find(f->categories.begin(), f->categories.end(), name) == f->categories.end()) {
-                            if (f->closed) config_fail(join_path(dp, name), "\"" + name + "\" is not one of the categories");
-                            f->categories.push_back(name);
+                    for (const auto& [cat, weight] : w)
+                        if (std::find(f->categories.begin(), f->categories.end(), cat) == f->categories.end()) {
+                            if (f->closed) config_fail(join_path(dp, cat), "\"" + cat + "\" is not one of the categories");
+                            f->categories.push_back(cat);
                         }
                     f->draw_weights.assign(f->categories.size(), 0.0);
                     double total = 0;
-                    for (const auto& [name, weight] : w) {
-                        f->draw_weights[std::size_t(std::find(f->categories.begin(), f->categories.end(), name) - f->categories.begin())] = weight;
+                    for (const auto& [cat, weight] : w) {
+                        f->draw_weights[std::size_t(std::find(f->categories.begin(), f->categories.end(), cat) - f->categories.begin())] = weight;
                         total += weight;
                     }
                     if (!(total > 0)) config_fail(dp, "the weights sum to 0");
