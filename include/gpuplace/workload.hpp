@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "compiled.hpp"
 #include "data.hpp"
 #include "detail/rng.hpp"
 #include "job.hpp"
@@ -308,8 +309,8 @@ public:
     [[nodiscard]] const field_dictionary& dictionary() const noexcept { return *dict_; }
 
     /// generate(), and what the episode's jobs carry into `extras` (fields, models assigned).
-    void generate(const ModelZoo& zoo, std::size_t cluster_gpus, std::uint64_t seed, std::vector<TrainingJob>& out,
-                  episode_extras& extras) const;
+    GPUPLACE_INLINE void generate(const ModelZoo& zoo, std::size_t cluster_gpus, std::uint64_t seed, std::vector<TrainingJob>& out,
+                                  episode_extras& extras) const;
 
     /// Fills `out` with the jobs of the episode of `seed`, sorted by submit time.
     void generate(const ModelZoo& zoo, std::size_t cluster_gpus, std::uint64_t seed, std::vector<TrainingJob>& out) const {
@@ -342,8 +343,7 @@ public:
             parts_[pick_component(seed)].generate(zoo, cluster_gpus, seed, out);
         } else {
             out.assign(cfg_.jobs.begin(), cfg_.jobs.end());
-            std::stable_sort(out.begin(), out.end(),
-                             [](const TrainingJob& a, const TrainingJob& b) { return a.submit_time < b.submit_time; });
+            std::stable_sort(out.begin(), out.end(), detail::by_submit_time{});
         }
     }
 
@@ -434,11 +434,15 @@ private:
     }
 
     /// Kind "jobs": the models given by name, and the fields' table in list order (job_table_).
-    void resolve_job_list(const ModelZoo& zoo);
+    GPUPLACE_INLINE void resolve_job_list(const ModelZoo& zoo);
     /// A trace's fields with its categories' indices into the dictionary's.
-    [[nodiscard]] std::vector<double> intern_trace_fields(const trace& t);
-    /// The trace file and first job an episode of `seed` replays, and how many jobs (generate()).
-    [[nodiscard]] std::size_t trace_file(std::uint64_t seed) const noexcept;
+    [[nodiscard]] GPUPLACE_INLINE std::vector<double> intern_trace_fields(const trace& t);
+    /// The trace file an episode of `seed` replays.
+    [[nodiscard]] std::size_t trace_file(std::uint64_t seed) const noexcept {
+        if (traces_.size() <= 1) return 0;
+        detail::rng r(detail::mix_seed(seed, 0x7472616365ULL));  // "trace": which file
+        return r.below(traces_.size());
+    }
 
     workload_config cfg_;
     std::vector<job_field> fields_;
@@ -452,4 +456,6 @@ private:
 
 }  // namespace gpuplace
 
-#include "impl/workload_inl.hpp"  // workload_source's job fields and extras
+#ifndef GPUPLACE_COMPILED
+#include "impl/workload_inl.hpp"  // workload_source's job fields and extras (compiled once in gpuplace::compiled otherwise)
+#endif

@@ -308,7 +308,7 @@ GPUPLACE_INLINE void finish_trace(trace& t, const ModelZoo& zoo, const trace_opt
     // ids are the rows' order until the jobs are kept: the side arrays (model_assigned,
     // field_values) follow them by it
     for (std::size_t i = 0; i < v.size(); ++i) v[i].id = static_cast<job_id>(i);
-    std::stable_sort(v.begin(), v.end(), [](const TrainingJob& a, const TrainingJob& b) { return a.submit_time < b.submit_time; });
+    std::stable_sort(v.begin(), v.end(), detail::by_submit_time{});
     std::vector<TrainingJob> kept;
     kept.reserve(v.size());
     const std::uint32_t cap = o.max_gpus ? o.max_gpus : static_cast<std::uint32_t>(cluster_gpus);

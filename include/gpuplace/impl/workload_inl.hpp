@@ -2,12 +2,12 @@
 /// \file impl/workload_inl.hpp
 /// workload_source's declared job fields and episode extras (workload.hpp declares them): a job
 /// list's models given by name and its fields' table, a trace's fields with their categories
-/// interned into the workload's dictionary, and generate() with the extras. workload.hpp includes
-/// this file.
+/// interned into the workload's dictionary, and generate() with the extras: included by
+/// workload.hpp in the header-only library, compiled once into gpuplace::compiled
+/// (src/compiled/gpuplace.cpp) when GPUPLACE_COMPILED is defined.
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 #include <string>
 #include <vector>
 
@@ -15,13 +15,7 @@
 
 namespace gpuplace {
 
-inline std::size_t workload_source::trace_file(std::uint64_t seed) const noexcept {
-    if (traces_.size() <= 1) return 0;
-    detail::rng r(detail::mix_seed(seed, 0x7472616365ULL));  // "trace": which file
-    return r.below(traces_.size());
-}
-
-inline void workload_source::resolve_job_list(const ModelZoo& zoo) {
+GPUPLACE_INLINE void workload_source::resolve_job_list(const ModelZoo& zoo) {
     if (cfg_.kind != "jobs") return;
     const std::string path = "config /workload/jobs/";
     for (std::size_t i = 0; i < cfg_.job_models.size() && i < cfg_.jobs.size(); ++i) {
@@ -63,7 +57,7 @@ inline void workload_source::resolve_job_list(const ModelZoo& zoo) {
     }
 }
 
-inline std::vector<double> workload_source::intern_trace_fields(const trace& t) {
+GPUPLACE_INLINE std::vector<double> workload_source::intern_trace_fields(const trace& t) {
     const std::size_t F = fields_.size();
     std::vector<double> out = t.field_values;
     for (std::size_t f = 0; f < F; ++f) {
@@ -78,8 +72,8 @@ inline std::vector<double> workload_source::intern_trace_fields(const trace& t) 
     return out;
 }
 
-inline void workload_source::generate(const ModelZoo& zoo, std::size_t cluster_gpus, std::uint64_t seed, std::vector<TrainingJob>& out,
-                                      episode_extras& extras) const {
+GPUPLACE_INLINE void workload_source::generate(const ModelZoo& zoo, std::size_t cluster_gpus, std::uint64_t seed,
+                                               std::vector<TrainingJob>& out, episode_extras& extras) const {
     if (cfg_.kind == "mixture") {
         parts_[pick_component(seed)].generate(zoo, cluster_gpus, seed, out, extras);
         return;
@@ -103,12 +97,12 @@ inline void workload_source::generate(const ModelZoo& zoo, std::size_t cluster_g
         return;
     }
     if (F == 0) return;
-    if (cfg_.kind == "jobs") {  // the list sorted by submit time as generate() sorted it (stably)
-        std::vector<std::size_t> order(cfg_.jobs.size());
-        std::iota(order.begin(), order.end(), std::size_t{0});
-        std::stable_sort(order.begin(), order.end(),
-                         [&](std::size_t a, std::size_t b) { return cfg_.jobs[a].submit_time < cfg_.jobs[b].submit_time; });
-        for (std::size_t i = 0; i < n; ++i) std::copy_n(job_table_.begin() + std::ptrdiff_t(order[i] * F), F, extras.fields.begin() + std::ptrdiff_t(i * F));
+    if (cfg_.kind == "jobs") {  // the list sorted by submit time as generate() sorted it (stably), its indices in the ids
+        std::vector<TrainingJob> order(cfg_.jobs.begin(), cfg_.jobs.end());
+        for (std::size_t i = 0; i < order.size(); ++i) order[i].id = static_cast<job_id>(i);
+        std::stable_sort(order.begin(), order.end(), detail::by_submit_time{});
+        for (std::size_t i = 0; i < n; ++i)
+            std::copy_n(job_table_.begin() + std::ptrdiff_t(std::size_t(order[i].id) * F), F, extras.fields.begin() + std::ptrdiff_t(i * F));
         return;
     }
     // generated jobs: each field drawn (a stream of the seed's own, so the jobs are what they are
