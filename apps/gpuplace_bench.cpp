@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -43,6 +44,8 @@ int cmd_tracks(const std::string& version) {
 
 struct run_args {
     std::vector<std::string> tracks, policies;
+    std::string scenario, best = "pack";
+    std::size_t episodes = 10;
     bool suite = false, hash_only = false, overwrite = false, quiet = false;
     std::string out, out_dir, commit, version = std::string(bench::current_version);
     std::size_t threads = 0;
@@ -50,6 +53,14 @@ struct run_args {
 
 int cmd_run(const CLI::App& app, const run_args& a) {
     std::vector<const bench::track*> ts;
+    std::optional<bench::track> own;  // --scenario: a track of one's own
+    if (!a.scenario.empty()) {
+        own = bench::scenario_track(gpuplace::is_preset_name(a.scenario) ? gpuplace::preset_scenario(a.scenario)
+                                                                         : gpuplace::load_scenario(a.scenario),
+                                    a.episodes, a.best);
+        (void)gpuplace::heuristic<gpuplace::env>(own->best_heuristic);  // a known name, now
+        ts.push_back(&*own);
+    }
     if (a.suite)
         for (const auto& t : bench::tracks(a.version)) ts.push_back(&t);
     for (const auto& n : a.tracks) ts.push_back(&bench::find_track(n, a.version));
@@ -166,6 +177,13 @@ int main(int argc, char** argv) {
     auto* track_opt = run->add_option("--track", ra.tracks, "track(s) to run (gpuplace-bench tracks lists them)")->delimiter(',');
     auto* suite_opt = run->add_flag("--suite", ra.suite, "every track of the version");
     track_opt->excludes(suite_opt);
+    auto* scen_opt = run->add_option("--scenario", ra.scenario,
+                                     "a track of one's own: a scenario file or preset (not versioned; its results hold the "
+                                     "whole scenario and validate against it)");
+    scen_opt->excludes(suite_opt);
+    run->add_option("--episodes", ra.episodes, "--scenario: held-out seeds 1000000..")->capture_default_str()
+        ->check(gpuplace::apps::whole(1, 1000000))->needs(scen_opt);
+    run->add_option("--best", ra.best, "--scenario: the heuristic variant of the paired differences")->capture_default_str()->needs(scen_opt);
     run->add_option("--policy", ra.policies,
                     "policies: a heuristic variant (e.g. pack+sjf), a rollout planner (rollout:<h>, rollout<F>:<h>, "
                     "hindsight:<h>, not causal; placement-mode tracks only), a shipped model (default, philly, proximity_drl), "
@@ -203,7 +221,7 @@ int main(int argc, char** argv) {
     try {
         if (*tracks) return cmd_tracks(version);
         if (*run) {
-            if (!ra.suite && ra.tracks.empty()) return gpuplace::apps::usage_failure(app, "run: give --track T or --suite");
+            if (!ra.suite && ra.tracks.empty() && ra.scenario.empty()) return gpuplace::apps::usage_failure(app, "run: give --track T, --suite or --scenario FILE");
             return cmd_run(app, ra);
         }
         if (*val) return cmd_validate(files, threads, quiet, rerun_planners);

@@ -14,6 +14,7 @@
 #include <gpuplace/progress.hpp>
 #include <gpuplace/gpuplace.hpp>
 #include <gpuplace/json.hpp>
+#include <gpuplace/json/registry.hpp>
 #include <gpuplace/policy_registry.hpp>
 
 #include "cli.hpp"
@@ -81,7 +82,9 @@ void run_eval(const gpuplace::scenario& s, const std::vector<std::string>& polic
         whole.workload.episode_jobs = 0;
         const Env probe(whole);  // the zoo and cluster size the env uses
         probe_gpus = probe.num_gpus();
-        tr = gpuplace::load_trace(s.workload.format, s.workload.path, probe.zoo(), s.workload.trace_opts, probe.num_gpus());
+        auto opts = s.workload.trace_opts;
+        opts.fields = s.job_fields;  // the declared job fields the trace may hold
+        tr = gpuplace::load_trace(s.workload.format, s.workload.path, probe.zoo(), opts, probe.num_gpus());
         const std::string jobs = "the trace " + tr->source + " has " + std::to_string(tr->jobs.size()) + " jobs (after the trace options)";
         if (episode_jobs_flag && s.workload.episode_jobs > tr->jobs.size())
             throw gpuplace::ConfigError("--episode-jobs " + std::to_string(s.workload.episode_jobs) + ": " + jobs + "; give at most " +
@@ -108,6 +111,14 @@ void run_eval(const gpuplace::scenario& s, const std::vector<std::string>& polic
             std::printf("warning: %zu job(s) of the trace ask for more than %zu GPUs (%s) and were capped to %zu; --drop-oversized "
                         "leaves them out instead\n", t->capped, cap, s.workload.trace_opts.max_gpus ? "--max-gpus" : "the cluster's GPUs",
                         cap);
+        }
+        if (t->models_assigned > 0) {  // rows that gave no model: how they got one is the scenario's choice, said here
+            const auto& topts = s.workload.trace_opts;
+            const std::string how = !topts.model.empty() ? "model \"" + topts.model + "\""
+                                    : topts.mix.mix.empty() ? std::string("model_mix by_row (the default)")
+                                                        : "model_mix " + topts.mix.mix + " (seed " + std::to_string(topts.mix.seed) + ")";
+            std::printf("trace %s: %zu of the %zu jobs gave no model and were assigned one by %s\n", t->source.c_str(), t->models_assigned,
+                        t->jobs.size(), how.c_str());
         }
     }
     std::printf("%s", rep.table().c_str());
@@ -139,6 +150,9 @@ int main(int argc, char** argv) {
         for (const auto& p : gpuplace::preset_names()) s += (s.empty() ? "" : ", ") + p;
         return s;
     }() + ", philly:<file>, philly_hidden:<file>) or a scenario file")->capture_default_str();
+    std::string topology;
+    app.add_option("--topology", topology, "the cluster instead of the scenario's: a topology preset (--list), a JSON file "
+                                           "or JSON text of a topology (e.g. {\"levels\": [...]}; docs/extending.md)");
     app.add_option("--seeds", seeds, "held-out seeds 1000000..")->capture_default_str()->check(gpuplace::apps::whole(1, 1000000));
     app.add_option("--policies", policies, "heuristics, each optionally '+queue' (default: all), or rollout planners over "
                                            "one: rollout:H, rollout<F>:H (F futures), hindsight:H (not causal; docs/planning.md)")
@@ -192,7 +206,7 @@ int main(int argc, char** argv) {
     app.add_option("--episode-jobs", episode_jobs, "trace: each episode replays a seed-chosen run of this many jobs (0 = all)")
         ->check(gpuplace::apps::whole(0))->needs(trace_opt);
     app.add_flag("--calibration", calib, "print the zoo's calibration error on its measurement cluster and exit");
-    app.add_flag("--list", list, "list policies and queue policies and exit");
+    app.add_flag("--list", list, "list what can be named, by kind (placers, queue policies, planners, topologies, ...), and exit");
     if (const int rc = gpuplace::apps::parse(app, argc, argv); rc >= 0) return rc;
     if (!trace_file.empty() && trace_format.empty()) return gpuplace::apps::usage_failure(app, "--trace needs --format philly|openb|csv");
     if (window.size() == 2 && !(window[0] < window[1]))
@@ -205,19 +219,20 @@ int main(int argc, char** argv) {
     if (!unmeasured.empty()) topt.unmeasured = gpuplace::parse_unmeasured_size(unmeasured, "--unmeasured");
     try {
         if (list) {
-            for (const auto& n : gpuplace::heuristic_names()) std::printf("policy %s\n", n.c_str());
-            for (const auto& n : gpuplace::type_aware_heuristic_names()) std::printf("policy %s (GPU types)\n", n.c_str());
-            std::printf("policy rollout:<policy>, rollout<F>:<policy>, hindsight:<policy> (planners; placement or job mode)\n");
-            for (const auto& n : gpuplace::all_queue_names()) {
-                if (!gpuplace::is_round_policy(n)) std::printf("queue %s\n", n.c_str());
-                else if (!gpuplace::round_policy_needs_lp(n)) std::printf("queue %s (round policy)\n", n.c_str());
-                else if (gpuplace::have_lp_solver()) std::printf("queue %s (round policy, LP)\n", n.c_str());
-                else std::printf("queue %s (round policy, LP: not in this build, which has no LP solver: install coinor-libclp-dev "
-                                 "and configure with -DGPUPLACE_WITH_LP=ON)\n", n.c_str());
-            }
+            // everything that can be named, by kind (registry.hpp): a policy is "<placer>+<queue>",
+            // optionally "<type_rule>:<placer>+<queue>" or a planner over one
+            for (const auto& e : gpuplace::all_registry_entries())
+                std::printf("%s %s: %s\n", e.kind.c_str(), e.name.c_str(), e.about.c_str());
+            if (!gpuplace::have_lp_solver())
+                std::printf("note: this build has no LP solver, so the round policies that need one refuse to run: install "
+                            "coinor-libclp-dev and configure with -DGPUPLACE_WITH_LP=ON\n");
             return 0;
         }
         auto s = gpuplace::is_preset_name(scen) ? gpuplace::preset_scenario(scen) : gpuplace::load_scenario(scen);
+        if (!topology.empty()) {
+            s.topology = gpuplace::topology_config_of(topology, "--topology");
+            (void)gpuplace::TreeTopology::from_config(s.topology);  // its checks, now
+        }
         if (!action_mode.empty()) s.env.mode = gpuplace::parse_action_mode(action_mode, "--action-mode");
         if (!durations.empty()) s.durations.mode = gpuplace::parse_duration_info(durations, "--durations");
         if (restart_overhead >= 0) s.preemption.restart_overhead = restart_overhead;

@@ -57,6 +57,17 @@ struct level_uneven_typed {
                 {"v100", "v100", "p100"}};
     }
 };
+/// A tree of four levels described by levels, with servers of one or two switches (uneven) and two GPU types.
+struct tree_levels_uneven {
+    static constexpr const char* name = "TreeTopology (four levels, uneven, typed)";
+    static gp::TreeTopology make() {
+        return {"levels4",
+                {{"switch", {4}, 24, 1e-6, {}, {}, {}},
+                 {"server", {1, 2, 2, 1}, 16, 2e-6, {"v100", "p100", "v100", "p100"}, {}, {}},
+                 {"pod", {2, 2}, 12.5, 5e-6, {}, {}, {}},
+                 {"spine", {2}, 6.25, 1e-5, {}, {}, {}}}};
+    }
+};
 struct user_pcie_box {
     static constexpr const char* name = "pcie_box_cluster (examples/pcie_box.hpp)";
     static pcie_box_cluster make() { return pcie_box_cluster{}; }
@@ -200,7 +211,7 @@ void check_env() {
 }  // namespace
 
 TEST_CASE_TEMPLATE("topology conformance: hierarchy, comm bounds and the env in every mode", P, tree_dgx_a100, tree_dgx1,
-                   tree_proximity_drl, tree_heterogeneous, level_nvl72, level_fat_tree, level_uneven_typed, user_pcie_box) {
+                   tree_proximity_drl, tree_heterogeneous, tree_levels_uneven, level_nvl72, level_fat_tree, level_uneven_typed, user_pcie_box) {
     const auto t = P::make();
     static_assert(gp::Topology<std::remove_cvref_t<decltype(t)>>);
     check_hierarchy(t.hierarchy());

@@ -161,7 +161,7 @@ TEST_CASE("topology: bad parameters are ConfigErrors naming the value") {
           "node_bandwidth, rack_bandwidth, spine_bandwidth, node_latency, rack_latency, spine_latency, fabric, "
           "pcie_bandwidth, gpu_types)");
     CHECK(fails(json{{"preset", "dgx2"}}) ==
-          "config /topology/preset: unknown preset \"dgx2\" (allowed: dgx_a100, dgx1, proximity_drl, custom)");
+          "config /topology/preset: unknown preset \"dgx2\" (allowed: dgx_a100, dgx1, proximity_drl, custom, nvl72, fat_tree, heterogeneous)");
     CHECK(fails(json{{"racks", 0}}) == "config /topology/racks: value 0 out of range [1, 65536]");
     CHECK(fails(json{{"racks", 1.5}}) == "config /topology/racks: expected an integer, got 1.5");
     CHECK(fails(json{{"gpus_per_node", "8"}}) == "config /topology/gpus_per_node: expected an integer, got \"8\"");

@@ -111,7 +111,7 @@ TEST_CASE("workload config: JSON round trip and errors") {
     CHECK_THROWS_WITH_AS(
         (void)gp::workload_from_json(
             json{{"kind", "jobs"}, {"jobs", json::array({{{"submit_time", 0}, {"num_gpus", 1}, {"model", 0}, {"work", 1}, {"x", 1}}})}}),
-        "config /workload/jobs/0/x: unknown key \"x\" (allowed: submit_time, num_gpus, model, work)", gp::ConfigError);
+        "config /workload/jobs/0/x: unknown field \"x\" (allowed: submit_time, num_gpus, model, work; a field of one's own must be declared in /job_fields)", gp::ConfigError);
 }
 
 namespace {

@@ -17,6 +17,7 @@
 #include "comm.hpp"
 #include "data.hpp"
 #include "information.hpp"
+#include "job_fields.hpp"
 #include "model_zoo.hpp"
 #include "round_config.hpp"
 #include "topology.hpp"
@@ -145,6 +146,7 @@ struct scenario {
     durations_config durations;    ///< what the scheduler knows of durations: oracle by default
     preemption_config preemption;  ///< off by default
     rounds_config rounds;          ///< off by default: round policies (round_env.hpp)
+    std::vector<job_field> job_fields;  ///< declared job fields (job_fields.hpp): none by default
 
     /// Makes the relative file paths of the scenario (the trace, a zoo file, a co-location profile)
     /// relative to base_dir (see relative_to()). "$GPUPLACE_DATA/..." paths stay as they are.

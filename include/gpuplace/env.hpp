@@ -17,6 +17,7 @@
 /// a heterogeneous one the observation describes the types and env.confine_type may keep a job on
 /// one type. docs/architecture.md shows the layers and the path of a step.
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -53,6 +54,9 @@ struct env_info {
     double time = 0;
     std::size_t steps = 0, jobs_done = 0, jobs_total = 0, queued = 0, running = 0;
     double episode_return = 0;
+    /// The episode's jobs whose model the scenario assigned (trace rows that gave none: the
+    /// workload's "model" or "model_mix", docs/workloads.md).
+    std::size_t models_assigned = 0;
 };
 
 /// The environment for topology T, job type J (constructible from TrainingJob, which workloads
@@ -203,7 +207,23 @@ public:
     [[nodiscard]] metrics episode_metrics() const { return core_.episode_metrics(); }
     [[nodiscard]] env_info info() const noexcept {
         const auto& sim = core_.simulator();
-        return {sim.now(), steps_, sim.finished().size(), sim.jobs().size(), core_.queue().size(), sim.running(), episode_return_};
+        return {sim.now(), steps_, sim.finished().size(), sim.jobs().size(), core_.queue().size(), sim.running(), episode_return_,
+                core_.extras().models_assigned};
+    }
+
+    // ---- declared job fields (job_fields.hpp; a side array: job records do not grow) ------------
+
+    /// The scenario's declared job fields, in table order.
+    [[nodiscard]] const std::vector<job_field>& job_fields() const noexcept { return core_.workload().fields(); }
+    /// The value of declared field f of job j (index into simulator().jobs()): a number, a
+    /// category's index into field_categories(f), NaN where the job has none.
+    [[nodiscard]] double field_value(std::uint32_t j, std::size_t f) const noexcept {
+        const auto& x = core_.extras();
+        return x.fields[std::size_t(j) * x.width + f];
+    }
+    /// The categories of declared field f in index order (empty for a number field).
+    [[nodiscard]] const std::vector<std::string>& field_categories(std::size_t f) const {
+        return core_.workload().dictionary().categories(f);
     }
 
     /// Whether GPU g can take job j (index into simulator().jobs()) now: free, or, with co-location,
@@ -289,6 +309,14 @@ basic_env<T, J, C>::basic_env(T topo, C comm, ModelZoo zoo, scenario s)
         throw ConfigError("config /env/slots: 0 (the " + std::string(to_string(e.mode)) + " action mode needs at least 1)");
     obs_ = observation_writer(core_.hierarchy(), e.queue_window, cfg.colocation.enabled, cfg.reward.time_scale,
                               core_.gpu_types().heterogeneous(), cfg.durations.mode == duration_info::hidden, cfg.preemption.enabled);
+    if (std::any_of(cfg.job_fields.begin(), cfg.job_fields.end(), [](const job_field& f) { return f.observe; })) {
+        if (e.mode == action_mode::job)
+            throw ConfigError("config /job_fields: \"observe\" is supported in the gpu and placement action modes (not job)");
+        std::vector<observation_writer::observed_field> shown;
+        for (std::size_t f = 0; f < cfg.job_fields.size(); ++f)
+            if (cfg.job_fields[f].observe) shown.push_back({f, cfg.job_fields[f], core_.workload().dictionary().categories(f).size()});
+        obs_.observe_fields(std::move(shown));
+    }
     if (e.mode == action_mode::placement) front_.template emplace<1>();
     else if (e.mode == action_mode::job) front_.template emplace<2>();
     visit([&](auto& f) { f.init(core_, obs_); });

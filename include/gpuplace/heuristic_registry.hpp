@@ -4,8 +4,10 @@
 /// heuristic of heuristics.hpp, optionally type-aware and under a queue policy), and the lists of
 /// names (heuristic_names(), heuristic_variants(), ...) that programs and the harness iterate.
 
+#include <functional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -19,9 +21,29 @@
 
 namespace gpuplace {
 
-/// Names of every heuristic policy.
+namespace detail {
+/// A built-in heuristic: its name, what it does, its type.
+template <class P>
+struct builtin_heuristic {
+    std::string_view name, about;
+    using type = P;
+};
+/// The built-in heuristics, each declared here once (heuristic_names(), heuristic(), the registry).
+inline constexpr auto builtin_heuristics = std::tuple{
+    builtin_heuristic<random_policy>{"random", "a uniformly random valid action"},
+    builtin_heuristic<first_fit_policy>{"first_fit", "the lowest-numbered GPUs with room"},
+    builtin_heuristic<pack_policy>{"pack", "best fit: the fullest domain that holds the job, from the root down"},
+    builtin_heuristic<load_balance_policy>{"load_balance", "Proximity-DRL's: down into the child domain with the most free GPUs"},
+    builtin_heuristic<topology_greedy_policy>{"topology_greedy", "each pick the GPU that adds the least communication cost"},
+    builtin_heuristic<pack_wait_policy>{"pack_wait", "pack, holding back a job that would spread while a whole domain can free up"}};
+}  // namespace detail
+
+/// Names of every built-in heuristic policy (placers registered by a program are listed by the
+/// registry, registry.hpp).
 [[nodiscard]] inline std::vector<std::string> heuristic_names() {
-    return {"random", "first_fit", "pack", "load_balance", "topology_greedy", "pack_wait"};
+    std::vector<std::string> v;
+    std::apply([&](const auto&... h) { (v.emplace_back(h.name), ...); }, detail::builtin_heuristics);
+    return v;
 }
 
 /// The type-aware heuristics of heterogeneous clusters: "<rule>:<heuristic>" for each rule
@@ -72,14 +94,26 @@ namespace detail {
 /// false when there is none.
 template <class F>
 bool with_heuristic(std::string_view base, F&& f) {
-    if (base == "random") f(std::type_identity<random_policy>{});
-    else if (base == "first_fit") f(std::type_identity<first_fit_policy>{});
-    else if (base == "pack") f(std::type_identity<pack_policy>{});
-    else if (base == "load_balance") f(std::type_identity<load_balance_policy>{});
-    else if (base == "topology_greedy") f(std::type_identity<topology_greedy_policy>{});
-    else if (base == "pack_wait") f(std::type_identity<pack_wait_policy>{});
-    else return false;
-    return true;
+    bool found = false;
+    std::apply(
+        [&](const auto&... h) {
+            ((!found && h.name == base ? (f(std::type_identity<typename std::remove_cvref_t<decltype(h)>::type>{}), found = true) : false), ...);
+        },
+        builtin_heuristics);
+    return found;
+}
+
+/// Placers a program registered for env type E (register_placer(), registry.hpp): a factory per
+/// type rule ("" for none, fastest_type, throughput_greedy) making the policy of a full name.
+template <class E>
+struct registered_placer {
+    std::string name;
+    std::function<any_policy<E>(const std::string& full_name, std::string_view rule)> make;
+};
+template <class E>
+[[nodiscard]] std::vector<registered_placer<E>>& registered_placers() {
+    static std::vector<registered_placer<E>> v;
+    return v;
 }
 /// Calls f(std::type_identity<P>{}) for the placer P named `base`: one of heuristic_names() or
 /// "<rule>:<heuristic>" (type_aware_heuristic_names()); false when there is none.
@@ -115,10 +149,19 @@ template <class E = env>
     any_policy<E> p;
     const auto colon = base.find(':');
     const std::string rule = colon == std::string::npos ? std::string() : base.substr(0, colon);
-    const bool found = detail::with_placer(base, [&]<class P>(std::type_identity<P>) { p = wrap_policy<E, P>(name); });
+    const std::string placer = colon == std::string::npos ? base : base.substr(colon + 1);
+    bool found = detail::with_placer(base, [&]<class P>(std::type_identity<P>) { p = wrap_policy<E, P>(name); });
+    if (!found)
+        for (const auto& r : detail::registered_placers<E>())
+            if (r.name == placer && (rule.empty() || rule == to_string(type_rule::fastest_type) || rule == to_string(type_rule::throughput_greedy))) {
+                p = r.make(name, rule);
+                found = true;
+                break;
+            }
     if (!found) {
         std::string known;
         for (const auto& n : heuristic_names()) known += (known.empty() ? "" : ", ") + n;
+        for (const auto& r : detail::registered_placers<E>()) known += ", " + r.name;
         if (rule.empty()) throw ConfigError("unknown policy \"" + base + "\" (known: " + known + ")");
         throw ConfigError("unknown policy \"" + base + "\" (known: <rule>:<heuristic> with rule fastest_type or throughput_greedy and heuristic " +
                           known + ")");

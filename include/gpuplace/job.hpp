@@ -35,4 +35,12 @@ struct TrainingJob {
 
 static_assert(Job<TrainingJob>);
 
+namespace detail {
+/// Orders jobs by submit time (for std::stable_sort: one comparator type, one instantiation, for
+/// every job list the library sorts).
+struct by_submit_time {
+    [[nodiscard]] bool operator()(const TrainingJob& a, const TrainingJob& b) const noexcept { return a.submit_time < b.submit_time; }
+};
+}  // namespace detail
+
 }  // namespace gpuplace

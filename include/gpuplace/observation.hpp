@@ -28,6 +28,7 @@
 #include "env/wait_queue.hpp"
 #include "error.hpp"
 #include "hierarchy.hpp"
+#include "job_fields.hpp"
 #include "observation_layout.hpp"
 #include "simulator.hpp"
 
@@ -50,6 +51,16 @@ public:
     /// `hidden` (durations hidden) and `preemption` as in obs_layout.
     observation_writer(const level_hierarchy& h, std::size_t queue_window, bool colocation, double time_scale,
                        bool heterogeneous = false, bool hidden = false, bool preemption = false);
+
+    /// A declared job field the observation shows (segment "job_fields"): its column in the
+    /// episode's field table, its declaration and, for a category, how many categories it has.
+    struct observed_field {
+        std::size_t column = 0;
+        job_field field;
+        std::size_t categories = 0;
+    };
+    /// Shows `fields` in a "job_fields" segment after the others (call before the first write).
+    void observe_fields(std::vector<observed_field> fields);
 
     [[nodiscard]] std::span<float> obs() const noexcept { return buf_.obs; }
     [[nodiscard]] std::span<std::uint8_t> mask() const noexcept { return buf_.mask; }
@@ -168,14 +179,41 @@ public:
         o[2] = squash(sim.now());
         o[3] = sim.jobs().empty() ? 1.0f : float(sim.finished().size()) / float(sim.jobs().size());
     }
-    /// The job, queue window and global segments of this writer's observation.
+    /// The job, queue window and global segments of this writer's observation (and the observed
+    /// job fields, from the episode's table `x`).
     template <class J>
     void tail(const basic_simulator<J>& sim, const env_detail::wait_queue& q, std::uint32_t current, std::uint32_t cur_gpus,
-              std::size_t picked) noexcept {
+              std::size_t picked, const episode_extras* x = nullptr) noexcept {
         float* o = buf_.obs.data();
         job_segment(o + job_off_, sim, q, current, cur_gpus, picked);
         queue_segment(o + L_.offset(obs_part::queue), sim, q, current);
         global_segment(o + L_.offset(obs_part::global), sim, q);
+        if (!observed_.empty() && x) [[unlikely]]  // only with observed job fields: out of line, so tail() stays small
+            fields_segment(o + L_.offset(obs_part::job_fields), q, current, *x);
+    }
+    /// The "job_fields" segment at `o`: the observed fields of the current job (zeros when none),
+    /// then of the first K waiting jobs other than it, as queue_segment() takes them.
+    GPUPLACE_NOINLINE void fields_segment(float* o, const env_detail::wait_queue& q, std::uint32_t current,
+                                          const episode_extras& x) const noexcept {
+        const std::size_t F = observed_.size();
+        auto row = [&](float* r, std::uint32_t j) {
+            for (std::size_t f = 0; f < F; ++f) {
+                const auto& of = observed_[f];
+                r[f] = field_feature(of.field, x.fields[std::size_t(j) * x.width + of.column], of.categories);
+            }
+        };
+        if (current == no_job) std::fill_n(o, F, 0.0f);
+        else row(o, current);
+        o += F;
+        std::size_t written = 0;
+        for (auto j : q.jobs()) {
+            if (written == K_) break;
+            if (j == current) continue;
+            row(o, j);
+            o += F;
+            ++written;
+        }
+        std::fill_n(o, (K_ - written) * F, 0.0f);
     }
 
     /// Heterogeneous clusters: the job_type/best_type_speedup value for a current job whose speed on
@@ -373,6 +411,7 @@ private:
     detail::bounded_vector<std::uint32_t> dirty_tops_;   ///< capacity: the number of top domains
     std::vector<float> request_;                         ///< request(k) for k = 0..G
     obs_layout L_;                                       ///< where everything is written
+    std::vector<observed_field> observed_;               ///< the job fields shown (observe_fields())
     level_hierarchy h_;
     // h_'s arrays the step reads, kept here: one load each instead of three (the hierarchy's
     // shared data, then the level's array)

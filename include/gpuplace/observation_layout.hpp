@@ -8,7 +8,8 @@
 /// hierarchy (node_free and rack_free on a tree of nodes and racks), and with co-location
 /// occupancy, memory_headroom, interference, and on a heterogeneous cluster (GPUs of several
 /// types) type_speed, type; then "job" (5 fields), "queue" (K x 4 fields), "global" (4 fields) and,
-/// heterogeneous, "job_type" (1 field, best_type_speedup). On a heterogeneous cluster:
+/// heterogeneous, "job_type" (1 field, best_type_speedup), and with observed job fields,
+/// "job_fields" ((K + 1) x fields: the current job's, then each queue slot's). On a heterogeneous cluster:
 ///  - gpu_type_speed: the speed of the GPU's type for the current job (its model at its GPU count)
 ///    over the fastest type's in the cluster, in (0, 1]; 0 when no job is current;
 ///  - gpu_type: the GPU's type index t (TreeTopology::gpu_types() order) as t / (types - 1);
@@ -64,8 +65,10 @@ enum class gpu_feature : std::uint8_t {
     occupancy, memory_headroom, interference,
     type_speed, type,
 };
-/// A segment of the observation after the per-GPU ones, in layout order.
-enum class obs_part : std::uint8_t { job, queue, global, job_type };
+/// A segment of the observation after the per-GPU ones, in layout order. job_fields: the
+/// declared job fields a scenario observes (job_fields.hpp), the current job's then each queue
+/// slot's (fields "<name>", then "<k>.<name>").
+enum class obs_part : std::uint8_t { job, queue, global, job_type, job_fields };
 
 /// Where each segment of the observation is, for `num_gpus` GPUs, the names of the hierarchy's
 /// domain levels (levels 1 .. L-1: {"node", "rack"} for a tree), a queue window of `queue_window`
@@ -75,13 +78,13 @@ enum class obs_part : std::uint8_t { job, queue, global, job_type };
 class obs_layout {
 public:
     static constexpr std::size_t absent = ~std::size_t{0};
-    static constexpr std::size_t num_parts = 4;  ///< every obs_part
+    static constexpr std::size_t num_parts = 5;  ///< every obs_part
 
     obs_layout() { part_.fill(absent), part_size_.fill(0); }
     obs_layout(std::size_t num_gpus, std::vector<std::string> level_names, std::size_t queue_window, bool colocation,
-               bool heterogeneous, bool hidden = false, bool preemption = false)
-        : G_(num_gpus), K_(queue_window), levels_(std::move(level_names)), coloc_(colocation), het_(heterogeneous), hidden_(hidden),
-          preempt_(preemption) {
+               bool heterogeneous, bool hidden = false, bool preemption = false, std::vector<std::string> observed_fields = {})
+        : G_(num_gpus), K_(queue_window), levels_(std::move(level_names)), fields_(std::move(observed_fields)), coloc_(colocation),
+          het_(heterogeneous), hidden_(hidden), preempt_(preemption) {
         part_.fill(absent), part_size_.fill(0);
         std::size_t off = num_gpu_rows() * G_;
         const auto part = [&](obs_part p, std::size_t n) {
@@ -93,6 +96,7 @@ public:
         part(obs_part::queue, K_ * queue_fields());
         part(obs_part::global, std::size(global_feature_names));
         if (heterogeneous) part(obs_part::job_type, std::size(job_type_feature_names));
+        if (!fields_.empty()) part(obs_part::job_fields, (K_ + 1) * fields_.size());
         size_ = off;
     }
     /// The layout of a tree of nodes and racks (levels "node" and "rack").
@@ -117,6 +121,8 @@ public:
     [[nodiscard]] std::size_t queue_fields() const noexcept { return std::size(queue_feature_names) + (preempt_ ? 1 : 0); }
     [[nodiscard]] bool hidden() const noexcept { return hidden_; }
     [[nodiscard]] bool preemption() const noexcept { return preempt_; }
+    /// The observed job fields' names (the job_fields segment: the current job's, then each slot's).
+    [[nodiscard]] const std::vector<std::string>& observed_fields() const noexcept { return fields_; }
     /// The domain levels' names (levels 1 .. L-1 of the hierarchy).
     [[nodiscard]] const std::vector<std::string>& level_names() const noexcept { return levels_; }
     [[nodiscard]] std::size_t num_levels() const noexcept { return levels_.size(); }
@@ -154,9 +160,9 @@ public:
         if (after < colocation_gpu_features) return std::string(colocation_feature_names[after]);
         return std::string(type_feature_names[after - colocation_gpu_features]);
     }
-    /// A context segment's name ("job", "queue", "global", "job_type").
+    /// A context segment's name ("job", "queue", "global", "job_type", "job_fields").
     [[nodiscard]] static std::string_view name(obs_part p) noexcept {
-        constexpr std::string_view names[num_parts] = {"job", "queue", "global", "job_type"};
+        constexpr std::string_view names[num_parts] = {"job", "queue", "global", "job_type", "job_fields"};
         return names[std::size_t(p)];
     }
 
@@ -184,6 +190,13 @@ public:
         add(obs_part::queue, queue_feature_names, K_);
         add(obs_part::global, global_feature_names, 1);
         add(obs_part::job_type, job_type_feature_names, 1);
+        if (has(obs_part::job_fields)) {
+            obs_segment f{std::string(name(obs_part::job_fields)), offset(obs_part::job_fields), size(obs_part::job_fields), {}};
+            for (const auto& n : fields_) f.fields.push_back(n);
+            for (std::size_t k = 0; k < K_; ++k)
+                for (const auto& n : fields_) f.fields.push_back(std::to_string(k) + "." + n);
+            out.push_back(std::move(f));
+        }
         return out;
     }
 
@@ -193,7 +206,7 @@ private:
     }
 
     std::size_t G_ = 0, K_ = 0, size_ = 0;
-    std::vector<std::string> levels_;
+    std::vector<std::string> levels_, fields_;
     bool coloc_ = false, het_ = false, hidden_ = false, preempt_ = false;
     std::array<std::size_t, num_parts> part_{}, part_size_{};
 };

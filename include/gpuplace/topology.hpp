@@ -23,6 +23,7 @@
 #include "detail/divider.hpp"
 #include "error.hpp"
 #include "hierarchy.hpp"
+#include "topology_levels.hpp"
 
 namespace gpuplace {
 
@@ -81,10 +82,14 @@ struct tree_params {
     std::vector<std::string> node_types;
 };
 
-/// A scenario's topology (key "topology"): a preset ("dgx_a100", "dgx1", "proximity_drl" or
-/// "custom", the default when unset) and the keys that override it. Unset keys keep the preset's
-/// values, and the JSON form holds exactly the keys that are set.
+/// A scenario's topology (key "topology"): either a tree preset ("dgx_a100", "dgx1",
+/// "proximity_drl" or "custom", the default when unset) and the keys that override it (unset keys
+/// keep the preset's values, and the JSON form holds exactly the keys that are set), or `levels`:
+/// any level hierarchy, described level by level (topology_levels.hpp; the JSON reader turns the
+/// presets written as levels, e.g. "nvl72", into them), with a `name`.
 struct topology_config {
+    std::optional<std::string> name;   ///< levels: the topology's name ("custom" unless set)
+    std::vector<level_config> levels;  ///< non-empty: the topology is these levels (no tree key may be set)
     std::optional<std::string> preset;
     std::optional<std::size_t> racks, nodes_per_rack, gpus_per_node;  ///< racks and nodes_per_rack: 2 and 4 unless set
     std::optional<double> node_bandwidth, rack_bandwidth, spine_bandwidth, pcie_bandwidth;
@@ -134,23 +139,26 @@ public:
             {{"node", p_.node_bandwidth, p_.node_latency}, {"rack", p_.rack_bandwidth, p_.rack_latency},
              {"spine", p_.spine_bandwidth, p_.spine_latency}},
             {p_.gpus_per_node, p_.nodes_per_rack, p_.racks}, p_.fabric != node_fabric::cube_mesh));
-        if (!p_.node_types.empty()) {
-            if (p_.node_types.size() != num_nodes())
-                bad("node_types lists " + std::to_string(p_.node_types.size()) + " types for " + std::to_string(num_nodes()) + " nodes");
-            node_type_.resize(num_nodes());
-            for (std::size_t n = 0; n < num_nodes(); ++n) {
-                const auto& name = p_.node_types[n];
-                if (name.empty()) bad("node " + std::to_string(n) + " has an empty GPU type");
-                std::size_t t = 0;
-                while (t < types_.size() && types_[t] != name) ++t;
-                if (t == types_.size()) {
-                    if (types_.size() == 255) bad("more than 255 GPU types");
-                    types_.push_back(name);
-                }
-                node_type_[n] = static_cast<std::uint8_t>(t);
-            }
-        }
+        set_node_types();
     }
+
+    /// A topology of any level hierarchy, described level by level (topology_levels.hpp): level 1's
+    /// domains are its nodes and level 2's its racks (the root's one domain when there are only two
+    /// levels); GPU types, when set, are per node. ConfigError naming `path` on a bad level.
+    TreeTopology(std::string name, std::vector<level_config> levels, std::string_view path = "/topology/levels") {
+        auto layout = levels_layout_of(levels, path);
+        levels_ = std::move(levels);
+        const auto& h = layout.hierarchy;
+        num_gpus_ = h.num_gpus();
+        p_.name = std::move(name);
+        p_.racks = p_.nodes_per_rack = p_.gpus_per_node = 0;  // the tree's sizes: none (see params())
+        p_.fabric = layout.cube_mesh ? node_fabric::cube_mesh : node_fabric::switched;
+        p_.pcie_bandwidth = layout.pcie_bandwidth;
+        p_.node_types = std::move(layout.domain_types);
+        hierarchy_ = std::make_shared<const level_hierarchy>(h);
+        set_node_types();
+    }
+
 
     /// NVIDIA DGX A100 pods: 8 GPUs per node on NVSwitch (300 GB/s), 200 Gb/s InfiniBand per GPU
     /// inside a rack (25 GB/s) and a 2:1 oversubscribed spine (12.5 GB/s).
@@ -190,14 +198,34 @@ public:
         return TreeTopology(p);
     }
 
+    /// Whether TreeTopology has a preset of this name ("dgx_a100", "dgx1", "proximity_drl"; the
+    /// JSON reader has more, written as levels: gpuplace/json/topology.hpp).
+    [[nodiscard]] static bool is_preset(std::string_view name) noexcept {
+        return name == "dgx_a100" || name == "dgx1" || name == "proximity_drl";
+    }
+
     [[nodiscard]] std::size_t num_gpus() const noexcept { return num_gpus_; }
-    [[nodiscard]] std::size_t num_nodes() const noexcept { return p_.racks * p_.nodes_per_rack; }
-    [[nodiscard]] std::size_t num_racks() const noexcept { return p_.racks; }
-    [[nodiscard]] std::size_t gpus_per_node() const noexcept { return p_.gpus_per_node; }
-    [[nodiscard]] std::size_t nodes_per_rack() const noexcept { return p_.nodes_per_rack; }
-    [[nodiscard]] std::size_t gpus_per_rack() const noexcept { return rack_div_.divisor(); }
+    /// Nodes: the domains of level 1; racks: those of level 2 (on a tree of racks, nodes and GPUs
+    /// as the names say). The sizes per node and per rack: 0 when they differ between domains.
+    [[nodiscard]] std::size_t num_nodes() const noexcept { return levels_form() ? hierarchy_->num_domains(1) : p_.racks * p_.nodes_per_rack; }
+    [[nodiscard]] std::size_t num_racks() const noexcept { return levels_form() ? hierarchy_->num_domains(2) : p_.racks; }
+    [[nodiscard]] std::size_t gpus_per_node() const noexcept { return levels_form() ? hierarchy_->uniform_size(1) : p_.gpus_per_node; }
+    [[nodiscard]] std::size_t nodes_per_rack() const noexcept {
+        if (!levels_form()) return p_.nodes_per_rack;
+        const auto& h = *hierarchy_;
+        const auto r = h.uniform_size(2), n = h.uniform_size(1);
+        return r && n ? r / n : 0;
+    }
+    [[nodiscard]] std::size_t gpus_per_rack() const noexcept { return levels_form() ? hierarchy_->uniform_size(2) : rack_div_.divisor(); }
+    /// The tree's parameters; for a topology described by levels, only name, fabric, pcie_bandwidth
+    /// and node_types are meaningful (the sizes are 0: see levels()).
     [[nodiscard]] const tree_params& params() const noexcept { return p_; }
-    /// The tree as a level hierarchy: levels "node", "rack" and "spine" (shared by copies).
+    /// Whether the topology was described by levels (else it is a tree of racks, nodes and GPUs).
+    [[nodiscard]] bool levels_form() const noexcept { return !levels_.empty(); }
+    /// The levels it was described by (empty for a tree of racks, nodes and GPUs).
+    [[nodiscard]] const std::vector<level_config>& levels() const noexcept { return levels_; }
+    /// The topology as a level hierarchy: levels "node", "rack" and "spine" for a tree, else the
+    /// levels it was described by (shared by copies).
     [[nodiscard]] const level_hierarchy& hierarchy() const noexcept { return *hierarchy_; }
     [[nodiscard]] const std::string& name() const noexcept { return p_.name; }
 
@@ -215,16 +243,25 @@ public:
     /// The index (into gpu_types()) of GPU g's type; 0 when untyped.
     [[nodiscard]] std::size_t type_of(gpu_id g) const noexcept { return types_.empty() ? 0 : node_type_[node_of(g)]; }
 
-    [[nodiscard]] std::size_t node_of(gpu_id g) const noexcept { return node_div_.divide(g); }
-    [[nodiscard]] std::size_t rack_of(gpu_id g) const noexcept { return rack_div_.divide(g); }
-    [[nodiscard]] std::size_t slot_of(gpu_id g) const noexcept { return node_div_.remainder(g); }
+    [[nodiscard]] std::size_t node_of(gpu_id g) const noexcept { return levels_form() ? hierarchy_->domain_of(1, g) : node_div_.divide(g); }
+    [[nodiscard]] std::size_t rack_of(gpu_id g) const noexcept { return levels_form() ? hierarchy_->domain_of(2, g) : rack_div_.divide(g); }
+    /// The GPU's place inside its node (0 .. node size - 1).
+    [[nodiscard]] std::size_t slot_of(gpu_id g) const noexcept {
+        return levels_form() ? g - hierarchy_->first(1, node_of(g)) : node_div_.remainder(g);
+    }
     [[nodiscard]] gpu_coord coord(gpu_id g) const noexcept {
         return {static_cast<std::uint32_t>(rack_of(g)), static_cast<std::uint32_t>(node_of(g)),
                 static_cast<std::uint32_t>(slot_of(g))};
     }
 
+    /// The link between two GPUs; for a topology described by levels, spine is the root's level
+    /// and rack every level between the first and the root.
     [[nodiscard]] link_level level(gpu_id a, gpu_id b) const noexcept {
         if (a == b) return link_level::same_gpu;
+        if (levels_form()) {
+            const auto l = hierarchy_->link(a, b);
+            return l == 1 ? link_level::node : l == hierarchy_->num_levels() ? link_level::spine : link_level::rack;
+        }
         if (node_of(a) == node_of(b)) return link_level::node;
         if (rack_of(a) == rack_of(b)) return link_level::rack;
         return link_level::spine;
@@ -235,13 +272,18 @@ public:
         const auto l = level(a, b);
         if (l == link_level::node && p_.fabric == node_fabric::cube_mesh && !nvlink_pair(slot_of(a), slot_of(b)))
             return p_.pcie_bandwidth;
-        return level_bw_[static_cast<std::size_t>(l)];
+        return levels_form() ? hierarchy_->bandwidth(hierarchy_->link(a, b)) : level_bw_[static_cast<std::size_t>(l)];
     }
     [[nodiscard]] double latency(gpu_id a, gpu_id b) const noexcept {
-        return level_lat_[static_cast<std::size_t>(level(a, b))];
+        return levels_form() ? hierarchy_->latency(hierarchy_->link(a, b)) : level_lat_[static_cast<std::size_t>(level(a, b))];
     }
-    [[nodiscard]] double level_bandwidth(link_level l) const noexcept { return level_bw_[static_cast<std::size_t>(l)]; }
-    [[nodiscard]] double level_latency(link_level l) const noexcept { return level_lat_[static_cast<std::size_t>(l)]; }
+    /// A link level's bandwidth and latency (described by levels: rack is level 2).
+    [[nodiscard]] double level_bandwidth(link_level l) const noexcept {
+        return levels_form() ? hierarchy_->bandwidth(hierarchy_index(l)) : level_bw_[static_cast<std::size_t>(l)];
+    }
+    [[nodiscard]] double level_latency(link_level l) const noexcept {
+        return levels_form() ? hierarchy_->latency(hierarchy_index(l)) : level_lat_[static_cast<std::size_t>(l)];
+    }
 
     /// DGX-1 hybrid cube-mesh: slots 0-3 and 4-7 fully connected, plus i <-> i+4.
     [[nodiscard]] static constexpr bool nvlink_pair(std::size_t a, std::size_t b) noexcept { return detail::nvlink_pair(a, b); }
@@ -271,6 +313,30 @@ public:
     [[nodiscard]] static TreeTopology from_config(const topology_config& c, std::string_view path = "/topology");
 
 private:
+    /// The hierarchy's level of a link level (described by levels: rack is level 2, spine the root).
+    [[nodiscard]] std::size_t hierarchy_index(link_level l) const noexcept {
+        return l == link_level::spine ? hierarchy_->num_levels() : std::min<std::size_t>(std::size_t(l), hierarchy_->num_levels());
+    }
+    /// types_ and node_type_ from p_.node_types (one per node, or none).
+    void set_node_types() {
+        if (p_.node_types.empty()) return;
+        auto bad = [](const std::string& what) { throw ConfigError("topology: " + what); };
+        if (p_.node_types.size() != num_nodes())
+            bad("node_types lists " + std::to_string(p_.node_types.size()) + " types for " + std::to_string(num_nodes()) + " nodes");
+        node_type_.resize(num_nodes());
+        for (std::size_t n = 0; n < num_nodes(); ++n) {
+            const auto& name = p_.node_types[n];
+            if (name.empty()) bad("node " + std::to_string(n) + " has an empty GPU type");
+            std::size_t t = 0;
+            while (t < types_.size() && types_[t] != name) ++t;
+            if (t == types_.size()) {
+                if (types_.size() == 255) bad("more than 255 GPU types");
+                types_.push_back(name);
+            }
+            node_type_[n] = static_cast<std::uint8_t>(t);
+        }
+    }
+
     // the dividers and sizes first: node_of() / rack_of() and the sizes read one cache line
     detail::divider node_div_, rack_div_;  ///< by gpus_per_node, by GPUs per rack (= gpus_per_rack())
     std::size_t num_gpus_ = 0;
@@ -280,12 +346,26 @@ private:
     std::vector<std::string> types_;        ///< distinct GPU types, in order of first appearance
     std::vector<std::uint8_t> node_type_;   ///< per node: index into types_
     std::shared_ptr<const level_hierarchy> hierarchy_;
+    std::vector<level_config> levels_;  ///< described by levels: them; a tree: none
 };
 
 inline TreeTopology TreeTopology::from_config(const topology_config& c, std::string_view path) {
     auto fail = [&](std::string_view key, const std::string& what) {
         detail::config_fail(key.empty() ? std::string(path) : detail::join_path(path, key), what);
     };
+    if (!c.levels.empty()) {  // any hierarchy: the levels say everything a tree's keys would
+        const std::pair<const char*, bool> tree_keys[] = {
+            {"preset", bool(c.preset)}, {"racks", bool(c.racks)}, {"nodes_per_rack", bool(c.nodes_per_rack)},
+            {"gpus_per_node", bool(c.gpus_per_node)}, {"node_bandwidth", bool(c.node_bandwidth)},
+            {"rack_bandwidth", bool(c.rack_bandwidth)}, {"spine_bandwidth", bool(c.spine_bandwidth)},
+            {"pcie_bandwidth", bool(c.pcie_bandwidth)}, {"node_latency", bool(c.node_latency)},
+            {"rack_latency", bool(c.rack_latency)}, {"spine_latency", bool(c.spine_latency)}, {"fabric", bool(c.fabric)},
+            {"gpu_types", bool(c.gpu_types)}};
+        for (const auto& [key, set] : tree_keys)
+            if (set) fail(key, std::string("\"") + key + "\" describes a tree of racks and nodes; with \"levels\" set it on the levels instead");
+        return TreeTopology(c.name.value_or("custom"), c.levels, detail::join_path(path, "levels"));
+    }
+    if (c.name) fail("name", "\"name\" names a topology described by \"levels\" (a tree preset is named by \"preset\")");
     const std::string preset = c.preset.value_or("custom");
     const std::size_t racks = c.racks.value_or(2), npr = c.nodes_per_rack.value_or(4);
     tree_params p;

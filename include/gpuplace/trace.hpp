@@ -19,6 +19,7 @@
 #include "detail/enum_names.hpp"
 #include "error.hpp"
 #include "job.hpp"
+#include "job_fields.hpp"
 #include "model_zoo.hpp"
 
 namespace gpuplace {
@@ -27,7 +28,7 @@ namespace gpuplace {
 enum class trace_format : std::uint8_t {
     philly,  ///< Gavel's Philly-derived .trace: tab-separated, 7 fields, no header
     openb,   ///< Alibaba cluster-trace-gpu-v2023 openb_pod_list_*.csv
-    csv,     ///< header "submit_time,num_gpus,duration|steps[,model][,gpu_fraction]"
+    csv,     ///< header "submit_time,num_gpus,duration|steps[,model][,gpu_fraction]", or any names mapped by trace_options::columns
 };
 
 template <>
@@ -80,6 +81,40 @@ struct detail::enum_names<unmeasured_size> {
         if (p.gpus == k) return true;
     return false;
 }
+/// How a csv trace's time column is written (trace_column::unit): a number of seconds,
+/// milliseconds, minutes or hours, or a date and time ("2017-10-03 04:40:25", "T" between them
+/// and a trailing "Z" allowed, fractions of a second too; read as UTC).
+enum class time_unit : std::uint8_t { seconds, milliseconds, minutes, hours, timestamp };
+
+template <>
+struct detail::enum_names<time_unit> {
+    static constexpr std::array<std::pair<time_unit, std::string_view>, 5> values{
+        {{time_unit::seconds, "seconds"}, {time_unit::milliseconds, "milliseconds"}, {time_unit::minutes, "minutes"},
+         {time_unit::hours, "hours"}, {time_unit::timestamp, "timestamp"}}};
+};
+[[nodiscard]] inline std::string_view to_string(time_unit u) noexcept { return detail::enum_name(u); }
+
+/// Where a csv trace holds one of the reader's columns (trace_options::columns): the column's
+/// name in the file's header and, for submit_time and duration, its unit.
+struct trace_column {
+    std::string role;     ///< the reader's name: submit_time, num_gpus, duration, steps, model, gpu_fraction, job_id, or a declared job field
+    std::string name;     ///< the column's name in the file's header
+    time_unit unit = time_unit::seconds;
+    friend bool operator==(const trace_column&, const trace_column&) = default;
+};
+
+/// How trace rows without a model get one (trace_options::model_mix), a named, seeded choice:
+///  - "by_row": a fixed pseudo-random zoo model per row (by its line number), among the models
+///    measured at the row's GPU count or more (all when none is): what a trace without a mapping
+///    and without "model" gets;
+///  - "uniform": the same draw from a stream of `seed`;
+///  - "weighted": a model drawn by `weights` (zoo names) from a stream of `seed`.
+struct model_mix {
+    std::string mix;  ///< "" (unset), "by_row", "uniform" or "weighted"
+    std::uint64_t seed = 0;
+    std::vector<std::pair<std::string, double>> weights;
+    friend bool operator==(const model_mix&, const model_mix&) = default;
+};
 
 /// How a trace becomes a workload. Steps are applied in this order: read and sort by submit time,
 /// time window, GPU cap, unmeasured sizes, first N jobs, shift so the first job arrives at 0, time
@@ -95,7 +130,17 @@ struct trace_options {
     unmeasured_size unmeasured = unmeasured_size::extrapolate;  ///< a model without a measurement at the job's GPU count
     bool skip_bad_rows = false;      ///< skip and count bad rows instead of throwing
     std::string model;               ///< openb, or csv without a model column: every job's model
-                                     ///< (empty: a fixed pseudo-random mix of zoo models, by row)
+                                     ///< (empty: model_mix)
+    /// openb, or csv without a model column: how each row gets a model when `model` is empty
+    /// (unset: "by_row"; a csv trace read through `columns` must say).
+    model_mix mix;
+    /// csv: the file's names for the reader's columns (empty: the header uses the reader's names). A
+    /// column neither mapped, nor named as the reader names it, nor in `ignore` is an error.
+    std::vector<trace_column> columns;
+    std::vector<std::string> ignore;  ///< csv: header columns to leave unread (e.g. a trace's own job ids)
+    /// Declared job fields (job_fields.hpp) to read from csv columns of their name or mapped to
+    /// them (set by the workload, from the scenario's job_fields).
+    std::vector<job_field> fields;
 };
 
 /// A loaded trace: jobs sorted by submit time (ids 0..n-1, first at time 0) and what was left out.
@@ -113,6 +158,14 @@ struct trace {
     /// GPU count (trace_options::unmeasured)
     std::size_t unmeasured = 0;
     double arrival_scale = 1.0;         ///< factor target_load applied to submit times
+    /// Per job: whether its model was assigned (the row gave none; trace_options::model, or the
+    /// model mix), and how many of the jobs were.
+    std::vector<std::uint8_t> model_assigned;
+    std::size_t models_assigned = 0;
+    /// Declared fields (trace_options::fields): per job, one value per field (NaN: not given and no
+    /// default; a category's index into `categories`), and per field its categories as they appear.
+    std::vector<double> field_values;
+    std::vector<std::vector<std::string>> categories;
 
     /// Why no job is left, for an error message: the rows read and what removed each.
     [[nodiscard]] std::string empty_reason() const {

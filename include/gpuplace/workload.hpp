@@ -13,9 +13,11 @@
 #include <utility>
 #include <vector>
 
+#include "compiled.hpp"
 #include "data.hpp"
 #include "detail/rng.hpp"
 #include "job.hpp"
+#include "job_fields.hpp"
 #include "model_zoo.hpp"
 #include "trace.hpp"
 
@@ -51,6 +53,15 @@ struct proximity_drl_workload {
 
 struct workload_component;
 
+/// A declared job field's value as a `jobs` entry gives it (workload_config::job_values).
+struct job_field_value {
+    std::string field;
+    double number = 0;     ///< a number field's value
+    std::string category;  ///< a category field's value
+    friend bool operator==(const job_field_value&, const job_field_value&) = default;
+};
+
+
 /// How an episode's jobs are made.
 struct workload_config {
     /// "synthetic", "proximity_drl", "trace" (replayed every episode), "jobs" (a fixed list) or
@@ -59,6 +70,8 @@ struct workload_config {
     synthetic_workload synthetic;
     proximity_drl_workload proximity_drl;
     std::vector<TrainingJob> jobs;  ///< kind "jobs": submit order is by submit_time, then list order
+    std::vector<std::string> job_models;  ///< kind "jobs": per job, its model's zoo name when given by name ("" or none: the id)
+    std::vector<std::vector<job_field_value>> job_values;  ///< kind "jobs": per job, the declared fields it gives
     trace_format format = trace_format::philly;  ///< kind "trace"
     std::string path;                            ///< kind "trace": the file ("$GPUPLACE_DATA/..." allowed, data.hpp)
     std::vector<std::string> more_paths;         ///< kind "trace": further files (JSON "path": [...]); each episode replays one
@@ -264,24 +277,40 @@ public:
     workload_source() = default;
     /// Loads the traces of a "trace" workload (and of a mixture's): TraceError / ConfigError on bad
     /// input; a TraceError too when no job is left to replay, saying what removed the rows.
-    workload_source(const workload_config& c, const ModelZoo& zoo, std::size_t cluster_gpus) : cfg_(c) {
+    /// `fields`: the scenario's declared job fields, read from traces and job lists; their
+    /// categories go into `dict` (shared with a mixture's components; made when null).
+    workload_source(const workload_config& c, const ModelZoo& zoo, std::size_t cluster_gpus, std::vector<job_field> fields = {},
+                    std::shared_ptr<field_dictionary> dict = nullptr)
+        : cfg_(c), fields_(std::move(fields)) {
+        dict_ = dict ? std::move(dict) : std::make_shared<field_dictionary>(fields_);
+        resolve_job_list(zoo);
         if (c.kind == "mixture") {
-            for (const auto& comp : c.components) parts_.emplace_back(comp.workload, zoo, cluster_gpus);
+            for (const auto& comp : c.components) parts_.emplace_back(comp.workload, zoo, cluster_gpus, fields_, dict_);
             return;
         }
         if (c.kind != "trace") return;
         auto opts = c.trace_opts;
+        opts.fields = fields_;
         if (c.target_load_max > 0) opts.target_load = 0;  // compressed per episode instead
         for (const auto& f : c.trace_paths()) {
             auto t = std::make_shared<const trace>(load_trace(c.format, f, zoo, opts, cluster_gpus));
             if (t->jobs.empty()) throw TraceError(t->empty_reason());
             raw_load_.push_back(t->offered_load(zoo, cluster_gpus));
+            if (!fields_.empty()) trace_fields_.push_back(intern_trace_fields(*t));
             traces_.push_back(std::move(t));
         }
     }
 
     /// The loaded trace of a "trace" workload of one file, else nullptr.
     [[nodiscard]] const trace* loaded() const noexcept { return traces_.size() == 1 ? traces_[0].get() : nullptr; }
+
+    /// The declared job fields, and the categories of those that are categories.
+    [[nodiscard]] const std::vector<job_field>& fields() const noexcept { return fields_; }
+    [[nodiscard]] const field_dictionary& dictionary() const noexcept { return *dict_; }
+
+    /// generate(), and what the episode's jobs carry into `extras` (fields, models assigned).
+    GPUPLACE_INLINE void generate(const ModelZoo& zoo, std::size_t cluster_gpus, std::uint64_t seed, std::vector<TrainingJob>& out,
+                                  episode_extras& extras) const;
 
     /// Fills `out` with the jobs of the episode of `seed`, sorted by submit time.
     void generate(const ModelZoo& zoo, std::size_t cluster_gpus, std::uint64_t seed, std::vector<TrainingJob>& out) const {
@@ -290,11 +319,7 @@ public:
         } else if (cfg_.kind == "proximity_drl") {
             generate_proximity_drl(cfg_.proximity_drl, zoo, seed, out);
         } else if (cfg_.kind == "trace") {
-            std::size_t f = 0;
-            if (traces_.size() > 1) {
-                detail::rng r(detail::mix_seed(seed, 0x7472616365ULL));  // "trace": which file
-                f = r.below(traces_.size());
-            }
+            const std::size_t f = trace_file(seed);
             const auto& v = traces_[f]->jobs;
             std::size_t first = 0, n = v.size();
             if (cfg_.episode_jobs > 0 && cfg_.episode_jobs < v.size()) {
@@ -318,8 +343,7 @@ public:
             parts_[pick_component(seed)].generate(zoo, cluster_gpus, seed, out);
         } else {
             out.assign(cfg_.jobs.begin(), cfg_.jobs.end());
-            std::stable_sort(out.begin(), out.end(),
-                             [](const TrainingJob& a, const TrainingJob& b) { return a.submit_time < b.submit_time; });
+            std::stable_sort(out.begin(), out.end(), detail::by_submit_time{});
         }
     }
 
@@ -409,10 +433,29 @@ private:
         return cfg_.components.size() - 1;
     }
 
+    /// Kind "jobs": the models given by name, and the fields' table in list order (job_table_).
+    GPUPLACE_INLINE void resolve_job_list(const ModelZoo& zoo);
+    /// A trace's fields with its categories' indices into the dictionary's.
+    [[nodiscard]] GPUPLACE_INLINE std::vector<double> intern_trace_fields(const trace& t);
+    /// The trace file an episode of `seed` replays.
+    [[nodiscard]] std::size_t trace_file(std::uint64_t seed) const noexcept {
+        if (traces_.size() <= 1) return 0;
+        detail::rng r(detail::mix_seed(seed, 0x7472616365ULL));  // "trace": which file
+        return r.below(traces_.size());
+    }
+
     workload_config cfg_;
+    std::vector<job_field> fields_;
+    std::shared_ptr<field_dictionary> dict_;
+    std::vector<double> job_table_;                     ///< kind "jobs": jobs x fields, in list order
+    std::vector<std::vector<double>> trace_fields_;     ///< kind "trace": per file, its jobs x fields (dictionary indices)
     std::vector<std::shared_ptr<const trace>> traces_;  ///< kind "trace": one per file
     std::vector<double> raw_load_;                      ///< per file: its offered load as loaded
     std::vector<workload_source> parts_;                ///< kind "mixture": one per component
 };
 
 }  // namespace gpuplace
+
+#ifndef GPUPLACE_COMPILED
+#include "impl/workload_inl.hpp"  // workload_source's job fields and extras (compiled once in gpuplace::compiled otherwise)
+#endif

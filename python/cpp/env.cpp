@@ -108,7 +108,8 @@ void bind_env(py::module_& m, const char* name, const char* doc) {
         .def("gpu_end_times", [](const P& p) { return gpu_end_times(idle(p)); },
              "Per GPU: when its job is due to end (s), NaN if free.")
         .def("cluster_state", [](const P& p) { return cluster_dict(idle(p)); },
-             "Occupancy: holders, end_times, node_free, rack_free, free_gpus, busy_gpus, picked, time.")
+             "Occupancy: holders, end_times, node_free, rack_free, domain_free (per level name: free GPUs per domain), "
+             "free_gpus, busy_gpus, picked, time.")
         .def("topology", [](const P& p) { return topology_dict(p.env.topology()); })
         .def("node_of", [](const P& p) {
                  const auto& t = p.env.topology();
@@ -121,7 +122,32 @@ void bind_env(py::module_& m, const char* name, const char* doc) {
                  std::vector<std::int64_t> v(t.num_gpus());
                  for (std::size_t g = 0; g < v.size(); ++g) v[g] = t.rack_of(static_cast<gp::gpu_id>(g));
                  return copy_array(v);
-             }, "Rack index of every GPU.")
+             }, "Rack index of every GPU (the domain of level 2; 0 when level 2 is the root).")
+        .def("domains", [](const P& p) { return domains_array(p.env.topology().hierarchy()); },
+             "Per GPU, its domain on every domain level: an int64 array (num_gpus, levels - 1), level 1 (e.g. the "
+             "node) first; topology()[\"hierarchy\"] names the levels.")
+        .def("domain_of", [](const P& p, py::object level) {
+                 const auto& h = p.env.topology().hierarchy();
+                 std::vector<std::int64_t> v(h.num_gpus());
+                 const auto l = level_index(h, level);
+                 for (std::size_t g = 0; g < v.size(); ++g) v[g] = h.domain_of(l, static_cast<gp::gpu_id>(g));
+                 return copy_array(v);
+             }, py::arg("level"), "Per GPU, its domain on `level` (1 .. levels - 1, or the level's name, e.g. \"node\").")
+        .def("job_fields", [](const P& p) {
+                 py::list l;
+                 const auto& fs = p.env.job_fields();
+                 for (std::size_t f = 0; f < fs.size(); ++f) {
+                     py::dict d;
+                     d["name"] = fs[f].name;
+                     d["type"] = fs[f].type == gp::field_type::number ? "number" : "category";
+                     d["categories"] = p.env.field_categories(f);
+                     d["observe"] = fs[f].observe;
+                     l.append(d);
+                 }
+                 return l;
+             }, "The scenario's declared job fields: name, type (number or category), categories (every one the "
+                "workload holds, in index order) and observe. Jobs' values: current_job(), queue() and finished_jobs() "
+                "under \"fields\".")
         .def("models", [](const P& p) {
                  std::vector<std::string> v;
                  for (std::size_t i = 0; i < p.env.zoo().size(); ++i) v.push_back(p.env.zoo()[gp::model_id(i)].name);

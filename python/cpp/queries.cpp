@@ -25,6 +25,21 @@ py::dict job_dict(const J& j, const gp::ModelZoo& zoo, double ideal) {
 
 }  // namespace
 
+/// The declared job fields of job j (index into simulator().jobs()): {name: a number, a category's
+/// name, or None where the job has none}.
+template <class E>
+py::dict fields_dict(const E& e, std::uint32_t j) {
+    py::dict d;
+    const auto& fs = e.job_fields();
+    for (std::size_t f = 0; f < fs.size(); ++f) {
+        const double v = e.field_value(j, f);
+        if (!(v == v)) d[py::str(fs[f].name)] = py::none();
+        else if (fs[f].type == gp::field_type::category) d[py::str(fs[f].name)] = e.field_categories(f).at(std::size_t(v));
+        else d[py::str(fs[f].name)] = v;
+    }
+    return d;
+}
+
 template <class E>
 py::dict info_dict(const E& e) {
     // the keys are interned once and live as long as the interpreter: an info dict is built after
@@ -46,6 +61,7 @@ py::dict info_dict(const E& e) {
     set(4, py::int_(i.queued));
     set(5, py::int_(i.running));
     set(6, py::float_(i.episode_return));
+    if (const auto& k = e.config().workload.kind; k == "trace" || k == "mixture") d["models_assigned"] = i.models_assigned;
     return d;
 }
 
@@ -53,7 +69,9 @@ py::dict info_dict(const E& e) {
 template <class E>
 py::object current_job(const E& e) {
     if (!e.has_current()) return py::none();
-    return job_dict(e.current_job(), e.zoo(), e.simulator().ideal_duration(e.current_index()));
+    auto d = job_dict(e.current_job(), e.zoo(), e.simulator().ideal_duration(e.current_index()));
+    if (!e.job_fields().empty()) d["fields"] = fields_dict(e, e.current_index());
+    return d;
 }
 
 template <class E>
@@ -93,6 +111,13 @@ py::dict cluster_dict(const E& e) {
     d["end_times"] = gpu_end_times(e);
     d["node_free"] = copy_array(nf);
     d["rack_free"] = copy_array(rf);
+    py::dict df;  // every domain level, by name
+    const auto& h = t.hierarchy();
+    for (std::size_t l = 1; l < h.num_levels(); ++l) {
+        const auto f = cl.free_on(l);
+        df[py::str(h.level(l).name)] = copy_array(std::vector<std::uint32_t>(f.begin(), f.end()));
+    }
+    d["domain_free"] = df;
     d["free_gpus"] = cl.free_gpus();
     d["busy_gpus"] = cl.busy_gpus();
     d["picked"] = copy_array(picked);
@@ -104,7 +129,11 @@ py::dict cluster_dict(const E& e) {
 template <class E>
 py::list queue_list(const E& e) {
     py::list l;
-    for (auto j : e.queue()) l.append(job_dict(e.simulator().job(j), e.zoo(), e.simulator().ideal_duration(j)));
+    for (auto j : e.queue()) {
+        auto d = job_dict(e.simulator().job(j), e.zoo(), e.simulator().ideal_duration(j));
+        if (!e.job_fields().empty()) d["fields"] = fields_dict(e, j);
+        l.append(d);
+    }
     return l;
 }
 
@@ -142,6 +171,26 @@ py::dict finished_jobs(const E& e) {
     d["slowdown"] = slow;
     d["gpu_offset"] = off;
     d["gpus"] = copy_array(gpus);
+    const auto& fs = e.job_fields();
+    if (!fs.empty()) {  // the declared fields: a float array per number field, a list of names per category field
+        py::dict fd;
+        for (std::size_t f = 0; f < fs.size(); ++f) {
+            if (fs[f].type == gp::field_type::number) {
+                py::array_t<double> a(n);
+                for (py::ssize_t i = 0; i < n; ++i) a.mutable_at(i) = e.field_value(fin[std::size_t(i)].id, f);
+                fd[py::str(fs[f].name)] = a;
+            } else {
+                py::list names;
+                for (py::ssize_t i = 0; i < n; ++i) {
+                    const double v = e.field_value(fin[std::size_t(i)].id, f);
+                    if (v == v) names.append(e.field_categories(f).at(std::size_t(v)));
+                    else names.append(py::none());
+                }
+                fd[py::str(fs[f].name)] = names;
+            }
+        }
+        d["fields"] = fd;
+    }
     return d;
 }
 

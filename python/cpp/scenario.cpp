@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include <gpuplace/json/registry.hpp>
+
 #include "bindings.hpp"
 #include "conversions.hpp"
 
@@ -38,6 +40,14 @@ gp::scenario make_scenario(py::handle source, py::handle overrides, py::handle a
         merge_into(over, json{{"env", {{"action_mode", action_mode.cast<std::string>()}}}});
     }
     auto j = gp::to_json(sc);
+    // a topology given as levels (or as a preset written as levels), or one replacing levels, is a
+    // whole topology: merged key by key into the other form it would mix a tree's keys with levels
+    if (const auto t = over.find("topology"); t != over.end() && t->is_object()) {
+        const auto p = t->find("preset");
+        const bool levels_preset = p != t->end() && p->is_string() &&
+                                   p->get<std::string>() != "custom" && !gp::TreeTopology::is_preset(p->get<std::string>());
+        if (t->contains("levels") || levels_preset || (j["topology"].contains("levels") && p != t->end())) j["topology"] = *t;
+    }
     merge_into(j, over);
     try {
         return gp::scenario_from_json(j);
@@ -86,6 +96,21 @@ void bind_scenarios(py::module_& m) {
     m.def("preset_names", &gp::preset_names, "Names of the preset scenarios (\"philly:<file>\" is one too).");
     m.def("is_preset_name", [](const std::string& n) { return gp::is_preset_name(n); }, py::arg("name"),
           "Whether a name is a preset scenario (preset_names(), or \"philly:<file>\").");
+    m.def("topology_preset_names", &gp::topology_preset_names,
+          "Names of the topology presets written as levels (gpuplace/data/topologies.hpp): a scenario's "
+          "{\"topology\": {\"preset\": name}}.");
+    m.def("topology_preset", [](const std::string& n) { return to_py(gp::to_json(gp::topology_preset(n))); }, py::arg("name"),
+          "A topology preset as levels: {\"name\": ..., \"levels\": [...]}, what a scenario's \"topology\" may hold.");
+    m.def("topology_preset_about", [](const std::string& n) { return gp::topology_preset_about(n); }, py::arg("name"),
+          "What a topology preset is, and the parameters a scenario may set beside its name.");
+    m.def("registry", [] {
+              py::list l;
+              for (const auto& e : gp::all_registry_entries()) l.append(py::make_tuple(e.kind, e.name, e.about));
+              return l;
+          },
+          "Everything that can be named, by kind: (kind, name, about) for every placer, queue policy, planner, "
+          "topology preset, scenario preset, workload kind, trace format, model mix, comm model, reward term, "
+          "observation feature and job field (gpuplace/registry.hpp).");
     m.def("philly_training_files", &gp::philly_training_files, "The Philly-derived trace files policies are trained on.");
     m.def("philly_heldout_files", &gp::philly_heldout_files, "The Philly-derived trace files held out from training.");
     m.def("episode_seed", &gp::episode_seed, py::arg("seed"), py::arg("index"), py::arg("episode"),

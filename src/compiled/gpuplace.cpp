@@ -18,7 +18,9 @@
 #include <gpuplace/json/impl/topology_inl.hpp>
 #include <gpuplace/json/impl/workload_inl.hpp>
 #include <gpuplace/json/impl/zoo_inl.hpp>
+#include <gpuplace/impl/topology_levels_inl.hpp>
 #include <gpuplace/impl/trace_inl.hpp>
+#include <gpuplace/impl/workload_inl.hpp>
 
 namespace gpuplace {
 template class basic_simulator<TrainingJob>;

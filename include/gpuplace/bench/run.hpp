@@ -327,7 +327,9 @@ inline json reproduce(const json& result, const track& t, const policy_ref& ref,
             return {false, "", "result format version " + result.at("format_version").dump() + ", this gpuplace reads " +
                                    std::to_string(result_format_version)};
         const auto& tj = result.at("track");
-        const auto& t = find_track(tj.at("name").get<std::string>(), tj.at("version").get<std::string>());
+        const track t = tj.at("version").get<std::string>() == scenario_version
+                            ? scenario_track_of_json(tj)
+                            : find_track(tj.at("name").get<std::string>(), tj.at("version").get<std::string>());
         if (const auto d = json::diff(tj, to_json(t)); !d.empty()) {
             const auto at = d[0].at("path").get<std::string>();
             return {false, "", "track " + t.name + " " + t.version + ": the result's definition differs from this gpuplace's at /track" +

@@ -128,6 +128,9 @@ struct track {
             t.push_back({std::string("placement-philly-") + f, v,
                          std::string("held-out Philly file ") + f + " (200-job windows, load 1.0) in the placement action mode",
                          std::string("philly:") + f, R"({"env": {"action_mode": "placement"}})", 1'000'000, 20, best});
+        // an NVL72-class cluster (preset nvl72): gangs of 8 to 288 GPUs, some larger than a rack
+        t.push_back({"nvl72", v, "576 GPUs in 8 NVL72-style racks (72 GPUs in one NVLink domain each) under a 50 GB/s spine: "
+                     "LLM-scale gangs of 8 to 288 GPUs", "nvl72", "", 1'000'000, 30, "topology_greedy+sjf"});
         return t;
     }();
     // clang-format on
@@ -150,8 +153,39 @@ struct track {
                       " tracks: " + track_names(version) + ")");
 }
 
-/// The scenario a track runs: its preset with its patch applied, named after the track.
+/// The version of a track made from a scenario of one's own (scenario_track()): not one of the
+/// suite's, its definition (the whole scenario) travels in its results.
+inline constexpr std::string_view scenario_version = "scenario";
+
+/// A track of one's own: scenario `s` (its JSON, every option filled in, is the track's "patch";
+/// its preset is none), `episodes` held-out seeds from 1000000, and `best` the heuristic variant
+/// its paired differences are against. Its results validate against the definition they hold.
+[[nodiscard]] inline track scenario_track(const scenario& s, std::size_t episodes, std::string best = "pack") {
+    if (episodes == 0) throw ConfigError("scenario track " + s.name + ": at least one episode");
+    track t{s.name, std::string(scenario_version), "the scenario " + s.name, "", to_json(s).dump(), 1'000'000, episodes, std::move(best)};
+    return t;
+}
+
+/// The track a result's "track" member defines, for a scenario track (scenario_track()).
+[[nodiscard]] inline track scenario_track_of_json(const json& j) {
+    track t{j.at("name").get<std::string>(), j.at("version").get<std::string>(), "", "", j.at("patch").dump(),
+            j.at("first_seed").get<std::uint64_t>(), j.at("episodes").get<std::size_t>(), j.at("best_heuristic").get<std::string>()};
+    t.about = "the scenario " + t.name;
+    if (const auto w = j.find("window"); w != j.end()) {
+        t.window_first = w->at("first_job").get<std::size_t>();
+        t.window_end = w->at("end_job").get<std::size_t>();
+    }
+    return t;
+}
+
+/// The scenario a track runs: its preset with its patch applied, named after the track (a scenario
+/// track's patch is the whole scenario).
 [[nodiscard]] inline scenario track_scenario(const track& t) {
+    if (t.preset.empty()) {
+        auto j = parse_json(t.patch, "track " + t.name + " scenario");
+        j["name"] = t.name;
+        return scenario_from_json(j);
+    }
     auto j = to_json(preset_scenario(t.preset));
     if (!t.patch.empty()) j.merge_patch(parse_json(t.patch, "track " + t.name + " patch"));
     j["name"] = t.name;

@@ -1,7 +1,7 @@
 #pragma once
 /// \file data/presets.hpp
 /// The preset catalogue: the JSON texts of the preset scenarios (default, proximity_drl,
-/// colocation, heterogeneous, philly, heterogeneous_gavel) and the Philly trace files a policy trains on and is held
+/// colocation, heterogeneous, philly, nvl72, heterogeneous_gavel) and the Philly trace files a policy trains on and is held
 /// out on. Data only: gpuplace/json/presets.hpp reads them (preset_scenario()).
 
 #include <string>
@@ -86,6 +86,24 @@ inline constexpr std::string_view heterogeneous_gavel_scenario_json = R"json({
   "reward": {"jct": 1.0, "time_scale": 3600}
 })json";
 
+/// An NVL72-class cluster with LLM-scale gangs: 576 GPUs in 8 racks of 72, each rack one NVLink
+/// domain (900 GB/s) under a 50 GB/s spine (the topology preset "nvl72"), 100 Transformer jobs
+/// (the zoo's batch sizes 128 and 256) asking for 8 to 288 GPUs (half of them 32 or more, a tenth
+/// four whole racks) at offered load 0.8, DEFER allowed. A gang larger than a rack spans racks, and
+/// its ring all-reduce then pays the spine's bandwidth and 2(k - 1) of its latencies a step: where
+/// it lands, and whether it waits for racks to drain, is the question.
+inline constexpr std::string_view nvl72_scenario_json = R"json({
+  "name": "nvl72",
+  "topology": {"preset": "nvl72", "racks": 8},
+  "comm": {"model": "ring_allreduce"},
+  "workload": {"kind": "synthetic", "num_jobs": 100, "load": 0.8,
+               "gpu_counts": {"8": 0.3, "16": 0.2, "32": 0.2, "72": 0.1, "144": 0.1, "288": 0.1},
+               "duration_min": 1800, "duration_max": 28800,
+               "models": {"Transformer (batch size 128)": 1, "Transformer (batch size 256)": 1}},
+  "env": {"queue_policy": "fifo", "backfill": true, "allow_defer": true, "queue_window": 8},
+  "reward": {"jct": 1.0, "time_scale": 3600}
+})json";
+
 /// The Philly-derived trace files (data/philly/, data/README.md) a policy is trained on, and those
 /// held out from training (results on Philly traces are reported on these, file by file).
 [[nodiscard]] inline std::vector<std::string> philly_training_files() {
@@ -120,7 +138,7 @@ inline constexpr std::string_view philly_hidden_overrides_json = R"json({
 
 /// Names of the preset scenarios ("philly:<file>" and "philly_hidden:<file>" too: one file of data/philly/).
 [[nodiscard]] inline std::vector<std::string> preset_names() {
-    return {"default", "proximity_drl", "colocation", "philly", "heterogeneous", "philly_hidden", "heterogeneous_gavel"};
+    return {"default", "proximity_drl", "colocation", "philly", "heterogeneous", "philly_hidden", "nvl72", "heterogeneous_gavel"};
 }
 
 }  // namespace gpuplace

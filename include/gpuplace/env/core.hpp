@@ -62,7 +62,7 @@ public:
         if constexpr (requires { comm_.check(topo_); }) comm_.check(topo_);
         opt_ = {e.max_steps ? e.max_steps : ~std::size_t{0}, e.max_time > 0 ? e.max_time : std::numeric_limits<double>::infinity(),
                 e.allow_defer, e.backfill, w.time_scale, w.jct, w.makespan, w.comm, w.placement};
-        workload_ = workload_source(cfg_.workload, zoo_, G);  // reads a trace once
+        workload_ = workload_source(cfg_.workload, zoo_, G, cfg_.job_fields);  // reads a trace once
         types_ = gpu_type_map(topo_, zoo_);
         if (cfg_.colocation.enabled)
             sim_.set_colocation(std::make_shared<interference_table>(interference_table::of(cfg_.colocation, zoo_)),
@@ -104,6 +104,9 @@ public:
     [[nodiscard]] std::uint32_t current() const noexcept { return current_; }
     [[nodiscard]] std::uint32_t current_gpus() const noexcept { return cur_gpus_; }
     [[nodiscard]] const J& job(std::uint32_t j) const noexcept { return sim_.job(j); }
+    /// The episode's declared job fields (per job, in job order) and models assigned (workload.hpp).
+    [[nodiscard]] const episode_extras& extras() const noexcept { return extras_; }
+    [[nodiscard]] const workload_source& workload() const noexcept { return workload_; }
 
     /// Starts the current job on `gpus` (sorted ascending, each with room for it); returns the
     /// placement's reward terms (comm cost and placement score, by their weights).
@@ -367,6 +370,7 @@ private:
     scenario cfg_;
     workload_source workload_;
     std::vector<TrainingJob> gen_;  ///< the workload's jobs of the episode (the simulator makes its own J from them)
+    episode_extras extras_;         ///< what they carry besides: declared fields, models assigned (a side array)
     room_index rooms_;              ///< co-location: which GPUs have room for each class of jobs
     std::uint64_t seed_ = 0;
     gpu_type_map types_;                  ///< the GPUs' types (untyped: the zoo's reference type)

@@ -19,7 +19,7 @@ template <Topology T, Job J, class C>
 template <class Features>
 void scheduling_core<T, J, C>::begin_episode(std::uint64_t seed, const Features& features) {
     seed_ = seed;
-    workload_.generate(zoo_, num_gpus(), seed, gen_);
+    workload_.generate(zoo_, num_gpus(), seed, gen_, extras_);
     for (std::size_t i = 0; i < gen_.size(); ++i) gen_[i].id = static_cast<job_id>(i);
     validate_jobs(cfg_, gen_, num_gpus(), zoo_);  // before anything changes
     sim_.reserve_placements(workload_.max_episode_gpus(num_gpus()));  // once: later resets (autoresets) allocate nothing
@@ -42,7 +42,13 @@ void scheduling_core<T, J, C>::redraw_future(std::uint64_t seed, const Features&
     const auto keep = static_cast<std::uint32_t>(sim_.arrived());
     // a new draw's jobs after its first `keep` (as many jobs to come as in the truth), their
     // arrivals continuing from now with the draw's own gaps
-    workload_.generate(zoo_, num_gpus(), detail::mix_seed(seed, 0x666f726b6564ULL), gen_);  // "forked"
+    episode_extras drawn;
+    workload_.generate(zoo_, num_gpus(), detail::mix_seed(seed, 0x666f726b6564ULL), gen_, drawn);  // "forked"
+    if (extras_.width > 0) {  // the present jobs' fields, then the drawn future's past its first `keep`
+        const std::size_t F = extras_.width, from = std::min<std::size_t>(keep, gen_.size()) * F;
+        extras_.fields.resize(std::size_t(keep) * F);
+        extras_.fields.insert(extras_.fields.end(), drawn.fields.begin() + std::ptrdiff_t(from), drawn.fields.end());
+    }
     const double origin = keep == 0 || gen_.size() < keep ? (gen_.empty() ? 0.0 : gen_.front().submit_time) : gen_[keep - 1].submit_time;
     gen_.erase(gen_.begin(), gen_.begin() + std::ptrdiff_t(std::min<std::size_t>(keep, gen_.size())));
     for (std::size_t i = 0; i < gen_.size(); ++i) {

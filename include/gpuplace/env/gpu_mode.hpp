@@ -66,7 +66,7 @@ public:
         }
         if (core.information() != duration_info::oracle) obs.time_row(core.simulator(), core.shown(), core.information() == duration_info::hidden);
         obs.defer(defer_allowed(core));
-        obs.tail(core.simulator(), core.queue(), cur, core.current_gpus(), picks_.size());
+        obs.tail(core.simulator(), core.queue(), cur, core.current_gpus(), picks_.size(), &core.extras());
         if (core.gpu_types().heterogeneous()) write_types(core, obs);
     }
 
@@ -134,7 +134,7 @@ private:
         } else {
             obs.flush(cl, picks_, core.simulator().now(), p.time_moved);
             obs.defer(defer_allowed(core));
-            obs.tail(core.simulator(), core.queue(), core.current(), core.current_gpus(), picks_.size());
+            obs.tail(core.simulator(), core.queue(), core.current(), core.current_gpus(), picks_.size(), &core.extras());
         }
         return reward;
     }

@@ -40,7 +40,7 @@ public:
         const auto& h = core.hierarchy();
         G_ = h.num_gpus();
         const std::size_t K = core.config().env.slots;
-        constexpr obs_part parts[] = {obs_part::job, obs_part::queue, obs_part::global, obs_part::job_type};
+        constexpr obs_part parts[] = {obs_part::job, obs_part::queue, obs_part::global, obs_part::job_type, obs_part::job_fields};
         slots_.init(K, "candidate_", candidate_feature_names, obs.layout(), parts);
         room_.assign(G_, 0);
         vmask_.assign(G_, 0);
@@ -92,6 +92,7 @@ public:
         obs.job_segment(slots_.context(obs_part::job), sim, core.queue(), j, core.current_gpus(), 0);
         obs.queue_segment(slots_.context(obs_part::queue), sim, core.queue(), j);
         obs.global_segment(slots_.context(obs_part::global), sim, core.queue());
+        if (obs.layout().has(obs_part::job_fields)) obs.fields_segment(slots_.context(obs_part::job_fields), core.queue(), j, core.extras());
         if (core.gpu_types().heterogeneous()) {
             const auto& types = core.gpu_types();
             for (std::size_t t = 0; t < types.num_types(); ++t) type_speed_[t] = types.speed(core.zoo(), job.model, t, job.num_gpus);

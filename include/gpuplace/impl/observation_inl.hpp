@@ -48,6 +48,16 @@ inline observation_writer::observation_writer(const level_hierarchy& h, std::siz
         request_[k] = static_cast<float>(std::log2(double(k) + 1.0) / std::log2(double(G_) + 1.0));
 }
 
+inline void observation_writer::observe_fields(std::vector<observed_field> fields) {
+    observed_ = std::move(fields);
+    std::vector<std::string> names;
+    for (const auto& f : observed_) names.push_back(f.field.name);
+    L_ = obs_layout(G_, L_.level_names(), K_, L_.has(gpu_feature::occupancy), L_.has(gpu_feature::type), L_.hidden(), L_.preemption(),
+                    std::move(names));
+    size_ = L_.size();
+    buf_.allocate(size_, G_ + 1);
+}
+
 inline void observation_writer::bind(std::span<float> obs, std::span<std::uint8_t> mask) {
     if (obs.size() != size_ || mask.size() != G_ + 1)
         throw Error("bind(): buffer sizes " + std::to_string(obs.size()) + "/" + std::to_string(mask.size()) +

@@ -185,6 +185,113 @@ private:
     return 0;
 }
 
+/// How rows without a model get one (trace_options::model and model_mix), resolved once.
+class model_assigner {
+public:
+    model_assigner(const ModelZoo& zoo, const trace_options& o) : zoo_(&zoo), mix_(o.mix.mix.empty() ? "by_row" : o.mix.mix), seed_(o.mix.seed) {
+        if (!o.model.empty()) {
+            fixed_ = zoo.find(o.model);
+            mix_ = "model";
+        } else if (mix_ == "weighted") {
+            for (const auto& [name, w] : o.mix.weights) {
+                weights_.emplace_back(zoo.find(name), w);
+                total_ += w;
+            }
+            if (!(total_ > 0)) throw ConfigError("trace options: model_mix \"weighted\" needs weights that sum to more than 0");
+        } else if (mix_ != "by_row" && mix_ != "uniform") {
+            throw ConfigError("trace options: unknown model mix \"" + mix_ + "\" (allowed: by_row, uniform, weighted)");
+        }
+    }
+    /// The model of a row of k GPUs at line `line`.
+    [[nodiscard]] model_id operator()(std::uint32_t k, std::uint64_t line) const {
+        if (mix_ == "model") return fixed_;
+        if (mix_ == "by_row") return mixed_model(*zoo_, k, line);
+        rng r(mix_seed(mix_seed(seed_, line), 0x6d6f64656c6d6978ULL));  // "modelmix"
+        if (mix_ == "weighted") {
+            double v = r.uniform() * total_;
+            for (const auto& [m, w] : weights_) {
+                if (v < w) return m;
+                v -= w;
+            }
+            return weights_.back().first;
+        }
+        const auto& zoo = *zoo_;
+        std::size_t eligible = 0;
+        for (std::size_t z = 0; z < zoo.size(); ++z) eligible += zoo[model_id(z)].max_measured_gpus() >= k;
+        if (eligible == 0) return static_cast<model_id>(r.below(zoo.size()));
+        auto pick = r.below(eligible);
+        for (std::size_t z = 0; z < zoo.size(); ++z)
+            if (zoo[model_id(z)].max_measured_gpus() >= k && pick-- == 0) return model_id(z);
+        return 0;
+    }
+
+private:
+    const ModelZoo* zoo_;
+    std::string mix_;
+    std::uint64_t seed_ = 0;
+    model_id fixed_ = 0;
+    std::vector<std::pair<model_id, double>> weights_;
+    double total_ = 0;
+};
+
+/// A time field of a csv trace in seconds, written in `unit` (a date and time: seconds since
+/// 1970-01-01 UTC). `name` names the field in errors.
+[[nodiscard]] GPUPLACE_INLINE double time_in_seconds(const trace_parser& p, std::size_t line, const trace_field& f, std::string_view name,
+                                                     time_unit unit) {
+    if (unit != time_unit::timestamp) {
+        const double v = p.number(line, f, name);
+        const double scale = unit == time_unit::milliseconds ? 1e-3 : unit == time_unit::minutes ? 60.0 : unit == time_unit::hours ? 3600.0 : 1.0;
+        return v * scale;
+    }
+    const auto t = trim(f.text);
+    auto bad = [&] {
+        p.fail(line, f.column, std::string(name) + ": expected a date and time like 2017-10-03 04:40:25, got \"" + std::string(t) + "\"");
+    };
+    // YYYY-MM-DD[ T]HH:MM:SS[.fff][Z]
+    std::size_t i = 0;
+    auto digits = [&](std::size_t n) {
+        long v = 0;
+        if (i + n > t.size()) bad();
+        for (std::size_t k = 0; k < n; ++k, ++i) {
+            if (t[i] < '0' || t[i] > '9') bad();
+            v = v * 10 + (t[i] - '0');
+        }
+        return v;
+    };
+    auto expect = [&](char c) {
+        if (i >= t.size() || t[i] != c) bad();
+        ++i;
+    };
+    const long y = digits(4);
+    expect('-');
+    const long mo = digits(2);
+    expect('-');
+    const long d = digits(2);
+    if (i >= t.size() || (t[i] != ' ' && t[i] != 'T')) bad();
+    ++i;
+    const long h = digits(2);
+    expect(':');
+    const long mi = digits(2);
+    expect(':');
+    const long sec = digits(2);
+    double frac = 0;
+    if (i < t.size() && t[i] == '.') {
+        ++i;
+        double scale = 0.1;
+        if (i >= t.size() || t[i] < '0' || t[i] > '9') bad();
+        while (i < t.size() && t[i] >= '0' && t[i] <= '9') frac += (t[i++] - '0') * scale, scale /= 10;
+    }
+    if (i < t.size() && t[i] == 'Z') ++i;
+    if (i != t.size() || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60 || y < 1970) bad();
+    // days since 1970-01-01 of a proleptic Gregorian date (the civil-from-days inverse)
+    const long yy = y - (mo <= 2);
+    const long era = yy / 400, yoe = yy - era * 400;
+    const long doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    const long doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    const long days = era * 146097 + doe - 719468;
+    return double(days) * 86400.0 + double(h * 3600 + mi * 60 + sec) + frac;
+}
+
 /// Model named in a field; unknown names are row errors.
 [[nodiscard]] GPUPLACE_INLINE model_id field_model(const trace_parser& p, const ModelZoo& zoo, std::size_t line,
                                           const trace_field& f, std::string_view name) {
@@ -208,7 +315,10 @@ GPUPLACE_INLINE void refuse_unmeasured(const trace_parser& p, const ModelZoo& zo
 /// Window, cap, unmeasured sizes, first N, shift, scale and target load (see trace_options).
 GPUPLACE_INLINE void finish_trace(trace& t, const ModelZoo& zoo, const trace_options& o, std::size_t cluster_gpus) {
     auto& v = t.jobs;
-    std::stable_sort(v.begin(), v.end(), [](const TrainingJob& a, const TrainingJob& b) { return a.submit_time < b.submit_time; });
+    // ids are the rows' order until the jobs are kept: the side arrays (model_assigned,
+    // field_values) follow them by it
+    for (std::size_t i = 0; i < v.size(); ++i) v[i].id = static_cast<job_id>(i);
+    std::stable_sort(v.begin(), v.end(), detail::by_submit_time{});
     std::vector<TrainingJob> kept;
     kept.reserve(v.size());
     const std::uint32_t cap = o.max_gpus ? o.max_gpus : static_cast<std::uint32_t>(cluster_gpus);
@@ -237,6 +347,19 @@ GPUPLACE_INLINE void finish_trace(trace& t, const ModelZoo& zoo, const trace_opt
         kept.push_back(x);
     }
     v = std::move(kept);
+    {
+        const std::size_t F = t.categories.size();
+        std::vector<std::uint8_t> assigned(v.size(), 0);
+        std::vector<double> fields(v.size() * F);
+        t.models_assigned = 0;
+        for (std::size_t i = 0; i < v.size(); ++i) {
+            const auto r = v[i].id;
+            if (r < t.model_assigned.size()) t.models_assigned += assigned[i] = t.model_assigned[r];
+            for (std::size_t f = 0; f < F; ++f) fields[i * F + f] = t.field_values[std::size_t(r) * F + f];
+        }
+        t.model_assigned = std::move(assigned);
+        t.field_values = std::move(fields);
+    }
     const double t0 = v.empty() ? 0.0 : v.front().submit_time;
     for (std::size_t i = 0; i < v.size(); ++i) {
         v[i].id = static_cast<job_id>(i);
@@ -267,10 +390,19 @@ GPUPLACE_INLINE trace read_trace(trace_format format, std::istream& in, std::str
     if (!(o.window_end > o.window_start))
         throw ConfigError("trace options: the window [" + std::to_string(o.window_start) + ", " + std::to_string(o.window_end) +
                           ") is empty");
-    const bool fixed_model = !o.model.empty();
-    const model_id fixed = fixed_model ? zoo.find(o.model) : model_id(0);
+    if (format != trace_format::csv) {
+        if (!o.columns.empty() || !o.ignore.empty())
+            throw ConfigError("trace options: columns and ignore_columns map a csv trace's header (format " + std::string(to_string(format)) + ")");
+        for (const auto& fd : o.fields)
+            if (!fd.default_value)
+                throw ConfigError("trace options: the " + std::string(to_string(format)) + " format has no column for the job field \"" +
+                                  fd.name + "\", which has no default");
+    }
+    const model_assigner assign(zoo, o);
     trace t;
     t.source = source;
+    t.categories.resize(o.fields.size());
+    for (std::size_t f = 0; f < o.fields.size(); ++f) t.categories[f] = o.fields[f].categories;
     trace_parser p(std::move(source), o.skip_bad_rows);
     std::vector<trace_field> f;
 
@@ -291,6 +423,8 @@ GPUPLACE_INLINE trace read_trace(trace_format format, std::istream& in, std::str
             if (o.unmeasured == unmeasured_size::refuse) refuse_unmeasured(p, zoo, line, f[6], j);
             p.step_duration(line, f[4], "total steps", j.work, zoo[j.model].at(j.num_gpus).consolidated);
             t.jobs.push_back(j);
+            t.model_assigned.push_back(0);
+            for (const auto& fd : o.fields) t.field_values.push_back(fd.default_value.value_or(std::nan("")));
         });
     } else {
         std::vector<int> col;  // index in the row of each wanted, then optional, column (-1: absent)
@@ -363,48 +497,135 @@ GPUPLACE_INLINE trace read_trace(trace_format format, std::istream& in, std::str
                 j.submit_time = created;
                 j.num_gpus = k;
                 j.gpu_fraction = milli > 0 ? milli / 1000.0 : 1.0;
-                j.model = fixed_model ? fixed : mixed_model(zoo, k, line);
+                j.model = assign(k, line);
                 j.work = (deleted - sched) * zoo[j.model].at(k).consolidated;
                 if (!std::isfinite(j.work))
                     p.fail(line, del_f.column, "deletion_time: run time " + detail::format_number(deleted - sched) + " s is too long");
                 p.bound_time(line, del_f, "deletion_time", deleted);
                 p.duration(line, del_f, "deletion_time", deleted - sched, "a run time of " + trace_parser::seconds_text(deleted - sched));
                 t.jobs.push_back(j);
+                t.model_assigned.push_back(1);
+                for (const auto& fd : o.fields) t.field_values.push_back(fd.default_value.value_or(std::nan("")));
             });
         } else {
-            // submit_time,num_gpus,duration|steps[,model][,gpu_fraction]
+            // submit_time,num_gpus,duration|steps[,model][,gpu_fraction][,declared fields], or the
+            // file's own names for them (o.columns)
+            std::vector<std::string> roles = {"submit_time", "num_gpus", "duration", "steps", "model", "gpu_fraction"};
+            for (const auto& fd : o.fields) roles.push_back(fd.name);
+            const std::size_t F = o.fields.size();
+            std::vector<time_unit> unit(roles.size(), time_unit::seconds);
+            std::vector<double> row_fields;
+            std::vector<std::string> shown(roles.begin(), roles.end());  // each role's column as the file names it
             bool by_steps = false;
             auto header = [&](std::size_t line, std::string_view text) {
-                resolve(line, text, {"submit_time", "num_gpus"}, {"duration", "steps", "model", "gpu_fraction"}, true);
+                std::vector<trace_field> h;
+                split_fields(text, ',', h);
+                header_fields = h.size();
+                col.assign(roles.size(), -1);
+                auto role_of = [&](std::string_view r) {
+                    return std::size_t(std::find(roles.begin(), roles.end(), r) - roles.begin());
+                };
+                for (const auto& m : o.columns) {
+                    const auto r = role_of(m.role);
+                    if (r == roles.size()) throw ConfigError("trace options: columns maps \"" + m.role + "\", which the csv reader does not read");
+                    unit[r] = m.unit;
+                    shown[r] = m.name;
+                }
+                for (std::size_t c = 0; c < h.size(); ++c) {
+                    const auto name = trim(h[c].text);
+                    std::size_t r = roles.size();
+                    for (const auto& m : o.columns)
+                        if (m.name == name) r = role_of(m.role);
+                    if (r == roles.size() && std::find(o.ignore.begin(), o.ignore.end(), name) != o.ignore.end()) continue;
+                    if (r == roles.size()) {  // a column under the reader's own name, unless that name is mapped elsewhere
+                        const auto k = role_of(name);
+                        bool mapped = false;
+                        for (const auto& m : o.columns) mapped = mapped || m.role == name;
+                        if (k < roles.size() && !mapped) r = k;
+                    }
+                    if (r == roles.size()) {
+                        std::string allowed;
+                        for (const auto& n : roles) allowed += (allowed.empty() ? "" : ", ") + n;
+                        p.fail(line, h[c].column, "unknown column \"" + std::string(name) + "\" (allowed: " + allowed + ")" +
+                                                      (o.columns.empty() && F == 0 ? ""
+                                                                                   : "; map it in the workload's \"columns\", or list it in "
+                                                                                     "\"ignore_columns\""));
+                    }
+                    if (col[r] >= 0) p.fail(line, h[c].column, "column \"" + std::string(name) + "\" appears twice");
+                    col[r] = int(c);
+                }
+                for (const auto& m : o.columns)
+                    if (col[role_of(m.role)] < 0)
+                        p.fail(line, 1, "the header has no column \"" + m.name + "\" (the columns mapping's " + m.role + ")");
+                for (std::size_t r : {std::size_t{0}, std::size_t{1}})
+                    if (col[r] < 0) p.fail(line, 1, "the header has no column \"" + shown[r] + "\"");
                 if ((col[2] >= 0) == (col[3] >= 0))
-                    p.fail(line, 1, "the header needs exactly one of the columns \"duration\" and \"steps\"");
+                    p.fail(line, 1, "the header needs exactly one of the columns \"" + shown[2] + "\" and \"" + shown[3] + "\"");
                 by_steps = col[3] >= 0;
+                if (col[4] < 0 && o.model.empty() && o.mix.mix.empty() && !o.columns.empty())
+                    p.fail(line, 1, "no model column: say how rows get a model, with the workload's \"model\" (one zoo model for "
+                                    "every row) or \"model_mix\" (by_row, uniform or weighted; docs/workloads.md)");
+                for (std::size_t k = 0; k < F; ++k)
+                    if (col[6 + k] < 0 && !o.fields[k].default_value)
+                        p.fail(line, 1, "no column for the job field \"" + o.fields[k].name + "\", which has no default");
             };
             p.each_row(in, true, t, header, [&](std::size_t line, std::string_view text) {
                 split_fields(text, ',', f);
                 p.no_extra_fields(line, f, header_fields, "the header");
                 TrainingJob j;
-                j.submit_time = p.time(line, field(line, text, col[0], "submit_time"), "submit_time");
-                j.num_gpus = p.gpus(line, field(line, text, col[1], "num_gpus"), "num_gpus");
-                const auto name = by_steps ? "steps" : "duration";
+                j.submit_time = time_in_seconds(p, line, field(line, text, col[0], shown[0]), shown[0], unit[0]);
+                if (j.submit_time < 0) p.fail(line, f[std::size_t(col[0])].column, shown[0] + ": negative time " + std::string(trim(f[std::size_t(col[0])].text)));
+                p.bound_time(line, f[std::size_t(col[0])], shown[0], j.submit_time);
+                j.num_gpus = p.gpus(line, field(line, text, col[1], shown[1]), shown[1]);
+                const auto& name = by_steps ? shown[3] : shown[2];
                 const auto& wf = field(line, text, by_steps ? col[3] : col[2], name);
-                const double w = p.number(line, wf, name);
-                if (!(w > 0)) p.fail(line, wf.column, std::string(name) + ": expected a value > 0, got " + std::string(trim(wf.text)));
-                if (col[4] >= 0) j.model = field_model(p, zoo, line, field(line, text, col[4], "model"), "model");
-                else j.model = fixed_model ? fixed : mixed_model(zoo, j.num_gpus, line);
-                if (o.unmeasured == unmeasured_size::refuse) refuse_unmeasured(p, zoo, line, field(line, text, col[1], "num_gpus"), j);
+                const double w = by_steps ? p.number(line, wf, name) : time_in_seconds(p, line, wf, name, unit[2]);
+                if (!(w > 0)) p.fail(line, wf.column, name + ": expected a value > 0, got " + std::string(trim(wf.text)));
+                bool assigned = col[4] < 0;
+                if (!assigned) j.model = field_model(p, zoo, line, field(line, text, col[4], shown[4]), shown[4]);
+                else j.model = assign(j.num_gpus, line);
+                if (o.unmeasured == unmeasured_size::refuse) refuse_unmeasured(p, zoo, line, field(line, text, col[1], shown[1]), j);
                 if (col[5] >= 0) {
-                    const auto& ff = field(line, text, col[5], "gpu_fraction");
-                    j.gpu_fraction = p.number(line, ff, "gpu_fraction");
+                    const auto& ff = field(line, text, col[5], shown[5]);
+                    j.gpu_fraction = p.number(line, ff, shown[5]);
                     if (!(j.gpu_fraction > 0 && j.gpu_fraction <= 1))
-                        p.fail(line, ff.column, "gpu_fraction: expected a value in (0, 1], got " + std::string(trim(ff.text)));
+                        p.fail(line, ff.column, shown[5] + ": expected a value in (0, 1], got " + std::string(trim(ff.text)));
                 }
                 const double consolidated = zoo[j.model].at(j.num_gpus).consolidated;
                 j.work = by_steps ? w : w * consolidated;
-                if (!std::isfinite(j.work)) p.fail(line, wf.column, std::string(name) + ": value " + std::string(trim(wf.text)) + " is too large");
+                if (!std::isfinite(j.work)) p.fail(line, wf.column, name + ": value " + std::string(trim(wf.text)) + " is too large");
                 if (by_steps) p.step_duration(line, wf, name, w, consolidated);
-                else p.duration(line, wf, name, w);
+                else p.duration(line, wf, name, w, unit[2] == time_unit::seconds ? std::string() : detail::format_number(w) + " s");
+                // declared fields: read before the job is kept, so that a bad one leaves the row out whole
+                row_fields.clear();
+                for (std::size_t k = 0; k < F; ++k) {
+                    const auto& fd = o.fields[k];
+                    double v = fd.default_value.value_or(std::nan(""));
+                    if (col[6 + k] >= 0) {
+                        const auto& ff = field(line, text, col[6 + k], shown[6 + k]);
+                        const auto txt = trim(ff.text);
+                        if (txt.empty() && fd.default_value) {
+                        } else if (fd.type == field_type::number) {
+                            v = p.number(line, ff, shown[6 + k]);
+                        } else {
+                            auto& cats = t.categories[k];
+                            const auto it = std::find(cats.begin(), cats.end(), txt);
+                            if (it != cats.end()) v = double(it - cats.begin());
+                            else if (fd.closed) {
+                                std::string list;
+                                for (const auto& c : cats) list += (list.empty() ? "" : ", ") + c;
+                                p.fail(line, ff.column, shown[6 + k] + ": unknown category \"" + std::string(txt) + "\" (allowed: " + list + ")");
+                            } else {
+                                cats.emplace_back(txt);
+                                v = double(cats.size() - 1);
+                            }
+                        }
+                    }
+                    row_fields.push_back(v);
+                }
+                t.field_values.insert(t.field_values.end(), row_fields.begin(), row_fields.end());
                 t.jobs.push_back(j);
+                t.model_assigned.push_back(assigned ? 1 : 0);
             });
         }
     }

@@ -12,7 +12,7 @@
 namespace gpuplace {
 
 /// A named preset scenario: "default", "proximity_drl", "colocation", "philly", "heterogeneous",
-/// "philly_hidden", "philly:<file>" or "philly_hidden:<file>".
+/// "philly_hidden", "nvl72", "philly:<file>" or "philly_hidden:<file>".
 [[nodiscard]] GPUPLACE_INLINE scenario preset_scenario(std::string_view name);
 
 /// Whether a name is a preset (preset_names(), "philly:<file>" or "philly_hidden:<file>").

@@ -1,9 +1,12 @@
 #pragma once
 /// \file json/topology.hpp
-/// JSON form of a topology (gpuplace/topology.hpp): topology_config_from_json(), topology_from_json(),
-/// to_json().
+/// JSON form of a topology (gpuplace/topology.hpp, gpuplace/topology_levels.hpp):
+/// topology_config_from_json(), topology_from_json(), to_json(), and the presets written as levels
+/// (gpuplace/data/topologies.hpp): topology_preset(), topology_preset_names().
 
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "../compiled.hpp"
 #include "../topology.hpp"
@@ -11,12 +14,41 @@
 
 namespace gpuplace {
 
-/// Reads a topology config: {"preset": "dgx_a100"|"dgx1"|"proximity_drl"|"custom", "racks",
-/// "nodes_per_rack", "gpus_per_node", "node_bandwidth", "rack_bandwidth", "spine_bandwidth",
-/// "node_latency", "rack_latency", "spine_latency", "fabric": "switched"|"cube_mesh",
-/// "pcie_bandwidth", "gpu_types": a type name (every node) or an array of them, one per rack or one
-/// per node (names of the model zoo's GPU types, e.g. "v100")}. Keys after the preset override it.
+/// Reads a topology config, in one of three forms:
+///  - a tree: {"preset": "dgx_a100"|"dgx1"|"proximity_drl"|"custom", "racks", "nodes_per_rack",
+///    "gpus_per_node", "node_bandwidth", "rack_bandwidth", "spine_bandwidth", "node_latency",
+///    "rack_latency", "spine_latency", "fabric": "switched"|"cube_mesh", "pcie_bandwidth",
+///    "gpu_types": a type name (every node) or an array of them, one per rack or one per node (names
+///    of the model zoo's GPU types, e.g. "v100")}; keys after the preset override it;
+///  - levels: {"name": "...", "levels": [{"name", "fanout": n or [n per domain], "bandwidth",
+///    "latency", "gpu_types": name or [name per domain], "fabric", "pcie_bandwidth"}, ...]}, level
+///    1 first and the root last (topology_levels.hpp);
+///  - a preset written as levels ("nvl72", "fat_tree", "heterogeneous"; topology_preset_names()):
+///    {"preset": "nvl72", "racks": 8}, its parameters and "<level>_bandwidth" / "<level>_latency"
+///    beside it; read into its levels.
 [[nodiscard]] GPUPLACE_INLINE topology_config topology_config_from_json(const detail::json& j, std::string_view path = "/topology");
+
+/// The topology presets written as levels (gpuplace/data/topologies.hpp), in catalogue order.
+[[nodiscard]] GPUPLACE_INLINE std::vector<std::string> topology_preset_names();
+
+/// A topology preset as levels (named after it), e.g. topology_preset("nvl72"); ConfigError naming
+/// the known ones otherwise. The tree presets (dgx_a100, dgx1, proximity_drl) come as levels too:
+/// the same hierarchy as TreeTopology's preset of the same name.
+[[nodiscard]] GPUPLACE_INLINE topology_config topology_preset(std::string_view name);
+
+/// What a preset is (its "about" sentence) and its parameters ("racks -> spine fan-out", ...).
+[[nodiscard]] GPUPLACE_INLINE std::string topology_preset_about(std::string_view name);
+
+/// The topology a command-line value names: JSON text (it starts with '{'), a preset (a tree
+/// preset or one of topology_preset_names()), else a JSON file holding a topology object. Errors
+/// name `source` (e.g. "--topology") and the JSON path.
+[[nodiscard]] GPUPLACE_INLINE topology_config topology_config_of(const std::string& value, std::string_view source = "--topology");
+
+/// Reads levels: a non-empty array of level objects (see topology_config_from_json()).
+[[nodiscard]] GPUPLACE_INLINE std::vector<level_config> levels_from_json(const detail::json& j, std::string_view path);
+
+/// The JSON of levels that levels_from_json() reads back to the same levels.
+[[nodiscard]] GPUPLACE_INLINE detail::json to_json(const std::vector<level_config>& levels);
 
 /// Reads a topology (see topology_config_from_json()).
 [[nodiscard]] GPUPLACE_INLINE TreeTopology topology_from_json(const detail::json& j, std::string_view path = "/topology");

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "../compiled.hpp"
+#include "../job_fields.hpp"
 #include "../trace.hpp"
 #include "../workload.hpp"
 #include "parse.hpp"
@@ -17,8 +18,11 @@ namespace gpuplace {
 
 /// Reads trace options from JSON keys of `j` (the workload object): "window": [start, end],
 /// "max_jobs", "time_scale", "target_load", "max_gpus", "drop_oversized", "skip_bad_rows",
-/// "model". Errors name the JSON path.
-[[nodiscard]] GPUPLACE_INLINE trace_options trace_options_from_json(const detail::json& j, std::string_view path);
+/// "model", "model_mix", "columns" (the reader's columns, or the declared `fields`, to the file's:
+/// {"submit_time": "submission_time", "num_gpus": {"column": "num_gpu"}, "duration": {"column":
+/// "runtime", "unit": "minutes"}}; "gpus" is num_gpus) and "ignore_columns". Errors name the JSON path.
+[[nodiscard]] GPUPLACE_INLINE trace_options trace_options_from_json(const detail::json& j, std::string_view path,
+                                                                    const std::vector<job_field>& fields = {});
 
 /// The JSON keys trace_options_from_json reads back to the same options.
 GPUPLACE_INLINE void trace_options_to_json(const trace_options& o, detail::json& j);
@@ -30,10 +34,24 @@ GPUPLACE_INLINE void read_model_weights(const json& j, std::string_view path, st
 
 /// Reads a workload: "kind" ("synthetic", default; "proximity_drl", "trace", "jobs" or "mixture")
 /// and the kind's keys. A synthetic "load" or a GPU count's weight may be a range [lo, hi], and a
-/// trace's "target_load" too (drawn per episode); a trace's "path" may be a list of files.
-[[nodiscard]] GPUPLACE_INLINE workload_config workload_from_json(const detail::json& j, std::string_view path = "/workload");
+/// trace's "target_load" too (drawn per episode); a trace's "path" may be a list of files. A csv
+/// trace's "columns" maps the reader's columns (and `fields`) to the file's, with units;
+/// "ignore_columns" leaves some unread; "model_mix" says how rows without a model get one. A
+/// `jobs` entry's "model" is a zoo name or an id, and it may give the declared `fields`; any other
+/// key is refused, naming it.
+[[nodiscard]] GPUPLACE_INLINE workload_config workload_from_json(const detail::json& j, std::string_view path = "/workload",
+                                                                 const std::vector<job_field>& fields = {});
 
 [[nodiscard]] GPUPLACE_INLINE detail::json to_json(const workload_config& w);
+
+/// Reads declared job fields (scenario key "job_fields"): an array of known field names
+/// ("tenant", "priority", "deadline", "min_gpus", "max_gpus") and objects {"name", "type":
+/// "number"|"category", "default", "categories" (closes the list), "range": [lo, hi] (a number's
+/// range in the observation), "observe": true|false}.
+[[nodiscard]] GPUPLACE_INLINE std::vector<job_field> job_fields_from_json(const detail::json& j, std::string_view path = "/job_fields");
+
+/// The JSON job_fields_from_json() reads back to the same fields.
+[[nodiscard]] GPUPLACE_INLINE detail::json to_json(const std::vector<job_field>& fields);
 
 }  // namespace gpuplace
 

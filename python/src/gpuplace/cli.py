@@ -333,6 +333,9 @@ def cmd_info(args) -> int:
     print(f"presets: {', '.join(PRESETS)}")
     print(f"heuristics: {', '.join(_core.heuristic_names())}")
     print(f"C++ PPO: {'yes' if getattr(_core, 'has_ppo', False) else 'not built'}")
+    if getattr(args, "list", False):  # everything that can be named, by kind (gpuplace/registry.hpp)
+        for kind, name, about in _core.registry():
+            print(f"{kind} {name}: {about}")
     if args.scenario:
         print(json.dumps(load_scenario(args.scenario), indent=1))
     return 0
@@ -452,8 +455,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("rllib_args", nargs=argparse.REMAINDER, help="train|tune and their options (rllib --help)")
     p.set_defaults(fn=cmd_rllib)
 
-    p = sub.add_parser("info", help="version, presets, heuristics; --scenario prints it in full")
+    p = sub.add_parser("info", help="version, presets, heuristics; --list everything by kind; --scenario prints it in full")
     p.add_argument("--scenario")
+    p.add_argument("--list", action="store_true", help="everything that can be named, by kind (placers, queues, topologies, ...)")
     p.set_defaults(fn=cmd_info)
     return ap
 

@@ -85,6 +85,27 @@ def draw_text(img: np.ndarray, x: int, y: int, text: str, color=TEXT) -> None:
         region[mask[:h, :w]] = color
 
 
+def _cells(topology: dict):
+    """Per GPU its block (a domain of level 2), its row in the block (a domain of level 1) and its
+    column (its place in that domain); the blocks, the most rows of a block and the most columns
+    of a row; the two levels' names. From ``topology["hierarchy"]``, else a tree's keys."""
+    h = topology.get("hierarchy")
+    if h is None:
+        R, N, S = int(topology["racks"]), int(topology["nodes_per_rack"]), int(topology["gpus_per_node"])
+        g = np.arange(R * N * S)
+        return g // (N * S), (g // S) % N, g % S, R, N, S, ("node", "rack")
+    node_sizes = np.asarray(h[0]["sizes"], dtype=np.int64)
+    block_sizes = np.asarray(h[1]["sizes"], dtype=np.int64)  # the root's one domain when there are two levels
+    node_first = np.concatenate([[0], np.cumsum(node_sizes)[:-1]])
+    node = np.repeat(np.arange(node_sizes.size), node_sizes)
+    slot = np.arange(node.size) - node_first[node]
+    block_of_node = np.searchsorted(np.cumsum(block_sizes), node_first, side="right")
+    first_node_of_block = np.searchsorted(block_of_node, np.arange(block_sizes.size))
+    node_in_block = np.arange(node_sizes.size) - first_node_of_block[block_of_node]
+    return (block_of_node[node], node_in_block[node], slot, int(block_sizes.size), int(node_in_block.max()) + 1,
+            int(node_sizes.max()), (str(h[0]["name"]), str(h[1]["name"])))
+
+
 def occupancy_image(topology: dict, holders: np.ndarray, picked=(), cell: int | None = None,
                     title: str | None = None, max_width: int = 1600) -> np.ndarray:
     """RGB image (H, W, 3) of the cluster, labelled: one block per rack ("rack r" above it; racks
@@ -92,12 +113,12 @@ def occupancy_image(topology: dict, holders: np.ndarray, picked=(), cell: int | 
     one row per node ("node n" on the left), one cell per GPU (GPU numbers within the node below
     the block); a busy GPU has its job's colour, a free one is light grey, a GPU picked for the
     current job is dark. A colour key under the racks names the colours (a few running jobs by
-    id); ``title`` (e.g. the time and job counts) heads the image."""
-    R = int(topology["racks"])
-    N = int(topology["nodes_per_rack"])
-    S = int(topology["gpus_per_node"])
+    id); ``title`` (e.g. the time and job counts) heads the image. On any level hierarchy
+    (``topology["hierarchy"]``, e.g. an env's ``topology()``) the blocks are the domains of level 2
+    and the rows those of level 1, labelled by the levels' names; domains may differ in size."""
+    rack, node_in_rack, slot, R, N, S, names = _cells(topology)
     holders = np.asarray(holders)
-    G = R * N * S
+    G = rack.size
     if holders.shape != (G,):
         raise ValueError(f"holders must have shape ({G},), got {holders.shape}")
     if cell is None:
@@ -113,9 +134,9 @@ def occupancy_image(topology: dict, holders: np.ndarray, picked=(), cell: int | 
         colors[picked] = PICKED
 
     pad = 8
-    label_w = text_width(f"node {N - 1}") + pad  # the node labels left of each row of racks
+    label_w = text_width(f"{names[0]} {N - 1}") + pad  # the node labels left of each row of racks
     rack_w = S * cell + (S - 1) * gap
-    rack_gap = max(min(text_width(f"rack {R - 1}") - rack_w, 4 * _CHAR_W) + pad, 2 * pad)
+    rack_gap = max(min(text_width(f"{names[1]} {R - 1}") - rack_w, 4 * _CHAR_W) + pad, 2 * pad)
     per_row = max(1, min(R, (max_width - label_w) // (rack_w + rack_gap)))
     block_rows = -(-R // per_row)
     rack_h = N * cell + (N - 1) * gap
@@ -146,8 +167,6 @@ def occupancy_image(topology: dict, holders: np.ndarray, picked=(), cell: int | 
     if title:
         draw_text(img, pad, pad, title)
 
-    g = np.arange(G)
-    rack, node_in_rack, slot = g // (N * S), (g // S) % N, g % S
     band_y = pad + title_h + (rack // per_row) * band_h
     y0 = band_y + _CHAR_H + 4 + node_in_rack * (cell + gap)
     x0 = pad + label_w + (rack % per_row) * (rack_w + rack_gap) + slot * (cell + gap)
@@ -161,10 +180,10 @@ def occupancy_image(topology: dict, holders: np.ndarray, picked=(), cell: int | 
     for b in range(block_rows):
         by = pad + title_h + b * band_h
         for n in range(0, N, node_every):
-            draw_text(img, pad, by + _CHAR_H + 4 + n * (cell + gap) + (cell - _CHAR_H) // 2, f"node {n}")
+            draw_text(img, pad, by + _CHAR_H + 4 + n * (cell + gap) + (cell - _CHAR_H) // 2, f"{names[0]} {n}")
         for r in range(b * per_row, min(R, (b + 1) * per_row)):
             rx = pad + label_w + (r % per_row) * (rack_w + rack_gap)
-            draw_text(img, rx, by, f"rack {r}")
+            draw_text(img, rx, by, f"{names[1]} {r}")
             if gpu_labels:
                 for s in range(S):
                     draw_text(img, rx + s * (cell + gap) + (cell - text_width(str(s))) // 2,

@@ -25,7 +25,7 @@ namespace gpuplace {
 
 GPUPLACE_INLINE scenario scenario_from_json(const detail::json& j) {
     using namespace detail;
-    check_keys(j, "", {"name", "topology", "comm", "zoo", "workload", "env", "reward", "colocation", "durations", "preemption",
+    check_keys(j, "", {"name", "topology", "comm", "zoo", "workload", "env", "reward", "colocation", "durations", "preemption", "job_fields",
                       "rounds"});
     scenario s;
     read_string(j, "", "name", s.name);
@@ -46,7 +46,8 @@ GPUPLACE_INLINE scenario scenario_from_json(const detail::json& j) {
     }
     if (auto it = j.find("colocation"); it != j.end()) s.colocation = colocation_from_json(*it, "/colocation");
     if (!s.colocation.profile.empty()) s.colocation.read_json = &read_json_profile;  // read when an env is built
-    if (auto it = j.find("workload"); it != j.end()) s.workload = workload_from_json(*it, "/workload");
+    if (auto it = j.find("job_fields"); it != j.end()) s.job_fields = job_fields_from_json(*it, "/job_fields");
+    if (auto it = j.find("workload"); it != j.end()) s.workload = workload_from_json(*it, "/workload", s.job_fields);
     if (auto it = j.find("durations"); it != j.end()) s.durations = durations_from_json(*it, "/durations");
     if (auto it = j.find("preemption"); it != j.end()) s.preemption = preemption_from_json(*it, "/preemption");
     if (auto it = j.find("rounds"); it != j.end()) s.rounds = rounds_from_json(*it, "/rounds");
@@ -122,6 +123,7 @@ GPUPLACE_INLINE detail::json to_json(const scenario& s) {
     if (!(s.durations == durations_config{})) j["durations"] = to_json(s.durations);
     if (!(s.preemption == preemption_config{})) j["preemption"] = to_json(s.preemption);
     if (!(s.rounds == rounds_config{})) j["rounds"] = to_json(s.rounds);
+    if (!s.job_fields.empty()) j["job_fields"] = to_json(s.job_fields);
     const auto& r = s.reward;
     j["reward"] = {{"jct", r.jct}, {"makespan", r.makespan}, {"comm", r.comm}, {"placement", r.placement}, {"time_scale", r.time_scale}};
     return j;

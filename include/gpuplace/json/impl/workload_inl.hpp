@@ -15,9 +15,80 @@
 
 namespace gpuplace {
 
-GPUPLACE_INLINE trace_options trace_options_from_json(const detail::json& j, std::string_view path) {
+GPUPLACE_INLINE trace_options trace_options_from_json(const detail::json& j, std::string_view path, const std::vector<job_field>& fields) {
     using namespace detail;
     trace_options o;
+    if (auto it = j.find("columns"); it != j.end()) {
+        const auto p = join_path(path, "columns");
+        if (!it->is_object() || it->empty())
+            config_fail(p, "expected an object {\"<reader's column>\": \"<the file's column>\" or {\"column\": ..., \"unit\": ...}}, got " +
+                               short_dump(*it));
+        std::string allowed = "submit_time, num_gpus (or gpus), duration, steps, model, gpu_fraction";
+        for (const auto& f : fields) allowed += ", " + f.name;
+        for (auto e = it->begin(); e != it->end(); ++e) {
+            const auto ep = join_path(p, e.key());
+            trace_column c;
+            c.role = e.key() == "gpus" ? "num_gpus" : e.key();
+            const bool builtin = c.role == "submit_time" || c.role == "num_gpus" || c.role == "duration" || c.role == "steps" ||
+                                 c.role == "model" || c.role == "gpu_fraction";
+            if (!builtin && field_index(fields, c.role) == std::string_view::npos)
+                config_fail(ep, "unknown column \"" + e.key() + "\" (allowed: " + allowed + "; a field of one's own must be declared in /job_fields)");
+            for (const auto& other : o.columns)
+                if (other.role == c.role) config_fail(ep, "\"" + e.key() + "\" is mapped twice (gpus is num_gpus)");
+            if (e->is_string()) {
+                c.name = e->get<std::string>();
+            } else if (e->is_object()) {
+                check_keys(*e, ep, {"column", "unit"});
+                if (!e->contains("column")) config_fail(ep, "missing key \"column\" (the file's name for it)");
+                read_string(*e, ep, "column", c.name);
+                std::string u = "seconds";
+                read_string(*e, ep, "unit", u);
+                const auto unit = enum_from_name<time_unit>(u);
+                if (!unit) config_fail(join_path(ep, "unit"), "unknown unit \"" + u + "\" (allowed: " + enum_name_list<time_unit>() + ")");
+                if (*unit != time_unit::seconds && c.role != "submit_time" && c.role != "duration")
+                    config_fail(join_path(ep, "unit"), "a unit applies to submit_time and duration only");
+                if (*unit == time_unit::timestamp && c.role != "submit_time")
+                    config_fail(join_path(ep, "unit"), "\"timestamp\" (a date and time) applies to submit_time only");
+                c.unit = *unit;
+            } else {
+                config_fail(ep, "expected the file's column name or {\"column\": ..., \"unit\": ...}, got " + short_dump(*e));
+            }
+            if (c.name.empty()) config_fail(ep, "empty column name");
+            o.columns.push_back(std::move(c));
+        }
+    }
+    if (auto it = j.find("ignore_columns"); it != j.end()) {
+        const auto p = join_path(path, "ignore_columns");
+        if (!it->is_array()) config_fail(p, "expected an array of the file's column names, got " + short_dump(*it));
+        for (std::size_t i = 0; i < it->size(); ++i) {
+            if (!(*it)[i].is_string()) config_fail(join_path(p, std::to_string(i)), "expected a column name, got " + short_dump((*it)[i]));
+            o.ignore.push_back((*it)[i].get<std::string>());
+        }
+    }
+    if (auto it = j.find("model_mix"); it != j.end()) {
+        const auto p = join_path(path, "model_mix");
+        if (it->is_string()) {
+            o.mix.mix = it->get<std::string>();
+        } else if (it->is_object()) {
+            check_keys(*it, p, {"mix", "seed", "weights"});
+            read_string(*it, p, "mix", o.mix.mix);
+            read_int(*it, p, "seed", o.mix.seed, 0, (1LL << 62));
+            if (it->contains("weights")) read_model_weights(json{{"models", it->at("weights")}}, p, o.mix.weights);
+        } else {
+            config_fail(p, "expected a mix's name (by_row, uniform) or {\"mix\": ..., \"seed\": ..., \"weights\": {...}}, got " + short_dump(*it));
+        }
+        const auto& m = o.mix.mix;
+        if (m != "by_row" && m != "uniform" && m != "weighted")
+            config_fail(it->is_string() ? p : join_path(p, "mix"), "unknown model mix \"" + m + "\" (allowed: by_row, uniform, weighted)");
+        if ((m == "weighted") != !o.mix.weights.empty())
+            config_fail(p, m == "weighted" ? "mix \"weighted\" needs \"weights\": {\"<model name>\": weight}" : "weights go with mix \"weighted\"");
+        if (m == "weighted") {
+            double total = 0;
+            for (const auto& w : o.mix.weights) total += w.second;
+            if (!(total > 0)) config_fail(join_path(p, "weights"), "the weights sum to 0");
+        }
+        if (j.contains("model")) config_fail(p, "\"model\" (one model for every row) and \"model_mix\" exclude each other");
+    }
     if (auto it = j.find("window"); it != j.end()) {
         const auto p = join_path(path, "window");
         if (!it->is_array() || it->size() != 2 || !(*it)[0].is_number() || !((*it)[1].is_number() || (*it)[1].is_null()))
@@ -39,6 +110,133 @@ GPUPLACE_INLINE trace_options trace_options_from_json(const detail::json& j, std
     return o;
 }
 
+GPUPLACE_INLINE std::vector<job_field> job_fields_from_json(const detail::json& j, std::string_view path) {
+    using namespace detail;
+    if (!j.is_array()) config_fail(path, "expected an array of job fields (names of known ones, or {\"name\": ..., \"type\": ...}), got " + short_dump(j));
+    std::string known;
+    for (const auto& n : known_job_field_names()) known += (known.empty() ? "" : ", ") + n;
+    std::vector<job_field> out;
+    for (std::size_t i = 0; i < j.size(); ++i) {
+        const auto p = join_path(path, std::to_string(i));
+        const auto& e = j[i];
+        std::string name;
+        if (e.is_string()) name = e.get<std::string>();
+        else if (e.is_object()) {
+            check_keys(e, p, {"name", "type", "default", "categories", "range", "observe", "draw"});
+            if (!e.contains("name")) config_fail(p, "missing key \"name\"");
+            read_string(e, p, "name", name);
+        } else
+            config_fail(p, "expected a field's name or {\"name\": ..., \"type\": ...}, got " + short_dump(e));
+        const auto np = e.is_object() ? join_path(p, "name") : p;
+        if (!level_name_ok(name)) config_fail(np, "field name \"" + name + "\": expected letters, digits, '_', '-' or '.'");
+        if (is_job_key(name)) config_fail(np, "\"" + name + "\" is a job key already, not a field");
+        if (field_index(out, name) != std::string_view::npos) config_fail(np, "field \"" + name + "\" is declared twice");
+        auto f = known_job_field(name);
+        if (e.is_object() && e.contains("type")) {
+            std::string t;
+            read_string(e, p, "type", t);
+            if (t != "number" && t != "category") config_fail(join_path(p, "type"), "unknown type \"" + t + "\" (allowed: number, category)");
+            const auto type = t == "number" ? field_type::number : field_type::category;
+            if (f && f->type != type) config_fail(join_path(p, "type"), "the known field \"" + name + "\" is a " + (f->type == field_type::number ? "number" : "category"));
+            if (!f) {
+                f.emplace();
+                f->name = name;
+                f->type = type;
+            }
+        }
+        if (!f) config_fail(np, "unknown field \"" + name + "\": give its \"type\" (number or category), or declare a known one (" + known + ")");
+        if (e.is_object()) {
+            read_bool(e, p, "observe", f->observe);
+            if (auto c = e.find("categories"); c != e.end()) {
+                const auto cp = join_path(p, "categories");
+                if (f->type != field_type::category) config_fail(cp, "categories go with a category field");
+                if (!c->is_array() || c->empty()) config_fail(cp, "expected a non-empty array of category names, got " + short_dump(*c));
+                for (std::size_t k = 0; k < c->size(); ++k) {
+                    if (!(*c)[k].is_string() || (*c)[k].get<std::string>().empty())
+                        config_fail(join_path(cp, std::to_string(k)), "expected a category name, got " + short_dump((*c)[k]));
+                    if (std::find(f->categories.begin(), f->categories.end(), (*c)[k].get<std::string>()) != f->categories.end())
+                        config_fail(join_path(cp, std::to_string(k)), "category " + short_dump((*c)[k]) + " is listed twice");
+                    f->categories.push_back((*c)[k].get<std::string>());
+                }
+                f->closed = true;
+            }
+            if (auto r = e.find("range"); r != e.end()) {
+                if (f->type != field_type::number) config_fail(join_path(p, "range"), "a range goes with a number field");
+                const auto [lo, hi] = read_range(*r, join_path(p, "range"), -1e300, 1e300);
+                if (!(hi > lo)) config_fail(join_path(p, "range"), "range " + short_dump(*r) + ": expected lo < hi");
+                f->lo = lo;
+                f->hi = hi;
+            }
+            if (auto d = e.find("draw"); d != e.end()) {  // a generated workload's values
+                const auto dp = join_path(p, "draw");
+                if (f->type == field_type::number) {
+                    const auto [lo, hi] = read_range(*d, dp, -1e300, 1e300);
+                    if (!(hi > lo)) config_fail(dp, "range " + short_dump(*d) + ": expected lo < hi");
+                    f->draw_lo = lo;
+                    f->draw_hi = hi;
+                } else {
+                    if (!d->is_object() || d->empty()) config_fail(dp, "expected {\"<category>\": weight, ...}, got " + short_dump(*d));
+                    std::vector<std::pair<std::string, double>> w;
+                    read_model_weights(json{{"models", *d}}, dp, w);
+                    for (const auto& [cat, weight] : w)
+                        if (std::find(f->categories.begin(), f->categories.end(), cat) == f->categories.end()) {
+                            if (f->closed) config_fail(join_path(dp, cat), "\"" + cat + "\" is not one of the categories");
+                            f->categories.push_back(cat);
+                        }
+                    f->draw_weights.assign(f->categories.size(), 0.0);
+                    double total = 0;
+                    for (const auto& [cat, weight] : w) {
+                        f->draw_weights[std::size_t(std::find(f->categories.begin(), f->categories.end(), cat) - f->categories.begin())] = weight;
+                        total += weight;
+                    }
+                    if (!(total > 0)) config_fail(dp, "the weights sum to 0");
+                }
+            }
+            if (auto d = e.find("default"); d != e.end()) {
+                const auto dp = join_path(p, "default");
+                if (f->type == field_type::number) {
+                    if (!d->is_number()) config_fail(dp, "expected a number, got " + short_dump(*d));
+                    f->default_value = d->get<double>();
+                } else {
+                    if (!d->is_string() || d->get<std::string>().empty()) config_fail(dp, "expected a category name, got " + short_dump(*d));
+                    const auto v = d->get<std::string>();
+                    auto at = std::find(f->categories.begin(), f->categories.end(), v);
+                    if (at == f->categories.end()) {
+                        if (f->closed) config_fail(dp, "\"" + v + "\" is not one of the categories");
+                        f->categories.push_back(v);
+                        at = f->categories.end() - 1;
+                    }
+                    f->default_value = double(at - f->categories.begin());
+                }
+            }
+        }
+        out.push_back(std::move(*f));
+    }
+    return out;
+}
+
+GPUPLACE_INLINE detail::json to_json(const std::vector<job_field>& fields) {
+    detail::json a = detail::json::array();
+    for (const auto& f : fields) {
+        detail::json e = {{"name", f.name}, {"type", f.type == field_type::number ? "number" : "category"}};
+        if (f.type == field_type::number) {
+            e["range"] = {f.lo, f.hi};
+            if (f.default_value) e["default"] = *f.default_value;
+        } else {
+            if (f.closed) e["categories"] = f.categories;
+            if (f.default_value) e["default"] = f.categories.at(std::size_t(*f.default_value));
+        }
+        if (f.observe) e["observe"] = true;
+        if (f.type == field_type::number && f.draw_hi > f.draw_lo) e["draw"] = {f.draw_lo, f.draw_hi};
+        if (!f.draw_weights.empty()) {
+            e["draw"] = detail::json::object();
+            for (std::size_t c = 0; c < f.draw_weights.size(); ++c) e["draw"][f.categories[c]] = f.draw_weights[c];
+        }
+        a.push_back(std::move(e));
+    }
+    return a;
+}
+
 GPUPLACE_INLINE void trace_options_to_json(const trace_options& o, detail::json& j) {
     j["window"] = {o.window_start, std::isfinite(o.window_end) ? detail::json(o.window_end) : detail::json(nullptr)};
     j["max_jobs"] = o.max_jobs;
@@ -49,6 +247,21 @@ GPUPLACE_INLINE void trace_options_to_json(const trace_options& o, detail::json&
     j["skip_bad_rows"] = o.skip_bad_rows;
     if (!o.model.empty()) j["model"] = o.model;
     if (o.unmeasured != unmeasured_size::extrapolate) j["unmeasured"] = to_string(o.unmeasured);  // other scenarios' JSON is unchanged
+    if (!o.mix.mix.empty()) {
+        detail::json m = {{"mix", o.mix.mix}, {"seed", o.mix.seed}};
+        if (!o.mix.weights.empty()) {
+            m["weights"] = detail::json::object();
+            for (const auto& [n, w] : o.mix.weights) m["weights"][n] = w;
+        }
+        j["model_mix"] = m;
+    }
+    if (!o.columns.empty()) {
+        detail::json c = detail::json::object();
+        for (const auto& col : o.columns)
+            c[col.role] = col.unit == time_unit::seconds ? detail::json(col.name) : detail::json{{"column", col.name}, {"unit", to_string(col.unit)}};
+        j["columns"] = c;
+    }
+    if (!o.ignore.empty()) j["ignore_columns"] = o.ignore;
 }
 
 GPUPLACE_INLINE void detail::read_model_weights(const json& j, std::string_view path, std::vector<std::pair<std::string, double>>& out) {
@@ -62,14 +275,14 @@ GPUPLACE_INLINE void detail::read_model_weights(const json& j, std::string_view 
     }
 }
 
-GPUPLACE_INLINE workload_config workload_from_json(const detail::json& j, std::string_view path) {
+GPUPLACE_INLINE workload_config workload_from_json(const detail::json& j, std::string_view path, const std::vector<job_field>& fields) {
     using namespace detail;
     workload_config c;
     if (!j.is_object()) config_fail(path, "expected an object, got " + short_dump(j));
     read_string(j, path, "kind", c.kind);
     if (c.kind == "trace") {
         check_keys(j, path, {"kind", "format", "path", "window", "max_jobs", "time_scale", "target_load", "max_gpus",
-                             "drop_oversized", "skip_bad_rows", "model", "episode_jobs", "unmeasured"});
+                             "drop_oversized", "skip_bad_rows", "model", "model_mix", "columns", "ignore_columns", "episode_jobs", "unmeasured"});
         std::string fmt;
         read_string(j, path, "format", fmt);
         if (!j.contains("format")) config_fail(path, "kind \"trace\" needs \"format\" (philly, openb or csv)");
@@ -93,7 +306,10 @@ GPUPLACE_INLINE workload_config workload_from_json(const detail::json& j, std::s
             opts["target_load"] = range.first;
             c.target_load_max = range.second;
         }
-        c.trace_opts = trace_options_from_json(opts, path);
+        c.trace_opts = trace_options_from_json(opts, path, fields);
+        if ((!c.trace_opts.columns.empty() || !c.trace_opts.ignore.empty()) && c.format != trace_format::csv)
+            config_fail(join_path(path, c.trace_opts.columns.empty() ? "ignore_columns" : "columns"),
+                        "maps a csv trace's header; format \"" + std::string(to_string(c.format)) + "\" has its own columns");
         read_int(j, path, "episode_jobs", c.episode_jobs, 0, 1LL << 40);
         return c;
     }
@@ -111,7 +327,7 @@ GPUPLACE_INLINE workload_config workload_from_json(const detail::json& j, std::s
             workload_component comp;
             read_number(e, cp, "weight", comp.weight, 0.0, 1e12);
             if (!e.contains("workload")) config_fail(cp, "missing key \"workload\"");
-            comp.workload = workload_from_json(e["workload"], join_path(cp, "workload"));
+            comp.workload = workload_from_json(e["workload"], join_path(cp, "workload"), fields);
             total += comp.weight;
             c.components.push_back(std::move(comp));
         }
@@ -200,16 +416,61 @@ GPUPLACE_INLINE workload_config workload_from_json(const detail::json& j, std::s
         for (std::size_t i = 0; i < it->size(); ++i) {
             const auto& jj = (*it)[i];
             const auto jp = join_path(p, std::to_string(i));
-            check_keys(jj, jp, {"submit_time", "num_gpus", "model", "work"});
+            if (!jj.is_object()) config_fail(jp, "expected an object, got " + short_dump(jj));
+            std::vector<job_field_value> values;
+            for (auto k = jj.begin(); k != jj.end(); ++k) {
+                const auto& key = k.key();
+                if (key == "submit_time" || key == "num_gpus" || key == "model" || key == "work") continue;
+                const auto f = field_index(fields, key);
+                if (f == std::string_view::npos) {
+                    std::string declared;
+                    for (const auto& fd : fields) declared += ", " + fd.name;
+                    config_fail(join_path(jp, key), "unknown field \"" + key + "\" (allowed: submit_time, num_gpus, model, work" + declared +
+                                                        "; a field of one's own must be declared in /job_fields)");
+                }
+                job_field_value v;
+                v.field = key;
+                if (fields[f].type == field_type::number) {
+                    if (!k->is_number()) config_fail(join_path(jp, key), "expected a number, got " + short_dump(*k));
+                    v.number = k->get<double>();
+                } else {
+                    if (!k->is_string() || k->get<std::string>().empty())
+                        config_fail(join_path(jp, key), "expected a category name, got " + short_dump(*k));
+                    v.category = k->get<std::string>();
+                    if (fields[f].closed &&
+                        std::find(fields[f].categories.begin(), fields[f].categories.end(), v.category) == fields[f].categories.end())
+                        config_fail(join_path(jp, key), "unknown category \"" + v.category + "\" (not in /job_fields' categories)");
+                }
+                values.push_back(std::move(v));
+            }
+            for (std::size_t f = 0; f < fields.size(); ++f)
+                if (!fields[f].default_value && !jj.contains(fields[f].name))
+                    config_fail(jp, "missing field \"" + fields[f].name + "\" (declared in /job_fields without a default)");
             TrainingJob job;
             job.id = static_cast<job_id>(i);
             for (const char* req : {"submit_time", "num_gpus", "model", "work"})
                 if (!jj.contains(req)) config_fail(jp, std::string("missing key \"") + req + "\"");
             read_number(jj, jp, "submit_time", job.submit_time, 0.0, max_trace_time);
             read_int(jj, jp, "num_gpus", job.num_gpus, 1, 1 << 24);
-            read_int(jj, jp, "model", job.model, 0, 65535);
+            std::string model_name;
+            if (jj["model"].is_string()) {
+                model_name = jj["model"].get<std::string>();
+                if (model_name.empty()) config_fail(join_path(jp, "model"), "expected a zoo model's name or id, got \"\"");
+            } else if (jj["model"].is_number_integer()) {
+                read_int(jj, jp, "model", job.model, 0, 65535);
+            } else {
+                config_fail(join_path(jp, "model"), "expected a zoo model's name or id, got " + short_dump(jj["model"]));
+            }
             read_number(jj, jp, "work", job.work, 1e-12, 1e18);
             c.jobs.push_back(job);
+            if (!model_name.empty()) {
+                c.job_models.resize(c.jobs.size());
+                c.job_models.back() = model_name;
+            }
+            if (!values.empty()) {
+                c.job_values.resize(c.jobs.size());
+                c.job_values.back() = std::move(values);
+            }
         }
     }
     if (c.kind == "jobs" && c.jobs.empty()) config_fail(join_path(path, "jobs"), "kind \"jobs\" needs a job list");
@@ -258,8 +519,14 @@ GPUPLACE_INLINE detail::json to_json(const workload_config& w) {
         }
     } else {
         detail::json arr = detail::json::array();
-        for (auto& jb : w.jobs)
-            arr.push_back({{"submit_time", jb.submit_time}, {"num_gpus", jb.num_gpus}, {"model", jb.model}, {"work", jb.work}});
+        for (std::size_t i = 0; i < w.jobs.size(); ++i) {
+            const auto& jb = w.jobs[i];
+            detail::json e = {{"submit_time", jb.submit_time}, {"num_gpus", jb.num_gpus}, {"model", jb.model}, {"work", jb.work}};
+            if (i < w.job_models.size() && !w.job_models[i].empty()) e["model"] = w.job_models[i];
+            if (i < w.job_values.size())
+                for (const auto& v : w.job_values[i]) e[v.field] = v.category.empty() ? detail::json(v.number) : detail::json(v.category);
+            arr.push_back(std::move(e));
+        }
         j["jobs"] = arr;
     }
     return j;

@@ -1,0 +1,135 @@
+#pragma once
+/// \file impl/workload_inl.hpp
+/// workload_source's declared job fields and episode extras (workload.hpp declares them): a job
+/// list's models given by name and its fields' table, a trace's fields with their categories
+/// interned into the workload's dictionary, and generate() with the extras: included by
+/// workload.hpp in the header-only library, compiled once into gpuplace::compiled
+/// (src/compiled/gpuplace.cpp) when GPUPLACE_COMPILED is defined.
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "../workload.hpp"
+
+namespace gpuplace {
+
+GPUPLACE_INLINE void workload_source::resolve_job_list(const ModelZoo& zoo) {
+    if (cfg_.kind != "jobs") return;
+    const std::string path = "config /workload/jobs/";
+    for (std::size_t i = 0; i < cfg_.job_models.size() && i < cfg_.jobs.size(); ++i) {
+        if (cfg_.job_models[i].empty()) continue;
+        try {
+            cfg_.jobs[i].model = zoo.find(cfg_.job_models[i]);
+        } catch (const ConfigError& e) {
+            throw ConfigError(path + std::to_string(i) + "/model: " + e.what());
+        }
+    }
+    const std::size_t F = fields_.size();
+    if (F == 0) return;
+    job_table_.assign(cfg_.jobs.size() * F, std::nan(""));
+    for (std::size_t i = 0; i < cfg_.jobs.size(); ++i) {
+        for (std::size_t f = 0; f < F; ++f) job_table_[i * F + f] = fields_[f].default_value.value_or(std::nan(""));
+        std::vector<bool> given(F, false);
+        if (i < cfg_.job_values.size())
+            for (const auto& v : cfg_.job_values[i]) {
+                const auto f = field_index(fields_, v.field);
+                if (f == std::string_view::npos)
+                    throw ConfigError(path + std::to_string(i) + "/" + v.field + ": unknown job field \"" + v.field +
+                                      "\" (declare it in /job_fields)");
+                given[f] = true;
+                if (fields_[f].type == field_type::number) {
+                    job_table_[i * F + f] = v.number;
+                    continue;
+                }
+                const auto idx = dict_->intern(f, v.category, fields_[f].closed);
+                if (!idx) {
+                    std::string list;
+                    for (const auto& c : dict_->categories(f)) list += (list.empty() ? "" : ", ") + c;
+                    throw ConfigError(path + std::to_string(i) + "/" + v.field + ": unknown category \"" + v.category + "\" (allowed: " + list + ")");
+                }
+                job_table_[i * F + f] = *idx;
+            }
+        for (std::size_t f = 0; f < F; ++f)
+            if (!given[f] && !fields_[f].default_value && cfg_.kind == "jobs")
+                throw ConfigError(path + std::to_string(i) + ": the job field \"" + fields_[f].name + "\" is missing, and it has no default");
+    }
+}
+
+GPUPLACE_INLINE std::vector<double> workload_source::intern_trace_fields(const trace& t) {
+    const std::size_t F = fields_.size();
+    std::vector<double> out = t.field_values;
+    for (std::size_t f = 0; f < F; ++f) {
+        if (fields_[f].type != field_type::category) continue;
+        std::vector<double> map(t.categories[f].size());
+        for (std::size_t c = 0; c < map.size(); ++c) map[c] = dict_->intern(f, t.categories[f][c], false).value_or(std::nan(""));
+        for (std::size_t j = 0; j < t.jobs.size(); ++j) {
+            auto& v = out[j * F + f];
+            if (v == v) v = map[std::size_t(v)];
+        }
+    }
+    return out;
+}
+
+GPUPLACE_INLINE void workload_source::generate(const ModelZoo& zoo, std::size_t cluster_gpus, std::uint64_t seed,
+                                               std::vector<TrainingJob>& out, episode_extras& extras) const {
+    if (cfg_.kind == "mixture") {
+        parts_[pick_component(seed)].generate(zoo, cluster_gpus, seed, out, extras);
+        return;
+    }
+    generate(zoo, cluster_gpus, seed, out);
+    const std::size_t F = fields_.size(), n = out.size();
+    extras.width = F;
+    extras.models_assigned = 0;
+    extras.fields.assign(n * F, std::nan(""));
+    if (cfg_.kind == "trace") {
+        const std::size_t f = trace_file(seed);
+        const auto& t = *traces_[f];
+        // the window generate() took: a run of n consecutive jobs, found again from the seed
+        std::size_t first = 0;
+        if (cfg_.episode_jobs > 0 && cfg_.episode_jobs < t.jobs.size()) {
+            detail::rng r(detail::mix_seed(seed, 0x657069736f6465ULL));
+            first = r.below(t.jobs.size() - cfg_.episode_jobs + 1);
+        }
+        for (std::size_t i = 0; i < n && first + i < t.model_assigned.size(); ++i) extras.models_assigned += t.model_assigned[first + i];
+        if (F > 0) std::copy_n(trace_fields_[f].begin() + std::ptrdiff_t(first * F), n * F, extras.fields.begin());
+        return;
+    }
+    if (F == 0) return;
+    if (cfg_.kind == "jobs") {  // the list sorted by submit time as generate() sorted it (stably), its indices in the ids
+        std::vector<TrainingJob> order(cfg_.jobs.begin(), cfg_.jobs.end());
+        for (std::size_t i = 0; i < order.size(); ++i) order[i].id = static_cast<job_id>(i);
+        std::stable_sort(order.begin(), order.end(), detail::by_submit_time{});
+        for (std::size_t i = 0; i < n; ++i)
+            std::copy_n(job_table_.begin() + std::ptrdiff_t(std::size_t(order[i].id) * F), F, extras.fields.begin() + std::ptrdiff_t(i * F));
+        return;
+    }
+    // generated jobs: each field drawn (a stream of the seed's own, so the jobs are what they are
+    // without fields), or its default
+    detail::rng r(detail::mix_seed(seed, 0x6669656c6473ULL));  // "fields"
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t k = 0; k < F; ++k) {
+            const auto& f = fields_[k];
+            double v = f.default_value.value_or(std::nan(""));
+            if (f.type == field_type::number && f.draw_hi > f.draw_lo) {
+                v = r.uniform(f.draw_lo, f.draw_hi);
+            } else if (!f.draw_weights.empty()) {
+                double total = 0;
+                for (double w : f.draw_weights) total += w;
+                double u = r.uniform() * total;
+                std::size_t c = f.draw_weights.size() - 1;
+                for (std::size_t t = 0; t < f.draw_weights.size(); ++t) {
+                    if (u < f.draw_weights[t]) {
+                        c = t;
+                        break;
+                    }
+                    u -= f.draw_weights[t];
+                }
+                v = double(c);
+            }
+            extras.fields[i * F + k] = v;
+        }
+}
+
+}  // namespace gpuplace

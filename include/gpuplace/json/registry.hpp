@@ -1,0 +1,33 @@
+#pragma once
+/// \file json/registry.hpp
+/// The registry (gpuplace/registry.hpp) with what the JSON layer declares: the topology presets
+/// written as levels (gpuplace/data/topologies.hpp) and the preset scenarios.
+
+#include <string>
+#include <vector>
+
+#include "../registry.hpp"
+#include "presets.hpp"
+#include "topology.hpp"
+
+namespace gpuplace {
+
+/// Adds the topology presets (kind "topology") and the preset scenarios (kind "scenario") to the
+/// registry, once.
+inline void register_json_presets() {
+    static const bool done = [] {
+        for (const auto& n : topology_preset_names()) register_entry({"topology", n, topology_preset_about(n)});
+        for (const auto& n : preset_names()) register_entry({"scenario", n, "a preset scenario (data/presets.hpp)"});
+        register_entry({"scenario", "philly:<file>", "one Philly-derived trace file at offered load 1.0 (philly_hidden:<file> too)"});
+        return true;
+    }();
+    (void)done;
+}
+
+/// Every registry entry, the JSON layer's presets included.
+[[nodiscard]] inline std::vector<registry_entry> all_registry_entries() {
+    register_json_presets();
+    return registry_entries();
+}
+
+}  // namespace gpuplace

@@ -1,0 +1,179 @@
+#pragma once
+/// \file registry.hpp
+/// What can be named, by kind: one catalogue of (kind, name, what it is) that `gpuplace-eval
+/// --list` and `python -m gpuplace info` print. The library's own entries are added from where
+/// each is declared (the heuristics' table, the queue policies, the workload kinds, trace formats,
+/// comm models, reward terms, observation features, job fields; the topology presets written as
+/// levels by gpuplace/json/topology.hpp's register_topology_presets()). Kinds are open: a new kind
+/// is a new string (e.g. round policies).
+///
+/// A placer of one's own is registered with one call, register_placer<P>(name, about), or at
+/// namespace scope with GPUPLACE_REGISTER_PLACER(P, name, about): heuristic() then knows the name
+/// (under a queue policy, "<name>+sjf", and a GPU-type rule, "fastest_type:<name>"), so the
+/// harness, gpuplace-eval-style programs, the rollout planners ("rollout:<name>") and the
+/// benchmark (bench::run(track, "<name>+sjf")) take it by name in the program that registered it.
+
+#include <algorithm>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "any_policy.hpp"
+#include "config.hpp"
+#include "env.hpp"
+#include "error.hpp"
+#include "heuristic_registry.hpp"
+#include "job_fields.hpp"
+#include "observation_layout.hpp"
+#include "round_config.hpp"
+#include "trace.hpp"
+
+namespace gpuplace {
+
+/// One named thing of a kind.
+struct registry_entry {
+    std::string kind;   ///< e.g. "placer", "queue", "topology", "workload", "trace_format", "comm_model"
+    std::string name;
+    std::string about;  ///< what it is, in one phrase
+    friend bool operator==(const registry_entry&, const registry_entry&) = default;
+};
+
+namespace detail {
+struct registry_store {
+    std::mutex m;
+    std::vector<registry_entry> entries;
+    bool builtins = false;
+};
+[[nodiscard]] inline registry_store& registry() {
+    static registry_store s;
+    return s;
+}
+inline void add_builtins(std::vector<registry_entry>& v);
+}  // namespace detail
+
+/// Adds an entry; a (kind, name) declared twice is a ConfigError naming it.
+inline void register_entry(registry_entry e) {
+    auto& r = detail::registry();
+    std::lock_guard lock(r.m);
+    if (!r.builtins) {
+        r.builtins = true;
+        detail::add_builtins(r.entries);
+    }
+    for (const auto& x : r.entries)
+        if (x.kind == e.kind && x.name == e.name)
+            throw ConfigError("registry: " + e.kind + " \"" + e.name + "\" is registered already (" + x.about + ")");
+    r.entries.push_back(std::move(e));
+}
+
+/// Every entry, in kind order of first registration and then registration order.
+[[nodiscard]] inline std::vector<registry_entry> registry_entries() {
+    auto& r = detail::registry();
+    std::lock_guard lock(r.m);
+    if (!r.builtins) {
+        r.builtins = true;
+        detail::add_builtins(r.entries);
+    }
+    std::vector<std::string> kinds;
+    for (const auto& e : r.entries)
+        if (std::find(kinds.begin(), kinds.end(), e.kind) == kinds.end()) kinds.push_back(e.kind);
+    std::vector<registry_entry> out;
+    for (const auto& k : kinds)
+        for (const auto& e : r.entries)
+            if (e.kind == k) out.push_back(e);
+    return out;
+}
+
+/// The entries of one kind.
+[[nodiscard]] inline std::vector<registry_entry> registry_entries(std::string_view kind) {
+    auto all = registry_entries();
+    std::erase_if(all, [&](const registry_entry& e) { return e.kind != kind; });
+    return all;
+}
+
+/// Registers placer P (a heuristics/placer.hpp placer: plan() or next()) under `name` for env type
+/// E: heuristic<E>(name) makes it, under a queue policy and a GPU-type rule too. Returns true (for
+/// an initializer at namespace scope); a name taken is a ConfigError.
+template <class P, class E = env>
+bool register_placer(const std::string& name, const std::string& about) {
+    for (const auto& h : heuristic_names())
+        if (h == name) throw ConfigError("registry: placer \"" + name + "\" is a built-in heuristic");
+    register_entry({"placer", name, about});
+    detail::registered_placers<E>().push_back({name, [](const std::string& full, std::string_view rule) -> any_policy<E> {
+                                                   if (rule == to_string(type_rule::fastest_type))
+                                                       return wrap_policy<E, typed_policy<type_rule::fastest_type, P>>(full);
+                                                   if (rule == to_string(type_rule::throughput_greedy))
+                                                       return wrap_policy<E, typed_policy<type_rule::throughput_greedy, P>>(full);
+                                                   return wrap_policy<E, P>(full);
+                                               }});
+    return true;
+}
+
+/// Registers placer type P under `name` (a string literal) for gpuplace::env when the program starts.
+#define GPUPLACE_REGISTER_PLACER(P, name, about) \
+    [[maybe_unused]] static const bool gpuplace_registered_placer_##P = ::gpuplace::register_placer<P>(name, about)
+
+namespace detail {
+inline void add_builtins(std::vector<registry_entry>& v) {
+    std::apply([&](const auto&... h) { (v.push_back({"placer", std::string(h.name), std::string(h.about)}), ...); }, builtin_heuristics);
+    v.push_back({"type_rule", std::string(to_string(type_rule::fastest_type)),
+                 "<rule>:<placer>: each job on the GPU type with room that runs its model fastest, placed there by the placer"});
+    v.push_back({"type_rule", std::string(to_string(type_rule::throughput_greedy)),
+                 "<rule>:<placer>: each job on the type where its speedup relative to the waiting jobs' is largest (Gavel's max-throughput idea)"});
+    // the queue policies of "<placer>+<queue>" (any_policy.hpp: apply_queue())
+    const std::pair<const char*, const char*> queues[] = {
+        {"fifo", "submit order, strict head of line: only the first waiting job may start"},
+        {"backfill", "submit order, a later job starting when the first does not fit"},
+        {"sjf", "shortest ideal duration first, with backfill (its estimate with durations predicted)"},
+        {"fewest_gpus", "smallest GPU request first, with backfill"},
+        {"las", "least attained GPU-service first (preemptive)"},
+        {"2d_las", "Tiresias' discretised 2D-LAS (preemptive)"},
+        {"gittins", "highest Gittins index of attained service first (preemptive)"},
+        {"sjf_oracle", "sjf on the true durations whatever the scenario hides (not causal)"},
+        {"srtf_oracle", "shortest true remaining time first, preemptive (not causal: a bound)"}};
+    for (const auto& [q, about] : queues) v.push_back({"queue", q, about});
+    for (const auto& n : round_policy_names())  // rounds (round_env.hpp, docs/rounds.md)
+        v.push_back({"queue", n, round_policy_needs_lp(n) ? "Gavel's round policy of that name, an LP over the allocation matrix (needs the LP component)"
+                                                          : "Gavel's round policy of that name (rounds granted by priority, no LP)"});
+    v.push_back({"planner", "rollout:<policy>", "the fair rollout planner: 4 forked futures per action (placement or job mode)"});
+    v.push_back({"planner", "rollout<F>:<policy>", "the same with F futures"});
+    v.push_back({"planner", "hindsight:<policy>", "every action scored on the episode's own future: NOT causal"});
+    const std::pair<const char*, const char*> workloads[] = {
+        {"synthetic", "Poisson arrivals at a target load, GPU counts and log-uniform durations, a model mix"},
+        {"proximity_drl", "Proximity-DRL's generator"},
+        {"trace", "trace files replayed (one, or each episode one of a list)"},
+        {"jobs", "a fixed job list"},
+        {"mixture", "each episode one of several workloads, drawn by weight"}};
+    for (const auto& [n, about] : workloads) v.push_back({"workload", n, about});
+    const std::pair<trace_format, const char*> formats[] = {
+        {trace_format::philly, "Gavel's Philly-derived .trace (tab-separated, 7 fields)"},
+        {trace_format::openb, "Alibaba's openb_pod_list_*.csv"},
+        {trace_format::csv, "a header naming the columns, or the file's own names mapped by \"columns\" with units"}};
+    for (const auto& [f, about] : formats) v.push_back({"trace_format", std::string(to_string(f)), about});
+    v.push_back({"model_mix", "by_row", "a fixed pseudo-random zoo model per row (by line number)"});
+    v.push_back({"model_mix", "uniform", "a zoo model measured at the row's GPUs, from a seeded stream"});
+    v.push_back({"model_mix", "weighted", "a zoo model drawn by weights, from a seeded stream"});
+    v.push_back({"comm_model", std::string(RingAllReduce::name), "ring all-reduce calibrated on the zoo's measurements"});
+    v.push_back({"comm_model", std::string(TreeRouteCost::name), "Proximity-DRL's route cost on a tree of nodes and racks"});
+    const std::pair<const char*, const char*> rewards[] = {
+        {"jct", "-(jobs in system x elapsed) / time_scale: an episode's sum is -(sum of JCTs) / time_scale"},
+        {"makespan", "-elapsed / time_scale"},
+        {"comm", "-(a placement's communication cost)"},
+        {"placement", "Proximity-DRL's placement score"}};
+    for (const auto& [n, about] : rewards) v.push_back({"reward_term", n, about});
+    for (auto n : base_gpu_feature_names) v.push_back({"observation_feature", "gpu_" + std::string(n), "per GPU"});
+    v.push_back({"observation_feature", "gpu_<level>_free", "per GPU: free GPUs in its domain of each level"});
+    for (auto n : colocation_feature_names) v.push_back({"observation_feature", "gpu_" + std::string(n), "per GPU, with co-location"});
+    for (auto n : type_feature_names) v.push_back({"observation_feature", "gpu_" + std::string(n), "per GPU, on a heterogeneous cluster"});
+    for (auto p : {obs_part::job, obs_part::queue, obs_part::global, obs_part::job_type, obs_part::job_fields})
+        v.push_back({"observation_feature", std::string(obs_layout::name(p)),
+                     p == obs_part::job_fields ? "the observed job fields of the current job and each queue slot" : "context segment"});
+    for (const auto& n : known_job_field_names()) {
+        const auto f = known_job_field(n);
+        v.push_back({"job_field", n, f->type == field_type::category ? "a category" : "a number"});
+    }
+}
+}  // namespace detail
+
+}  // namespace gpuplace

@@ -1,0 +1,78 @@
+// The registry (registry.hpp): every kind's built-in entries, a placer of one's own registered with
+// one call and then taken by name (under a queue policy and a GPU-type rule, and by a planner), a
+// name registered twice refused, and the JSON layer's presets (json/registry.hpp).
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <string>
+
+#include <gpuplace/gpuplace.hpp>
+#include <gpuplace/json.hpp>
+#include <gpuplace/json/registry.hpp>
+#include <gpuplace/level_topology.hpp>
+#include <gpuplace/policy_registry.hpp>
+#include <gpuplace/registry.hpp>
+
+namespace gp = gpuplace;
+
+namespace {
+/// The highest-numbered allowed GPU.
+class registry_test_last_fit : public gp::gpu_picker<registry_test_last_fit> {
+public:
+    void reset(std::uint64_t) {}
+    template <class View>
+    std::int64_t next(const View& v) {
+        for (std::size_t g = v.mask().size(); g-- > 0;)
+            if (v.mask()[g]) return std::int64_t(g);
+        return -1;
+    }
+};
+/// An env type of the test's own, so that the placer registered for it leaves gp::env's names as they are.
+using registry_test_env = gp::basic_env<gp::LevelTopology>;
+
+bool has(const std::vector<gp::registry_entry>& v, std::string_view kind, std::string_view name) {
+    return std::any_of(v.begin(), v.end(), [&](const gp::registry_entry& e) { return e.kind == kind && e.name == name; });
+}
+}  // namespace
+
+TEST_CASE("registry: every kind lists the library's entries, declared where they are") {
+    const auto all = gp::all_registry_entries();
+    for (const auto& n : gp::heuristic_names()) CHECK(has(all, "placer", n));
+    for (const auto& q : gp::all_queue_names()) CHECK(has(all, "queue", q));
+    for (const auto& t : gp::topology_preset_names()) CHECK(has(all, "topology", t));
+    for (const auto& s : gp::preset_names()) CHECK(has(all, "scenario", s));
+    for (const char* w : {"synthetic", "proximity_drl", "trace", "jobs", "mixture"}) CHECK(has(all, "workload", w));
+    for (const char* f : {"philly", "openb", "csv"}) CHECK(has(all, "trace_format", f));
+    CHECK(has(all, "comm_model", "ring_allreduce"));
+    CHECK(has(all, "reward_term", "jct"));
+    CHECK(has(all, "observation_feature", "job_fields"));
+    CHECK(has(all, "job_field", "tenant"));
+    CHECK(has(all, "planner", "rollout:<policy>"));
+    // kinds are open: a new one is a new string
+    gp::register_entry({"round_policy", "registry_test_round", "a test's"});
+    CHECK(has(gp::registry_entries("round_policy"), "round_policy", "registry_test_round"));
+    CHECK_THROWS_WITH_AS(gp::register_entry({"queue", "sjf", "again"}),
+                         "registry: queue \"sjf\" is registered already (shortest ideal duration first, with backfill (its estimate "
+                         "with durations predicted))",
+                         gp::ConfigError);
+}
+
+TEST_CASE("registry: a placer registered with one call is taken by name, with a queue, a GPU-type rule and by a planner") {
+    CHECK(gp::register_placer<registry_test_last_fit, registry_test_env>("registry_test_last_fit", "the test's last fit"));
+    CHECK(has(gp::registry_entries("placer"), "placer", "registry_test_last_fit"));
+    CHECK_THROWS_WITH_AS((gp::register_placer<registry_test_last_fit, registry_test_env>("pack", "no")),
+                         "registry: placer \"pack\" is a built-in heuristic", gp::ConfigError);
+    auto s = gp::parse_scenario(R"({"topology": {"preset": "nvl72", "racks": 2}, "workload": {"num_jobs": 20}})");
+    registry_test_env e(gp::LevelTopology::nvl72(2), gp::comm_model{}, gp::ModelZoo::builtin(), s);
+    const auto p = gp::heuristic<registry_test_env>("registry_test_last_fit+sjf");
+    CHECK(p.name == "registry_test_last_fit+sjf");
+    CHECK(p.queue == "sjf");
+    auto act = p.make(1);
+    e.reset(1);
+    CHECK(act(e) == std::int64_t(e.num_gpus() - 1));  // the highest GPU of an empty cluster
+    (void)gp::heuristic<registry_test_env>("fastest_type:registry_test_last_fit");
+    (void)gp::named_policy<registry_test_env>("rollout2:registry_test_last_fit+sjf");
+    // gp::env knows nothing of it
+    CHECK_THROWS_AS((void)gp::heuristic<gp::env>("registry_test_last_fit"), gp::ConfigError);
+}
