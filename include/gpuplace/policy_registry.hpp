@@ -11,6 +11,7 @@
 /// "+<queue>" after the whole name applies to the episode and to the planner's rollouts alike.
 
 #include <charconv>
+#include <concepts>
 #include <functional>
 #include <memory>
 #include <string>
@@ -62,22 +63,27 @@ template <class E = env>
 [[nodiscard]] std::function<episode_outcome(std::uint64_t)> round_runner(const scenario& s, const std::string& placer) {
     using round_env_type = basic_round_env<typename E::topology_type, typename E::job_type, typename E::comm_type>;
     const auto policy = round_policy(s.rounds.policy, s);
-    auto proto = std::make_shared<const round_env_type>(s);
-    std::function<episode_outcome(std::uint64_t)> run;
-    const bool found = detail::with_placer(placer, [&]<class P>(std::type_identity<P>) {
-        run = [proto, policy](std::uint64_t seed) {
-            round_env_type e(*proto);
-            P p;
-            p.reset(seed);
-            p.reserve(e.hierarchy());
-            auto allocate = policy.make(seed);
-            e.reset(seed);
-            e.run(allocate, p);
-            return episode_outcome{e.episode_metrics(), e.episode_return()};
-        };
-    });
-    if (!found) throw ConfigError("unknown placer \"" + placer + "\" for the round policy " + s.rounds.policy);
-    return run;
+    if constexpr (!std::constructible_from<round_env_type, const scenario&>)
+        throw ConfigError("round policy " + s.rounds.policy + ": rounds run on a topology a scenario describes (this env's is built in code)");
+    else {
+        auto proto = std::make_shared<const round_env_type>(s);
+        std::function<episode_outcome(std::uint64_t)> run;
+        const bool found = detail::with_placer(placer, [&]<class P>(std::type_identity<P>) {
+            run = [proto, policy](std::uint64_t seed) {
+                round_env_type e(*proto);
+                P p;
+                p.reset(seed);
+                p.reserve(e.hierarchy());
+                typename round_env_type::any_placer placer{[&p](const auto& v, auto& out) { return p.plan(v, out); }};
+                auto allocate = policy.make(seed);
+                e.reset(seed);
+                e.run(allocate, placer);
+                return episode_outcome{e.episode_metrics(), e.episode_return()};
+            };
+        });
+        if (!found) throw ConfigError("unknown placer \"" + placer + "\" for the round policy " + s.rounds.policy);
+        return run;
+    }
 }
 
 /// A policy by name: a heuristic (heuristic()) or a rollout planner over one (see the file's

@@ -10,6 +10,7 @@
 /// times; its env.placer places the jobs when step() is given no placer.
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <utility>
@@ -42,10 +43,18 @@ public:
     using comm_type = C;
     /// What a placer reads when the front end places a job (placement_view.hpp).
     using view_type = basic_placement_view<T, J, C>;
+    /// A placer behind a function (its plan(view, out)): step() and run() compile the front end's
+    /// apply() once for all the placers passed this way (round_runner() runs every named placer so).
+    struct any_placer {
+        std::function<bool(const view_type&, std::vector<gpu_id>&)> plan_fn;
+        bool plan(const view_type& v, std::vector<gpu_id>& out) { return plan_fn(v, out); }
+    };
 
     /// Builds the env from a scenario (its rounds settings; rounds.enabled need not be set).
     /// ConfigError for what rounds do not support: co-location, preemption (rounds replace it).
+    /// For a topology a scenario can describe (T::from_config).
     explicit basic_round_env(const scenario& s = default_scenario())
+        requires requires { T::from_config(s.topology, "/topology"); }
         : basic_round_env(T::from_config(s.topology, "/topology"), make_comm(s.comm), s.zoo.make(), s) {}
 
     basic_round_env(T topo, C comm, ModelZoo zoo, scenario s) : core_(std::move(topo), std::move(comm), std::move(zoo), checked(std::move(s))) {
