@@ -397,3 +397,33 @@ TEST_CASE("RingAllReduce: a single GPU has no communication") {
               doctest::Approx(1.0 / zoo[gp::model_id(m)].points.front().consolidated).epsilon(1e-12));
     }
 }
+
+TEST_CASE("RingAllReduce on the measurement hardware: consolidated and spread step times are the measured ones") {
+    // the comm model's calibration, checked where it is an identity: two 8-GPU servers of the zoo's
+    // measurement hardware; k GPUs in one server step at 1 / consolidated, k split over the two
+    // servers at 1 / spread (where the spread measurement is the slower one: a spread throughput at
+    // or above the consolidated one is measurement noise, and the model treats the job as
+    // insensitive to placement)
+    const auto topo = gp::topology_from_json({{"preset", "custom"}, {"racks", 1}, {"nodes_per_rack", 2}, {"gpus_per_node", 8},
+                                              {"node_bandwidth", 100}, {"rack_bandwidth", 3.125}, {"spine_bandwidth", 3.125},
+                                              {"node_latency", 2e-6}, {"rack_latency", 20e-6}, {"spine_latency", 20e-6}});
+    const auto zoo = gp::ModelZoo::builtin();
+    const gp::RingAllReduce ring;
+    std::size_t spread_checked = 0;
+    for (std::size_t m = 0; m < zoo.size(); ++m)
+        for (const auto& pt : zoo[gp::model_id(m)].points) {
+            if (pt.gpus > 8) continue;
+            CAPTURE(zoo[gp::model_id(m)].name);
+            CAPTURE(pt.gpus);
+            std::vector<gp::gpu_id> one, two;
+            for (std::uint32_t g = 0; g < pt.gpus; ++g) one.push_back(gp::gpu_id(g));
+            for (std::uint32_t g = 0; g < pt.gpus; ++g) two.push_back(gp::gpu_id(g < pt.gpus / 2 ? g : 8 + g));
+            const double best = ring.ideal_step_time(topo, zoo, gp::model_id(m), pt.gpus);
+            CHECK(std::abs(best * ring.evaluate(topo, zoo, gp::model_id(m), one).slowdown * pt.consolidated - 1) <= 1e-12);
+            if (pt.gpus > 1 && pt.spread < pt.consolidated) {
+                CHECK(std::abs(best * ring.evaluate(topo, zoo, gp::model_id(m), two).slowdown * pt.spread - 1) <= 1e-12);
+                ++spread_checked;
+            }
+        }
+    CHECK(spread_checked > 20);
+}

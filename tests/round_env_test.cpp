@@ -1,8 +1,9 @@
 // Tests of include/gpuplace/round_env.hpp and env/round_front.hpp (rounds): the cost accounting of
 // a move, a suspension and a resume (exact restore times, in the job's round record and metrics),
 // the progress rule under adversarial allocations whatever the ratio of restore time to round
-// length, the reward identity, determinism by seed, and the errors naming bad allocations and
-// settings.
+// length, the reward identity, determinism by seed, the errors naming bad allocations and
+// settings, and the calibration identity (on its measurement hardware a job runs at its measured
+// rate).
 
 #include <doctest/doctest.h>
 
@@ -127,10 +128,13 @@ TEST_CASE("round_env: a suspension and a resume: the suspended time and the rest
 
 TEST_CASE("round_env: the progress rule: every job finishes whatever the restore time, under an adversary") {
     // three 1-GPU jobs on two GPUs; the adversary swaps every running job out at every boundary
+    // (with 360 s rounds, and with 10 s rounds: a restore up to 500 rounds long)
+    for (double length : {360.0, 10.0})
     for (double restore : {0.0, 100.0, 180.0, 359.0, 360.0, 361.0, 1000.0, 5000.0}) {
+        CAPTURE(length);
         CAPTURE(restore);
         const auto s = gp::scenario_from_json(
-            rounds_two_types({{0, 0, 20000}, {0, 1, 30000}, {100, 0, 5000}}, {{"restore", {{"seconds", restore}}}}));
+            rounds_two_types({{0, 0, 20000}, {0, 1, 30000}, {100, 0, 5000}}, {{"length", length}, {"restore", {{"seconds", restore}}}}));
         gp::round_env e(s);
         swap_everything adversary;
         gp::pack_policy placer;
@@ -233,4 +237,41 @@ TEST_CASE("round_env: settings rounds cannot run are ConfigErrors naming the key
     CHECK(e.restore_time(1) == 7.0);
     // the JSON form reads back to itself
     CHECK(gp::rounds_from_json(gp::to_json(r.rounds)) == r.rounds);
+}
+
+TEST_CASE("round_env: the calibration identity: on its measurement hardware a job runs at exactly the measured rate") {
+    // heterogeneous_gavel is the zoo's measurement hardware (8-GPU servers, NVLink 100 GB/s inside,
+    // 25 Gb/s Ethernet between, the zoo's latencies): one job at a time, granted a type, placed
+    // consolidated (in one server) by pack, ends after exactly its steps over that type's measured
+    // consolidated throughput at its GPU count, for every model, measured count and type.
+    const auto base = gp::preset_scenario("heterogeneous_gavel");
+    const auto zoo = base.zoo.make();
+    std::size_t checked = 0;
+    for (std::size_t m = 0; m < zoo.size(); ++m)
+        for (const auto& pt : zoo[gp::model_id(m)].points) {
+            if (pt.gpus > 8) continue;
+            json jobs = json::array();
+            jobs.push_back({{"submit_time", 0}, {"num_gpus", pt.gpus}, {"model", int(m)}, {"work", 1e4}});
+            auto s = base;
+            s.workload = gp::workload_from_json({{"kind", "jobs"}, {"jobs", jobs}}, "/workload");
+            s.rounds.enabled = true;
+            gp::round_env e(s);
+            for (std::uint32_t t = 0; t < e.gpu_types().num_types(); ++t) {
+                CAPTURE(zoo[gp::model_id(m)].name);
+                CAPTURE(pt.gpus);
+                CAPTURE(t);
+                const auto& tz = e.gpu_types().zoo_of(t);
+                const auto& prof = tz[gp::model_id(m)];
+                const bool measured = std::any_of(prof.points.begin(), prof.points.end(), [&](const auto& p) { return p.gpus == pt.gpus; });
+                if (!measured) continue;
+                gp::pack_policy placer;
+                e.reset(0);
+                e.run([t](const gp::round_view& v, gp::round_allocation& a) { a.grant(v.jobs()[0].job, t, v.jobs()[0].gpus); }, placer);
+                REQUIRE(e.terminated());
+                const double expected = 1e4 / prof.at(pt.gpus).consolidated;
+                CHECK(std::abs(e.simulator().finished().front().end - expected) <= 1e-9 * expected);
+                ++checked;
+            }
+        }
+    CHECK(checked > 100);
 }
