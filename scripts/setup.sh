@@ -15,7 +15,7 @@ JOBS=${GPUPLACE_JOBS:-2}
 step() { printf '\n==> %s\n' "$*"; }
 
 # 1. System packages (Debian). Only what is missing is installed.
-pkgs=(g++ libeigen3-dev nlohmann-json3-dev doctest-dev libbenchmark-dev libcli11-dev python3-venv ${GPUPLACE_EXTRA_PKGS:-})
+pkgs=(g++ libeigen3-dev nlohmann-json3-dev doctest-dev libbenchmark-dev libcli11-dev coinor-libclp-dev pkgconf python3-venv ${GPUPLACE_EXTRA_PKGS:-})
 command -v cmake >/dev/null 2>&1 || pkgs+=(cmake)
 command -v ninja >/dev/null 2>&1 || pkgs+=(ninja-build)
 missing=()

@@ -267,6 +267,10 @@ py::dict comm_cost(py::object gpus, py::object topology, py::object comm, py::ob
 void bind_evaluation(py::module_& m) {
     m.def("heuristic_names", &gp::heuristic_names, "Names of the heuristic policies.");
     m.def("eval_metric_names", &gp::eval_metric_names, "Metrics of the harness table, in order.");
+    m.def("round_policy_names", &gp::round_policy_names,
+          "Gavel's round policies, queue policies of their own (\"pack+max_min_fairness_perf\"; docs/rounds.md).");
+    m.def("have_lp_solver", &gp::have_lp_solver,
+          "Whether this core has the LP solver (COIN-OR CLP) the round policies other than fifo_perf need.");
 
     py::class_<PyHeuristic>(m, "Heuristic", "A heuristic policy by name (see heuristic_names()), optionally under a queue policy (\"pack+sjf\"), or a rollout planner over one (\"rollout:pack+sjf\", \"rollout16:...\", \"hindsight:...\" (not causal); the placement or job action mode; docs/planning.md).")
         .def(py::init<const std::string&>(), py::arg("name"))

@@ -136,8 +136,13 @@ inline void apply_window(const scenario& s, const track& t, const std::string& q
 inline std::vector<episode_result> episodes_of(const scenario& s, const track& t, const any_policy<env>& p,
                                                std::size_t threads, const eval_progress& progress, double* seconds) {
     const auto seeds = t.seeds();
-    std::vector<std::vector<std::int64_t>> actions;
-    const auto rec = recording(p, seeds, actions);
+    std::vector<std::vector<std::int64_t>> actions(seeds.size());
+    // under a round policy (docs/rounds.md) whole episodes run in rounds: no env actions to record,
+    // validate() re-runs them by name
+    if (p.rounds && t.windowed())
+        throw ConfigError("track " + t.name + ": a round policy (" + p.queue + ") is scored on whole episodes, and this track scores "
+                          "a window of its jobs");
+    const auto rec = p.rounds ? p : recording(p, seeds, actions);
     const auto t0 = std::chrono::steady_clock::now();
     const auto rep = evaluate<env>(s, {rec}, seeds, threads, progress);
     if (seconds) *seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -343,7 +348,7 @@ inline json reproduce(const json& result, const track& t, const policy_ref& ref,
         o.commit = result.at("commit").get<std::string>();
         o.progress = progress;
         std::optional<any_policy<env>> p;
-        if (ref.kind == "heuristic") p = heuristic<env>(ref.name);
+        if (ref.kind == "heuristic") p = heuristic_or_planner(ref.name).policy;  // with its rounds, under a round policy
         else if (resolve) p = resolve(ref);
         if (!p && !kept)
             return {false, "", "policy \"" + ref.name + "\" (" + ref.kind + ") cannot be re-run here and the result "

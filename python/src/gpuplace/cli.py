@@ -67,12 +67,26 @@ def _load_model(path: str):
     return load_maskable_ppo(path)
 
 
+def _round_overrides(args) -> dict | None:
+    """--round and --restore as scenario overrides (as gpuplace-eval applies them)."""
+    o: dict[str, Any] = {}
+    if args.round is not None:
+        o["preemption"] = {"round": args.round}
+        if args.round > 0:
+            o["rounds"] = {"length": args.round}
+    if args.restore is not None:
+        o.setdefault("rounds", {})["restore"] = {"seconds": args.restore}
+    return o or None
+
+
 def cmd_evaluate(args) -> int:
     _scenario_arg(args)
-    scenario = scenario_of(args.scenario)  # read once: every policy's run takes it as it is
+    scenario = scenario_of(args.scenario, _round_overrides(args))  # read once: every policy's run takes it as it is
     sc = scenario.to_dict()
     seeds = _seed_list(args)
     names = _policies(args.policies)
+    if args.queue:
+        names = _policies(",".join(f"{n}+{q.strip()}" for n in names for q in args.queue.split(",") if q.strip()))
     _check_outputs(args)
     model = _load_model(args.model) if args.model else None  # before any heuristic runs
     if model is not None:
@@ -364,9 +378,17 @@ def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m gpuplace", description=__doc__)
     sub = ap.add_subparsers(dest="cmd", required=True)
 
-    p = sub.add_parser("evaluate", help="heuristics (and optionally a MaskablePPO model) on held-out seeds")
+    p = sub.add_parser("evaluate", aliases=["eval"], help="heuristics (and optionally a MaskablePPO model) on held-out seeds")
     _add_scenario(p)
     p.add_argument("--policies", help="comma-separated heuristic names (default: all)")
+    p.add_argument("--queue", help="comma-separated queue policies, each heuristic evaluated under each (e.g. "
+                                   "sjf,las; Gavel's round policies too: max_min_fairness_perf, fifo_perf, ...; docs/rounds.md)")
+    p.add_argument("--round", type=number(0.0, 1e9, "seconds"),
+                   help="the round length of the round policies (default: the scenario's, 360 s), and for preemption a "
+                        "decision point every this many seconds too (0 = events only)")
+    p.add_argument("--restore", type=number(0.0, 1e7, "seconds"),
+                   help="round policies: seconds a move or resume of a job costs (its checkpoint-restore; default: the "
+                        "scenario's, 30 s)")
     p.add_argument("--seeds", type=_SEEDS, default=20, help="number of held-out seeds (1000000 + i)")
     p.add_argument("--seed-list", type=seed_list, help="explicit comma-separated seeds instead")
     p.add_argument("--model", help="a MaskablePPO .zip to evaluate on the same seeds (greedy)")

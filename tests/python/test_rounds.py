@@ -1,0 +1,74 @@
+"""Rounds (docs/rounds.md) from Python: the core has the LP solver wherever COIN-OR CLP is installed
+(scripts/setup.sh installs it), Gavel's round policies in gpuplace.evaluate(), the command line's
+evaluation (--queue, --round, --restore) and the benchmark."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+import gpuplace
+from gpuplace import _core, bench
+
+ROUND = ["max_min_fairness_perf", "fifo_perf", "max_min_fairness"]
+
+
+def test_the_core_has_the_lp_solver_where_clp_is_installed():
+    assert "max_min_fairness_perf" in _core.round_policy_names()
+    clp = any(os.path.exists(os.path.join(d, "ClpSimplex.hpp")) for d in ("/usr/include/coin", "/usr/include/coin-or"))
+    assert _core.have_lp_solver() == clp  # no silent build without it where it could have been built in
+    assert _core.have_lp_solver(), "COIN-OR CLP (coinor-libclp-dev) is missing: scripts/setup.sh installs it"
+
+
+def test_round_policies_evaluate_and_the_aware_ones_are_faster():
+    seeds = gpuplace.held_out_seeds(3)
+    rep = gpuplace.evaluate("heterogeneous", [f"pack+{q}" for q in ROUND] + ["pack+fifo"], seeds=seeds)
+    jct = {p: [m["avg_jct"] for m in rep.per_seed(p)] for p in rep.policies}
+    for s in range(3):
+        assert jct["pack+max_min_fairness_perf"][s] < jct["pack+max_min_fairness"][s]
+        assert jct["pack+fifo_perf"][s] < jct["pack+fifo"][s]
+    m = rep.per_seed("pack+max_min_fairness_perf")[0]
+    assert m["jobs_done"] == m["jobs_total"] and m["avg_moves"] > 0
+    # deterministic by seed
+    again = gpuplace.evaluate("heterogeneous", ["pack+max_min_fairness_perf"], seeds=seeds)
+    assert again.per_seed("pack+max_min_fairness_perf") == rep.per_seed("pack+max_min_fairness_perf")
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "gpuplace", *args], capture_output=True, text=True)
+
+
+def test_command_line_eval_with_queue_round_and_restore(tmp_path):
+    out = tmp_path / "r.json"
+    r = _cli("eval", "--scenario", "heterogeneous", "--policies", "pack", "--queue", "max_min_fairness_perf,fifo",
+             "--round", "360", "--seeds", "2", "--json", str(out), "-q")
+    assert r.returncode == 0, r.stderr
+    assert "pack+max_min_fairness_perf" in r.stdout and "pack+fifo" in r.stdout and "avg_moves" in r.stdout
+    # the same numbers as the harness
+    rep = gpuplace.evaluate("heterogeneous", ["pack+max_min_fairness_perf"], seeds=gpuplace.held_out_seeds(2))
+    import json
+
+    j = json.loads(out.read_text())
+    assert [s["avg_jct"] for s in j["policies"]["pack+max_min_fairness_perf"]["per_seed"]] == \
+        [m["avg_jct"] for m in rep.per_seed("pack+max_min_fairness_perf")]
+    # a longer restore costs more lost GPU time
+    cheap = _cli("eval", "--scenario", "heterogeneous", "--policies", "pack", "--queue", "max_min_fairness_perf",
+                 "--restore", "0", "--seeds", "1", "--json", str(tmp_path / "a.json"), "-q")
+    dear = _cli("eval", "--scenario", "heterogeneous", "--policies", "pack", "--queue", "max_min_fairness_perf",
+                "--restore", "300", "--seeds", "1", "--json", str(tmp_path / "b.json"), "-q")
+    assert cheap.returncode == 0 and dear.returncode == 0, cheap.stderr + dear.stderr
+    lost = [json.loads((tmp_path / f).read_text())["policies"]["pack+max_min_fairness_perf"]["per_seed"][0]["lost_gpu_hours"]
+            for f in ("a.json", "b.json")]
+    assert lost[0] == 0 and lost[1] > 0
+    bad = _cli("eval", "--policies", "pack", "--queue", "max_min_fairness_perfect", "--seeds", "1")
+    assert bad.returncode != 0 and "max_min_fairness_perf" in bad.stderr
+
+
+def test_benchmark_scores_and_validates_a_round_policy():
+    r = bench.run("heterogeneous", "pack+fifo_perf")
+    assert r.data["policy"]["name"] == "pack+fifo_perf"
+    ok, how, msg = bench.validate(r.text)
+    assert ok and how == "re-run", msg
+    with pytest.raises(gpuplace.ConfigError, match="scores a window of its jobs"):
+        bench.run("steady-1.0", "pack+fifo_perf")
