@@ -355,4 +355,12 @@ private:
 
 static_assert(CommModel<comm_model, TreeTopology>);
 
+/// Communication model C as a scenario's "comm" says: C::from_config() when C reads a config
+/// (comm_model, RingAllReduce, TreeRouteCost), else C{} (a model of one's own).
+template <class C>
+[[nodiscard]] C comm_of_config(const comm_config& c, std::string_view path = "/comm") {
+    if constexpr (requires { C::from_config(c, path); }) return C::from_config(c, path);
+    else return C{};
+}
+
 }  // namespace gpuplace

@@ -76,7 +76,7 @@ public:
 
     /// Builds the env from a scenario. ConfigError on any bad value.
     explicit basic_env(const scenario& s = default_scenario())
-        : basic_env(T::from_config(s.topology, "/topology"), make_comm(s.comm), s.zoo.make(), s) {}
+        : basic_env(T::from_config(s.topology, "/topology"), comm_of_config<C>(s.comm), s.zoo.make(), s) {}
 
     /// Builds the env from explicit objects; the scenario gives workload, env and reward options.
     basic_env(T topo, C comm, ModelZoo zoo, scenario s);
@@ -243,11 +243,6 @@ public:
     [[nodiscard]] std::string why_invalid(std::int64_t action) const;
 
 private:
-    static C make_comm(const comm_config& c) {
-        if constexpr (requires { C::from_config(c, std::string_view{}); }) return C::from_config(c, "/comm");
-        else return C{};
-    }
-
     /// Throws what step(action) throws when no episode is running or the mask forbids the
     /// action. (Out of line: building the message inside step() costs every step registers.)
     [[noreturn]] GPUPLACE_NOINLINE void refuse(std::int64_t action) const;

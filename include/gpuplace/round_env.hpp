@@ -55,7 +55,7 @@ public:
     /// For a topology a scenario can describe (T::from_config).
     explicit basic_round_env(const scenario& s = default_scenario())
         requires requires { T::from_config(s.topology, "/topology"); }
-        : basic_round_env(T::from_config(s.topology, "/topology"), make_comm(s.comm), s.zoo.make(), s) {}
+        : basic_round_env(T::from_config(s.topology, "/topology"), comm_of_config<C>(s.comm), s.zoo.make(), s) {}
 
     basic_round_env(T topo, C comm, ModelZoo zoo, scenario s) : core_(std::move(topo), std::move(comm), std::move(zoo), checked(std::move(s))) {
         core_.enable_reallocation();
@@ -183,10 +183,6 @@ private:
     };
     using any_env_placer = std::variant<pack_policy, first_fit_policy, load_balance_policy, topology_greedy_policy>;
 
-    static C make_comm(const comm_config& c) {
-        if constexpr (requires { C::from_config(c, std::string_view{}); }) return C::from_config(c, "/comm");
-        else return C{};
-    }
     static scenario checked(scenario s) {
         if (s.colocation.enabled) throw ConfigError("config /colocation/enabled: rounds run on exclusive GPUs (no co-location)");
         if (s.preemption.enabled)

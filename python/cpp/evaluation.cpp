@@ -227,6 +227,42 @@ gp::eval_report evaluate_impl(const gp::scenario& sc, const std::vector<std::str
     return gp::evaluate<E>(sc, pols, seeds, threads);
 }
 
+/// One episode of `scenario` under round policy `policy` (round_policy_names()), the scenario's
+/// env.placer placing: the finished jobs' records with what rounds did to each (docs/rounds.md).
+py::list run_rounds(py::object scenario, const std::string& policy, std::uint64_t seed) {
+    auto sc = to_scenario(scenario);
+    if (!gp::is_round_policy(policy)) (void)gp::round_policy(policy, sc);  // ConfigError listing them
+    gp::apply_queue(sc, policy);
+    const auto allocate_for = gp::round_policy(policy, sc);
+    std::vector<gp::job_record> done;
+    std::vector<gp::round_record> rounds;
+    {
+        py::gil_scoped_release nogil;
+        gp::round_env e(sc);
+        auto allocate = allocate_for.make(seed);
+        gp::round_allocation a;
+        e.reset(seed);
+        while (!e.done()) {
+            a.clear();
+            allocate(e.view(), a);
+            e.step(a);
+        }
+        done.assign(e.simulator().finished().begin(), e.simulator().finished().end());
+        rounds.assign(e.round_records().begin(), e.round_records().end());
+    }
+    py::list out;
+    for (const auto& r : done) {
+        const auto& rr = rounds[r.id];
+        py::dict d;
+        d["id"] = r.id, d["model"] = r.model, d["num_gpus"] = r.num_gpus, d["submit"] = r.submit, d["start"] = r.start;
+        d["end"] = r.end, d["jct"] = r.jct(), d["run_time"] = r.run_time, d["lost_gpu_time"] = r.lost_gpu_time;
+        d["moves"] = rr.moves, d["suspensions"] = rr.suspensions, d["restores"] = rr.restores;
+        d["restore_time"] = rr.restore_time, d["suspended_time"] = rr.suspended_time;
+        out.append(d);
+    }
+    return out;
+}
+
 gp::eval_report evaluate(py::object scenario, py::object policies, py::object seeds, py::object threads_arg) {
     const auto threads = to_count(threads_arg, "evaluate: threads", 0, 4096);
     const auto sc = to_scenario(scenario);
@@ -269,6 +305,10 @@ void bind_evaluation(py::module_& m) {
     m.def("eval_metric_names", &gp::eval_metric_names, "Metrics of the harness table, in order.");
     m.def("round_policy_names", &gp::round_policy_names,
           "Gavel's round policies, queue policies of their own (\"pack+max_min_fairness_perf\"; docs/rounds.md).");
+    m.def("run_rounds", &run_rounds, py::arg("scenario"), py::arg("policy"), py::arg("seed") = 0,
+          "One episode under a round policy (e.g. \"max_min_fairness_perf\"), the scenario's env.placer placing: the "
+          "finished jobs' records (id, submit, start, end, jct, ..., moves, suspensions, restores, restore_time, "
+          "suspended_time), in order of completion (docs/rounds.md).");
     m.def("have_lp_solver", &gp::have_lp_solver,
           "Whether this core has the LP solver (COIN-OR CLP) the round policies other than fifo_perf need.");
 

@@ -136,6 +136,26 @@ inline constexpr std::string_view philly_hidden_overrides_json = R"json({
   "preemption": {"enabled": true, "restart_overhead": 30, "thresholds": [12800, 251000], "gittins_quantum": 79000}
 })json";
 
+/// What preset scenario `name` is, and whether its hardware is the zoo's measurement hardware (V100,
+/// P100 and K80 servers of 8 GPUs, NVLink 100 GB/s inside, 25 Gb/s Ethernet between; docs/rounds.md):
+/// on other links a trace's multi-GPU jobs run faster than measured.
+[[nodiscard]] inline std::string preset_about(std::string_view name) {
+    const std::string dgx = "; DGX-A100 links (NVSwitch 300 GB/s), not the zoo's measurement hardware: multi-GPU jobs run faster than measured";
+    if (name == "default") return "64 DGX-A100 GPUs, 160 synthetic jobs at offered load 1.0" + dgx;
+    if (name == "proximity_drl") return "Proximity-DRL's 32 GPUs, route cost and workload (30 jobs)";
+    if (name == "colocation") return "16 GPUs shared by up to 2 jobs each, a burst of 200 1-GPU jobs" + dgx;
+    if (name == "philly" || name == "philly_hidden")
+        return std::string(name == "philly" ? "windows of 200 Philly-derived jobs" : "philly with durations hidden and preemption (LAS)") +
+               " on 64 DGX-A100 GPUs" + dgx;
+    if (name == "heterogeneous")
+        return "72 GPUs of V100, P100, K80, 160 synthetic jobs; 12.5 / 6.25 GB/s between servers / racks, faster than the zoo's "
+               "measurement hardware (3.125 GB/s): jobs spread over servers run faster than measured";
+    if (name == "nvl72") return "576 GPUs in NVL72 racks, Transformer gangs of 8 to 288; NVLink 900 GB/s, faster than measured";
+    if (name == "heterogeneous_gavel")
+        return "Gavel's 96 GPUs (32 V100, P100, K80) on the zoo's measurement hardware (measured rates), 227 Philly jobs";
+    return "a preset scenario (data/presets.hpp)";
+}
+
 /// Names of the preset scenarios ("philly:<file>" and "philly_hidden:<file>" too: one file of data/philly/).
 [[nodiscard]] inline std::vector<std::string> preset_names() {
     return {"default", "proximity_drl", "colocation", "philly", "heterogeneous", "philly_hidden", "nvl72", "heterogeneous_gavel"};

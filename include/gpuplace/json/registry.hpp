@@ -17,7 +17,7 @@ namespace gpuplace {
 inline void register_json_presets() {
     static const bool done = [] {
         for (const auto& n : topology_preset_names()) register_entry({"topology", n, topology_preset_about(n)});
-        for (const auto& n : preset_names()) register_entry({"scenario", n, "a preset scenario (data/presets.hpp)"});
+        for (const auto& n : preset_names()) register_entry({"scenario", n, preset_about(n)});
         register_entry({"scenario", "philly:<file>", "one Philly-derived trace file at offered load 1.0 (philly_hidden:<file> too)"});
         return true;
     }();

@@ -32,8 +32,11 @@ from ._core import (  # noqa: E402
     episode_seed,
     eval_metric_names,
     held_out_seeds,
+    have_lp_solver,
     heuristic_names,
+    round_policy_names,
     run_episode,
+    run_rounds,
 )
 import os as _os  # noqa: E402
 
@@ -101,11 +104,14 @@ __all__ = [
     "eval_metric_names",
     "evaluate",
     "evaluate_agent",
+    "have_lp_solver",
     "held_out_seeds",
     "heuristic_names",
     "load_scenario",
     "make_core_env",
     "make_core_vector_env",
     "register_envs",
+    "round_policy_names",
     "run_episode",
+    "run_rounds",
 ]
