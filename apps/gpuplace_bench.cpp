@@ -14,12 +14,14 @@
 #include <vector>
 
 #include <gpuplace/atomic_file.hpp>
+#include <gpuplace/data.hpp>
 #include <gpuplace/bench/policy.hpp>
 #include <gpuplace/bench/run.hpp>
 #include <gpuplace/bench/track.hpp>
 #include <gpuplace/json.hpp>
 #include <gpuplace/progress.hpp>
 #include <gpuplace/rl/checkpoint.hpp>
+#include <gpuplace/scenario_source.hpp>
 
 #include "cli.hpp"
 
@@ -27,13 +29,7 @@ namespace {
 
 namespace bench = gpuplace::bench;
 
-std::string read_text(const std::string& file) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw gpuplace::Error("cannot read " + file);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
+std::string read_text(const std::string& file) { return gpuplace::read_input_file(file, "result file"); }
 
 int cmd_tracks(const std::string& version) {
     for (const auto& t : bench::tracks(version))
@@ -55,8 +51,7 @@ int cmd_run(const CLI::App& app, const run_args& a) {
     std::vector<const bench::track*> ts;
     std::optional<bench::track> own;  // --scenario: a track of one's own
     if (!a.scenario.empty()) {
-        own = bench::scenario_track(gpuplace::is_preset_name(a.scenario) ? gpuplace::preset_scenario(a.scenario)
-                                                                         : gpuplace::load_scenario(a.scenario),
+        own = bench::scenario_track(gpuplace::read_scenario(a.scenario),
                                     a.episodes, a.best);
         (void)gpuplace::heuristic<gpuplace::env>(own->best_heuristic);  // a known name, now
         ts.push_back(&*own);
@@ -79,7 +74,9 @@ int cmd_run(const CLI::App& app, const run_args& a) {
     if (!a.out_dir.empty()) {
         if (const auto why = gpuplace::apps::output_folder_problem("--out-dir", a.out_dir); !why.empty())
             return gpuplace::apps::failure(app, why);
-        std::filesystem::create_directories(a.out_dir);
+        if (std::error_code ec; std::filesystem::create_directories(a.out_dir, ec), ec)
+            return gpuplace::apps::failure(app, "--out-dir " + a.out_dir + ": cannot make the folder (" + ec.message() +
+                                                    "): expected a folder on a writable filesystem");
     }
     const char* env_commit = std::getenv("GPUPLACE_COMMIT");
     bench::run_options o;
@@ -167,13 +164,16 @@ int main(int argc, char** argv) {
     CLI::App app{"The gpuplace benchmark (docs/bench.md): fixed tracks with held-out seeds; scores a policy on a track or "
                  "the whole suite into result JSON, validates results bit for bit.",
                  "gpuplace-bench"};
+    app.footer("Example: gpuplace-bench run --track default --policy pack+sjf --out result.json && gpuplace-bench validate result.json");
     std::string version(bench::current_version);
     std::size_t threads = 0;
     auto* tracks = app.add_subcommand("tracks", "list the tracks");
+    tracks->footer("Example: gpuplace-bench tracks");
     tracks->add_option("--version", version, "track version")->capture_default_str();
 
     run_args ra;
     auto* run = app.add_subcommand("run", "score policies on tracks (or the whole suite) and write result JSON");
+    run->footer("Example: gpuplace-bench run --track default --policy pack+sjf --out result.json");
     auto* track_opt = run->add_option("--track", ra.tracks, "track(s) to run (gpuplace-bench tracks lists them)")->delimiter(',');
     auto* suite_opt = run->add_flag("--suite", ra.suite, "every track of the version");
     track_opt->excludes(suite_opt);
@@ -202,6 +202,7 @@ int main(int argc, char** argv) {
     std::vector<std::string> files;
     bool quiet = false, rerun_planners = false;
     auto* val = app.add_subcommand("validate", "re-run (or replay) result files and check them bit for bit");
+    val->footer("Example: gpuplace-bench validate result.json");
     val->add_option("files", files, "result JSON files")->required()->check(CLI::ExistingFile);
     val->add_option("--threads", threads, "worker threads (0 = all cores)")->capture_default_str()->check(gpuplace::apps::whole(0, 4096));
     val->add_flag("--quiet", quiet, "no progress line");
@@ -211,6 +212,7 @@ int main(int argc, char** argv) {
     std::string ytrack;
     bool check = false;
     auto* yard = app.add_subcommand("yardstick", "run every heuristic variant on a track and print them by mean JCT");
+    yard->footer("Example: gpuplace-bench yardstick --track proximity_drl --check");
     yard->add_option("--track", ytrack, "the track")->required();
     yard->add_flag("--check", check, "exit 1 when the best is not the heuristic the track records");
     yard->add_option("--version", version, "track version")->capture_default_str();

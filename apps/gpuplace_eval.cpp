@@ -16,6 +16,7 @@
 #include <gpuplace/json.hpp>
 #include <gpuplace/json/registry.hpp>
 #include <gpuplace/policy_registry.hpp>
+#include <gpuplace/scenario_source.hpp>
 
 #include "cli.hpp"
 
@@ -128,6 +129,7 @@ int main(int argc, char** argv) {
     CLI::App app{"Evaluates heuristic policies on held-out seeds of a scenario (or of a trace replayed on its cluster) "
                  "and prints mean +- standard error; writes per-seed CSV, summary CSV and JSON.",
                  "gpuplace-eval"};
+    app.footer("Example: gpuplace-eval --scenario default --policies pack,topology_greedy --queue sjf,las --seeds 20");
     std::string scen = "default", csv, summary_csv, json_out, trace_file, trace_format;
     std::size_t seeds = 20, threads = 0, episode_jobs = 0;
     std::vector<std::string> policies = gpuplace::heuristic_names(), queues;
@@ -143,7 +145,8 @@ int main(int argc, char** argv) {
     app.add_option("--topology", topology, "the cluster instead of the scenario's: a topology preset (--list), a JSON file "
                                            "or JSON text of a topology (e.g. {\"levels\": [...]}; docs/extending.md)");
     app.add_option("--seeds", seeds, "held-out seeds 1000000..")->capture_default_str()->check(gpuplace::apps::whole(1, 1000000));
-    app.add_option("--policies", policies, "heuristics, each optionally '+queue' (default: all), or rollout planners over "
+    app.add_option("--policies", policies, "heuristics, each optionally '+queue' (default: every one that applies: "
+                                           "on GPUs of several types the type-aware ones too), or rollout planners over "
                                            "one: rollout:H, rollout<F>:H (F futures), hindsight:H (not causal; docs/planning.md)")
         ->delimiter(',');
     std::string action_mode;
@@ -161,9 +164,9 @@ int main(int argc, char** argv) {
                                              "(default: the scenario's; docs/information.md)")
         ->check(CLI::IsMember({"oracle", "hidden", "predicted"}));
     app.add_option("--restart-overhead", restart_overhead, "preemption: seconds a resumed job loses (default: the scenario's)")
-        ->check(CLI::Range(0.0, 1e7));
+        ->check(gpuplace::apps::number(0, 1e7));
     app.add_option("--round", round, "preemption: a decision point every this many seconds too (0 = events only; "
-                                     "default: the scenario's)")->check(CLI::Range(0.0, 1e9));
+                                     "default: the scenario's)")->check(gpuplace::apps::number(0, 1e9));
     app.add_option("--csv", csv, "write the per-seed metrics (CSV)");
     app.add_option("--summary-csv", summary_csv, "write the summary (CSV)");
     app.add_option("--json", json_out, "write the report (JSON)");
@@ -188,6 +191,15 @@ int main(int argc, char** argv) {
     app.add_flag("--calibration", calib, "print the zoo's calibration error on its measurement cluster and exit");
     app.add_flag("--list", list, "list what can be named, by kind (placers, queue policies, planners, topologies, ...), and exit");
     if (const int rc = gpuplace::apps::parse(app, argc, argv); rc >= 0) return rc;
+    if (app.count("--queue")) {  // an empty name would run the scenario's own queue policy without a word
+        std::string known;
+        for (const auto& q : gpuplace::all_queue_names()) known += (known.empty() ? "" : ", ") + q;
+        if (queues.empty()) return gpuplace::apps::usage_failure(app, "--queue \"\": no queue policy named (give one or more of " + known + ", separated by commas)");
+        for (std::size_t i = 0; i < queues.size(); ++i)
+            if (queues[i].empty())
+                return gpuplace::apps::usage_failure(app, "--queue: item " + std::to_string(i + 1) + " of " + std::to_string(queues.size()) +
+                                                              " is empty (give one or more of " + known + ", separated by commas)");
+    }
     if (!trace_file.empty() && trace_format.empty()) return gpuplace::apps::usage_failure(app, "--trace needs --format philly|openb|csv");
     if (window.size() == 2 && !(window[0] < window[1]))
         return gpuplace::apps::usage_failure(app, "--window " + gpuplace::apps::readable(window[0]) + "," +
@@ -204,15 +216,15 @@ int main(int argc, char** argv) {
                 std::printf("%s %s: %s\n", e.kind.c_str(), e.name.c_str(), e.about.c_str());
             return 0;
         }
-        auto s = gpuplace::is_preset_name(scen) ? gpuplace::preset_scenario(scen) : gpuplace::load_scenario(scen);
+        auto s = gpuplace::read_scenario(scen);  // a preset, a file or JSON text; neither: the presets listed
         if (!topology.empty()) {
             s.topology = gpuplace::topology_config_of(topology, "--topology");
             (void)gpuplace::TreeTopology::from_config(s.topology);  // its checks, now
         }
         if (!action_mode.empty()) s.env.mode = gpuplace::parse_action_mode(action_mode, "--action-mode");
         if (!durations.empty()) s.durations.mode = gpuplace::parse_duration_info(durations, "--durations");
-        if (restart_overhead >= 0) s.preemption.restart_overhead = restart_overhead;
-        if (round >= 0) s.preemption.round = round;
+        if (app.count("--restart-overhead")) s.preemption.restart_overhead = restart_overhead;
+        if (app.count("--round")) s.preemption.round = round;
         const outputs outs{csv, summary_csv, json_out};
         if (calib) return calibration(s);
         // every output is checked before any work starts
@@ -229,6 +241,7 @@ int main(int argc, char** argv) {
             s.workload = w;
             s.name = s.name + " + trace " + trace_file;
         }
+        if (!app.count("--policies")) policies = gpuplace::applicable_heuristic_names(s);  // with the type-aware ones where GPUs differ
         run_eval<gpuplace::env>(s, policies, queues, seeds, threads, outs, episode_jobs > 0);
     } catch (const std::exception& e) {
         return gpuplace::apps::failure(app, e.what());
