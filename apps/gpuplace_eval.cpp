@@ -7,6 +7,7 @@
 #include <functional>
 #include <limits>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -129,7 +130,7 @@ int main(int argc, char** argv) {
     CLI::App app{"Evaluates heuristic policies on held-out seeds of a scenario (or of a trace replayed on its cluster) "
                  "and prints mean +- standard error; writes per-seed CSV, summary CSV and JSON.",
                  "gpuplace-eval"};
-    app.footer("Example: gpuplace-eval --scenario default --policies pack,topology_greedy --queue sjf,las --seeds 20");
+    app.footer("Example: gpuplace-eval --scenario default --policies pack,topology_greedy --queue sjf,las --seeds 20\n");
     std::string scen = "default", csv, summary_csv, json_out, trace_file, trace_format;
     std::size_t seeds = 20, threads = 0, episode_jobs = 0;
     std::vector<std::string> policies = gpuplace::heuristic_names(), queues;
@@ -153,11 +154,12 @@ int main(int argc, char** argv) {
     app.add_option("--action-mode", action_mode, "what an action chooses: gpu, placement or job (default: the scenario's; "
                                                  "the planners need placement or job)")
         ->check(CLI::IsMember({"gpu", "placement", "job"}));
-    app.add_option("--queue", queues, "run every policy under each queue policy (" + [] {
+    std::vector<std::string> queue_args;  // split below: CLI11's delimiter drops empty items silently
+    app.add_option("--queue", queue_args, "run every policy under each queue policy (" + [] {
         std::string s;
         for (const auto& q : gpuplace::all_queue_names()) s += (s.empty() ? "" : ", ") + q;
         return s;
-    }() + "; las, 2d_las and gittins preempt, the *_oracle ones read true durations)")->delimiter(',');
+    }() + "; las, 2d_las and gittins preempt, the *_oracle ones read true durations)")->type_name("LIST");
     std::string durations;
     double restart_overhead = -1, round = -1;
     app.add_option("--durations", durations, "what the scheduler knows of durations: oracle, hidden or predicted "
@@ -194,11 +196,19 @@ int main(int argc, char** argv) {
     if (app.count("--queue")) {  // an empty name would run the scenario's own queue policy without a word
         std::string known;
         for (const auto& q : gpuplace::all_queue_names()) known += (known.empty() ? "" : ", ") + q;
-        if (queues.empty()) return gpuplace::apps::usage_failure(app, "--queue \"\": no queue policy named (give one or more of " + known + ", separated by commas)");
-        for (std::size_t i = 0; i < queues.size(); ++i)
-            if (queues[i].empty())
-                return gpuplace::apps::usage_failure(app, "--queue: item " + std::to_string(i + 1) + " of " + std::to_string(queues.size()) +
-                                                              " is empty (give one or more of " + known + ", separated by commas)");
+        for (const auto& arg : queue_args) {
+            if (arg.empty())
+                return gpuplace::apps::usage_failure(app, "--queue \"\": no queue policy named (give one or more of " + known + ", separated by commas)");
+            std::stringstream items(arg + ",");
+            std::size_t n = 0;
+            for (std::string item; std::getline(items, item, ',');) {
+                ++n;
+                if (item.empty())
+                    return gpuplace::apps::usage_failure(app, "--queue \"" + arg + "\": item " + std::to_string(n) +
+                                                                  " is empty (give one or more of " + known + ", separated by commas)");
+                queues.push_back(item);
+            }
+        }
     }
     if (!trace_file.empty() && trace_format.empty()) return gpuplace::apps::usage_failure(app, "--trace needs --format philly|openb|csv");
     if (window.size() == 2 && !(window[0] < window[1]))

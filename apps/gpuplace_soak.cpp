@@ -78,7 +78,7 @@ int main(int argc, char** argv) try {
                  "it) through thousands of autoresets; exits 1 when the resident memory grows from warm-up to the end by "
                  "more than --max-growth-kb.",
                  "gpuplace-soak"};
-    app.footer("Example: gpuplace-soak --scenario default --envs 8 --steps 1000000");
+    app.footer("Example: gpuplace-soak --scenario default --envs 8 --steps 1000000\n");
     std::uint64_t steps = 10'000'000, envs = 16, threads = 1, seed = 0, report = 1'000'000, max_growth = 1024;
     std::string scenario_name = "default";
     app.add_option("--steps", steps, "env steps, summed over the envs")->capture_default_str()->check(gpuplace::apps::whole(1));

@@ -126,7 +126,7 @@ int gpuplace::apps::train_main(int argc, char** argv, const train_seams& seams) 
     CLI::App app{"Trains the reference PPO on a scenario, then (with --compare) evaluates it against every heuristic "
                  "on held-out seeds. Without --config, the embedded default config (--print-config) is used.",
                  "gpuplace-train"};
-    app.footer("Example: gpuplace-train --scenario default --steps 200000 --out runs/default --compare");
+    app.footer("Example: gpuplace-train --scenario default --steps 200000 --out runs/default --compare\n");
     std::string config_file, scenario_name, out = "out/train", load, action_mode;
     std::size_t steps = 0, seed = 0, restarts = 0, threads = 0, checkpoint_every = 0, seeds = 20;
     bool resume = false, overwrite = false, do_compare = false, no_plot = false, print_config = false;

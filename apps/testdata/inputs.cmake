@@ -127,7 +127,7 @@ input_case(eval_round_negative gpuplace-eval 2 "gpuplace-eval: --round: -10 is o
 add_test(NAME app_input_eval_queue_empty COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:gpuplace-eval> "-DARGS=--seeds;1;--queue"
          -DEMPTY_LAST=ON -DEXPECT=2 "-DCONTAINS=gpuplace-eval: --queue \"\": no queue policy named (give one or more of fifo, backfill, sjf"
          -P ${exit_status})
-input_case(eval_queue_empty_item gpuplace-eval 2 "gpuplace-eval: --queue: item 2 of 3 is empty (give one or more of fifo, backfill, sjf"
+input_case(eval_queue_empty_item gpuplace-eval 2 "gpuplace-eval: --queue \"las,,sjf\": item 2 is empty (give one or more of fifo, backfill, sjf"
            --queue las,,sjf)
 
 # ---- what is not a regular file, and output folders that cannot be written -------------------------
@@ -143,3 +143,6 @@ input_case(bench_out_dir_proc gpuplace-bench 1 "gpuplace-bench: error: --out-dir
 input_case(eval_json_proc gpuplace-eval 1 "gpuplace-eval: error: --json /proc/gpuplace.json: cannot write in /proc (" --seeds 1 --json /proc/gpuplace.json)
 input_case(train_out_proc gpuplace-train 1 "gpuplace-train: error: --out /proc/gpuplace_run: cannot write in /proc ("
            --config ${CMAKE_CURRENT_SOURCE_DIR}/testdata/train_smoke.json --out /proc/gpuplace_run --no-plot)
+input_case(eval_scenario_unknown gpuplace-eval 1
+           "gpuplace-eval: error: scenario \"nosuch\": not JSON text (it does not start with '{'), not a preset (default, proximity_drl, colocation"
+           --scenario nosuch)
