@@ -211,6 +211,16 @@ int gpuplace::apps::train_main(int argc, char** argv, const train_seams& seams) 
             if (std::none_of(layers.begin(), layers.end(), [](const auto& l) { return l.sets("/scenario"); })) rc.scenario = ck->scenario;
             do_compare = true;
         }
+        // a trace shorter than the episodes asked of it replays whole: say how many jobs an episode has
+        for (const auto& ts : ck ? std::vector<scenario>{rc.eval_scenario()} : rc.train_scenarios())
+            if (ts.workload.kind == "trace" && ts.workload.episode_jobs > 0) {
+                env probe(ts);
+                probe.reset(1);
+                if (const auto n = probe.simulator().jobs().size(); n < ts.workload.episode_jobs)
+                    apps::warning(app, "scenario " + ts.name + " asks for episodes of " + std::to_string(ts.workload.episode_jobs) +
+                                           " jobs (episode_jobs), but its trace gives " + std::to_string(n) +
+                                           " (seed 1's episode): an episode replays a whole file when it has fewer jobs");
+            }
         // every output is checked before any work starts
         if (const auto why = apps::output_folder_problem("--out", out); !why.empty()) return apps::failure(app, why);
         if (load.empty() && !resume && !overwrite && std::filesystem::exists(out + "/run.json"))
