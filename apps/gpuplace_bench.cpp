@@ -14,7 +14,7 @@
 #include <vector>
 
 #include <gpuplace/atomic_file.hpp>
-#include <gpuplace/data.hpp>
+#include <gpuplace/input_file.hpp>
 #include <gpuplace/bench/policy.hpp>
 #include <gpuplace/bench/run.hpp>
 #include <gpuplace/bench/track.hpp>

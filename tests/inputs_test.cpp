@@ -12,6 +12,7 @@
 #include <vector>
 
 #include <gpuplace/gpuplace.hpp>
+#include <gpuplace/input_file.hpp>
 #include <gpuplace/json.hpp>
 #include <gpuplace/rl/rl.hpp>
 

@@ -24,7 +24,7 @@
 #include <vector>
 
 #include <gpuplace/atomic_file.hpp>
-#include <gpuplace/data.hpp>
+#include <gpuplace/input_file.hpp>
 #include <gpuplace/gpuplace.hpp>
 #include <gpuplace/json.hpp>
 #include <gpuplace/rl/rl.hpp>

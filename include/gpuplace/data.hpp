@@ -1,7 +1,6 @@
 #pragma once
 /// \file data.hpp
-/// Where data files (traces, zoo files, co-location profiles) are found, and how every input file
-/// is read (read_input_file()).
+/// Where data files (traces, zoo files, co-location profiles) are found.
 ///
 /// - A path starting with "$GPUPLACE_DATA/" names a file of the data folder: the folder given to
 ///   set_data_dir(), else the environment variable GPUPLACE_DATA, else the folder the build names
@@ -10,15 +9,12 @@
 /// - A relative path in a scenario file is relative to that file's folder (load_scenario() makes it
 ///   absolute); anywhere else, to the working directory.
 
-#include <concepts>
-#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
 #include <string>
 #include <string_view>
 
-#include "detail/input_file.hpp"
 #include "error.hpp"
 
 namespace gpuplace {
@@ -94,21 +90,6 @@ inline void set_data_dir(std::string dir) {
     std::error_code ec;
     const auto a = std::filesystem::absolute(file, ec);
     return ec ? file : a.lexically_normal().string();
-}
-
-/// The most bytes a reader takes from one input file: 1 GiB (read_input_file()).
-inline constexpr std::uintmax_t max_input_bytes = detail::max_input_bytes;
-
-/// Reads the whole of `file` as every file reader of the library does: only a regular file of at
-/// most max_input_bytes. A folder, a device, a FIFO or a socket, or a larger file, is an E naming
-/// it ("<what> /dev/zero is a character device, not a regular file (...)"); a file that cannot be
-/// opened, E("cannot open <what> \"<file>\"").
-template <std::derived_from<Error> E = Error>
-[[nodiscard]] std::string read_input_file(const std::string& file, const std::string& what) {
-    std::string text;
-    const std::string shown = display_path(file), kind = what.empty() ? "" : what + " ";
-    if (!detail::read_input_file<E>(file, text, shown, kind)) throw E("cannot open " + kind + "\"" + shown + "\"");
-    return text;
 }
 
 }  // namespace gpuplace

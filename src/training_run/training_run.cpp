@@ -15,7 +15,7 @@
 #include <thread>
 
 #include <gpuplace/json.hpp>
-#include <gpuplace/data.hpp>
+#include <gpuplace/input_file.hpp>
 #include <gpuplace/detail/number_format.hpp>
 #include <gpuplace/rl/checkpoint.hpp>
 #include <gpuplace/rl/state_file.hpp>
