@@ -132,6 +132,12 @@ def test_cli_train_sb3_per_gpu_with_a_queue_teacher(tmp_path, capsys):
     assert rc == 0
     text = capsys.readouterr().out
     assert "acts under queue policy sjf" in text and "maskable_ppo+sjf" in text and "pack+sjf" in text
+    # the final table: the heuristics under the agent's queue policy too, not the scenario's own
+    assert "every row acts under queue policy sjf (the agent's)" in text
+    lines = text.splitlines()
+    head = next(i for i, line in enumerate(lines) if line.startswith("policy "))
+    rows = [line.split()[0] for line in lines[head + 1:] if line and not line.startswith("(")]
+    assert rows == ["pack+sjf", "maskable_ppo+sjf"], rows
     for f in ("maskable_ppo.zip", "ppo.json", "episodes.csv", "validation.csv", "imitation.csv"):
         assert (out / f).exists(), f
     assert gpuplace._core.load_checkpoint(str(out / "ppo.json")).scenario["env"]["queue_policy"] == "sjf"

@@ -242,7 +242,7 @@ def cmd_train_sb3(args) -> int:
         sc = load_scenario(args.scenario)
         seeds = list(_core.held_out_seeds(args.seeds))
         if queue:  # the heuristics under the agent's queue policy too: one discipline in the whole table
-            policies = [p if "+" in p else f"{p}+{queue}" for p in policies]
+            policies = list(dict.fromkeys(p if "+" in p else f"{p}+{queue}" for p in policies))
             print(f"every row acts under queue policy {queue} (the agent's)")
         rep = _core.evaluate(sc, policies, seeds, 1)
         name = "maskable_ppo" + (f"+{queue}" if queue else "")

@@ -13,7 +13,7 @@ from typing import Mapping
 
 import numpy as np
 
-from ._files import atomic_target
+from ._files import atomic_target, check_input_file
 from .render import job_colors
 
 MISSING_MATPLOTLIB = ("the plots need matplotlib, which is in gpuplace's 'plot' extra: pip install 'gpuplace[plot]' "
@@ -59,6 +59,8 @@ def _legend(ax, fontsize: float = 8) -> None:
 
 def jct_cdf(jcts: Mapping[str, np.ndarray], out: str, title: str = "JCT CDF") -> str:
     """Empirical CDF of job completion times (hours), one line per policy."""
+    if not any(np.asarray(v).size for v in jcts.values()):
+        raise ValueError(f"JCT CDF: no finished jobs to plot ({', '.join(jcts) or 'no policies'})")
     plt = _plt()
     fig, ax = plt.subplots(figsize=(6, 4))
     for name, v in jcts.items():
@@ -76,15 +78,19 @@ def jct_cdf(jcts: Mapping[str, np.ndarray], out: str, title: str = "JCT CDF") ->
 
 
 def read_learning_curve(path: str, x: str = "timesteps", y: str = "episode_return") -> tuple[np.ndarray, np.ndarray]:
-    """Reads a learning-curve CSV (train-sb3's episodes.csv, or any CSV with the two columns)."""
+    """Reads a learning-curve CSV (train-sb3's episodes.csv, or any CSV with the two columns). A
+    missing or empty file, or one without the columns or rows, is an error naming it (a plot of
+    nothing would look like a result)."""
+    cols, rows = _read_rows(path)
+    if x not in cols or y not in cols:
+        raise ValueError(f"{path}: needs columns {x!r} and {y!r}, has {', '.join(cols)}")
     xs, ys = [], []
-    with open(path, newline="") as f:
-        r = csv.DictReader(f)
-        if r.fieldnames is None or x not in r.fieldnames or y not in r.fieldnames:
-            raise ValueError(f"{path}: needs columns {x!r} and {y!r}, has {r.fieldnames}")
-        for row in r:
+    for i, row in enumerate(rows, 2):
+        try:
             xs.append(float(row[x]))
             ys.append(float(row[y]))
+        except (TypeError, ValueError):
+            raise ValueError(f"{path}:{i}: {x} {row[x]!r}, {y} {row[y]!r}: not numbers") from None
     return np.asarray(xs), np.asarray(ys)
 
 
@@ -92,6 +98,8 @@ def learning_curves(
     curves: Mapping[str, tuple[np.ndarray, np.ndarray]], out: str, ylabel: str = "episode return", window: int = 20
 ) -> str:
     """Learning curves (x, y) with a moving average of `window` episodes."""
+    if not any(len(y) for _, y in curves.values()):
+        raise ValueError(f"learning curves: no points to plot in {', '.join(curves) or 'no curves'}")
     plt = _plt()
     fig, ax = plt.subplots(figsize=(6, 4))
     for name, (x, y) in curves.items():
@@ -141,10 +149,18 @@ COMPARE_COLUMNS = ("policy", "avg_jct")  # compare.csv, an EvalReport's csv()
 
 
 def _read_rows(path: str) -> tuple[list[str], list[dict]]:
+    """A CSV file's columns and rows; a missing, special (a FIFO), empty or header-only file is an
+    error naming it."""
+    path = check_input_file(path, "CSV file")
     with open(path, newline="", encoding="utf-8") as f:
         r = csv.DictReader(f)
         rows = list(r)
-        return list(r.fieldnames or []), rows
+        cols = list(r.fieldnames or [])
+    if not cols:
+        raise ValueError(f"{path}: an empty CSV file (no header, no rows): nothing to plot")
+    if not rows:
+        raise ValueError(f"{path}: no rows under its header ({', '.join(cols)}): nothing to plot")
+    return cols, rows
 
 
 def _num(x) -> float | None:
