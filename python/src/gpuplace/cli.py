@@ -248,6 +248,8 @@ def cmd_train_sb3(args) -> int:
         name = "maskable_ppo" + (f"+{queue}" if queue else "")
         evaluate_agent(maskable_policy(model), train_sc, seeds, name=name, report=rep, show_progress=not args.quiet)
         _write_report(rep, args)
+        _save_report(rep, os.path.join(args.out, "compare.csv"), os.path.join(args.out, "compare.json"))
+    print(f"plots: python -m gpuplace plot {args.out}")
     return 0
 
 

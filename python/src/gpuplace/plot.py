@@ -135,8 +135,8 @@ def occupancy_timeline(jobs: Mapping[str, np.ndarray], num_gpus: int, out: str, 
             ax.axhline(b - 0.5, color="0.8", linewidth=0.5)
     ax.set_ylim(-0.5, num_gpus - 0.5)
     ax.invert_yaxis()
-    ax.set_xlabel("time (h)")
-    ax.set_ylabel("GPU")
+    ax.set_xlabel("simulated time (hours since the episode began)")
+    ax.set_ylabel("GPU index" + (f" (lines between nodes of {gpus_per_node} GPUs)" if gpus_per_node else ""))
     ax.set_title(title)
     fig.tight_layout()
     return _save(fig, out)
@@ -145,6 +145,7 @@ def occupancy_timeline(jobs: Mapping[str, np.ndarray], num_gpus: int, out: str, 
 # ---- a training run's plots (gpuplace-train, python -m gpuplace train) ---------------------------
 
 LEARNING_COLUMNS = ("env_steps", "mean_jct")  # learning.csv (include/gpuplace/rl/run.hpp)
+EPISODE_COLUMNS = ("timesteps", "avg_jct")  # train-sb3's episodes.csv (one row per training episode)
 COMPARE_COLUMNS = ("policy", "avg_jct")  # compare.csv, an EvalReport's csv()
 
 
@@ -181,6 +182,9 @@ def _policy_jcts(path: str) -> dict[str, list[float]]:
     return out
 
 
+#: The rows of a comparison that are a trained agent (the C++ PPO, train-sb3's, RLlib's), not heuristics.
+_AGENTS = ("ppo", "maskable_ppo", "rllib_ppo")
+
 #: Heuristics a learning curve names in its legend (the best); the others share one entry.
 LEARNING_HEURISTICS_NAMED = 5
 
@@ -190,8 +194,21 @@ def learning_curve(learning_csv: str, out: str, heuristics: Mapping[str, float] 
     """A training run's learning curve: the mean JCT of training episodes and the greedy validation
     JCT against env steps (learning.csv), the imitation phase shaded, and ``heuristics`` (name ->
     mean JCT in hours) as dashed lines."""
+    return _learning_curve_rows(_read_rows(learning_csv)[1], out, heuristics, where)
+
+
+def _sb3_learning_rows(episodes_csv: str, validation_csv: str | None) -> list[dict]:
+    """train-sb3's episodes.csv (and validation.csv) as learning.csv rows: one per training episode
+    (env_steps, mean_jct) and one per validation (env_steps, val_jct), in env-step order."""
+    rows = [{"env_steps": r["timesteps"], "mean_jct": r["avg_jct"]} for r in _read_rows(episodes_csv)[1]]
+    if validation_csv and os.path.exists(validation_csv):
+        rows += [{"env_steps": r["timesteps"], "val_jct": r["val_jct"]} for r in _read_rows(validation_csv)[1]]
+    return sorted(rows, key=lambda r: float(r["env_steps"]))
+
+
+def _learning_curve_rows(rows: list[dict], out: str, heuristics: Mapping[str, float] | None = None,
+                         where: str = "validation seeds") -> str:
     plt = _plt()
-    _, rows = _read_rows(learning_csv)
     steps = [int(float(r["env_steps"])) for r in rows]
     fig, ax = plt.subplots(figsize=(7, 4.2))
     pts = [(s, j / 3600) for s, r in zip(steps, rows) if (j := _num(r.get("mean_jct")))]
@@ -204,7 +221,7 @@ def learning_curve(learning_csv: str, out: str, heuristics: Mapping[str, float] 
     if imit:
         ax.axvspan(0, max(imit), color="0.9", label="imitating the teacher heuristic")
     # the best heuristics by name, the others grouped as one legend entry (their lines thin and grey)
-    ranked = sorted(((v, n) for n, v in (heuristics or {}).items() if n != "ppo"))
+    ranked = sorted(((v, n) for n, v in (heuristics or {}).items() if not n.startswith(_AGENTS)))
     for i, (v, name) in enumerate(ranked[:LEARNING_HEURISTICS_NAMED]):
         ax.axhline(v, ls="--", lw=1, color=f"C{(i + 2) % 10}", label=f"{name} {v:.3f} h")
     rest = ranked[LEARNING_HEURISTICS_NAMED:]
@@ -232,7 +249,7 @@ def jct_comparison(jcts: Mapping[str, list[float]], out: str, title: str | None 
     means = [float(np.mean(jcts[n])) for n in names]
     sems = [float(np.std(jcts[n], ddof=1) / math.sqrt(len(jcts[n]))) if len(jcts[n]) > 1 else 0.0 for n in names]
     fig, ax = plt.subplots(figsize=(max(7.0, 0.45 * len(names)), 4))
-    colors = ["tab:red" if n.startswith("ppo") else "tab:gray" for n in names]
+    colors = ["tab:red" if n.startswith(_AGENTS) else "tab:gray" for n in names]
     ax.bar(names, means, yerr=sems, color=colors, capsize=4)
     ax.set_ylabel("mean JCT (h), mean +- s.e.")
     seeds = max((len(v) for v in jcts.values()), default=0)
@@ -245,8 +262,9 @@ def jct_comparison(jcts: Mapping[str, list[float]], out: str, title: str | None 
 
 def training_plots(source: str, out_dir: str | None = None) -> list[str]:
     """The plots of a training run: ``source`` is a run folder (gpuplace-train's or
-    ``python -m gpuplace train``'s: learning.csv, compare*.csv, validation_heuristics.csv), a
-    learning.csv, or a compare.csv. Writes learning_curve.png (from learning.csv, with every
+    ``python -m gpuplace train``'s: learning.csv, compare*.csv, validation_heuristics.csv; or
+    ``train-sb3``'s: episodes.csv, validation.csv, compare.csv), a learning.csv, an episodes.csv, or a
+    compare.csv. Writes learning_curve.png (from learning.csv, with every
     heuristic's JCT on the validation seeds, else on the held-out seeds) and jct_comparison.png
     (jct_comparison_K.png for compare_K.csv: PPO and every heuristic on the held-out seeds) into
     ``out_dir`` (default: the run folder). Returns the files written."""
@@ -254,23 +272,26 @@ def training_plots(source: str, out_dir: str | None = None) -> list[str]:
     if os.path.isdir(source):
         folder, learning = source, os.path.join(source, "learning.csv")
         if not os.path.exists(learning):
-            learning = None
+            learning = os.path.join(source, "episodes.csv")  # a train-sb3 run folder
+            if not os.path.exists(learning):
+                learning = None
         compares = sorted(glob.glob(os.path.join(glob.escape(folder), "compare*.csv")))
-    elif os.path.isfile(source):
+    elif os.path.exists(source):
         folder = os.path.dirname(os.path.abspath(source))
         cols = _read_rows(source)[0]
-        if all(c in cols for c in LEARNING_COLUMNS):
+        if all(c in cols for c in LEARNING_COLUMNS) or all(c in cols for c in EPISODE_COLUMNS):
             learning, compares = source, []  # the learning curve only (the folder's compare.csv gives its lines)
         elif all(c in cols for c in COMPARE_COLUMNS):
             learning, compares = None, [source]
         else:
-            raise ValueError(f"{source}: not a learning.csv (columns {', '.join(LEARNING_COLUMNS)}) nor a compare.csv "
-                             f"(columns {', '.join(COMPARE_COLUMNS)}); its columns are {', '.join(cols) or 'none'}")
+            raise ValueError(f"{source}: not a learning.csv (columns {', '.join(LEARNING_COLUMNS)}), an episodes.csv "
+                             f"(columns {', '.join(EPISODE_COLUMNS)}) nor a compare.csv (columns "
+                             f"{', '.join(COMPARE_COLUMNS)}); its columns are {', '.join(cols) or 'none'}")
     else:
         raise FileNotFoundError(f"{source}: no such run folder or CSV file")
     if learning is None and not compares:
-        raise ValueError(f"{source}: nothing to plot: no learning.csv and no compare.csv in it (a run folder of "
-                         "gpuplace-train or python -m gpuplace train has them)")
+        raise ValueError(f"{source}: nothing to plot: no learning.csv, episodes.csv or compare.csv in it (a run "
+                         "folder of gpuplace-train, python -m gpuplace train or train-sb3 has them)")
     _plt()  # the error naming the extra before anything is read further
     out_dir = out_dir or folder
     os.makedirs(out_dir, exist_ok=True)
@@ -285,7 +306,12 @@ def training_plots(source: str, out_dir: str | None = None) -> list[str]:
         else:
             lines = {n: float(np.mean(v)) for n, v in held_out.items()}
             where = "held-out seeds"
-        written.append(learning_curve(learning, os.path.join(out_dir, "learning_curve.png"), lines, where))
+        target = os.path.join(out_dir, "learning_curve.png")
+        if all(c in _read_rows(learning)[0] for c in LEARNING_COLUMNS):
+            written.append(learning_curve(learning, target, lines, where))
+        else:  # train-sb3's episodes.csv, with its validation.csv when there is one
+            rows = _sb3_learning_rows(learning, os.path.join(os.path.dirname(os.path.abspath(learning)), "validation.csv"))
+            written.append(_learning_curve_rows(rows, target, lines, where))
     for path in compares:
         jcts = _policy_jcts(path)
         if not jcts:
