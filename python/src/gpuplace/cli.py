@@ -1,4 +1,5 @@
-"""``python -m gpuplace``: evaluate, train-sb3, train (C++ PPO, when built), rllib (Ray), plot, info."""
+"""``python -m gpuplace``: evaluate, train-sb3, train (C++ PPO, when built), rllib (Ray), plot, tensorboard,
+bench, info."""
 
 from __future__ import annotations
 
@@ -399,6 +400,18 @@ def cmd_plot(args) -> int:
     return 0
 
 
+def cmd_tensorboard(args) -> int:
+    from .tensorboard import write_events
+
+    check_output_folder(args.out, "--out")
+    for source in args.runs:  # several runs: each in its own folder under --out, side by side in TensorBoard
+        out = args.out if len(args.runs) == 1 else os.path.join(args.out, os.path.basename(os.path.normpath(source)))
+        for folder in write_events(source, out):
+            print(f"wrote {folder}")
+    print(f"view: tensorboard --logdir {args.out}")
+    return 0
+
+
 def cmd_info(args) -> int:
     print(f"gpuplace {_core.__version__} (core {_core.core_version}, {_core.variant} build)")
     print(f"presets: {', '.join(PRESETS)}")
@@ -542,6 +555,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--y", default="episode_return", help="learning-curve: column to plot")
     p.add_argument("--out", help="the image file; for a run's plots, the folder (default: the run folder)")
     p.set_defaults(fn=cmd_plot)
+
+    p = sub.add_parser("tensorboard", help="a training log (learning.csv of the C++ PPO, train-sb3's episodes.csv) as "
+                                           "TensorBoard event files (needs the sb3 extra)",
+                       epilog=_example("python -m gpuplace tensorboard runs/cpp_ppo --out runs/tb/cpp_ppo"))
+    p.add_argument("runs", nargs="+", metavar="RUN_FOLDER|CSV", help="run folders or learning.csv / episodes.csv files")
+    p.add_argument("--out", required=True, help="the folder the event files go into (tensorboard --logdir OUT)")
+    p.set_defaults(fn=cmd_tensorboard)
 
     # every argument after "bench" goes to gpuplace.bench.main (prefix_chars: none is an option here)
     p = sub.add_parser("bench", add_help=False, prefix_chars="\x00",
