@@ -30,7 +30,8 @@ PHASES = [  # (pattern, phase name), checked in order on every line
     (re.compile(r"^Installing collected packages"), "installing the packages"),
     (re.compile(r"^(Processing|Collecting|Requirement already satisfied|Obtaining)"), "resolving dependencies"),
 ]
-NINJA = re.compile(r"^\[(\d+)/(\d+)\]")
+NINJA = re.compile(r"^\s*\[(\d+)/(\d+)\]")
+OWN = re.compile(r"^\s*(gpuplace build .*)")  # python/cmake/build_progress.py's lines, shown as they are
 
 
 def _mmss(s: float) -> str:
@@ -61,6 +62,11 @@ class Progress:
 
     def line(self, text: str) -> None:
         with self.lock:
+            own = OWN.match(text)
+            if own:
+                print(own.group(1), file=self.out, flush=True)
+                self.last_print = time.monotonic()
+                return
             m = NINJA.match(text)
             if m:
                 self.done, self.total = int(m.group(1)), int(m.group(2))

@@ -5,9 +5,9 @@ for minutes. CMake runs each compile and link step of the core through this scri
 and linker launcher): it says when the step starts, every 25 seconds while it runs, and when it
 ends, with the time since the build was configured (the configure step says how many compile
 steps there are). The lines go to the terminal itself (``/dev/tty``); without one (CI, a notebook,
-a pipe) to the standard error of the process that started the build -- pip, whose own output is
-not captured -- found at configure time (Linux: the nearest ancestor process whose standard output
-is not the build's); else to the standard output, which ninja shows when the step ends and
+a pipe) to the standard error of the pip (or uv) process that runs the build, whose own output is
+not captured, found among the ancestor processes at configure time (Linux); else to the standard
+output, which ninja shows when the step ends and
 ``pip install -v`` shows. ``GPUPLACE_BUILD_PROGRESS=0`` turns the lines off.
 
     build_progress.py --start FILE              at configure time: the build starts now
@@ -36,15 +36,23 @@ def _read_start(start_file: str) -> tuple[float | None, str]:
         return None, ""
 
 
+def _is_pip(pid: int) -> bool:
+    """Whether process ``pid`` is pip (``pip ...``, ``python -m pip ...``) or uv, which capture a
+    build's output."""
+    with open(f"/proc/{pid}/cmdline", "rb") as f:
+        argv = [a.decode(errors="replace") for a in f.read().split(b"\0") if a]
+    names = [os.path.basename(a) for a in argv[:3]]
+    return any(n in ("pip", "pip3", "uv") or n.startswith("pip3.") for n in names)
+
+
 def _outside_capture() -> str:
-    """``/proc/<pid>/fd/2`` of the nearest ancestor whose standard output differs from this
-    process's (pip, when pip runs the build with its output captured); "" when there is none or
-    this is not Linux."""
+    """``/proc/<pid>/fd/2`` of the pip (or uv) process this build runs under: pip shows the build's
+    output only with -v, but its own standard error is where the user looks. "" when there is none
+    or this is not Linux."""
     try:
-        mine = os.readlink("/proc/self/fd/1")
         pid = os.getppid()
         while pid > 1:
-            if os.readlink(f"/proc/{pid}/fd/1") != mine:
+            if _is_pip(pid):
                 return f"/proc/{pid}/fd/2"
             with open(f"/proc/{pid}/stat", encoding="utf-8") as f:
                 pid = int(f.read().rsplit(")", 1)[1].split()[1])

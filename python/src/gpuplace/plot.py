@@ -81,7 +81,7 @@ def read_learning_curve(path: str, x: str = "timesteps", y: str = "episode_retur
     """Reads a learning-curve CSV (train-sb3's episodes.csv, or any CSV with the two columns). A
     missing or empty file, or one without the columns or rows, is an error naming it (a plot of
     nothing would look like a result)."""
-    cols, rows = _read_rows(path)
+    cols, rows = read_rows(path)
     if x not in cols or y not in cols:
         raise ValueError(f"{path}: needs columns {x!r} and {y!r}, has {', '.join(cols)}")
     xs, ys = [], []
@@ -149,7 +149,7 @@ EPISODE_COLUMNS = ("timesteps", "avg_jct")  # train-sb3's episodes.csv (one row 
 COMPARE_COLUMNS = ("policy", "avg_jct")  # compare.csv, an EvalReport's csv()
 
 
-def _read_rows(path: str) -> tuple[list[str], list[dict]]:
+def read_rows(path: str) -> tuple[list[str], list[dict]]:
     """A CSV file's columns and rows; a missing, special (a FIFO), empty or header-only file is an
     error naming it."""
     path = check_input_file(path, "CSV file")
@@ -175,7 +175,7 @@ def _num(x) -> float | None:
 def _policy_jcts(path: str) -> dict[str, list[float]]:
     """Per policy, its avg_jct (hours) on every seed of an EvalReport CSV."""
     out: dict[str, list[float]] = {}
-    for r in _read_rows(path)[1]:
+    for r in read_rows(path)[1]:
         v = _num(r.get("avg_jct"))
         if v is not None:
             out.setdefault(r["policy"], []).append(v / 3600)
@@ -194,15 +194,15 @@ def learning_curve(learning_csv: str, out: str, heuristics: Mapping[str, float] 
     """A training run's learning curve: the mean JCT of training episodes and the greedy validation
     JCT against env steps (learning.csv), the imitation phase shaded, and ``heuristics`` (name ->
     mean JCT in hours) as dashed lines."""
-    return _learning_curve_rows(_read_rows(learning_csv)[1], out, heuristics, where)
+    return _learning_curve_rows(read_rows(learning_csv)[1], out, heuristics, where)
 
 
 def _sb3_learning_rows(episodes_csv: str, validation_csv: str | None) -> list[dict]:
     """train-sb3's episodes.csv (and validation.csv) as learning.csv rows: one per training episode
     (env_steps, mean_jct) and one per validation (env_steps, val_jct), in env-step order."""
-    rows = [{"env_steps": r["timesteps"], "mean_jct": r["avg_jct"]} for r in _read_rows(episodes_csv)[1]]
+    rows = [{"env_steps": r["timesteps"], "mean_jct": r["avg_jct"]} for r in read_rows(episodes_csv)[1]]
     if validation_csv and os.path.exists(validation_csv):
-        rows += [{"env_steps": r["timesteps"], "val_jct": r["val_jct"]} for r in _read_rows(validation_csv)[1]]
+        rows += [{"env_steps": r["timesteps"], "val_jct": r["val_jct"]} for r in read_rows(validation_csv)[1]]
     return sorted(rows, key=lambda r: float(r["env_steps"]))
 
 
@@ -278,7 +278,7 @@ def training_plots(source: str, out_dir: str | None = None) -> list[str]:
         compares = sorted(glob.glob(os.path.join(glob.escape(folder), "compare*.csv")))
     elif os.path.exists(source):
         folder = os.path.dirname(os.path.abspath(source))
-        cols = _read_rows(source)[0]
+        cols = read_rows(source)[0]
         if all(c in cols for c in LEARNING_COLUMNS) or all(c in cols for c in EPISODE_COLUMNS):
             learning, compares = source, []  # the learning curve only (the folder's compare.csv gives its lines)
         elif all(c in cols for c in COMPARE_COLUMNS):
@@ -301,13 +301,13 @@ def training_plots(source: str, out_dir: str | None = None) -> list[str]:
         held_out = _policy_jcts(compares[0] if compares else sibling) if compares or os.path.exists(sibling) else {}
         vh = os.path.join(folder, "validation_heuristics.csv")
         if os.path.exists(vh):
-            lines = {r["policy"]: v / 3600 for r in _read_rows(vh)[1] if (v := _num(r.get("avg_jct"))) is not None}
+            lines = {r["policy"]: v / 3600 for r in read_rows(vh)[1] if (v := _num(r.get("avg_jct"))) is not None}
             where = "validation seeds"
         else:
             lines = {n: float(np.mean(v)) for n, v in held_out.items()}
             where = "held-out seeds"
         target = os.path.join(out_dir, "learning_curve.png")
-        if all(c in _read_rows(learning)[0] for c in LEARNING_COLUMNS):
+        if all(c in read_rows(learning)[0] for c in LEARNING_COLUMNS):
             written.append(learning_curve(learning, target, lines, where))
         else:  # train-sb3's episodes.csv, with its validation.csv when there is one
             rows = _sb3_learning_rows(learning, os.path.join(os.path.dirname(os.path.abspath(learning)), "validation.csv"))

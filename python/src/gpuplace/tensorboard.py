@@ -11,7 +11,7 @@ import glob
 import math
 import os
 
-from .plot import EPISODE_COLUMNS, LEARNING_COLUMNS, _read_rows
+from .plot import EPISODE_COLUMNS, LEARNING_COLUMNS, read_rows
 
 MISSING = ("the TensorBoard export needs torch and tensorboard, which are in gpuplace's 'sb3' extra: "
            "pip install './python[sb3]'")
@@ -40,7 +40,7 @@ def write_events(source: str | os.PathLike, out: str | os.PathLike) -> list[str]
     logs = _logs(source)
     tables = []
     for name, path in logs:
-        cols, rows = _read_rows(path)
+        cols, rows = read_rows(path)
         if all(c in cols for c in LEARNING_COLUMNS):
             step = "env_steps"
         elif all(c in cols for c in EPISODE_COLUMNS):
