@@ -548,7 +548,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="run folders or CSV files (learning.csv, compare.csv); or jct-cdf, timeline, or learning-curve "
                         "followed by CSV files (e.g. runs/maskable_ppo/episodes.csv)")
     _add_scenario(p)
-    _add_policies(p, "heuristics (jct-cdf: all by default; timeline: the first)")
+    # one comma-separated value here: space-separated items would swallow the positional KIND
+    p.add_argument("--policies", metavar="P,P", help="heuristics, comma-separated (jct-cdf: all by default; timeline: "
+                                                     "the first)")
     p.add_argument("--model", help="a MaskablePPO .zip to include")
     p.add_argument("--seeds", type=_SEEDS, default=5)
     p.add_argument("--seed-list", type=seed_list)
