@@ -74,10 +74,10 @@ template <class E = env>
                 P p;
                 p.reset(seed);
                 p.reserve(e.hierarchy());
-                typename round_env_type::any_placer placer{[&p](const auto& v, auto& out) { return p.plan(v, out); }};
+                typename round_env_type::any_placer erased{[&p](const auto& v, auto& out) { return p.plan(v, out); }};
                 auto allocate = policy.make(seed);
                 e.reset(seed);
-                e.run(allocate, placer);
+                e.run(allocate, erased);
                 return episode_outcome{e.episode_metrics(), e.episode_return()};
             };
         });

@@ -244,6 +244,12 @@ gp::metrics metrics_from_dict(py::handle o) {
     opt("avg_fairness", m.avg_fairness);
     opt("max_fairness", m.max_fairness);
     read_optional_metrics(m, opt);
+    if (d.contains("avg_moves")) {  // an episode in rounds (docs/rounds.md)
+        m.rounds = true;
+        opt("avg_moves", m.avg_moves);
+        opt("avg_resizes", m.avg_resizes);
+        opt("avg_suspended_time", m.avg_suspended_time);
+    }
     if (d.contains("jobs_done")) m.jobs_done = d["jobs_done"].cast<std::size_t>();
     if (d.contains("jobs_total")) m.jobs_total = d["jobs_total"].cast<std::size_t>();
     return m;
