@@ -89,6 +89,25 @@ inline CLI::Validator number(double lo, double hi, bool above = false) {
         range);
 }
 
+/// Whether a file can be made in the existing folder `dir` (errno says why not): a probe file made
+/// and removed at once. Permissions alone do not tell (root passes them; /proc and read-only
+/// filesystems refuse what they allow).
+inline bool can_make_file_in(const std::filesystem::path& dir) {
+    std::string probe = (dir / ".gpuplace-write-probe-XXXXXX").string();
+    const int fd = ::mkstemp(probe.data());
+    if (fd < 0) return false;
+    ::close(fd);
+    ::unlink(probe.c_str());
+    return true;
+}
+
+/// "cannot write in <dir> (<errno's words>): expected a folder on a writable filesystem (not
+/// under /proc, /sys or a read-only mount)".
+inline std::string cannot_write_in(const std::string& dir) {
+    return "cannot write in " + dir + " (" + std::generic_category().message(errno) +
+           "): expected a folder on a writable filesystem (not under /proc, /sys or a read-only mount)";
+}
+
 /// Why a file cannot be written at `path` (given by `flag`), or "" when it can: a folder there, a
 /// missing or unwritable folder it would go in.
 inline std::string output_file_problem(const std::string& flag, const std::string& path) {
@@ -101,11 +120,12 @@ inline std::string output_file_problem(const std::string& flag, const std::strin
     if (!fs::is_directory(dir, ec)) return flag + " " + path + ": " + dir.string() + " is a file, not a folder";
     if (fs::exists(path, ec) ? ::access(path.c_str(), W_OK) != 0 : ::access(dir.c_str(), W_OK | X_OK) != 0)
         return flag + " " + path + ": cannot write there (" + std::generic_category().message(errno) + ")";
+    if (!can_make_file_in(dir)) return flag + " " + path + ": " + cannot_write_in(dir.string());  // the file is written beside itself, then renamed
     return {};
 }
 
 /// Why `path` (given by `flag`) cannot be used as an output folder (it, or the folders it would be
-/// made in, cannot be written), or "" when it can. Nothing is created.
+/// made in, cannot be written), or "" when it can. Nothing is left behind (can_make_file_in()).
 inline std::string output_folder_problem(const std::string& flag, const std::string& path) {
     namespace fs = std::filesystem;
     std::error_code ec;
@@ -116,6 +136,7 @@ inline std::string output_folder_problem(const std::string& flag, const std::str
         return flag + " " + path + ": " + (p == fs::absolute(path, ec) ? path : p.string()) + " is a file, not a folder";
     if (::access(p.c_str(), W_OK | X_OK) != 0)
         return flag + " " + path + ": cannot write in " + p.string() + " (" + std::generic_category().message(errno) + ")";
+    if (!can_make_file_in(p)) return flag + " " + path + ": " + cannot_write_in(p.string());
     return {};
 }
 

@@ -7,6 +7,7 @@
 #include <functional>
 #include <limits>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include <gpuplace/json.hpp>
 #include <gpuplace/json/registry.hpp>
 #include <gpuplace/policy_registry.hpp>
+#include <gpuplace/scenario_source.hpp>
 
 #include "cli.hpp"
 
@@ -139,6 +141,7 @@ int main(int argc, char** argv) {
     CLI::App app{"Evaluates heuristic policies on held-out seeds of a scenario (or of a trace replayed on its cluster) "
                  "and prints mean +- standard error; writes per-seed CSV, summary CSV and JSON.",
                  "gpuplace-eval"};
+    app.footer("Example: gpuplace-eval --scenario default --policies pack,topology_greedy --queue sjf,las --seeds 20\n");
     std::string scen = "default", csv, summary_csv, json_out, trace_file, trace_format;
     std::size_t seeds = 20, threads = 0, episode_jobs = 0;
     std::vector<std::string> policies = gpuplace::heuristic_names(), queues;
@@ -154,31 +157,33 @@ int main(int argc, char** argv) {
     app.add_option("--topology", topology, "the cluster instead of the scenario's: a topology preset (--list), a JSON file "
                                            "or JSON text of a topology (e.g. {\"levels\": [...]}; docs/extending.md)");
     app.add_option("--seeds", seeds, "held-out seeds 1000000..")->capture_default_str()->check(gpuplace::apps::whole(1, 1000000));
-    app.add_option("--policies", policies, "heuristics, each optionally '+queue' (default: all), or rollout planners over "
+    app.add_option("--policies", policies, "heuristics, each optionally '+queue' (default: every one that applies: "
+                                           "on GPUs of several types the type-aware ones too), or rollout planners over "
                                            "one: rollout:H, rollout<F>:H (F futures), hindsight:H (not causal; docs/planning.md)")
         ->delimiter(',');
     std::string action_mode;
     app.add_option("--action-mode", action_mode, "what an action chooses: gpu, placement or job (default: the scenario's; "
                                                  "the planners need placement or job)")
         ->check(CLI::IsMember({"gpu", "placement", "job"}));
-    app.add_option("--queue", queues, "run every policy under each queue policy (" + [] {
+    std::vector<std::string> queue_args;  // split below: CLI11's delimiter drops empty items silently
+    app.add_option("--queue", queue_args, "run every policy under each queue policy (" + [] {
         std::string s;
         for (const auto& q : gpuplace::all_queue_names()) s += (s.empty() ? "" : ", ") + q;
         return s;
     }() + "; las, 2d_las and gittins preempt, the *_oracle ones read true durations, the round policies (Gavel's) "
-          "decide in rounds who runs on which GPU type)")->delimiter(',');
+          "decide in rounds who runs on which GPU type)")->type_name("LIST");
     std::string durations;
     double restart_overhead = -1, round = -1, restore = -1;
     app.add_option("--durations", durations, "what the scheduler knows of durations: oracle, hidden or predicted "
                                              "(default: the scenario's; docs/information.md)")
         ->check(CLI::IsMember({"oracle", "hidden", "predicted"}));
     app.add_option("--restart-overhead", restart_overhead, "preemption: seconds a resumed job loses (default: the scenario's)")
-        ->check(CLI::Range(0.0, 1e7));
+        ->check(gpuplace::apps::number(0, 1e7));
     app.add_option("--round", round, "the round length of the round policies (default: the scenario's, 360 s), and for "
                                      "preemption a decision point every this many seconds too (0 = events only)")
-        ->check(CLI::Range(0.0, 1e9));
+        ->check(gpuplace::apps::number(0, 1e9));
     app.add_option("--restore", restore, "round policies: seconds a move or resume of a job costs (its checkpoint-restore; "
-                                         "default: the scenario's, 30 s)")->check(CLI::Range(0.0, 1e7));
+                                         "default: the scenario's, 30 s)")->check(gpuplace::apps::number(0, 1e7));
     app.add_option("--csv", csv, "write the per-seed metrics (CSV)");
     app.add_option("--summary-csv", summary_csv, "write the summary (CSV)");
     app.add_option("--json", json_out, "write the report (JSON)");
@@ -208,6 +213,23 @@ int main(int argc, char** argv) {
     app.add_flag("--calibration", calib, "print the zoo's calibration error on its measurement cluster and exit");
     app.add_flag("--list", list, "list what can be named, by kind (placers, queue policies, planners, topologies, ...), and exit");
     if (const int rc = gpuplace::apps::parse(app, argc, argv); rc >= 0) return rc;
+    if (app.count("--queue")) {  // an empty name would run the scenario's own queue policy without a word
+        std::string known;
+        for (const auto& q : gpuplace::all_queue_names()) known += (known.empty() ? "" : ", ") + q;
+        for (const auto& arg : queue_args) {
+            if (arg.empty())
+                return gpuplace::apps::usage_failure(app, "--queue \"\": no queue policy named (give one or more of " + known + ", separated by commas)");
+            std::stringstream items(arg + ",");
+            std::size_t n = 0;
+            for (std::string item; std::getline(items, item, ',');) {
+                ++n;
+                if (item.empty())
+                    return gpuplace::apps::usage_failure(app, "--queue \"" + arg + "\": item " + std::to_string(n) +
+                                                                  " is empty (give one or more of " + known + ", separated by commas)");
+                queues.push_back(item);
+            }
+        }
+    }
     if (!trace_file.empty() && trace_format.empty()) return gpuplace::apps::usage_failure(app, "--trace needs --format philly|openb|csv");
     if (window.size() == 2 && !(window[0] < window[1]))
         return gpuplace::apps::usage_failure(app, "--window " + gpuplace::apps::readable(window[0]) + "," +
@@ -228,17 +250,17 @@ int main(int argc, char** argv) {
                             "coinor-libclp-dev and configure with -DGPUPLACE_WITH_LP=ON\n");
             return 0;
         }
-        auto s = gpuplace::is_preset_name(scen) ? gpuplace::preset_scenario(scen) : gpuplace::load_scenario(scen);
+        auto s = gpuplace::read_scenario(scen);  // a preset, a file or JSON text; neither: the presets listed
         if (!topology.empty()) {
             s.topology = gpuplace::topology_config_of(topology, "--topology");
             (void)gpuplace::TreeTopology::from_config(s.topology);  // its checks, now
         }
         if (!action_mode.empty()) s.env.mode = gpuplace::parse_action_mode(action_mode, "--action-mode");
         if (!durations.empty()) s.durations.mode = gpuplace::parse_duration_info(durations, "--durations");
-        if (restart_overhead >= 0) s.preemption.restart_overhead = restart_overhead;
-        if (round >= 0) s.preemption.round = round;
-        if (round > 0) s.rounds.length = round;
-        if (restore >= 0) s.rounds.restore.seconds = restore;
+        if (app.count("--restart-overhead")) s.preemption.restart_overhead = restart_overhead;
+        if (app.count("--round")) s.preemption.round = round;
+        if (app.count("--round") && round > 0) s.rounds.length = round;
+        if (app.count("--restore")) s.rounds.restore.seconds = restore;
         const outputs outs{csv, summary_csv, json_out};
         if (calib) return calibration(s);
         // every output is checked before any work starts
@@ -255,6 +277,7 @@ int main(int argc, char** argv) {
             s.workload = w;
             s.name = s.name + " + trace " + trace_file;
         }
+        if (!app.count("--policies")) policies = gpuplace::applicable_heuristic_names(s);  // with the type-aware ones where GPUs differ
         run_eval<gpuplace::env>(s, policies, queues, seeds, threads, outs, episode_jobs > 0);
     } catch (const std::exception& e) {
         return gpuplace::apps::failure(app, e.what());

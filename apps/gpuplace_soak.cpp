@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include <gpuplace/random.hpp>
+#include <gpuplace/scenario_source.hpp>
 #include <gpuplace/json.hpp>
 #include <gpuplace/vector_env.hpp>
 
@@ -77,6 +78,7 @@ int main(int argc, char** argv) try {
                  "it) through thousands of autoresets; exits 1 when the resident memory grows from warm-up to the end by "
                  "more than --max-growth-kb.",
                  "gpuplace-soak"};
+    app.footer("Example: gpuplace-soak --scenario default --envs 8 --steps 1000000\n");
     std::uint64_t steps = 10'000'000, envs = 16, threads = 1, seed = 0, report = 1'000'000, max_growth = 1024;
     std::string scenario_name = "default";
     app.add_option("--steps", steps, "env steps, summed over the envs")->capture_default_str()->check(gpuplace::apps::whole(1));
@@ -89,7 +91,7 @@ int main(int argc, char** argv) try {
         ->capture_default_str()->check(gpuplace::apps::whole(0));
     if (const int rc = gpuplace::apps::parse(app, argc, argv); rc >= 0) return rc;
     const long rss_begin = rss_kb();
-    const auto s = gp::is_preset_name(scenario_name) ? gp::preset_scenario(scenario_name) : gp::load_scenario(scenario_name);
+    const auto s = gp::read_scenario(scenario_name);
     if (envs > probe_envs) {  // an estimate from a few envs before the whole vector env is allocated
         const long before = rss_kb();
         double per_env_kb = 0;

@@ -27,8 +27,9 @@ from collections import defaultdict
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HOUR = 3600.0
-#: Bar colours of the plots by policy kind (a learned policy, model or python, is orange; NOT causal grey).
-COLOURS = {"heuristic": "tab:blue", "planner": "tab:green"}
+#: Bar colours of the plots by policy kind (a trained model orange, a Python policy -- learned or a
+#: hand-written heuristic, the result cannot tell -- purple; NOT causal grey).
+COLOURS = {"heuristic": "tab:blue", "planner": "tab:green", "model": "tab:orange", "python": "tab:purple"}
 
 
 def load(results: str) -> list[dict]:
@@ -97,7 +98,7 @@ def plot_track(track: str, version: str, rs: list[dict], out_dir: str) -> str | 
     names = [label(r) for r in rs]
     diff = [r["vs_best_heuristic"]["metrics"]["avg_jct"]["diff"]["mean"] / HOUR for r in rs]
     sem = [r["vs_best_heuristic"]["metrics"]["avg_jct"]["diff"]["sem"] / HOUR for r in rs]
-    colours = [COLOURS.get(r["policy"]["kind"], "tab:orange") if r["policy"].get("causal", True) else "tab:gray" for r in rs]
+    colours = [COLOURS.get(r["policy"]["kind"], "tab:purple") if r["policy"].get("causal", True) else "tab:gray" for r in rs]
     fig, ax = plt.subplots(figsize=(7, 0.28 * len(rs) + 1.4))
     y = list(range(len(rs)))[::-1]
     ax.barh(y, diff, xerr=sem, color=colours, capsize=2)
@@ -106,8 +107,8 @@ def plot_track(track: str, version: str, rs: list[dict], out_dir: str) -> str | 
     ax.axvline(0, color="black", linewidth=0.8)
     best = rs[0]["vs_best_heuristic"]["policy"]
     ax.set_xlabel(f"mean JCT minus {best}'s, same seeds (h; +- standard error)")
-    ax.set_title(f"{track} {version}: policies against the best heuristic\n(blue: heuristic, orange: learned, green: "
-                 "planner, grey: NOT causal)", fontsize=9)
+    ax.set_title(f"{track} {version}: policies against the best heuristic\n(blue: heuristic, orange: trained model, "
+                 "purple: Python policy, green: planner, grey: NOT causal)", fontsize=9)
     fig.tight_layout()
     os.makedirs(out_dir, exist_ok=True)
     path = os.path.join(out_dir, f"{track}.png")

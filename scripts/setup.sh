@@ -51,6 +51,14 @@ if [ -z "${GPUPLACE_NO_PYTHON:-}" ] && [ -f python/pyproject.toml ]; then
   # rllib: Ray RLlib/Tune (tests/python/test_rllib.py); it pins gymnasium==1.2.2, which SB3 and the bindings run under too.
   # GPUPLACE_CORES=all: every CPU variant of the core (pip's default is this machine's alone), so that
   # scripts/test.sh runs the Python tests under each one this CPU runs.
-  GPUPLACE_CORES="${GPUPLACE_CORES:-all}" .venv/bin/python -m pip install -q "${ROOT}/python[sb3,plot,test,rllib]"
+  # Not on a terminal (CI, a pipe): pip's verbose output through scripts/pip_progress.py, a line per
+  # build phase and at least every 20 s with the compile steps done of the total (the whole output
+  # in .venv/pip-install.log); pip -q alone prints nothing for the minutes the core compiles.
+  if [ -t 1 ]; then
+    GPUPLACE_CORES="${GPUPLACE_CORES:-all}" .venv/bin/python -m pip install -q "${ROOT}/python[sb3,plot,test,rllib]"
+  else
+    GPUPLACE_CORES="${GPUPLACE_CORES:-all}" .venv/bin/python -m pip install -v "${ROOT}/python[sb3,plot,test,rllib]" 2>&1 |
+      .venv/bin/python scripts/pip_progress.py --log .venv/pip-install.log
+  fi
 fi
 step "setup done"

@@ -202,6 +202,35 @@ TEST_CASE("bench: validate accepts a fresh result and names what was edited") {
         CHECK(v.message.find("not a gpuplace-bench result") != std::string::npos);
         CHECK_FALSE(bench::validate_text("{\"format\": ", "broken.json").valid);
     }
+    SUBCASE("a member missing, of another type, episodes dropped or empty: said in gpuplace's words") {
+        auto j = parse_json(bench::result_text(r), "result");
+        j.erase("track");
+        auto v = bench::validate(j);
+        CHECK_FALSE(v.valid);
+        CHECK(v.message == "not a complete result: /track: missing (the track's definition, as gpuplace-bench run writes it)");
+        j = parse_json(bench::result_text(r), "result");
+        j["policy"].erase("kind");
+        CHECK(bench::validate(j).message == "not a complete result: /policy/kind: missing (the policy's, as gpuplace-bench run writes it)");
+        CHECK(bench::validate(bench_test::edited(r, "/actions_kept", "yes")).message ==
+              "not a complete result: /actions_kept: expected true or false (whether the episodes list their actions), got a string \"yes\"");
+        CHECK(bench::validate(bench_test::edited(r, "/episodes", json::array())).message ==
+              "not a complete result: /episodes: empty (a result lists every episode of its track, as gpuplace-bench run writes it)");
+        j = parse_json(bench::result_text(r), "result");
+        j["episodes"][7].erase("actions");
+        CHECK(bench::validate(j).message ==
+              "not a complete result: /episodes/7/actions: missing (its actions, since /actions_kept is true, as gpuplace-bench run writes it)");
+        j = parse_json(bench::result_text(r), "result");
+        j["episodes"].erase(49);
+        j["episodes"].erase(3);
+        CHECK(bench::validate(j).message ==
+              "/episodes: the result lists 48 episodes, track proximity_drl v1 has 50 (seeds 1000000..1000049): episodes were dropped or added");
+        for (const auto& bad : {bench_test::edited(r, "/track", 3), bench_test::edited(r, "/episodes/0", "x")})
+            CHECK(bench::validate(bad).message.find("json.exception") == std::string::npos);
+        // a member the reproduction has and the result lacks
+        j = parse_json(bench::result_text(r), "result");
+        j["summary"].erase("avg_jct");
+        CHECK(bench::validate(j).message.find("at /summary/avg_jct: missing from the result (reproduced {") != std::string::npos);
+    }
     SUBCASE("the timing is not compared") {
         CHECK(bench::validate(bench_test::edited(r, "/timing/seconds", 12345.0)).valid);
     }

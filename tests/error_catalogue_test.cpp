@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <fstream>
 #include <functional>
@@ -95,6 +96,16 @@ const std::vector<example>& catalogue() {
         add("ConfigError", "my.json: not a JSON text file: byte 1 is 0x89, which is not UTF-8 text (a binary file?)",
             [] { (void)gp::parse_scenario("\x89PNG\r\n", "my.json"); });
         add("ConfigError", "scenario file / is a directory, not a file", [] { (void)gp::load_scenario("/"); });
+        add("ConfigError",
+            "scenario file /dev/zero is a character device, not a regular file (an input must be a file of at most 1 GiB (1073741824 bytes))",
+            [] { (void)gp::load_scenario("/dev/zero"); });
+        add("ConfigError", "config /preemption/restart_overhead: must be a finite number >= 0 (got nan)", [] {
+            auto s = gp::default_scenario();
+            s.env.order = gp::queue_order::las;
+            s.preemption.enabled = true;
+            s.preemption.restart_overhead = std::nan("");
+            (void)gp::env{s};
+        });
         add("ConfigError", "config /workload: kind \"trace\" needs \"format\" (philly, openb or csv)",
             [] { (void)gp::parse_scenario(R"({"workload": {"kind": "trace"}})"); });
         add("ConfigError", "config /workload/gpu_counts/8: jobs of 8 GPUs can never fit in a cluster of 4 GPUs", [] {

@@ -297,6 +297,13 @@ TEST_CASE("gpu types: the type-aware heuristics keep a job on one type and choos
     CHECK(names.back() == "throughput_greedy:pack_wait");
     CHECK(gp::heuristic_variants(s).size() == 24 + 48);
     CHECK(gp::heuristic_variants(gp::default_scenario()) == gp::heuristic_variants());
+    // a scenario's default table (gpuplace-eval without --policies): on GPUs of several types, the
+    // type-aware heuristics too
+    const auto table = gp::applicable_heuristic_names(s);
+    CHECK(table.size() == 6 + 12);
+    CHECK(std::find(table.begin(), table.end(), "fastest_type:pack") != table.end());
+    CHECK(std::find(table.begin(), table.end(), "throughput_greedy:topology_greedy") != table.end());
+    CHECK(gp::applicable_heuristic_names(gp::default_scenario()) == gp::heuristic_names());
     CHECK_THROWS_WITH_AS(gp::heuristic("slowest_type:pack"),
                          "unknown policy \"slowest_type:pack\" (known: <rule>:<heuristic> with rule fastest_type or "
                          "throughput_greedy and heuristic random, first_fit, pack, load_balance, topology_greedy, pack_wait)",

@@ -1,6 +1,6 @@
 // Tests of include/gpuplace/information.hpp and the preemptive disciplines (env/discipline.hpp):
 // hand-computed schedules of LAS, 2D-LAS (demotion, starvation promotion), Gittins and SRTF with
-// restart overhead and checkpoints; the Gittins table against its definition; random play with
+// restart overhead and checkpoints; progress with a round shorter than the restart overhead; the Gittins table against its definition; random play with
 // preemption (reward identity, every job run to its work once, attained service monotone,
 // capacity, determinism); and, with hidden durations, observations that do not depend on a
 // job's true duration before it ends.
@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <gpuplace/env.hpp>
@@ -130,6 +131,63 @@ TEST_CASE("preemption: the Gittins index from the workload's sizes ranks a fresh
     CHECK(rounds.at(0).end == 120);
 }
 
+namespace {
+
+/// Runs first-fit for at most `max_steps` steps; whether the episode ended.
+bool ends_within(const gp::scenario& s, std::size_t max_steps, std::map<gp::job_id, gp::job_record>* out = nullptr) {
+    gp::env e(s);
+    gp::first_fit_policy ff;
+    ff.reset(1);
+    e.reset(1);
+    for (std::size_t i = 0; i < max_steps && !e.done(); ++i) e.step(gp::act(e, ff));
+    if (out)
+        for (const auto& rec : e.finished()) (*out)[rec.id] = rec;
+    return e.done();
+}
+
+}  // namespace
+
+TEST_CASE("preemption: a round shorter than the restart overhead still ends, in every discipline") {
+    // one GPU, two 100 s jobs, a decision every 10 s, 30 s to restart. A run that paid a restart
+    // keeps its GPU at the clock's decisions until it has made 30 s of progress: A runs 0-10, B
+    // 10-20 (first runs cost nothing), A resumes 20-80 (30 s restart, 30 s of work), B 80-140, A
+    // 140-200, B 200-260, A 260-320 (its last 30 s: ends), B 320-380.
+    auto s = sched_scenario(1, {{0, 1, 100}, {0, 1, 100}}, gp::queue_order::las, 30);
+    s.preemption.round = 10;
+    std::map<gp::job_id, gp::job_record> r;
+    REQUIRE(ends_within(s, 1000, &r));
+    CHECK(r.at(0).end == 320);
+    CHECK(r.at(1).end == 380);
+    CHECK(r.at(0).lost_gpu_time == 3 * 30);
+    CHECK(r.at(1).lost_gpu_time == 3 * 30);
+    // every discipline, a busier cluster, with and without checkpoints longer than the round
+    for (auto order : {gp::queue_order::las, gp::queue_order::two_d_las, gp::queue_order::gittins, gp::queue_order::srtf})
+        for (double checkpoint : {0.0, 25.0}) {
+            INFO(std::string(gp::to_string(order)), " checkpoint ", checkpoint);
+            auto b = sched_scenario(2, {{0, 1, 300}, {0, 2, 200}, {5, 1, 150}, {7, 1, 400}, {9, 2, 100}, {30, 1, 50}}, order, 30, checkpoint);
+            b.preemption.round = 10;
+            b.preemption.thresholds = {5, 15};
+            b.preemption.starvation = 1;
+            b.preemption.gittins_quantum = 20;
+            std::map<gp::job_id, gp::job_record> done;
+            REQUIRE(ends_within(b, 20000, &done));
+            CHECK(done.size() == 6);
+            for (const auto& [id, rec] : done) CHECK(rec.run_time >= rec.ideal_duration);
+        }
+    // 2D-LAS without rounds: thresholds and starvation below the restart overhead
+    auto t = sched_scenario(1, {{0, 1, 100}, {0, 1, 100}, {0, 1, 100}}, gp::queue_order::two_d_las, 30);
+    t.preemption.thresholds = {10};
+    t.preemption.starvation = 1;
+    CHECK(ends_within(t, 20000));
+    // with nothing to pay for a restart, the clock preempts as before: A 0-10, B 10-20, A 20-30, ...
+    auto free = sched_scenario(1, {{0, 1, 100}, {0, 1, 100}}, gp::queue_order::las, 0);
+    free.preemption.round = 10;
+    std::map<gp::job_id, gp::job_record> f;
+    REQUIRE(ends_within(free, 1000, &f));
+    CHECK(f.at(0).end == 190);
+    CHECK(f.at(1).end == 200);
+}
+
 TEST_CASE("information: the Gittins table equals its definition at every anchor") {
     gp::detail::rng r(5);
     std::vector<double> sizes;
@@ -164,6 +222,36 @@ TEST_CASE("information: configuration errors name the option") {
     s.durations.mode = gp::duration_info::hidden;
     s.env.order = gp::queue_order::sjf;
     CHECK_THROWS_WITH_AS(gp::env{s}, "config /env/queue_policy: \"sjf\" orders jobs by their duration, which durations \"hidden\" does not show",
+                         gp::ConfigError);
+    // NaN, infinite and negative costs, and 2D-LAS without a threshold, name the key and the value
+    const auto preempting = [](gp::queue_order o) {
+        auto p = gp::default_scenario();
+        p.env.order = o;
+        p.preemption.enabled = true;
+        return p;
+    };
+    using pc = gp::preemption_config;
+    for (const auto& [key, field, v, shown] : {std::tuple{"restart_overhead", &pc::restart_overhead, double(NAN), "nan"},
+                                               {"round", &pc::round, INFINITY, "inf"},
+                                               {"checkpoint_interval", &pc::checkpoint_interval, -1.0, "-1"},
+                                               {"starvation", &pc::starvation, -INFINITY, "-inf"}}) {
+        auto p = preempting(gp::queue_order::las);
+        p.preemption.*field = v;
+        CHECK_THROWS_WITH_AS(gp::env{p}, ("config /preemption/" + std::string(key) + ": must be a finite number >= 0 (got " + shown + ")").c_str(),
+                             gp::ConfigError);
+    }
+    auto q = preempting(gp::queue_order::gittins);
+    q.preemption.gittins_quantum = 0;
+    CHECK_THROWS_WITH_AS(gp::env{q}, "config /preemption/gittins_quantum: must be a finite number > 0 (got 0)", gp::ConfigError);
+    auto t = preempting(gp::queue_order::two_d_las);
+    t.preemption.thresholds.clear();
+    CHECK_THROWS_WITH_AS(gp::env{t}, "config /preemption/thresholds: 2d_las needs at least one queue threshold (GPU-seconds; e.g. [3250, 7200]), got none",
+                         gp::ConfigError);
+    t.env.order = gp::queue_order::las;  // las reads no thresholds
+    CHECK_NOTHROW(gp::env{t});
+    CHECK_THROWS_WITH_AS((void)gp::preemption_from_json(json{{"thresholds", json::array()}}),
+                         "config /preemption/thresholds: expected a list of one or more GPU-seconds (e.g. [3250, 7200]), got []", gp::ConfigError);
+    CHECK_THROWS_WITH_AS((void)gp::preemption_from_json(json{{"round", -5}}), "config /preemption/round: value -5 out of range [0.0, 1000000000.0]",
                          gp::ConfigError);
 }
 

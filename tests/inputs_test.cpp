@@ -3,6 +3,7 @@
 // (JSON path, file:line:column, the file or the flag), and nothing is built or changed.
 #include <doctest/doctest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include <gpuplace/gpuplace.hpp>
+#include <gpuplace/input_file.hpp>
 #include <gpuplace/json.hpp>
 #include <gpuplace/rl/rl.hpp>
 
@@ -101,6 +103,38 @@ TEST_CASE("inputs: a directory given as a file says so") {
     CHECK(inputs_error<gp::CheckpointError>([&] { (void)gp::rl::load_checkpoint(d); }) == "checkpoint " + d + " is a directory, not a file");
     CHECK(inputs_error<gp::CheckpointError>([&] { (void)gp::rl::read_state_file(d); }) == "state " + d + " is a directory, not a file");
     CHECK(inputs_error<gp::ConfigError>([&] { (void)gp::load_zoo(d); }) == "model zoo: " + d + " is a directory, not a file");
+}
+
+TEST_CASE("inputs: a device, a FIFO or a file past the size cap is refused before it is read, by every reader") {
+    const auto d = inputs_dir("special");
+    const std::string fifo = d + "/fifo", big = d + "/big.json";
+    REQUIRE(std::system(("mkfifo '" + fifo + "'").c_str()) == 0);  // (sys/stat.h's stat clashes with gpuplace::stat in a unity build)
+    std::ofstream(big) << "{}";
+    std::filesystem::resize_file(big, gp::max_input_bytes + 1);  // sparse: no disk used
+    const std::string cap = "1 GiB (1073741824 bytes)";
+    const std::string zero = "/dev/zero is a character device, not a regular file (an input must be a file of at most " + cap + ")";
+    const std::string pipe = fifo + " is a named pipe (FIFO), not a regular file (an input must be a file of at most " + cap + ")";
+    const std::string large = big + " has 1073741825 bytes, more than the " + cap + " an input file may have";
+    for (const auto& [file, why] : {std::pair{std::string("/dev/zero"), zero}, {fifo, pipe}, {big, large}}) {
+        INFO(file);
+        CHECK(inputs_error<gp::ConfigError>([&] { (void)gp::load_scenario(file); }) == "scenario file " + why);
+        CHECK(inputs_error<gp::ConfigError>([&] { (void)gp::load_zoo(file); }) == "model zoo: " + why);
+        CHECK(inputs_error<gp::ConfigError>([&] { (void)gp::topology_config_of(file, "--topology"); }) == "--topology: " + why);
+        CHECK(inputs_error<gp::TraceError>([&] { (void)gp::load_trace(gp::trace_format::csv, file, gp::ModelZoo::builtin()); }) == why);
+        CHECK(inputs_error<gp::ConfigError>([&] { (void)gp::interference_table::load_profile(file, gp::ModelZoo::builtin(), gp::interference_table(gp::ModelZoo::builtin().size())); }) ==
+              "co-location profile: " + why);
+        CHECK(inputs_error<gp::CheckpointError>([&] { (void)gp::rl::load_checkpoint(file); }) == "checkpoint " + why);
+        CHECK(inputs_error<gp::CheckpointError>([&] { (void)gp::rl::read_state_file(file); }) == "state " + why);
+        CHECK(inputs_error<gp::ConfigError>([&] { (void)gp::read_input_file<gp::ConfigError>(file, "config file"); }) == "config file " + why);
+    }
+    CHECK(inputs_error<gp::Error>([&] { (void)gp::read_input_file(d + "/none.json", "result file"); }) ==
+          "cannot open result file \"" + d + "/none.json\"");
+    std::ofstream(d + "/small.json") << "{\"name\": \"x\"}";
+    CHECK(gp::read_input_file(d + "/small.json", "result file") == "{\"name\": \"x\"}");
+    // the cap holds while reading too: a file that grows past it (here: a smaller cap)
+    std::string out;
+    CHECK(inputs_error<gp::Error>([&] { (void)gp::detail::read_input_file<gp::Error>("/proc/self/status", out, "status", "", 16); }) ==
+          "status has more than the 16 bytes an input file may have");
 }
 
 TEST_CASE("inputs: trace times and durations are bounded, with file:line:column") {

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include <gpuplace/atomic_file.hpp>
+#include <gpuplace/input_file.hpp>
 #include <gpuplace/gpuplace.hpp>
 #include <gpuplace/json.hpp>
 #include <gpuplace/rl/rl.hpp>
@@ -45,14 +46,7 @@ extern "C" void on_signal(int sig) {
     (void)!write(2, msg, sizeof msg - 1);
 }
 
-std::string read_file(const std::string& f) {
-    if (std::filesystem::is_directory(f)) throw ConfigError("config file " + display_path(f) + " is a directory, not a file");
-    std::ifstream in(f);
-    if (!in) throw ConfigError("cannot open config file \"" + display_path(f) + "\"");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
+std::string read_file(const std::string& f) { return read_input_file<ConfigError>(f, "config file"); }
 
 /// `s` as one word for /bin/sh: in single quotes, each ' written as '\''.
 std::string shell_quote(const std::string& s) {
@@ -132,6 +126,7 @@ int gpuplace::apps::train_main(int argc, char** argv, const train_seams& seams) 
     CLI::App app{"Trains the reference PPO on a scenario, then (with --compare) evaluates it against every heuristic "
                  "on held-out seeds. Without --config, the embedded default config (--print-config) is used.",
                  "gpuplace-train"};
+    app.footer("Example: gpuplace-train --scenario default --steps 200000 --out runs/default --compare\n");
     std::string config_file, scenario_name, out = "out/train", load, action_mode;
     std::size_t steps = 0, seed = 0, restarts = 0, threads = 0, checkpoint_every = 0, seeds = 20;
     bool resume = false, overwrite = false, do_compare = false, no_plot = false, print_config = false;
@@ -216,6 +211,16 @@ int gpuplace::apps::train_main(int argc, char** argv, const train_seams& seams) 
             if (std::none_of(layers.begin(), layers.end(), [](const auto& l) { return l.sets("/scenario"); })) rc.scenario = ck->scenario;
             do_compare = true;
         }
+        // a trace shorter than the episodes asked of it replays whole: say how many jobs an episode has
+        for (const auto& ts : ck ? std::vector<scenario>{rc.eval_scenario()} : rc.train_scenarios())
+            if (ts.workload.kind == "trace" && ts.workload.episode_jobs > 0) {
+                env probe(ts);
+                probe.reset(1);
+                if (const auto n = probe.simulator().jobs().size(); n < ts.workload.episode_jobs)
+                    apps::warning(app, "scenario " + ts.name + " asks for episodes of " + std::to_string(ts.workload.episode_jobs) +
+                                           " jobs (episode_jobs), but its trace gives " + std::to_string(n) +
+                                           " (seed 1's episode): an episode replays a whole file when it has fewer jobs");
+            }
         // every output is checked before any work starts
         if (const auto why = apps::output_folder_problem("--out", out); !why.empty()) return apps::failure(app, why);
         if (load.empty() && !resume && !overwrite && std::filesystem::exists(out + "/run.json"))

@@ -118,3 +118,34 @@ input_case(soak_steps_below_envs gpuplace-soak 0
            --envs 4 --steps 2)
 input_case(soak_scenario_directory gpuplace-soak 1 "gpuplace-soak: error: scenario file ${in} is a directory, not a file"
            --scenario ${in})
+
+# ---- NaN, infinities, negatives and empty names: refused with the option and the value -------------
+input_case(eval_restart_overhead_nan gpuplace-eval 2
+           "gpuplace-eval: --restart-overhead: \"nan\" is not a number (expected a number in [0, 1e+07])" --restart-overhead nan)
+input_case(eval_round_inf gpuplace-eval 2 "gpuplace-eval: --round: \"inf\" is not a number (expected a number in [0, 1e+09])" --round inf)
+input_case(eval_round_negative gpuplace-eval 2 "gpuplace-eval: --round: -10 is out of range (expected a number in [0, 1e+09])" --round -10)
+add_test(NAME app_input_eval_queue_empty COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:gpuplace-eval> "-DARGS=--seeds;1;--queue"
+         -DEMPTY_LAST=ON -DEXPECT=2 "-DCONTAINS=gpuplace-eval: --queue \"\": no queue policy named (give one or more of fifo, backfill, sjf"
+         -P ${exit_status})
+input_case(eval_queue_empty_item gpuplace-eval 2 "gpuplace-eval: --queue \"las,,sjf\": item 2 is empty (give one or more of fifo, backfill, sjf"
+           --queue las,,sjf)
+
+# ---- what is not a regular file, and output folders that cannot be written -------------------------
+set(dev_zero "/dev/zero is a character device, not a regular file (an input must be a file of at most 1 GiB (1073741824 bytes))")
+input_case(eval_scenario_dev_zero gpuplace-eval 1 "gpuplace-eval: error: scenario file ${dev_zero}" --scenario /dev/zero)
+input_case(eval_trace_dev_zero gpuplace-eval 1 "gpuplace-eval: error: ${dev_zero}" --trace /dev/zero --format csv --seeds 1)
+input_case(eval_topology_dev_zero gpuplace-eval 1 "gpuplace-eval: error: --topology: ${dev_zero}" --topology /dev/zero --seeds 1)
+input_case(train_config_dev_zero gpuplace-train 1 "gpuplace-train: error: config file ${dev_zero}" --config /dev/zero --out ${scratch}/train)
+input_case(train_load_dev_zero gpuplace-train 1 "gpuplace-train: error: checkpoint ${dev_zero}" --load /dev/zero --out ${scratch}/train)
+input_case(bench_validate_dev_zero gpuplace-bench 1 "/dev/zero: INVALID: result file ${dev_zero}" validate /dev/zero --quiet)
+input_case(bench_out_dir_proc gpuplace-bench 1 "gpuplace-bench: error: --out-dir /proc/gpuplace_results: cannot write in /proc ("
+           run --track proximity_drl --policy pack --out-dir /proc/gpuplace_results --quiet)
+input_case(eval_json_proc gpuplace-eval 1 "gpuplace-eval: error: --json /proc/gpuplace.json: cannot write in /proc (" --seeds 1 --json /proc/gpuplace.json)
+input_case(train_out_proc gpuplace-train 1 "gpuplace-train: error: --out /proc/gpuplace_run: cannot write in /proc ("
+           --config ${CMAKE_CURRENT_SOURCE_DIR}/testdata/train_smoke.json --out /proc/gpuplace_run --no-plot)
+input_case(eval_scenario_unknown gpuplace-eval 1
+           "gpuplace-eval: error: scenario \"nosuch\": not JSON text (it does not start with '{'), not a preset (default, proximity_drl, colocation"
+           --scenario nosuch)
+input_case(train_short_trace gpuplace-train 1
+           "gpuplace-train: warning: scenario short_trace asks for episodes of 50 jobs (episode_jobs), but its trace gives 2 (seed 1's episode)"
+           --scenario ${in}/scenario_short_trace.json --out /proc/gpuplace_run --no-plot)

@@ -110,6 +110,19 @@ for sig, code in [("INT", 130), ("TERM", 143), ("INT2", 130)]:
     if r.returncode == 0:
         same_as_reference(out, f"SIG{sig}")
 
+# a saved state deleted: the resume names the missing file instead of starting over
+gone = os.path.join(work, "state_deleted")
+r = run(gone, kill="iteration:10:INT")
+if r.returncode == 130:
+    for name in ("state.bin", "state.prev.bin"):
+        if os.path.exists(os.path.join(gone, "seed_1", name)):
+            os.remove(os.path.join(gone, "seed_1", name))
+    r = run(gone, resume=True)
+    check(r.returncode == 1 and os.path.join(gone, "seed_1", "state.bin") + " does not exist" in r.stderr,
+          "a deleted state: the resume names it", r)
+else:
+    check(False, "the run stopped by SIGINT for the deleted-state case", r)
+
 # nothing to resume
 r = run(os.path.join(work, "empty"), resume=True)
 check(r.returncode == 1 and "holds no run to resume" in r.stderr, "--resume of a folder without a run", r)

@@ -3,7 +3,7 @@
 evaluates it on held-out seeds next to every heuristic, in the C++ harness's table format.
 
     python examples/python/train_maskable_ppo.py                      # 100k steps, 10 seeds
-    python examples/python/train_maskable_ppo.py --timesteps 20000 --seeds 5
+    python examples/python/train_maskable_ppo.py --steps 20000 --seeds 5
     python examples/python/train_maskable_ppo.py --placement-reward 1   # denser reward for training
     python examples/python/train_maskable_ppo.py --quick              # a smoke run (CI)
 
@@ -26,7 +26,7 @@ from gpuplace.sb3 import train_maskable_ppo
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--scenario", default="default", help="preset, JSON file or JSON text")
-    ap.add_argument("--timesteps", type=int, default=100_000)
+    ap.add_argument("--steps", "--timesteps", type=int, default=100_000, help="PPO env steps (--timesteps: the old spelling)")
     ap.add_argument("--num-envs", type=int, default=16)
     ap.add_argument("--n-steps", type=int, default=128)
     ap.add_argument("--seed", type=int, default=0)
@@ -39,7 +39,7 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="2048 steps, 2 seeds: checks that everything runs")
     args = ap.parse_args()
     if args.quick:
-        args.timesteps, args.seeds, args.num_envs, args.n_steps = 2048, 2, 8, 64
+        args.steps, args.seeds, args.num_envs, args.n_steps = 2048, 2, 8, 64
 
     torch.set_num_threads(1)
     os.makedirs(args.out, exist_ok=True)
@@ -49,7 +49,7 @@ def main() -> None:
     t0 = time.perf_counter()
     model, cb = train_maskable_ppo(
         train_scenario,
-        total_timesteps=args.timesteps,
+        total_timesteps=args.steps,
         num_envs=args.num_envs,
         n_steps=args.n_steps,
         seed=args.seed,

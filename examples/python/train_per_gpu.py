@@ -32,14 +32,15 @@ def main() -> None:
     ap.add_argument("--scenario", default="default")
     ap.add_argument("--teacher", default="pack", help='heuristic to clone, e.g. "pack" or "pack+sjf"')
     ap.add_argument("--imitation-steps", type=int, default=400_000)
-    ap.add_argument("--timesteps", type=int, default=600_000, help="PPO env steps (value warm-up included)")
+    ap.add_argument("--steps", "--timesteps", type=int, default=600_000,
+                    help="PPO env steps (value warm-up included; --timesteps: the old spelling)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--seeds", type=int, default=20, help="held-out evaluation seeds")
     ap.add_argument("--out", default="runs/example_per_gpu")
     ap.add_argument("--quick", action="store_true", help="4k + 4k steps, 3 seeds: checks that everything runs")
     args = ap.parse_args()
     if args.quick:
-        args.imitation_steps, args.timesteps, args.seeds = 4096, 4096, 3
+        args.imitation_steps, args.steps, args.seeds = 4096, 4096, 3
 
     torch.set_num_threads(1)  # small batches: one thread is fastest
     os.makedirs(args.out, exist_ok=True)
@@ -54,7 +55,7 @@ def main() -> None:
     print(f"cloned {args.teacher}: agreement {warm['agreement']:.3f} after {warm['imitation_steps']} env steps; "
           f"value warm-up {warm['warmup_steps']} steps")
     # reset_num_timesteps=False: the learning rate anneals over the whole budget, warm-up included
-    rest = args.timesteps - warm["warmup_steps"]
+    rest = args.steps - warm["warmup_steps"]
     model.learn(rest, reset_num_timesteps=False, callback=make_callback(show_progress=not args.quick, total=rest))
     seconds = time.perf_counter() - t0
     steps = warm["imitation_steps"] + model.num_timesteps

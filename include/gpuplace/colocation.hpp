@@ -5,13 +5,14 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <fstream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "data.hpp"
+#include "detail/input_file.hpp"
 #include "error.hpp"
 #include "model_zoo.hpp"
 
@@ -89,8 +90,10 @@ public:
                                                          interference_table (*read_json)(const std::string&, const ModelZoo&,
                                                                                           interference_table) = nullptr) {
         const std::string file = resolve_data_path(path);
-        std::ifstream in(file);
-        if (!in) throw ConfigError("co-location profile: cannot open \"" + display_path(file) + "\"");
+        std::string text;
+        if (!detail::read_input_file<ConfigError>(file, text, display_path(file), "co-location profile: "))
+            throw ConfigError("co-location profile: cannot open \"" + display_path(file) + "\"");
+        std::istringstream in(std::move(text));
         if (base.num_models() != zoo.size()) base = interference_table(zoo.size());
         const bool is_json = file.size() >= 5 && file.substr(file.size() - 5) == ".json";
         if (is_json) {

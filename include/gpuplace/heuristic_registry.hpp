@@ -55,6 +55,15 @@ inline constexpr auto builtin_heuristics = std::tuple{
     return v;
 }
 
+/// The heuristics that apply to scenario s (a scenario's default table): heuristic_names(), and on
+/// a heterogeneous cluster (GPUs of several types) type_aware_heuristic_names() too.
+[[nodiscard]] inline std::vector<std::string> applicable_heuristic_names(const scenario& s) {
+    auto v = heuristic_names();
+    if (TreeTopology::from_config(s.topology, "/topology").heterogeneous())
+        for (auto& h : type_aware_heuristic_names()) v.push_back(std::move(h));
+    return v;
+}
+
 /// Every heuristic under every queue policy, "<heuristic>+<queue>" (heuristic by heuristic): the
 /// honest yardstick, since the queue order is as much a scheduler's decision as placement is.
 [[nodiscard]] inline std::vector<std::string> heuristic_variants() {

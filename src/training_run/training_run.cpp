@@ -15,6 +15,7 @@
 #include <thread>
 
 #include <gpuplace/json.hpp>
+#include <gpuplace/input_file.hpp>
 #include <gpuplace/detail/number_format.hpp>
 #include <gpuplace/rl/checkpoint.hpp>
 #include <gpuplace/rl/state_file.hpp>
@@ -279,7 +280,14 @@ gpuplace::scenario run_config::load(const json& sc) const {
     gpuplace::scenario s;
     if (sc.is_string()) {
         const auto n = sc.get<std::string>();
-        s = is_preset_name(n) ? preset_scenario(n) : gpuplace::load_scenario(relative_to(n, base_dir));
+        const auto file = relative_to(n, base_dir);
+        if (!is_preset_name(n) && !is_data_path(n) && !std::filesystem::exists(file)) {
+            std::string presets;
+            for (const auto& p : preset_names()) presets += p + ", ";
+            throw ConfigError("cannot open scenario file \"" + display_path(file) + "\" (nor is \"" + n + "\" a preset: " + presets +
+                              "philly:<file>, philly_hidden:<file>)");
+        }
+        s = is_preset_name(n) ? preset_scenario(n) : gpuplace::load_scenario(file);
     } else {
         s = gpuplace::scenario_from_json(sc);
         s.resolve_paths(base_dir);
@@ -392,10 +400,7 @@ constexpr std::string_view learning_header =
 }
 
 [[nodiscard]] std::string read_text(const std::string& file) {
-    std::ifstream in(file, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
+    return gpuplace::read_input_file<CheckpointError>(file, "");
 }
 
 /// A network's parameters and normalisers as a state document (the same layout as save_state()'s).
@@ -464,6 +469,10 @@ void set_network_state(actor_critic& net, const json& j, const std::string& src,
     }
 }
 
+/// The file a restart's folder keeps once it saved a state: a resume that finds no state there then
+/// refuses (the state was deleted or moved) instead of starting the restart again from nothing.
+constexpr const char* state_mark = "/state.saved";
+
 /// Writes a restart's state: the last one becomes state.prev.bin, then state.bin is written atomically.
 void write_restart_state(const std::string& dir, const json& doc, const write_observer& on_write) {
     namespace fs = std::filesystem;
@@ -471,6 +480,8 @@ void write_restart_state(const std::string& dir, const json& doc, const write_ob
     std::error_code ec;
     if (fs::exists(cur)) fs::rename(cur, prev, ec);
     write_state_file(cur, doc, on_write);
+    if (!fs::exists(dir + state_mark, ec))
+        write_file_atomic(dir + state_mark, "this restart saved its training state in state.bin (gpuplace-train --resume reads it)\n");
 }
 
 /// What one restart of a run trains and where (train_restart()).
@@ -503,6 +514,10 @@ restart_result train_restart(const restart_plan& p, const run_options& o, const 
     if (o.resume) {
         std::string used;
         const auto st = read_restart_state(dir, used, o.print);
+        if (st.is_null() && fs::exists(dir + state_mark))
+            throw CheckpointError("resume: " + dir + "/state.bin does not exist (nor state.prev.bin), but the run saved its state there (" +
+                                  dir + state_mark + "): put the state back, or start the run over with --overwrite");
+        if (st.is_null()) say(tag + "no saved state in " + dir + " (stopped before its first save): starting from the beginning\n");
         if (!st.is_null()) {
             const auto& fmt = detail::state_get(st, used, "", "format");
             if (fmt != "gpuplace-restart-state") throw CheckpointError("state " + used + ": /format: not a restart state");
@@ -738,11 +753,13 @@ run_result train_run_on(const run_config& rc, const run_options& o) {
         for (const auto& d : {fs::path(o.out)}) {
             fs::remove(d / "state.bin", ec);
             fs::remove(d / "state.prev.bin", ec);
+            fs::remove(d / "state.saved", ec);
         }
         for (std::size_t r = 0; r < 64; ++r) {
             const auto d = fs::path(o.out) / ("seed_" + std::to_string(rc.ppo.seed + r));
             fs::remove(d / "state.bin", ec);
             fs::remove(d / "state.prev.bin", ec);
+            fs::remove(d / "state.saved", ec);
         }
         auto stored = ident;
         stored["base_dir"] = rc.base_dir;  // where the config's relative file names are (not compared)

@@ -106,3 +106,24 @@ def test_progress_lines(tmp_path):
     assert run("--say", clock, "hello").stdout.startswith("gpuplace build [0:")
     quiet = run(clock, "common", "--", sys.executable, "-c", "pass", GPUPLACE_BUILD_PROGRESS="0")
     assert quiet.returncode == 0 and quiet.stdout == ""
+
+
+def test_progress_lines_reach_pips_stderr_when_pip_captures_the_build(tmp_path):
+    """Under pip (here a stand-in named pip) with the build's output captured and no terminal, the
+    lines go to pip's own standard error as they happen, not into the captured output."""
+    script = os.path.join(ROOT, "python", "cmake", "build_progress.py")
+    clock = str(tmp_path / "start")
+    pip = tmp_path / "pip"
+    pip.write_text(f"#!{sys.executable}\nimport subprocess, sys\n"
+                   f"cap = dict(stdout=subprocess.PIPE, stderr=subprocess.STDOUT)\n"
+                   f"subprocess.run([sys.executable, {script!r}, '--start', {clock!r}], **cap)\n"
+                   f"r = subprocess.run([sys.executable, {script!r}, {clock!r}, 'common', '--', sys.executable, '-c', "
+                   f"'pass'], **cap)\n"
+                   f"print('captured:', repr(r.stdout.decode()))\n")
+    pip.chmod(0o755)
+    p = subprocess.run([str(pip)], capture_output=True, text=True, start_new_session=True, timeout=60)
+    assert p.stdout.strip() == "captured: ''"
+    lines = p.stderr.splitlines()
+    step = re.escape("compiling the bindings (python/cpp/, one translation unit)")
+    assert len(lines) == 2 and re.fullmatch(rf"gpuplace build \[0:0\d\] {step} \.\.\.", lines[0]), lines
+    assert lines[1].endswith(": done in 0 s"), lines

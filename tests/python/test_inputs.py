@@ -183,14 +183,14 @@ def test_train_config_must_be_a_json_object(tmp_path, capsys, content, match):
     (["evaluate", "--threads", "-1"], r"argument --threads: -1 out of range: expected a number of threads \(0: every core\)"),
     (["plot", "jct-cdf", "--seed-list", "a"], r"argument --seed-list: 'a': item 1: 'a' is not a seed"),
     (["train-sb3", "--n-steps", "0"], r"argument --n-steps: 0 out of range: expected a whole number >= 1"),
-    (["train-sb3", "--timesteps", "-5"], r"argument --timesteps: -5 out of range: expected a whole number >= 1"),
+    (["train-sb3", "--steps", "-5"], r"argument --steps: -5 out of range: expected a whole number >= 1"),
     (["train-sb3", "--gamma", "nan"], r"argument --gamma: nan out of range: expected a discount in \(0, 1\]"),
     (["train-sb3", "--gamma", "1.5"], r"argument --gamma: 1\.5 out of range"),
     (["train-sb3", "--gamma", "0"], r"argument --gamma: 0 out of range"),
     (["train-sb3", "--num-envs", "0"], r"argument --num-envs: 0 out of range"),
     (["train-sb3", "--imitation-steps", "-1"], r"argument --imitation-steps: -1 out of range"),
     (["train-sb3", "--seed", "x"], r"argument --seed: 'x' is not a seed"),
-    (["train", "--timesteps", "0"], r"argument --timesteps: 0 out of range"),
+    (["train", "--steps", "0"], r"argument --steps: 0 out of range"),
     (["train", "--restarts", "0"], r"argument --restarts: 0 out of range"),
 ])
 def test_bad_option_values_are_usage_errors(capsys, argv, match):
@@ -204,7 +204,7 @@ def test_bad_option_values_are_usage_errors(capsys, argv, match):
     (["evaluate", "--policies", ",", "--seeds", "1"], r"--policies ',': no heuristic names \(known: .*pack"),
     (["evaluate", "--seeds", "1", "--csv", "{tmp}/no/such/folder/r.csv"], r"--csv .*r\.csv: the folder .*folder does not exist"),
     (["evaluate", "--seeds", "1", "--json", "{tmp}"], r"--json .*: is a folder, not a file name"),
-    (["train-sb3", "--out", "{tmp}/file", "--timesteps", "1"], r"--out .*file: is a file, not a folder"),
+    (["train-sb3", "--out", "{tmp}/file", "--steps", "1"], r"--out .*file: is a file, not a folder"),
     (["train-sb3", "--num-envs", "4", "--threads", "5", "--out", "{tmp}/run"],
      r"--threads 5 out of range \[1, 4\] \(each thread steps at least one of the --num-envs 4 envs\)"),
     (["plot", "jct-cdf", "--seeds", "1", "--out", "{tmp}/no/cdf.png"], r"--out .*cdf\.png: the folder .* does not exist"),
@@ -455,3 +455,98 @@ def test_progress_bar_counts_the_env_steps_of_learn(monkeypatch):
     model = _per_gpu_model(_cluster(2))
     model.learn(32, callback=ProgressBar())
     assert bars[0].total == 32 and bars[0].n == 32 and bars[0].desc == "MaskablePPO"
+
+
+# ---- numbers that are not numbers, files that are not files, budgets that train nothing ----------
+
+
+@pytest.mark.parametrize("argv,match", [
+    (["evaluate", "--round", "nan"], r"argument --round: nan out of range"),
+    (["evaluate", "--round", "-1"], r"argument --round: -1 out of range"),
+    (["evaluate", "--restart-overhead", "inf"], r"argument --restart-overhead: inf out of range"),
+    (["evaluate", "--restart-overhead", "-30"], r"argument --restart-overhead: -30 out of range"),
+    (["evaluate", "--time-scale", "0"], r"argument --time-scale: 0 out of range"),
+    (["evaluate", "--target-load=-inf"], r"argument --target-load: -inf out of range"),
+    (["evaluate", "--threads", "-1"], r"argument --threads: -1 out of range"),
+])
+def test_nan_infinite_and_negative_numbers_are_refused_by_name(capsys, argv, match):
+    code, out, err = _cli(capsys, argv)
+    assert code == 2 and out == "" and re.search(match, err), err
+
+
+@pytest.mark.parametrize("overrides,match", [
+    ({"preemption": {"round": float("nan")}}, r"/preemption/round: nan is not a finite number"),
+    ({"preemption": {"restart_overhead": float("inf")}}, r"/preemption/restart_overhead: inf is not a finite number"),
+    ({"preemption": {"restart_overhead": -5.0}}, r"/preemption/restart_overhead: value -5\.0 out of range"),
+])
+def test_the_python_api_refuses_them_too(overrides, match):
+    with pytest.raises(gpuplace.ConfigError, match=match):
+        gpuplace.gymnasium.GymnasiumEnv(overrides=overrides)
+    with pytest.raises(gpuplace.ConfigError, match=r"train_per_gpu: gamma nan"):
+        from gpuplace.sb3 import train_per_gpu
+
+        train_per_gpu("default", gamma=float("nan"), show_progress=False)
+
+
+@pytest.fixture
+def fifo(tmp_path):
+    path = tmp_path / "fifo"
+    os.mkfifo(path)
+    return str(path)
+
+
+def test_files_that_are_not_regular_files_are_refused_before_reading(capsys, tmp_path, fifo):
+    trace = os.path.join(os.path.dirname(__file__), "..", "..", "data", "philly", "0e4a51.trace")
+    for argv, match in [
+        (["evaluate", "--scenario", fifo], rf'scenario file "{fifo}" is a FIFO, not a regular file \(only regular files '
+                                           r"of at most 1 GiB are read\)"),
+        (["evaluate", "--scenario", str(tmp_path)], rf'scenario file "{tmp_path}" is a directory, not a file'),
+        (["evaluate", "--trace", "/dev/zero", "--format", "csv"], r'--trace "/dev/zero" is a device, not a regular file'),
+        (["evaluate", "--trace", fifo, "--format", "philly"], rf'--trace "{fifo}" is a FIFO'),
+        (["train", "--config", fifo, "--out", str(tmp_path / "run")], rf'training config file "{fifo}" is a FIFO'),
+        (["evaluate", "--model", fifo, "--seeds", "1"], rf'model "{fifo}" is a FIFO'),
+        (["plot", "learning-curve", fifo, "--out", str(tmp_path / "c.png")], rf'"{fifo}" is a FIFO'),
+    ]:
+        code, _, err = _cli(capsys, argv)
+        assert code == 2 and re.search(match, err), (argv, err)
+    assert os.path.exists(trace)
+    from gpuplace.bench import main as bench_main
+
+    assert bench_main(["validate", "/dev/zero"]) == 2
+    assert 'result file "/dev/zero" is a device' in capsys.readouterr().err
+
+
+def test_a_file_above_the_cap_is_refused_with_both_sizes(tmp_path):
+    from gpuplace._files import check_input_file
+
+    big = tmp_path / "big.json"
+    big.write_bytes(b" " * 3000)
+    with pytest.raises(gpuplace.ConfigError, match=r'scenario file ".*big\.json" is 2\.9 KiB, larger than the 2 KiB an '
+                                                  r"input file may be"):
+        check_input_file(big, "scenario file", max_bytes=2048)
+
+
+def test_train_sb3_refuses_a_budget_below_one_ppo_iteration(capsys, tmp_path):
+    code, _, err = _cli(capsys, ["train-sb3", "--steps", "1000", "--out", str(tmp_path / "r"), "-q"])
+    assert code == 2 and ("total_timesteps 1000 is less than one PPO iteration after the value warm-up (10 value "
+                          "warm-up iterations take 20480 of them): one iteration is n_steps * num_envs = 128 * 16 = "
+                          "2048 env steps; give at least 22528") in err
+    code, _, err = _cli(capsys, ["train-sb3", "--policy", "mlp", "--steps", "100", "--num-envs", "4", "--n-steps", "64",
+                                 "--out", str(tmp_path / "r"), "-q"])
+    assert code == 2 and "total_timesteps 100 is less than one PPO iteration: one iteration is n_steps * num_envs = " \
+                         "64 * 4 = 256 env steps" in err
+    assert not (tmp_path / "r" / "maskable_ppo.zip").exists()
+
+
+def test_resume_without_saved_state_names_the_missing_file(capsys, tmp_path, small):
+    if not getattr(_core, "has_ppo", False):
+        pytest.skip("built without the C++ PPO")
+    out = tmp_path / "run"
+    cfg = {"scenario": dict(small, workload=dict(small["workload"], num_jobs=20)), "restarts": 1, "validation_seeds": 1,
+           "checkpoint_every": 1, "ppo": {"total_steps": 256, "num_envs": 2, "num_steps": 32, "imitation_steps": 0,
+                                          "value_warmup": 0, "network": {"hidden": [8], "value_hidden": [8]}}}
+    gpuplace.ppo.run(cfg, out=str(out), show_progress=False)
+    for f in ("state.bin", "state.prev.bin"):
+        (out / f).unlink(missing_ok=True)
+    code, _, err = _cli(capsys, ["train", "--out", str(out), "--resume", "--seeds", "0", "-q"])
+    assert code == 2 and f"resume: the run in {out} has no saved training state: {out}/state.bin does not exist" in err

@@ -64,7 +64,54 @@ def test_plot_errors_name_the_file(tmp_path, capsys):
     assert f"{tmp_path / 'other.csv'}: not a learning.csv" in err and "its columns are a, b" in err
     (tmp_path / "empty").mkdir()
     assert main(["plot", str(tmp_path / "empty")]) == 2
-    assert "nothing to plot: no learning.csv and no compare.csv" in capsys.readouterr().err
+    assert "nothing to plot: no learning.csv, episodes.csv or compare.csv" in capsys.readouterr().err
+
+
+def test_an_empty_or_missing_csv_is_an_error_not_a_blank_png(tmp_path, capsys):
+    (tmp_path / "empty.csv").write_text("")
+    (tmp_path / "header.csv").write_text("timesteps,episode_return,length,avg_jct,avg_comm_cost\n")
+    png = tmp_path / "c.png"
+    for csv, match in [("empty.csv", "an empty CSV file (no header, no rows): nothing to plot"),
+                       ("header.csv", "no rows under its header (timesteps, episode_return"),
+                       ("missing.csv", "cannot open it: No such file or directory")]:
+        assert main(["plot", "learning-curve", str(tmp_path / csv), "--out", str(png)]) == 2
+        err = capsys.readouterr().err
+        assert csv in err and match in err, err
+        assert main(["plot", str(tmp_path / csv)]) == 2
+        assert csv in capsys.readouterr().err
+    assert not png.exists()
+
+
+def test_plot_a_train_sb3_run_folder(tmp_path, capsys, small):
+    run = tmp_path / "sb3"
+    run.mkdir()
+    (run / "episodes.csv").write_text("timesteps,episode_return,length,avg_jct,avg_comm_cost\n" +
+                                      "".join(f"{64 * i},-1.5,40,{3000 - 10 * i},0.1\n" for i in range(1, 9)))
+    (run / "validation.csv").write_text("timesteps,val_jct\n256,2990\n512,2950\n")
+    (run / "compare.csv").write_text(gpuplace.evaluate(small, ["pack", "random"], 2).csv())
+    assert main(["plot", str(run)]) == 0
+    out = capsys.readouterr().out
+    for name in ("learning_curve.png", "jct_comparison.png"):
+        assert f"wrote {run / name}" in out and _is_png(run / name)
+    assert main(["plot", str(run / "episodes.csv"), "--out", str(tmp_path / "figs")]) == 0
+    assert os.listdir(tmp_path / "figs") == ["learning_curve.png"]
+
+
+def test_the_timeline_axes_say_their_units(tmp_path, monkeypatch):
+    from gpuplace import plot
+
+    seen = {}
+
+    def keep(fig, out):
+        ax = fig.axes[0]
+        seen.update(x=ax.get_xlabel(), y=ax.get_ylabel())
+        return out
+
+    monkeypatch.setattr(plot, "_save", keep)
+    jobs = gpuplace.run_episode("default", "pack", 1, record=False)["jobs"]
+    plot.occupancy_timeline(jobs, 64, str(tmp_path / "t.png"), gpus_per_node=8)
+    assert seen == {"x": "simulated time (hours since the episode began)",
+                    "y": "GPU index (lines between nodes of 8 GPUs)"}
 
 
 def test_python_m_gpuplace_plot(tmp_path, small):

@@ -53,8 +53,8 @@ def test_bad_config_and_checkpoint(tmp_path, small):
 def test_cli_train(tmp_path, capsys, small):
     sc = tmp_path / "small.json"
     sc.write_text(json.dumps(small))
-    rc = main(["train", "--scenario", str(sc), "--timesteps", "512", "--num-envs", "4", "--out", str(tmp_path / "run"),
-               "--eval-seeds", "2", "--policies", "random", "-q"])
+    rc = main(["train", "--scenario", str(sc), "--steps", "512", "--num-envs", "4", "--out", str(tmp_path / "run"),
+               "--seeds", "2", "--policies", "random", "-q"])
     assert rc == 0
     out = capsys.readouterr().out
     assert "ppo" in out and "random" in out and (tmp_path / "run" / "ppo.json").exists()

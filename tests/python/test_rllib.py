@@ -196,7 +196,7 @@ def test_one_training_iteration_through_the_cli(ray_local, tmp_path, capsys):
     so the iteration finishing means none reached it; then the checkpoints and the harness table."""
     out = tmp_path / "run"
     rc = rllib_main(["train", "--scenario", json.dumps(SMALL), "--iterations", "1", "--num-env-runners", "0",
-                     "--out", str(out), "--eval-seeds", "2", "--policies", "random,pack", *TINY])
+                     "--out", str(out), "--seeds", "2", "--policies", "random,pack", *TINY])
     text = capsys.readouterr().out
     assert rc == 0, text
     rows = list(csv.DictReader(open(out / "progress.csv")))

@@ -78,7 +78,7 @@ def test_cli_train_and_resume(tmp_path, capsys, small):
     cfg["restarts"] = 1
     (tmp_path / "cfg.json").write_text(json.dumps(cfg))
     out = tmp_path / "run"
-    assert main(["train", "--config", str(tmp_path / "cfg.json"), "--out", str(out), "--eval-seeds", "2",
+    assert main(["train", "--config", str(tmp_path / "cfg.json"), "--out", str(out), "--seeds", "2",
                  "--policies", "random", "-q"]) == 0
     text = capsys.readouterr().out
     assert "ppo" in text and "random" in text and (out / "ppo.json").exists()
@@ -90,5 +90,5 @@ def test_cli_train_and_resume(tmp_path, capsys, small):
     assert (out / "learning_curve.png").stat().st_size > 0 and (out / "jct_comparison.png").stat().st_size > 0
     first = (out / "ppo.json").read_bytes()
     # a finished run resumes to the same checkpoint without training again
-    assert main(["train", "--out", str(out), "--resume", "--eval-seeds", "0", "-q"]) == 0
+    assert main(["train", "--out", str(out), "--resume", "--seeds", "0", "-q"]) == 0
     assert (out / "ppo.json").read_bytes() == first

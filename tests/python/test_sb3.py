@@ -109,8 +109,8 @@ def test_cli_train_sb3(tmp_path, capsys):
     sc = tmp_path / "small.json"
     sc.write_text(json.dumps(SMALL))
     out = tmp_path / "run"
-    rc = main(["train-sb3", "--policy", "mlp", "--scenario", str(sc), "--timesteps", "512", "--num-envs", "4",
-               "--n-steps", "64", "--out", str(out), "--eval-seeds", "2", "--policies", "random", "-q"])
+    rc = main(["train-sb3", "--policy", "mlp", "--scenario", str(sc), "--steps", "512", "--num-envs", "4",
+               "--n-steps", "64", "--out", str(out), "--seeds", "2", "--policies", "random", "-q"])
     assert rc == 0
     text = capsys.readouterr().out
     assert "maskable_ppo" in text and "random" in text
@@ -127,11 +127,17 @@ def test_cli_train_sb3_per_gpu_with_a_queue_teacher(tmp_path, capsys):
 
     out = tmp_path / "run"
     rc = main(["train-sb3", "--scenario", json.dumps(SMALL), "--teacher", "pack+sjf", "--imitation-steps", "512",
-               "--value-warmup", "1", "--timesteps", "512", "--num-envs", "4", "--n-steps", "64", "--validation-seeds", "2",
-               "--out", str(out), "--eval-seeds", "2", "--policies", "pack,pack+sjf", "-q"])
+               "--value-warmup", "1", "--steps", "512", "--num-envs", "4", "--n-steps", "64", "--validation-seeds", "2",
+               "--out", str(out), "--seeds", "2", "--policies", "pack,pack+sjf", "-q"])
     assert rc == 0
     text = capsys.readouterr().out
     assert "acts under queue policy sjf" in text and "maskable_ppo+sjf" in text and "pack+sjf" in text
+    # the final table: the heuristics under the agent's queue policy too, not the scenario's own
+    assert "every row acts under queue policy sjf (the agent's)" in text
+    lines = text.splitlines()
+    head = next(i for i, line in enumerate(lines) if line.startswith("policy "))
+    rows = [line.split()[0] for line in lines[head + 1:] if line and not line.startswith(("(", "wrote", "plots"))]
+    assert rows == ["pack+sjf", "maskable_ppo+sjf"], rows
     for f in ("maskable_ppo.zip", "ppo.json", "episodes.csv", "validation.csv", "imitation.csv"):
         assert (out / f).exists(), f
     assert gpuplace._core.load_checkpoint(str(out / "ppo.json")).scenario["env"]["queue_policy"] == "sjf"
@@ -148,8 +154,14 @@ def test_cli_train_sb3_without_validation_says_the_last_weights_are_kept(tmp_pat
 
     out = tmp_path / "run"
     rc = main(["train-sb3", "--scenario", json.dumps(SMALL), "--imitation-steps", "0", "--value-warmup", "0",
-               "--timesteps", "256", "--num-envs", "4", "--n-steps", "64", "--validation-seeds", "0",
-               "--out", str(out), "--eval-seeds", "0", "-q"])
+               "--steps", "256", "--num-envs", "4", "--n-steps", "64", "--validation-seeds", "0",
+               "--out", str(out), "--seeds", "0", "-q", "--tensorboard", str(tmp_path / "tb")])
     assert rc == 0
     text = capsys.readouterr().out
     assert "no validation (--validation-seeds 0): the last weights are kept" in text and "nan" not in text
+    # --tensorboard: SB3's own logger wrote its scalars as event files
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    events = EventAccumulator(str(tmp_path / "tb"))
+    events.Reload()
+    assert "time/fps" in events.Tags()["scalars"]

@@ -4,14 +4,13 @@
 /// a rollout planner ("rollout16:pack_wait+sjf", policy_registry.hpp) or a C++ PPO checkpoint, a shipped model ("default", rl::model_names()) or a checkpoint file
 /// ("model:<name or file>" says so explicitly). Needs the reference PPO (gpuplace::rl, Eigen).
 
-#include <fstream>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <utility>
 
 #include "../data.hpp"
+#include "../detail/input_file.hpp"
 #include "../heuristic_registry.hpp"
 #include "../rl/checkpoint.hpp"
 #include "result.hpp"
@@ -21,11 +20,8 @@ namespace gpuplace::bench {
 
 /// FNV-1a 64 (hex) of a file's bytes; Error naming the file when it cannot be read.
 [[nodiscard]] inline std::string file_checksum(const std::string& file) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw Error("cannot read " + file);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    const auto s = ss.str();
+    std::string s;
+    if (!detail::read_input_file<Error>(file, s, file, "")) throw Error("cannot read " + file);
     return hex64(fnv1a64(reinterpret_cast<const unsigned char*>(s.data()), s.size()));
 }
 

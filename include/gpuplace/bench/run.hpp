@@ -11,10 +11,13 @@
 #include <cstdint>
 #include <limits>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -275,6 +278,12 @@ struct validation {
     const auto at = d[0].at("path").get<std::string>();
     std::string where;
     const json::json_pointer p(at);
+    if (!result.contains(p))  // e.g. an episode dropped from the result
+        return at + ": missing from the result (reproduced " + value_at(reproduced, at) + ")" +
+               (d.size() > 1 ? " (" + std::to_string(d.size()) + " differences in all)" : std::string());
+    if (!reproduced.contains(p))
+        return at + ": result " + value_at(result, at) + ", which its reproduction does not have" +
+               (d.size() > 1 ? " (" + std::to_string(d.size()) + " differences in all)" : std::string());
     if (at.ends_with("/actions") && result.contains(p) && reproduced.contains(p) && result.at(p).is_string() &&
         reproduced.at(p).is_string()) {
         const auto a = parse_actions(result.at(p).get<std::string>(), at), b = parse_actions(reproduced.at(p).get<std::string>(), at);
@@ -296,6 +305,49 @@ struct validation {
 }
 
 namespace detail_bench {
+
+/// What a result lacks that validate() reads, as "<JSON pointer>: <what is wrong>", or "": the
+/// members gpuplace-bench run writes, with their types, and one episode at least.
+inline std::string shape_problem(const json& result) {
+    const auto kind = [](const json& v) -> std::string {
+        return v.is_object() ? "an object" : v.is_array() ? "a list" : v.is_string() ? "a string" : v.is_boolean() ? "true or false"
+               : v.is_number() ? "a number" : "null";
+    };
+    const auto need = [&](const json& obj, const std::string& at, const char* key, const char* type, const std::string& what) -> std::string {
+        const auto it = obj.find(key);
+        if (it == obj.end()) return at + "/" + key + ": missing (" + what + ", as gpuplace-bench run writes it)";
+        const bool ok = std::string_view(type) == "an object"      ? it->is_object()
+                        : std::string_view(type) == "a list"        ? it->is_array()
+                        : std::string_view(type) == "a string"      ? it->is_string()
+                        : std::string_view(type) == "true or false" ? it->is_boolean()
+                                                                    : it->is_number();
+        if (!ok) return at + "/" + key + ": expected " + type + " (" + what + "), got " + kind(*it) + " " + value_at(obj, std::string("/") + key);
+        return {};
+    };
+    for (const auto& [key, type, what] : std::initializer_list<std::tuple<const char*, const char*, const char*>>{
+             {"track", "an object", "the track's definition"},
+             {"policy", "an object", "the policy's name and kind"},
+             {"actions_kept", "true or false", "whether the episodes list their actions"},
+             {"commit", "a string", "the source's commit"},
+             {"gpuplace_version", "a string", "the gpuplace version that wrote it"},
+             {"episodes", "a list", "one entry per episode of the track"}})
+        if (auto why = need(result, "", key, type, what); !why.empty()) return why;
+    for (const char* key : {"name", "version"})
+        if (auto why = need(result.at("track"), "/track", key, "a string", "the track's"); !why.empty()) return why;
+    for (const char* key : {"name", "kind"})
+        if (auto why = need(result.at("policy"), "/policy", key, "a string", "the policy's"); !why.empty()) return why;
+    const auto& eps = result.at("episodes");
+    if (eps.empty()) return "/episodes: empty (a result lists every episode of its track, as gpuplace-bench run writes it)";
+    const bool kept = result.at("actions_kept").get<bool>();
+    for (std::size_t i = 0; i < eps.size(); ++i) {
+        const auto at = "/episodes/" + std::to_string(i);
+        if (!eps[i].is_object()) return at + ": expected an object (an episode), got " + kind(eps[i]);
+        if (auto why = need(eps[i], at, "seed", "a number", "the episode's seed"); !why.empty()) return why;
+        if (kept)
+            if (auto why = need(eps[i], at, "actions", "a string", "its actions, since /actions_kept is true"); !why.empty()) return why;
+    }
+    return {};
+}
 
 /// The result's episodes reproduced (by `p` when given, else by replaying its actions) as JSON.
 inline json reproduce(const json& result, const track& t, const policy_ref& ref, const std::optional<any_policy<env>>& p,
@@ -331,6 +383,7 @@ inline json reproduce(const json& result, const track& t, const policy_ref& ref,
         if (result.value("format_version", 0) != result_format_version)
             return {false, "", "result format version " + result.at("format_version").dump() + ", this gpuplace reads " +
                                    std::to_string(result_format_version)};
+        if (auto why = detail_bench::shape_problem(result); !why.empty()) return {false, "", "not a complete result: " + why};
         const auto& tj = result.at("track");
         const track t = tj.at("version").get<std::string>() == scenario_version
                             ? scenario_track_of_json(tj)
@@ -340,6 +393,10 @@ inline json reproduce(const json& result, const track& t, const policy_ref& ref,
             return {false, "", "track " + t.name + " " + t.version + ": the result's definition differs from this gpuplace's at /track" +
                                    at + " (result " + value_at(tj, at) + ", " + t.version + " " + value_at(to_json(t), at) + ")"};
         }
+        if (const auto n = result.at("episodes").size(); n != t.episodes)
+            return {false, "", "/episodes: the result lists " + std::to_string(n) + " episode" + (n == 1 ? "" : "s") + ", track " + t.name +
+                                   " " + t.version + " has " + std::to_string(t.episodes) + " (seeds " + std::to_string(t.first_seed) +
+                                   ".." + std::to_string(t.first_seed + t.episodes - 1) + "): episodes were dropped or added"};
         const auto ref = policy_of_json(result.at("policy"));
         const bool kept = result.at("actions_kept").get<bool>();
         run_options o;

@@ -90,7 +90,7 @@ template <Topology T, Job J, class C>
 void scheduling_core<T, J, C>::tell_discipline(const advance_result& ev) {
     for (auto j = ev.first_arrival; j < ev.first_arrival + ev.arrivals; ++j) disc_.arrived(j, sim_.now());
     for (const auto& r : ev.finished) disc_.finished(std::uint32_t(r.id));
-    disc_.touch();
+    disc_.touch(ev.arrivals == 0 && ev.finished.empty());  // neither: the discipline's own decision time
 }
 
 template <Topology T, Job J, class C>

@@ -11,6 +11,12 @@
 ///  - gittins: the highest Gittins index of attained GPU-service first (information.hpp).
 ///  - srtf: the least remaining time first (the true one: an oracle, not causal).
 /// Ties: the earlier job.
+/// Progress: at a decision of the clock (a round, a 2D-LAS demotion or promotion) a running job
+/// whose current run has not yet kept useful work worth its restart (as many seconds as the
+/// restart overhead it paid, past its last checkpoint, and more than none) keeps its GPUs. Such
+/// decisions recur without end, and a round shorter than the restart overhead would otherwise
+/// suspend every resumed job before it makes progress; arrivals and completions, which are
+/// finite, decide as before.
 
 #include <algorithm>
 #include <cmath>
@@ -41,6 +47,7 @@ public:
         order_out_.reserve(n);
         suspend_.reserve(n);
         dirty_ = true;
+        clock_ = false;
         start_ = start;
         queue_.assign(n, 0);
         base_.assign(n, 0.0);
@@ -65,8 +72,12 @@ public:
     /// Job j started; job j finished.
     void started(std::uint32_t j) { running_.push_back(j); }
     void finished(std::uint32_t j) noexcept { std::erase(running_, j); }
-    /// An arrival, a completion or a decision time: the run set is decided again.
-    void touch() noexcept { dirty_ = true; }
+    /// An arrival or a completion (`clock` false), or a decision time of the clock alone (a round, a
+    /// 2D-LAS queue change): the run set is decided again.
+    void touch(bool clock = false) noexcept {
+        clock_ = dirty_ ? clock_ && clock : clock;
+        dirty_ = true;
+    }
     [[nodiscard]] bool stale() const noexcept { return dirty_; }
     [[nodiscard]] bool in_run_set(std::uint32_t j) const noexcept { return run_[j] != 0; }
     /// 2D-LAS: the queue job j is in.
@@ -89,8 +100,16 @@ public:
         for (auto j : all) key_[j] = key_of(sim, j);
         std::sort(all.begin(), all.end(), [&](std::uint32_t a, std::uint32_t b) { return key_[a] < key_[b]; });
         std::size_t free = num_gpus;
+        const bool settle = clock_ && (p_.restart_overhead > 0 || p_.checkpoint_interval > 0);
+        if (settle)  // the runs that have not yet paid for their restart keep their GPUs first
+            for (auto j : running)
+                if (settling(sim, j, now)) free -= sim.job(j).num_gpus;
         for (auto j : all) {
             const std::size_t k = sim.job(j).num_gpus;
+            if (settle && sim.is_running(j) && settling(sim, j, now)) {
+                run_[j] = 1;
+                continue;
+            }
             run_[j] = k <= free;
             if (run_[j]) free -= k;
         }
@@ -104,6 +123,7 @@ public:
             since_[j] = now;  // it keeps its queue and its place there
         }
         dirty_ = false;
+        clock_ = false;
         return suspend;
     }
     /// The jobs that wait after the last decide(), in priority order.
@@ -140,6 +160,17 @@ private:
             return x.j < y.j;
         }
     };
+
+    /// Whether running job j's current run has not yet kept useful work worth its restart: as
+    /// many seconds as the restart overhead it paid (none on a first run), and more than none,
+    /// counted to its last checkpoint (as basic_simulator::suspend() keeps it).
+    template <class Sim>
+    [[nodiscard]] bool settling(const Sim& sim, std::uint32_t j, double now) const noexcept {
+        const double overhead = sim.preemptions(j) ? p_.restart_overhead : 0.0, ci = p_.checkpoint_interval;
+        const double useful = std::max(0.0, now - sim.run_start(j) - overhead);
+        const double kept = ci > 0 ? std::floor(useful / ci) * ci : useful;
+        return !(kept > 0 && kept >= overhead);
+    }
 
     template <class Sim>
     [[nodiscard]] key key_of(const Sim& sim, std::uint32_t j) const noexcept {
@@ -187,6 +218,7 @@ private:
     std::vector<std::uint32_t> running_, order_out_, suspend_;  ///< running jobs; the last decision's
     double start_ = 0;                                         ///< the episode's start (rounds)
     bool dirty_ = true;                                        ///< the run set needs deciding
+    bool clock_ = false;                                       ///< ... at a decision time of the clock alone
 };
 
 }  // namespace gpuplace::env_detail

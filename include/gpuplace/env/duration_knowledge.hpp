@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <utility>
 #include <vector>
@@ -39,12 +40,25 @@ public:
         if (p.enabled && cfg.colocation.enabled) throw ConfigError("config /preemption/enabled: not supported with co-location");
         if (d.mode != duration_info::oracle && cfg.colocation.enabled)
             throw ConfigError("config /durations/mode: \"" + std::string(to_string(d.mode)) + "\" is not supported with co-location");
-        if (!(p.restart_overhead >= 0) || !(p.checkpoint_interval >= 0) || !(p.round >= 0) || !(p.starvation >= 0))
-            throw ConfigError("config /preemption: restart_overhead, checkpoint_interval, round and starvation must be >= 0");
+        for (const auto& [key, v] : {std::pair{"restart_overhead", p.restart_overhead}, {"checkpoint_interval", p.checkpoint_interval},
+                                     {"round", p.round}, {"starvation", p.starvation}})
+            if (!(v >= 0) || !std::isfinite(v))
+                throw ConfigError(std::string("config /preemption/") + key + ": must be a finite number >= 0 (got " + number(v) + ")");
+        if (!(p.gittins_quantum > 0) || !std::isfinite(p.gittins_quantum))
+            throw ConfigError("config /preemption/gittins_quantum: must be a finite number > 0 (got " + number(p.gittins_quantum) + ")");
+        if (p.enabled && order == queue_order::two_d_las && p.thresholds.empty())
+            throw ConfigError("config /preemption/thresholds: 2d_las needs at least one queue threshold (GPU-seconds; e.g. [3250, 7200]), got none");
         for (std::size_t i = 0; i < p.thresholds.size(); ++i)
             if (!(p.thresholds[i] > 0) || (i > 0 && !(p.thresholds[i] > p.thresholds[i - 1])))
                 throw ConfigError("config /preemption/thresholds: must be positive and increasing (item " + std::to_string(i) + ")");
-        if (!(d.sigma >= 0)) throw ConfigError("config /durations/sigma: must be >= 0 (got " + std::to_string(d.sigma) + ")");
+        if (!(d.sigma >= 0) || !std::isfinite(d.sigma)) throw ConfigError("config /durations/sigma: must be a finite number >= 0 (got " + number(d.sigma) + ")");
+    }
+
+    /// `v` as a message shows it ("30", "0.5", "nan", "inf", "-1").
+    [[nodiscard]] static std::string number(double v) {
+        char b[32];
+        std::snprintf(b, sizeof b, "%g", v);
+        return b;
     }
 
     /// Whether the scenario needs the sample from the start (the Gittins index, model_mean

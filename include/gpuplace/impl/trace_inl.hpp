@@ -10,7 +10,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <initializer_list>
 #include <istream>
 #include <limits>
@@ -636,9 +635,10 @@ GPUPLACE_INLINE trace read_trace(trace_format format, std::istream& in, std::str
 GPUPLACE_INLINE trace load_trace(trace_format format, const std::string& path, const ModelZoo& zoo,
                                  const trace_options& o, std::size_t cluster_gpus) {
     const std::string file = resolve_data_path(path);
-    if (auto d = detail::directory_not_file(file, display_path(file)); !d.empty()) throw TraceError(d);
-    std::ifstream in(file);
-    if (!in) throw TraceError(display_path(file) + ": cannot open the trace file");
+    std::string text;
+    if (!detail::read_input_file<TraceError>(file, text, display_path(file), ""))
+        throw TraceError(display_path(file) + ": cannot open the trace file");
+    std::istringstream in(std::move(text));
     return read_trace(format, in, file, zoo, o, cluster_gpus);
 }
 

@@ -12,9 +12,7 @@
 
 #include <concepts>
 #include <cstdint>
-#include <fstream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -235,12 +233,9 @@ void save_checkpoint(const std::string& file, const basic_actor_critic<S>& net, 
 template <std::floating_point S = float>
 [[nodiscard]] basic_checkpoint<S> load_checkpoint(const std::string& path) {
     const std::string file = resolve_data_path(path);
-    if (auto d = gpuplace::detail::directory_not_file(file); !d.empty()) throw CheckpointError("checkpoint " + d);
-    std::ifstream in(file);
-    if (!in) throw CheckpointError("checkpoint " + file + ": cannot open");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return parse_checkpoint<S>(ss.str(), file);
+    std::string text;
+    if (!gpuplace::detail::read_input_file<CheckpointError>(file, text, file, "checkpoint ")) throw CheckpointError("checkpoint " + file + ": cannot open");
+    return parse_checkpoint<S>(text, file);
 }
 
 /// Why a network trained on the scenario `trained` (a checkpoint's "scenario") must not act in

@@ -11,9 +11,7 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
-#include <fstream>
 #include <span>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -137,12 +135,8 @@ inline void write_state_file(const std::string& file, const gpuplace::detail::js
 /// Reads a state file written by write_state_file(). A missing, truncated or corrupted file is a
 /// CheckpointError naming the file and what is wrong.
 [[nodiscard]] inline gpuplace::detail::json read_state_file(const std::string& file) {
-    if (auto d = gpuplace::detail::directory_not_file(file); !d.empty()) throw CheckpointError("state " + d);
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw CheckpointError("state " + file + ": cannot open");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    const std::string bytes = ss.str();
+    std::string bytes;
+    if (!gpuplace::detail::read_input_file<CheckpointError>(file, bytes, file, "state ")) throw CheckpointError("state " + file + ": cannot open");
     const auto m = detail::state_magic.size();
     if (bytes.size() < m + 8 || std::string_view(bytes).substr(0, m) != detail::state_magic)
         throw CheckpointError("state " + file + ": not a gpuplace state file (" + std::to_string(bytes.size()) + " bytes)");

@@ -63,6 +63,17 @@ def seed_list(text: str) -> list[int]:
     return out
 
 
+class comma_list(argparse.Action):
+    """A list option (``nargs="+"``): comma-separated, the C++ programs' spelling (``--policies
+    pack,first_fit``); space-separated items and repeats are joined on too, as CLI11 does. Stored as
+    one comma-separated string."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        joined = ",".join(values)
+        old = getattr(namespace, self.dest, None)
+        setattr(namespace, self.dest, f"{old},{joined}" if old else joined)
+
+
 def policy_names(s: str | None) -> list[str]:
     """--policies: comma-separated heuristic names (default: all), each checked before any work."""
     if s is None:

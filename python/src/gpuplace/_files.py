@@ -1,4 +1,5 @@
-"""Files the package writes for a user to keep (reports, checkpoints, plots), written atomically:
+"""Files the package reads (:func:`check_input_file`: only a regular file, up to a stated size) and
+files it writes for a user to keep (reports, checkpoints, plots), written atomically:
 into a temporary file in the target's folder, flushed and fsynced, then renamed over the target
 (``os.replace``). A reader sees the old file or the new one, never a part of either; a write that
 fails leaves the old file and no temporary behind. The C++ side does the same
@@ -8,8 +9,48 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import tempfile
 from typing import IO, Iterator
+
+#: The most bytes the package reads of one input file (scenario, config, trace, model, checkpoint,
+#: result or CSV file): 1 GiB, the C++ readers' cap too (include/gpuplace/detail/input_file.hpp).
+MAX_INPUT_BYTES = 1 << 30
+
+
+def _size_text(n: float) -> str:
+    """"1 GiB", "1.5 MiB", "300 bytes"."""
+    unit = "bytes"
+    for unit in ("bytes", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            break
+        n /= 1024
+    return f"{n:.0f} {unit}" if n == int(n) else f"{n:.1f} {unit}"
+
+
+def check_input_file(path: str | os.PathLike, what: str, max_bytes: int = MAX_INPUT_BYTES) -> str:
+    """Before a file is read: it must exist and be a regular file (a folder reads as nothing, a FIFO
+    blocks its reader, /dev/zero never ends) of at most ``max_bytes``. Returns the path; a
+    :class:`gpuplace.ConfigError` naming ``what`` (an option or a kind of file) and the path
+    otherwise."""
+    from . import _core
+
+    path = os.fspath(path)
+    try:
+        st = os.stat(path)
+    except OSError as e:
+        raise _core.ConfigError(f'{what} "{path}": cannot open it: {e.strerror}') from None
+    if stat.S_ISDIR(st.st_mode):
+        raise _core.ConfigError(f'{what} "{path}" is a directory, not a file')
+    if not stat.S_ISREG(st.st_mode):
+        kind = ("a FIFO" if stat.S_ISFIFO(st.st_mode) else "a device" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode)
+                else "a socket" if stat.S_ISSOCK(st.st_mode) else "not a regular file")
+        raise _core.ConfigError(f'{what} "{path}" is {kind}, not a regular file (only regular files of at most '
+                                f'{_size_text(max_bytes)} are read)')
+    if st.st_size > max_bytes:
+        raise _core.ConfigError(f'{what} "{path}" is {_size_text(st.st_size)}, larger than the {_size_text(max_bytes)} '
+                                'an input file may be')
+    return path
 
 
 @contextlib.contextmanager

@@ -1,5 +1,5 @@
-"""The benchmark (docs/bench.md): ``python -m gpuplace bench tracks|run|validate``, and the same
-from Python. Every run and check goes through the C++ code gpuplace-bench runs
+"""The benchmark (docs/bench.md): ``python -m gpuplace bench tracks|run|validate|leaderboard``, and
+the same from Python. Every run and check goes through the C++ code gpuplace-bench runs
 (include/gpuplace/bench/), so a result file is the same text bit for bit from either.
 
 A policy is a name (a heuristic variant such as ``pack+sjf``; with the C++ PPO built, a shipped
@@ -24,7 +24,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from . import _core
-from ._files import atomic_write
+from ._args import comma_list, count
+from ._files import atomic_write, check_input_file
 from .command import run as run_command
 
 VERSION = "v1"
@@ -176,12 +177,54 @@ def validate(result: str | os.PathLike, threads: int = 0, rerun_planners: bool =
     """Checks a result file (or a result's JSON text) bit for bit: (valid, how, message), how being
     're-run' (a heuristic, a loadable model) or 'replayed' (the recorded actions: a Python policy's,
     and a rollout planner's unless ``rerun_planners``, which plays its futures again)."""
-    text, source = str(result), "<text>"
-    if not text.lstrip().startswith("{"):
-        source = os.fspath(result)
-        with open(source, encoding="utf-8") as f:
-            text = f.read()
+    text, source = _result_text(result)
     return tuple(_core.bench_validate(text, source, threads, rerun_planners))
+
+
+def _result_text(result: str | os.PathLike) -> tuple[str, str]:
+    """A result's JSON text and where it came from (a file, or "<text>")."""
+    text = str(result)
+    if text.lstrip().startswith("{"):
+        return text, "<text>"
+    source = check_input_file(result, "result file")
+    with open(source, encoding="utf-8") as f:
+        return f.read(), source
+
+
+def leaderboard(results: Sequence[str | os.PathLike], threads: int = 0, check: bool = True) -> str:
+    """Result files (or folders of them: every ``*.json``) ranked per track by mean JCT, as markdown
+    tables with each policy's paired difference against the track's best heuristic (hours, mean +-
+    standard error), as docs/leaderboard.md shows them. With ``check`` every file is validated first
+    (:func:`validate`); an invalid one is a ValueError naming it."""
+    files: list[str] = []
+    for r in results:
+        r = os.fspath(r)
+        files += sorted(os.path.join(r, f) for f in os.listdir(r) if f.endswith(".json")) if os.path.isdir(r) else [r]
+    if not files:
+        raise ValueError(f"leaderboard: no result files in {', '.join(map(os.fspath, results))}")
+    by_track: dict[tuple[str, str], list[dict]] = {}
+    for f in files:
+        text, source = _result_text(f)
+        if check:
+            ok, _how, msg = _core.bench_validate(text, source, threads, False)
+            if not ok:
+                raise ValueError(f"leaderboard: {f} is not a valid result: {msg}")
+        d = json.loads(text)
+        by_track.setdefault((d["track"]["name"], d["track"]["version"]), []).append(d)
+    hour = 3600.0
+    lines: list[str] = []
+    for (track, version), rs in sorted(by_track.items()):
+        rs.sort(key=lambda d: (d["summary"]["avg_jct"]["mean"], d["policy"]["name"]))
+        lines += [f"## {track} ({version})", "", f"Best heuristic: `{rs[0]['vs_best_heuristic']['policy']}`.", "",
+                  "| # | policy | kind | mean JCT (h) | vs best (h) | lower on |", "|---|---|---|---|---|---|"]
+        for i, d in enumerate(rs, 1):
+            s, vs = d["summary"]["avg_jct"], d["vs_best_heuristic"]["metrics"]["avg_jct"]
+            causal = "" if d["policy"].get("causal", True) else " **NOT causal**"
+            lines.append(f"| {i} | `{d['policy']['name']}`{causal} | {d['policy']['kind']} | {s['mean'] / hour:.3f} +- "
+                         f"{s['sem'] / hour:.3f} | {vs['diff']['mean'] / hour:+.3f} +- {vs['diff']['sem'] / hour:.3f} | "
+                         f"{vs['lower']}/{len(d['episodes'])} |")
+        lines.append("")
+    return "\n".join(lines)
 
 
 def _load_callable(spec: str) -> Policy:
@@ -204,13 +247,23 @@ def cmd_tracks(args) -> int:
     return 0
 
 
+def _items(joined: str | None, option: str) -> list[str]:
+    """A comma-separated list option's items; a ValueError naming an empty one."""
+    if joined is None:
+        return []
+    items = [x.strip() for x in joined.split(",")]
+    if not all(items):
+        raise ValueError(f"{option} {joined!r}: an empty item (expected comma-separated names)")
+    return items
+
+
 def cmd_run(args) -> int:
     from .progress import progress_bar
 
-    names = [t["name"] for t in tracks(args.version)] if args.suite else list(args.track or [])
+    names = [t["name"] for t in tracks(args.version)] if args.suite else _items(args.track, "--track")
     if not names:
         raise ValueError("run: give --track T or --suite")
-    policies: list[tuple[str, str | Policy, str | None]] = [(p, p, None) for p in (args.policy or [])]
+    policies: list[tuple[str, str | Policy, str | None]] = [(p, p, None) for p in _items(args.policy, "--policy")]
     if args.callable:
         policies.append((args.name or args.callable, _load_callable(args.callable), None))
     if args.sb3:
@@ -263,17 +316,37 @@ def cmd_validate(args) -> int:
     return 1 if bad else 0
 
 
+def cmd_leaderboard(args) -> int:
+    text = leaderboard(args.results, args.threads, check=not args.no_validate)
+    if args.out:
+        atomic_write(args.out, text)
+        print(f"wrote {args.out}")
+    else:
+        print(text, end="")
+    return 0
+
+
+def _example(line: str) -> str:
+    return f"example: {line}"
+
+
+_THREADS = count(0, 4096, "a number of threads (0: every core)")
+
+
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m gpuplace bench", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m gpuplace bench", description=__doc__.split("\n\n")[0],
+                                epilog=_example("python -m gpuplace bench run --track cluster-16 --policy pack+sjf"))
     sub = p.add_subparsers(dest="command", required=True)
-    t = sub.add_parser("tracks", help="list the tracks")
+    t = sub.add_parser("tracks", help="list the tracks", epilog=_example("python -m gpuplace bench tracks"))
     t.add_argument("--version", default=VERSION)
     t.set_defaults(fn=cmd_tracks)
-    r = sub.add_parser("run", help="score policies on tracks (or the whole suite) and write result JSON")
+    r = sub.add_parser("run", help="score policies on tracks (or the whole suite) and write result JSON",
+                       epilog=_example("python -m gpuplace bench run --track cluster-16 --policy pack+sjf,first_fit+fifo "
+                                       "--out-dir results"))
     g = r.add_mutually_exclusive_group()
-    g.add_argument("--track", type=lambda s: s.split(","), action="extend", help="track(s), comma-separated")
+    g.add_argument("--track", nargs="+", action=comma_list, help="track(s), comma-separated")
     g.add_argument("--suite", action="store_true", help="every track of the version")
-    r.add_argument("--policy", type=lambda s: s.split(","), action="extend",
+    r.add_argument("--policy", nargs="+", action=comma_list,
                    help="heuristic variants (pack+sjf), rollout planners (rollout16:pack_wait+sjf; placement-mode tracks), "
                         "shipped models (default) or C++ checkpoints, comma-separated")
     r.add_argument("--callable", help="a Python policy module:function, (obs, mask) -> action")
@@ -289,15 +362,23 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--hash-only", action="store_true", help="record each episode's action hash only (named policies)")
     r.add_argument("--commit", help="the source's commit to record (default: $GPUPLACE_COMMIT, else none)")
     r.add_argument("--version", default=VERSION)
-    r.add_argument("--threads", type=int, default=0, help="worker threads over episodes (0 = all cores)")
+    r.add_argument("--threads", type=_THREADS, default=0, help="worker threads over episodes (0 = all cores)")
     r.add_argument("--quiet", action="store_true", help="no progress bar")
     r.set_defaults(fn=cmd_run)
-    v = sub.add_parser("validate", help="re-run (or replay) result files and check them bit for bit")
+    v = sub.add_parser("validate", help="re-run (or replay) result files and check them bit for bit",
+                       epilog=_example("python -m gpuplace bench validate results/cluster-16__pack+sjf.json"))
     v.add_argument("files", nargs="+")
-    v.add_argument("--threads", type=int, default=0)
+    v.add_argument("--threads", type=_THREADS, default=0)
     v.add_argument("--rerun-planners", action="store_true",
                    help="play a rollout planner's futures again (slow) instead of replaying its recorded actions")
     v.set_defaults(fn=cmd_validate)
+    b = sub.add_parser("leaderboard", help="validate result files and rank them per track (markdown)",
+                       epilog=_example("python -m gpuplace bench leaderboard bench/results --out leaderboard.md"))
+    b.add_argument("results", nargs="+", help="result files, or folders of them")
+    b.add_argument("--out", help="write the markdown here (default: print it)")
+    b.add_argument("--threads", type=_THREADS, default=0)
+    b.add_argument("--no-validate", action="store_true", help="rank without validating first")
+    b.set_defaults(fn=cmd_leaderboard)
     return p
 
 

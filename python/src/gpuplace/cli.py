@@ -1,4 +1,5 @@
-"""``python -m gpuplace``: evaluate, train-sb3, train (C++ PPO, when built), rllib (Ray), plot, info."""
+"""``python -m gpuplace``: evaluate, train-sb3, train (C++ PPO, when built), rllib (Ray), plot, tensorboard,
+bench, info."""
 
 from __future__ import annotations
 
@@ -12,24 +13,71 @@ from typing import Any
 import numpy as np
 
 from . import _core
-from ._args import check_output_file, check_output_folder, count, number, seed_list
+from ._args import check_output_file, check_output_folder, comma_list, count, number, seed_list
 from ._args import policy_names as _policies
+from ._deprecated import add_renamed_option
 from ._files import atomic_write
 from .command import run as run_command
-from .config import DURATIONS, PRESETS, load_scenario, read_json_object, scenario_of
+from .config import DURATIONS, PRESETS, QUEUES, load_scenario, read_json_object, scenario_of
 from .progress import progress_bar
 
 
-def _add_scenario(p: argparse.ArgumentParser) -> None:
+def _add_scenario(p: argparse.ArgumentParser, run_options: bool = False) -> None:
     p.add_argument("--scenario", default="default", help=f"preset ({', '.join(PRESETS)}), JSON file or JSON text")
     p.add_argument("--durations", choices=DURATIONS,
                    help="what the scheduler knows of job durations (default: the scenario's; docs/information.md)")
+    if run_options:  # gpuplace-eval's scenario options
+        p.add_argument("--action-mode", choices=("gpu", "placement", "job"),
+                       help="what an action chooses (default: the scenario's; docs/mdp.md)")
+        p.add_argument("--restart-overhead", type=number(0.0, 1e7, "a number of seconds"),
+                       help="preemption: seconds a resumed job loses (default: the scenario's)")
+        p.add_argument("--round", type=number(0.0, 1e9, "a number of seconds"),
+                       help="the round length of the round policies (default: the scenario's, 360 s), and for "
+                            "preemption a decision point every this many seconds too (0 = events only)")
+        p.add_argument("--restore", type=number(0.0, 1e7, "a number of seconds"),
+                       help="round policies: seconds a move or resume of a job costs (its checkpoint-restore; default: "
+                            "the scenario's, 30 s)")
+        p.add_argument("--trace", help="replay a trace file on the scenario's cluster (with --format)")
+        p.add_argument("--format", choices=("philly", "openb", "csv"), help="the trace's format")
+        p.add_argument("--max-jobs", type=count(0), help="trace: at most this many jobs (0 = all)")
+        p.add_argument("--episode-jobs", type=count(0),
+                       help="trace: each episode replays a seed-chosen run of this many jobs (0 = all)")
+        p.add_argument("--time-scale", type=number(1e-9, 1e9, "a positive factor", lo_open=True),
+                       help="trace: multiply submit times and durations")
+        p.add_argument("--target-load", type=number(0.0, 1e6, "an offered load"),
+                       help="trace: compress arrivals to this offered load (0 = as recorded)")
+
+
+_TRACE_OPTIONS = ("max_jobs", "episode_jobs", "time_scale", "target_load")
 
 
 def _scenario_arg(args) -> None:
-    """Folds --durations into args.scenario (a gpuplace.Scenario then), read once."""
-    if getattr(args, "durations", None):
-        args.scenario = scenario_of(args.scenario, durations=args.durations)
+    """Folds --durations (and evaluate's --action-mode, --restart-overhead, --round, --trace and its
+    options) into args.scenario (a gpuplace.Scenario then), read once."""
+    over: dict[str, Any] = {}
+    pre = {k: getattr(args, k) for k in ("restart_overhead", "round") if getattr(args, k, None) is not None}
+    if pre:
+        over["preemption"] = pre
+    trace = getattr(args, "trace", None)
+    given = [k for k in _TRACE_OPTIONS + ("format",) if getattr(args, k, None) is not None]
+    if trace is None and given:
+        raise _core.ConfigError(f"--{given[0].replace('_', '-')} needs --trace FILE")
+    if trace is not None:
+        if getattr(args, "format", None) is None:
+            raise _core.ConfigError(f"--trace {trace} needs --format philly|openb|csv")
+        from ._files import check_input_file
+
+        check_input_file(trace, "--trace")
+    mode = getattr(args, "action_mode", None)
+    if over or mode or trace is not None or getattr(args, "durations", None):
+        sc = scenario_of(args.scenario, over or None, mode, getattr(args, "durations", None))
+        if trace is not None:  # the trace replaces the scenario's workload, on its cluster (as gpuplace-eval --trace)
+            d = sc.to_dict()
+            d["workload"] = {"kind": "trace", "format": args.format, "path": os.path.abspath(trace),
+                             **{k: getattr(args, k) for k in _TRACE_OPTIONS if getattr(args, k) is not None}}
+            d["name"] = f"{d['name']} + trace {trace}"
+            sc = scenario_of(d)
+        args.scenario = sc
 
 
 def _seed_list(args) -> list[int]:
@@ -85,8 +133,12 @@ def cmd_evaluate(args) -> int:
     sc = scenario.to_dict()
     seeds = _seed_list(args)
     names = _policies(args.policies)
-    if args.queue:
-        names = _policies(",".join(f"{n}+{q.strip()}" for n in names for q in args.queue.split(",") if q.strip()))
+    if args.queue is not None:  # every policy under each queue policy, as gpuplace-eval --queue
+        queues = [q.strip() for q in args.queue.split(",")]
+        if not all(queues):
+            raise _core.ConfigError(f"--queue {args.queue!r}: an empty queue policy name (expected comma-separated "
+                                    f"names of {', '.join(QUEUES)}, e.g. --queue fifo,sjf)")
+        names = _policies(",".join(f"{n}+{q}" for n in names for q in queues))
     _check_outputs(args)
     model = _load_model(args.model) if args.model else None  # before any heuristic runs
     if model is not None:
@@ -128,16 +180,22 @@ def cmd_train_sb3(args) -> int:
         from .sb3 import split_teacher
 
         split_teacher(teacher)  # unknown heuristics or queue policies: before any work
-    policies = _policies(args.policies) if args.eval_seeds > 0 else []
+    policies = _policies(args.policies) if args.seeds > 0 else []
     if args.threads > args.num_envs:
         raise _core.ConfigError(f"--threads {args.threads} out of range [1, {args.num_envs}] (each thread steps at least "
                                 f"one of the --num-envs {args.num_envs} envs)")
     _check_outputs(args)
     check_output_folder(args.out, "--out")
+    if args.tensorboard:
+        check_output_folder(args.tensorboard, "--tensorboard")
+        import importlib.util
+
+        if importlib.util.find_spec("tensorboard") is None:
+            raise ImportError("--tensorboard needs the tensorboard package: pip install './python[sb3]'")
     if args.policy == "mlp":
         from .sb3 import train_maskable_ppo
 
-        timesteps = args.timesteps or 50_000
+        timesteps = args.steps or 50_000
         model, cb = train_maskable_ppo(
             args.scenario,
             total_timesteps=timesteps,
@@ -148,6 +206,7 @@ def cmd_train_sb3(args) -> int:
             gamma=args.gamma,
             log_csv=os.path.join(args.out, "episodes.csv"),
             show_progress=not args.quiet,
+            tensorboard_log=args.tensorboard,
         )
         train_sc = load_scenario(args.scenario)
         model.gpuplace_queue = None
@@ -159,7 +218,7 @@ def cmd_train_sb3(args) -> int:
         if queue and queue_policy_of(args.scenario) != queue:  # train_per_gpu trains under it
             print(f"teacher {teacher} acts under queue policy {queue}: training, validation and the agent's evaluation "
                   f"run under {queue} (the scenario's own is {queue_policy_of(args.scenario)})")
-        timesteps = args.timesteps or 600_000
+        timesteps = args.steps or 600_000
         model, info = train_per_gpu(
             args.scenario,
             total_timesteps=timesteps,
@@ -174,6 +233,7 @@ def cmd_train_sb3(args) -> int:
             validation_seeds=args.validation_seeds,
             log_dir=args.out,
             show_progress=not args.quiet,
+            tensorboard_log=args.tensorboard,
         )
         train_sc = info["scenario"]
         pre = info["pretrain"]
@@ -192,13 +252,20 @@ def cmd_train_sb3(args) -> int:
 
     path = save_model(model, os.path.join(args.out, "maskable_ppo.zip"))
     print(f"model {path}")
-    if args.eval_seeds > 0:
+    if args.tensorboard:
+        print(f"TensorBoard event files {args.tensorboard} (tensorboard --logdir {args.tensorboard})")
+    if args.seeds > 0:
         sc = load_scenario(args.scenario)
-        seeds = list(_core.held_out_seeds(args.eval_seeds))
+        seeds = list(_core.held_out_seeds(args.seeds))
+        if queue:  # the heuristics under the agent's queue policy too: one discipline in the whole table
+            policies = list(dict.fromkeys(p if "+" in p else f"{p}+{queue}" for p in policies))
+            print(f"every row acts under queue policy {queue} (the agent's)")
         rep = _core.evaluate(sc, policies, seeds, 1)
         name = "maskable_ppo" + (f"+{queue}" if queue else "")
         evaluate_agent(maskable_policy(model), train_sc, seeds, name=name, report=rep, show_progress=not args.quiet)
         _write_report(rep, args)
+        _save_report(rep, os.path.join(args.out, "compare.csv"), os.path.join(args.out, "compare.json"))
+    print(f"plots: python -m gpuplace plot {args.out}")
     return 0
 
 
@@ -222,13 +289,16 @@ def cmd_train(args) -> int:
         over = _core.run_recipe(args.config)  # a recipe by name
     elif args.config:
         over = read_json_object(args.config, "training config")
-    policies = _policies(args.policies) if args.eval_seeds > 0 else []
-    _check_outputs(args)
-    check_output_folder(args.out, "--out")
+    policies = _policies(args.policies) if args.seeds > 0 and not args.print_config else []
+    if not args.print_config:
+        _check_outputs(args)
+        check_output_folder(args.out, "--out")
     if args.scenario is not None:
         over["scenario"] = args.scenario
+    if args.action_mode is not None:
+        over["action_mode"] = args.action_mode
     ppo_over = over.setdefault("ppo", {})
-    for key, value in (("total_steps", args.timesteps), ("num_envs", args.num_envs), ("seed", args.seed),
+    for key, value in (("total_steps", args.steps), ("num_envs", args.num_envs), ("seed", args.seed),
                        ("threads", args.threads)):
         if value is not None:
             ppo_over[key] = value
@@ -237,6 +307,9 @@ def cmd_train(args) -> int:
     for key, value in (("restarts", args.restarts), ("checkpoint_every", args.checkpoint_every)):
         if value is not None:
             over[key] = value
+    if args.print_config:  # as gpuplace-train --print-config: the config the run would use
+        print(json.dumps(ppo._merge(_core.default_run_config(), over), indent=2))
+        return 0
     config = None if args.resume and not over else over
     try:
         res = ppo.run(config, out=args.out, resume=args.resume, show_progress=not args.quiet)
@@ -246,10 +319,10 @@ def cmd_train(args) -> int:
     ckpt = res["checkpoint"]
     print(f"trained {res['env_steps']} env steps in {res['seconds']:.1f} s; kept training seed {res['kept']}; "
           f"checkpoint {ckpt}")
-    if args.eval_seeds > 0:
+    if args.seeds > 0:
         net = _core.load_checkpoint(ckpt)
         sc = load_scenario(net.scenario)
-        seeds = list(_core.held_out_seeds(args.eval_seeds))
+        seeds = list(_core.held_out_seeds(args.seeds))
         rep = _core.evaluate(sc, policies, seeds, 1)
         r = _core.evaluate_network(sc, net, seeds, "ppo", 1)
         rep.add("ppo", r.per_seed("ppo"), r.returns("ppo"))
@@ -342,6 +415,18 @@ def cmd_plot(args) -> int:
     return 0
 
 
+def cmd_tensorboard(args) -> int:
+    from .tensorboard import write_events
+
+    check_output_folder(args.out, "--out")
+    for source in args.runs:  # several runs: each in its own folder under --out, side by side in TensorBoard
+        out = args.out if len(args.runs) == 1 else os.path.join(args.out, os.path.basename(os.path.normpath(source)))
+        for folder in write_events(source, out):
+            print(f"wrote {folder}")
+    print(f"view: tensorboard --logdir {args.out}")
+    return 0
+
+
 def cmd_info(args) -> int:
     print(f"gpuplace {_core.__version__} (core {_core.core_version}, {_core.variant} build)")
     print(f"presets: {', '.join(PRESETS)}")
@@ -374,21 +459,28 @@ _SEEDS = count(1, 10_000_000, "a number of held-out seeds")
 _SEED = count(0, 2**64 - 1, "a seed")
 
 
+def _example(line: str) -> str:
+    """A subcommand's --help epilog: one example command line."""
+    return f"example: {line}"
+
+
+def _add_policies(p: argparse.ArgumentParser, help: str = "comma-separated heuristic names (default: all)") -> None:
+    p.add_argument("--policies", nargs="+", action=comma_list, metavar="P,P", help=help)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="python -m gpuplace", description=__doc__)
+    ap = argparse.ArgumentParser(prog="python -m gpuplace", description=__doc__,
+                                 epilog=_example("python -m gpuplace evaluate --scenario default --seeds 5"))
     sub = ap.add_subparsers(dest="cmd", required=True)
 
-    p = sub.add_parser("evaluate", aliases=["eval"], help="heuristics (and optionally a MaskablePPO model) on held-out seeds")
-    _add_scenario(p)
-    p.add_argument("--policies", help="comma-separated heuristic names (default: all)")
-    p.add_argument("--queue", help="comma-separated queue policies, each heuristic evaluated under each (e.g. "
-                                   "sjf,las; Gavel's round policies too: max_min_fairness_perf, fifo_perf, ...; docs/rounds.md)")
-    p.add_argument("--round", type=number(0.0, 1e9, "seconds"),
-                   help="the round length of the round policies (default: the scenario's, 360 s), and for preemption a "
-                        "decision point every this many seconds too (0 = events only)")
-    p.add_argument("--restore", type=number(0.0, 1e7, "seconds"),
-                   help="round policies: seconds a move or resume of a job costs (its checkpoint-restore; default: the "
-                        "scenario's, 30 s)")
+    p = sub.add_parser("evaluate", aliases=["eval"], help="heuristics (and optionally a MaskablePPO model) on held-out seeds",
+                       epilog=_example("python -m gpuplace evaluate --scenario default --policies pack,first_fit "
+                                       "--queue fifo,sjf --seeds 10 --csv eval.csv"))
+    _add_scenario(p, run_options=True)
+    _add_policies(p)
+    p.add_argument("--queue", nargs="+", action=comma_list, metavar="Q,Q",
+                   help=f"run every policy under each queue policy ({', '.join(QUEUES)}; Gavel's round policies too: "
+                         "max_min_fairness_perf, fifo_perf, ...; docs/rounds.md), as gpuplace-eval --queue")
     p.add_argument("--seeds", type=_SEEDS, default=20, help="number of held-out seeds (1000000 + i)")
     p.add_argument("--seed-list", type=seed_list, help="explicit comma-separated seeds instead")
     p.add_argument("--model", help="a MaskablePPO .zip to evaluate on the same seeds (greedy)")
@@ -401,7 +493,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "train-sb3",
         help="train sb3-contrib MaskablePPO on the batched VecEnv (default: the per-GPU policy with the C++ "
-             "trainer's recipe: clone a heuristic, warm up the value, PPO, keep the best on validation)")
+             "trainer's recipe: clone a heuristic, warm up the value, PPO, keep the best on validation)",
+        epilog=_example("python -m gpuplace train-sb3 --scenario default --steps 20000 --imitation-steps 20000 "
+                        "--out runs/sb3"))
     _add_scenario(p)
     p.add_argument("--policy", choices=["per_gpu", "mlp"], default="per_gpu",
                    help="per_gpu: gpuplace.sb3.PerGpuPolicy (default); mlp: SB3's MlpPolicy")
@@ -410,7 +504,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "training and evaluation); none: no cloning")
     p.add_argument("--imitation-steps", type=count(0), default=400_000, help="per_gpu: env steps of the teacher cloned")
     p.add_argument("--value-warmup", type=count(0), default=10, help="per_gpu: PPO iterations that train only the value")
-    p.add_argument("--timesteps", type=count(1), help="PPO env steps (default: 600000 per_gpu, 50000 mlp)")
+    p.add_argument("--steps", type=count(1), help="PPO env steps (default: 600000 per_gpu, 50000 mlp)")
+    add_renamed_option(p, "--timesteps", "--steps", type=count(1))
     p.add_argument("--gamma", type=number(0.0, 1.0, "a discount", lo_open=True), default=1.0,
                    help="discount per decision (default 1: DEFER takes no simulated time, so with gamma < 1 "
                         "deferring looks good and the policy learns to defer)")
@@ -421,17 +516,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--validation-seeds", type=count(0), default=16,
                    help="per_gpu: validation seeds (2000000 + i) for keeping the best weights (0: the last)")
     p.add_argument("--out", default="runs/maskable_ppo")
-    p.add_argument("--eval-seeds", type=count(0), default=10, help="held-out seeds for the final table (0: skip)")
-    p.add_argument("--policies", help="heuristics in the final table (default: all)")
+    p.add_argument("--tensorboard", metavar="DIR",
+                   help="also write SB3's training log as TensorBoard event files here (tensorboard --logdir DIR)")
+    p.add_argument("--seeds", type=count(0, 10_000_000), default=10, help="held-out seeds for the final table (0: skip)")
+    add_renamed_option(p, "--eval-seeds", "--seeds", type=count(0, 10_000_000))
+    _add_policies(p, "heuristics in the final table (default: all)")
     p.add_argument("--csv")
     p.add_argument("--json")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     p.set_defaults(fn=cmd_train_sb3)
 
-    p = sub.add_parser("train", help="train the C++ PPO as gpuplace-train does (restarts, validation; --resume continues)")
+    p = sub.add_parser("train", help="train the C++ PPO as gpuplace-train does (restarts, validation; --resume continues)",
+                       epilog=_example("python -m gpuplace train --scenario default --steps 100000 --out runs/cpp_ppo"))
     p.add_argument("--scenario", help="preset name or scenario file (default: the config's)")
     p.add_argument("--config", help="training config (JSON) merged over the default (gpuplace-train --print-config)")
-    p.add_argument("--timesteps", type=count(1), help="PPO env steps (after imitation)")
+    p.add_argument("--action-mode", choices=("gpu", "placement", "job"),
+                   help="what an action chooses in every scenario of the run (default: each scenario's; docs/mdp.md)")
+    p.add_argument("--steps", type=count(1), help="PPO env steps (after imitation)")
+    add_renamed_option(p, "--timesteps", "--steps", type=count(1))
     p.add_argument("--num-envs", type=count(1))
     p.add_argument("--seed", type=_SEED, help="first training seed")
     p.add_argument("--restarts", type=count(1), help="training seeds seed..seed+N-1; the best on validation is kept")
@@ -439,8 +541,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--checkpoint-every", type=count(1), help="iterations between saved training states")
     p.add_argument("--out", default="runs/cpp_ppo")
     p.add_argument("--resume", action="store_true", help="continue the run in --out from its last saved state")
-    p.add_argument("--eval-seeds", type=count(0), default=10, help="held-out seeds for the final table (0: skip)")
-    p.add_argument("--policies")
+    p.add_argument("--print-config", action="store_true",
+                   help="print the config the run would use (the default, or --config's, with the options merged over it) "
+                        "and exit")
+    p.add_argument("--seeds", type=count(0, 100_000), default=10, help="held-out seeds for the final table (0: skip)")
+    add_renamed_option(p, "--eval-seeds", "--seeds", type=count(0, 100_000))
+    _add_policies(p, "heuristics in the final table (default: all)")
     p.add_argument("--csv")
     p.add_argument("--json")
     p.add_argument("-q", "--quiet", action="store_true")
@@ -452,18 +558,28 @@ def build_parser() -> argparse.ArgumentParser:
         description="python -m gpuplace plot RUN_FOLDER|CSV...: a training run's learning curve and JCT comparison "
                     "(learning_curve.png, jct_comparison.png in the run folder, or --out), from the learning.csv and "
                     "compare.csv that gpuplace-train and python -m gpuplace train write. "
-                    "python -m gpuplace plot jct-cdf|learning-curve|timeline ...: the other plots.")
+                    "python -m gpuplace plot jct-cdf|learning-curve|timeline ...: the other plots.",
+        epilog=_example("python -m gpuplace plot jct-cdf --scenario default --policies pack,first_fit --out cdf.png"))
     p.add_argument("what", nargs="+", metavar="RUN_FOLDER|CSV|KIND",
                    help="run folders or CSV files (learning.csv, compare.csv); or jct-cdf, timeline, or learning-curve "
                         "followed by CSV files (e.g. runs/maskable_ppo/episodes.csv)")
     _add_scenario(p)
-    p.add_argument("--policies", help="heuristics (jct-cdf: all by default; timeline: the first)")
+    # one comma-separated value here: space-separated items would swallow the positional KIND
+    p.add_argument("--policies", metavar="P,P", help="heuristics, comma-separated (jct-cdf: all by default; timeline: "
+                                                     "the first)")
     p.add_argument("--model", help="a MaskablePPO .zip to include")
     p.add_argument("--seeds", type=_SEEDS, default=5)
     p.add_argument("--seed-list", type=seed_list)
     p.add_argument("--y", default="episode_return", help="learning-curve: column to plot")
     p.add_argument("--out", help="the image file; for a run's plots, the folder (default: the run folder)")
     p.set_defaults(fn=cmd_plot)
+
+    p = sub.add_parser("tensorboard", help="a training log (learning.csv of the C++ PPO, train-sb3's episodes.csv) as "
+                                           "TensorBoard event files (needs the sb3 extra)",
+                       epilog=_example("python -m gpuplace tensorboard runs/cpp_ppo --out runs/tb/cpp_ppo"))
+    p.add_argument("runs", nargs="+", metavar="RUN_FOLDER|CSV", help="run folders or learning.csv / episodes.csv files")
+    p.add_argument("--out", required=True, help="the folder the event files go into (tensorboard --logdir OUT)")
+    p.set_defaults(fn=cmd_tensorboard)
 
     # every argument after "bench" goes to gpuplace.bench.main (prefix_chars: none is an option here)
     p = sub.add_parser("bench", add_help=False, prefix_chars="\x00",
@@ -477,7 +593,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("rllib_args", nargs=argparse.REMAINDER, help="train|tune and their options (rllib --help)")
     p.set_defaults(fn=cmd_rllib)
 
-    p = sub.add_parser("info", help="version, presets, heuristics; --list everything by kind; --scenario prints it in full")
+    p = sub.add_parser("info", help="version, presets, heuristics; --list everything by kind; --scenario prints it in full",
+                       epilog=_example("python -m gpuplace info --scenario heterogeneous"))
     p.add_argument("--scenario")
     p.add_argument("--list", action="store_true", help="everything that can be named, by kind (placers, queues, topologies, ...)")
     p.set_defaults(fn=cmd_info)

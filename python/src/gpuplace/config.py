@@ -32,6 +32,12 @@ def scenario_of(scenario: ScenarioLike = "default", overrides: Mapping[str, Any]
     if overrides is not None and not isinstance(overrides, Mapping):
         raise _core.ConfigError(f"scenario overrides: expected a dict of options, got {type(overrides).__name__} {overrides!r}")
     overrides = with_durations(overrides, durations)
+    if isinstance(scenario, (str, os.PathLike)):
+        text = os.fspath(scenario)
+        if not text.lstrip().startswith("{") and text not in PRESETS and os.path.lexists(text):
+            from ._files import check_input_file
+
+            check_input_file(text, "scenario file")  # a FIFO or /dev/zero: refused before the core reads it
     return Scenario(scenario if not isinstance(scenario, Mapping) else dict(scenario),
                     dict(overrides) if overrides is not None else None, action_mode)
 
@@ -53,7 +59,9 @@ def read_json_object(path: str | os.PathLike, what: str) -> dict:
     """The JSON object in a file (``what`` names it in errors: "scenario", "training config"); a
     :class:`gpuplace.ConfigError` naming the file when it cannot be read, is not UTF-8 text (a
     binary file), is not JSON or is not an object."""
-    path = os.fspath(path)
+    from ._files import check_input_file
+
+    path = check_input_file(path, f"{what} file")
     try:
         with open(path, "rb") as f:
             raw = f.read()

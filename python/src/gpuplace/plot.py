@@ -13,7 +13,7 @@ from typing import Mapping
 
 import numpy as np
 
-from ._files import atomic_target
+from ._files import atomic_target, check_input_file
 from .render import job_colors
 
 MISSING_MATPLOTLIB = ("the plots need matplotlib, which is in gpuplace's 'plot' extra: pip install 'gpuplace[plot]' "
@@ -59,6 +59,8 @@ def _legend(ax, fontsize: float = 8) -> None:
 
 def jct_cdf(jcts: Mapping[str, np.ndarray], out: str, title: str = "JCT CDF") -> str:
     """Empirical CDF of job completion times (hours), one line per policy."""
+    if not any(np.asarray(v).size for v in jcts.values()):
+        raise ValueError(f"JCT CDF: no finished jobs to plot ({', '.join(jcts) or 'no policies'})")
     plt = _plt()
     fig, ax = plt.subplots(figsize=(6, 4))
     for name, v in jcts.items():
@@ -76,15 +78,19 @@ def jct_cdf(jcts: Mapping[str, np.ndarray], out: str, title: str = "JCT CDF") ->
 
 
 def read_learning_curve(path: str, x: str = "timesteps", y: str = "episode_return") -> tuple[np.ndarray, np.ndarray]:
-    """Reads a learning-curve CSV (train-sb3's episodes.csv, or any CSV with the two columns)."""
+    """Reads a learning-curve CSV (train-sb3's episodes.csv, or any CSV with the two columns). A
+    missing or empty file, or one without the columns or rows, is an error naming it (a plot of
+    nothing would look like a result)."""
+    cols, rows = read_rows(path)
+    if x not in cols or y not in cols:
+        raise ValueError(f"{path}: needs columns {x!r} and {y!r}, has {', '.join(cols)}")
     xs, ys = [], []
-    with open(path, newline="") as f:
-        r = csv.DictReader(f)
-        if r.fieldnames is None or x not in r.fieldnames or y not in r.fieldnames:
-            raise ValueError(f"{path}: needs columns {x!r} and {y!r}, has {r.fieldnames}")
-        for row in r:
+    for i, row in enumerate(rows, 2):
+        try:
             xs.append(float(row[x]))
             ys.append(float(row[y]))
+        except (TypeError, ValueError):
+            raise ValueError(f"{path}:{i}: {x} {row[x]!r}, {y} {row[y]!r}: not numbers") from None
     return np.asarray(xs), np.asarray(ys)
 
 
@@ -92,6 +98,8 @@ def learning_curves(
     curves: Mapping[str, tuple[np.ndarray, np.ndarray]], out: str, ylabel: str = "episode return", window: int = 20
 ) -> str:
     """Learning curves (x, y) with a moving average of `window` episodes."""
+    if not any(len(y) for _, y in curves.values()):
+        raise ValueError(f"learning curves: no points to plot in {', '.join(curves) or 'no curves'}")
     plt = _plt()
     fig, ax = plt.subplots(figsize=(6, 4))
     for name, (x, y) in curves.items():
@@ -127,8 +135,8 @@ def occupancy_timeline(jobs: Mapping[str, np.ndarray], num_gpus: int, out: str, 
             ax.axhline(b - 0.5, color="0.8", linewidth=0.5)
     ax.set_ylim(-0.5, num_gpus - 0.5)
     ax.invert_yaxis()
-    ax.set_xlabel("time (h)")
-    ax.set_ylabel("GPU")
+    ax.set_xlabel("simulated time (hours since the episode began)")
+    ax.set_ylabel("GPU index" + (f" (lines between nodes of {gpus_per_node} GPUs)" if gpus_per_node else ""))
     ax.set_title(title)
     fig.tight_layout()
     return _save(fig, out)
@@ -137,14 +145,23 @@ def occupancy_timeline(jobs: Mapping[str, np.ndarray], num_gpus: int, out: str, 
 # ---- a training run's plots (gpuplace-train, python -m gpuplace train) ---------------------------
 
 LEARNING_COLUMNS = ("env_steps", "mean_jct")  # learning.csv (include/gpuplace/rl/run.hpp)
+EPISODE_COLUMNS = ("timesteps", "avg_jct")  # train-sb3's episodes.csv (one row per training episode)
 COMPARE_COLUMNS = ("policy", "avg_jct")  # compare.csv, an EvalReport's csv()
 
 
-def _read_rows(path: str) -> tuple[list[str], list[dict]]:
+def read_rows(path: str) -> tuple[list[str], list[dict]]:
+    """A CSV file's columns and rows; a missing, special (a FIFO), empty or header-only file is an
+    error naming it."""
+    path = check_input_file(path, "CSV file")
     with open(path, newline="", encoding="utf-8") as f:
         r = csv.DictReader(f)
         rows = list(r)
-        return list(r.fieldnames or []), rows
+        cols = list(r.fieldnames or [])
+    if not cols:
+        raise ValueError(f"{path}: an empty CSV file (no header, no rows): nothing to plot")
+    if not rows:
+        raise ValueError(f"{path}: no rows under its header ({', '.join(cols)}): nothing to plot")
+    return cols, rows
 
 
 def _num(x) -> float | None:
@@ -158,12 +175,15 @@ def _num(x) -> float | None:
 def _policy_jcts(path: str) -> dict[str, list[float]]:
     """Per policy, its avg_jct (hours) on every seed of an EvalReport CSV."""
     out: dict[str, list[float]] = {}
-    for r in _read_rows(path)[1]:
+    for r in read_rows(path)[1]:
         v = _num(r.get("avg_jct"))
         if v is not None:
             out.setdefault(r["policy"], []).append(v / 3600)
     return out
 
+
+#: The rows of a comparison that are a trained agent (the C++ PPO, train-sb3's, RLlib's), not heuristics.
+_AGENTS = ("ppo", "maskable_ppo", "rllib_ppo")
 
 #: Heuristics a learning curve names in its legend (the best); the others share one entry.
 LEARNING_HEURISTICS_NAMED = 5
@@ -174,8 +194,21 @@ def learning_curve(learning_csv: str, out: str, heuristics: Mapping[str, float] 
     """A training run's learning curve: the mean JCT of training episodes and the greedy validation
     JCT against env steps (learning.csv), the imitation phase shaded, and ``heuristics`` (name ->
     mean JCT in hours) as dashed lines."""
+    return _learning_curve_rows(read_rows(learning_csv)[1], out, heuristics, where)
+
+
+def _sb3_learning_rows(episodes_csv: str, validation_csv: str | None) -> list[dict]:
+    """train-sb3's episodes.csv (and validation.csv) as learning.csv rows: one per training episode
+    (env_steps, mean_jct) and one per validation (env_steps, val_jct), in env-step order."""
+    rows = [{"env_steps": r["timesteps"], "mean_jct": r["avg_jct"]} for r in read_rows(episodes_csv)[1]]
+    if validation_csv and os.path.exists(validation_csv):
+        rows += [{"env_steps": r["timesteps"], "val_jct": r["val_jct"]} for r in read_rows(validation_csv)[1]]
+    return sorted(rows, key=lambda r: float(r["env_steps"]))
+
+
+def _learning_curve_rows(rows: list[dict], out: str, heuristics: Mapping[str, float] | None = None,
+                         where: str = "validation seeds") -> str:
     plt = _plt()
-    _, rows = _read_rows(learning_csv)
     steps = [int(float(r["env_steps"])) for r in rows]
     fig, ax = plt.subplots(figsize=(7, 4.2))
     pts = [(s, j / 3600) for s, r in zip(steps, rows) if (j := _num(r.get("mean_jct")))]
@@ -188,7 +221,7 @@ def learning_curve(learning_csv: str, out: str, heuristics: Mapping[str, float] 
     if imit:
         ax.axvspan(0, max(imit), color="0.9", label="imitating the teacher heuristic")
     # the best heuristics by name, the others grouped as one legend entry (their lines thin and grey)
-    ranked = sorted(((v, n) for n, v in (heuristics or {}).items() if n != "ppo"))
+    ranked = sorted(((v, n) for n, v in (heuristics or {}).items() if not n.startswith(_AGENTS)))
     for i, (v, name) in enumerate(ranked[:LEARNING_HEURISTICS_NAMED]):
         ax.axhline(v, ls="--", lw=1, color=f"C{(i + 2) % 10}", label=f"{name} {v:.3f} h")
     rest = ranked[LEARNING_HEURISTICS_NAMED:]
@@ -216,7 +249,7 @@ def jct_comparison(jcts: Mapping[str, list[float]], out: str, title: str | None 
     means = [float(np.mean(jcts[n])) for n in names]
     sems = [float(np.std(jcts[n], ddof=1) / math.sqrt(len(jcts[n]))) if len(jcts[n]) > 1 else 0.0 for n in names]
     fig, ax = plt.subplots(figsize=(max(7.0, 0.45 * len(names)), 4))
-    colors = ["tab:red" if n.startswith("ppo") else "tab:gray" for n in names]
+    colors = ["tab:red" if n.startswith(_AGENTS) else "tab:gray" for n in names]
     ax.bar(names, means, yerr=sems, color=colors, capsize=4)
     ax.set_ylabel("mean JCT (h), mean +- s.e.")
     seeds = max((len(v) for v in jcts.values()), default=0)
@@ -229,8 +262,9 @@ def jct_comparison(jcts: Mapping[str, list[float]], out: str, title: str | None 
 
 def training_plots(source: str, out_dir: str | None = None) -> list[str]:
     """The plots of a training run: ``source`` is a run folder (gpuplace-train's or
-    ``python -m gpuplace train``'s: learning.csv, compare*.csv, validation_heuristics.csv), a
-    learning.csv, or a compare.csv. Writes learning_curve.png (from learning.csv, with every
+    ``python -m gpuplace train``'s: learning.csv, compare*.csv, validation_heuristics.csv; or
+    ``train-sb3``'s: episodes.csv, validation.csv, compare.csv), a learning.csv, an episodes.csv, or a
+    compare.csv. Writes learning_curve.png (from learning.csv, with every
     heuristic's JCT on the validation seeds, else on the held-out seeds) and jct_comparison.png
     (jct_comparison_K.png for compare_K.csv: PPO and every heuristic on the held-out seeds) into
     ``out_dir`` (default: the run folder). Returns the files written."""
@@ -238,23 +272,26 @@ def training_plots(source: str, out_dir: str | None = None) -> list[str]:
     if os.path.isdir(source):
         folder, learning = source, os.path.join(source, "learning.csv")
         if not os.path.exists(learning):
-            learning = None
+            learning = os.path.join(source, "episodes.csv")  # a train-sb3 run folder
+            if not os.path.exists(learning):
+                learning = None
         compares = sorted(glob.glob(os.path.join(glob.escape(folder), "compare*.csv")))
-    elif os.path.isfile(source):
+    elif os.path.exists(source):
         folder = os.path.dirname(os.path.abspath(source))
-        cols = _read_rows(source)[0]
-        if all(c in cols for c in LEARNING_COLUMNS):
+        cols = read_rows(source)[0]
+        if all(c in cols for c in LEARNING_COLUMNS) or all(c in cols for c in EPISODE_COLUMNS):
             learning, compares = source, []  # the learning curve only (the folder's compare.csv gives its lines)
         elif all(c in cols for c in COMPARE_COLUMNS):
             learning, compares = None, [source]
         else:
-            raise ValueError(f"{source}: not a learning.csv (columns {', '.join(LEARNING_COLUMNS)}) nor a compare.csv "
-                             f"(columns {', '.join(COMPARE_COLUMNS)}); its columns are {', '.join(cols) or 'none'}")
+            raise ValueError(f"{source}: not a learning.csv (columns {', '.join(LEARNING_COLUMNS)}), an episodes.csv "
+                             f"(columns {', '.join(EPISODE_COLUMNS)}) nor a compare.csv (columns "
+                             f"{', '.join(COMPARE_COLUMNS)}); its columns are {', '.join(cols) or 'none'}")
     else:
         raise FileNotFoundError(f"{source}: no such run folder or CSV file")
     if learning is None and not compares:
-        raise ValueError(f"{source}: nothing to plot: no learning.csv and no compare.csv in it (a run folder of "
-                         "gpuplace-train or python -m gpuplace train has them)")
+        raise ValueError(f"{source}: nothing to plot: no learning.csv, episodes.csv or compare.csv in it (a run "
+                         "folder of gpuplace-train, python -m gpuplace train or train-sb3 has them)")
     _plt()  # the error naming the extra before anything is read further
     out_dir = out_dir or folder
     os.makedirs(out_dir, exist_ok=True)
@@ -264,12 +301,17 @@ def training_plots(source: str, out_dir: str | None = None) -> list[str]:
         held_out = _policy_jcts(compares[0] if compares else sibling) if compares or os.path.exists(sibling) else {}
         vh = os.path.join(folder, "validation_heuristics.csv")
         if os.path.exists(vh):
-            lines = {r["policy"]: v / 3600 for r in _read_rows(vh)[1] if (v := _num(r.get("avg_jct"))) is not None}
+            lines = {r["policy"]: v / 3600 for r in read_rows(vh)[1] if (v := _num(r.get("avg_jct"))) is not None}
             where = "validation seeds"
         else:
             lines = {n: float(np.mean(v)) for n, v in held_out.items()}
             where = "held-out seeds"
-        written.append(learning_curve(learning, os.path.join(out_dir, "learning_curve.png"), lines, where))
+        target = os.path.join(out_dir, "learning_curve.png")
+        if all(c in read_rows(learning)[0] for c in LEARNING_COLUMNS):
+            written.append(learning_curve(learning, target, lines, where))
+        else:  # train-sb3's episodes.csv, with its validation.csv when there is one
+            rows = _sb3_learning_rows(learning, os.path.join(os.path.dirname(os.path.abspath(learning)), "validation.csv"))
+            written.append(_learning_curve_rows(rows, target, lines, where))
     for path in compares:
         jcts = _policy_jcts(path)
         if not jcts:

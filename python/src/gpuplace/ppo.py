@@ -95,6 +95,8 @@ def run(
     if parallel is None:
         parallel = max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
     os.makedirs(out, exist_ok=True)
+    if resume:
+        check_saved_state(out)
     if not show_progress:
         return _core.train_run(config, out, resume, parallel)
     cfg = _core.default_run_config()
@@ -111,6 +113,31 @@ def run(
     with progress_bar(total=total, desc="C++ PPO (iterations)") as bar:
         return _core.train_run(config, out, resume, parallel, print=lambda line: bar.write(line.rstrip("\n")),
                                on_iteration=lambda n: bar.update(1))
+
+
+def check_saved_state(out: str) -> None:
+    """Before a resume: the run in ``out`` (its run.json) must have a saved training state
+    (``state.bin`` or ``state.prev.bin``, in ``out`` for one restart, else in ``out/seed_<seed>`` for
+    each) -- one whose states were deleted would start from zero looking like a continuation. A
+    :class:`gpuplace.CheckpointError` naming the missing file otherwise (resume=False starts afresh).
+    A folder without run.json is the core's to refuse."""
+    from ._files import check_input_file
+
+    run_file = os.path.join(out, "run.json")
+    if not os.path.exists(run_file):
+        return
+    try:
+        with open(check_input_file(run_file, "run file"), encoding="utf-8") as f:
+            config = json.load(f).get("config", {})
+        restarts, seed = int(config.get("restarts", 1)), int(config.get("ppo", {}).get("seed", 0))
+    except (ValueError, AttributeError, TypeError):
+        return  # an unreadable run file: the core says what is wrong with it
+    dirs = [out] if restarts == 1 else [os.path.join(out, f"seed_{seed + r}") for r in range(restarts)]
+    if not any(os.path.exists(os.path.join(d, n)) for d in dirs for n in ("state.bin", "state.prev.bin")):
+        raise _core.CheckpointError(
+            f"resume: the run in {out} has no saved training state: {os.path.join(dirs[0], 'state.bin')} does not "
+            "exist (deleted, or the run stopped before its first saved state); start the run afresh without resume "
+            "(--resume) to train from zero")
 
 
 def _merge(base: dict, over: Mapping[str, Any]) -> dict:

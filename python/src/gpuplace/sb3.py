@@ -40,7 +40,7 @@ except ImportError as e:  # pragma: no cover - depends on the install
 from . import _core
 from ._sb3_vec_env import SB3VecEnv
 from .config import DURATIONS, QUEUES, ScenarioLike, durations_of, load_scenario, make_core_vector_env, queue_name, queue_overrides, scenario_of
-from ._files import atomic_open
+from ._files import atomic_open, check_input_file
 from .progress import progress_bar
 from .spaces import INFORMATION, LAYOUT_ATTR
 from .torch_net import (LayoutError, NetConfig, ObsSpec, PerGpuNet, check_compatible, masked_logits, read_checkpoint,
@@ -95,8 +95,8 @@ def model_file(path: str | os.PathLike) -> str:
     """The file a MaskablePPO model path names (SB3 adds ".zip" to a path without it); a
     FileNotFoundError naming the path when there is none."""
     path = os.fspath(path)
-    if os.path.isfile(path):
-        return path
+    if os.path.exists(path) and not os.path.isdir(path):
+        return check_input_file(path, "model")  # a FIFO or a device is refused, not read
     if not path.endswith(".zip") and os.path.isfile(path + ".zip"):
         return path + ".zip"
     what = "is a folder, not a model file" if os.path.isdir(path) else "does not exist"
@@ -107,7 +107,7 @@ def load_maskable_ppo(path: str | os.PathLike, device: str = "cpu"):
     """Loads a MaskablePPO model (sb3-contrib) from ``path``. A missing file is a FileNotFoundError
     naming the path; a truncated or corrupt file a :class:`gpuplace.CheckpointError` naming the
     file (not the zipfile / pickle / SB3 error it comes from, which is chained)."""
-    file = model_file(path)
+    file = check_input_file(model_file(path), "model")
     from sb3_contrib import MaskablePPO
 
     try:
@@ -624,6 +624,34 @@ class KeepBestOnValidation(BaseCallback):
             self.model.policy.load_state_dict(self.best_state)
 
 
+def check_budget(where: str, total_timesteps: int, n_steps: int, num_envs: int, warmup_iterations: int = 0) -> None:
+    """A budget that leaves PPO less than one iteration (``n_steps * num_envs`` env steps, after
+    ``warmup_iterations`` value warm-up iterations) trains nothing while looking like a run: a
+    :class:`gpuplace.ConfigError` naming the budget and what one iteration needs."""
+    one = n_steps * num_envs
+    warm = warmup_iterations * one
+    if total_timesteps - warm < one:
+        spent = f" ({warmup_iterations} value warm-up iterations take {warm} of them)" if warm else ""
+        raise _core.ConfigError(
+            f"{where}: total_timesteps {total_timesteps} is less than one PPO iteration"
+            f"{' after the value warm-up' if warm else ''}{spent}: one "
+            f"iteration is n_steps * num_envs = {n_steps} * {num_envs} = {one} env steps; give at least {warm + one} "
+            f"(or fewer n_steps or num_envs)")
+
+
+def tensorboard_logger(folder: str | os.PathLike, verbose: int = 0):
+    """SB3's own logger writing TensorBoard event files into ``folder`` (and SB3's table to the
+    standard output when ``verbose``): pass it to ``model.set_logger()``. Needs the ``tensorboard``
+    package (in the ``sb3`` extra)."""
+    from stable_baselines3.common.logger import configure
+
+    try:
+        import tensorboard  # noqa: F401  (SB3 writes through torch.utils.tensorboard, which needs it)
+    except ImportError:
+        raise ImportError("--tensorboard needs the tensorboard package: pip install './python[sb3]'") from None
+    return configure(os.fspath(folder), ["tensorboard"] + (["stdout"] if verbose else []))
+
+
 def quiet_logger(verbose: int = 0):
     """An SB3 logger that writes nowhere but the standard output (when ``verbose``): SB3's default
     logger makes a new empty ``SB3-<date>`` directory in the temporary directory on every
@@ -705,6 +733,7 @@ def train_maskable_ppo(
     log_csv: str | None = None,
     show_progress: bool = True,
     verbose: int = 0,
+    tensorboard_log: str | None = None,
     **ppo_kwargs,
 ):
     """Trains MaskablePPO with SB3's MlpPolicy on :class:`SB3VecEnv`; returns (model, callback)
@@ -715,6 +744,7 @@ def train_maskable_ppo(
 
     check_hyperparameters("train_maskable_ppo", total_timesteps=total_timesteps, num_envs=num_envs, n_steps=n_steps,
                           batch_size=batch_size, learning_rate=learning_rate, gamma=gamma, ent_coef=ent_coef)
+    check_budget("train_maskable_ppo", total_timesteps, n_steps, num_envs)
     torch.set_num_threads(1)
     venv = SB3VecEnv(scenario_of(scenario), num_envs=num_envs, num_threads=num_threads)
     model = MaskablePPO(
@@ -731,7 +761,9 @@ def train_maskable_ppo(
         device="cpu",
         **ppo_kwargs,
     )
-    if ppo_kwargs.get("tensorboard_log") is None:
+    if tensorboard_log is not None:
+        model.set_logger(tensorboard_logger(tensorboard_log, verbose))
+    elif ppo_kwargs.get("tensorboard_log") is None:
         model.set_logger(quiet_logger(verbose))
     cb = make_callback(log_csv, show_progress, total_timesteps)
     model.learn(total_timesteps=total_timesteps, callback=cb)
@@ -758,6 +790,7 @@ def train_per_gpu(
     log_dir: str | None = None,
     show_progress: bool = True,
     verbose: int = 0,
+    tensorboard_log: str | None = None,
     **ppo_kwargs,
 ):
     """The C++ main job's recipe with MaskablePPO and :class:`PerGpuPolicy`: clone ``teacher`` for
@@ -774,13 +807,15 @@ def train_per_gpu(
     Returns ``(model, info)``: info holds ``scenario`` (the one trained in), ``pretrain`` (see
     :func:`pretrain`), ``validation`` (rows of timesteps, val_jct), ``best_val_jct``, ``env_steps``
     (imitation + PPO), ``seconds`` and ``episodes`` (finished training episodes). With
-    ``log_dir``: episodes.csv, validation.csv and imitation.csv there."""
+    ``log_dir``: episodes.csv, validation.csv and imitation.csv there. With ``tensorboard_log``: SB3's
+    logger writes TensorBoard event files into that folder (:func:`tensorboard_logger`)."""
     from sb3_contrib import MaskablePPO
 
     check_hyperparameters("train_per_gpu", total_timesteps=total_timesteps, imitation_steps=imitation_steps,
                           value_warmup=value_warmup, num_envs=num_envs, n_steps=n_steps, learning_rate=learning_rate,
                           imitation_learning_rate=imitation_learning_rate, gamma=gamma, validation_seeds=validation_seeds,
                           validate_every=validate_every)
+    check_budget("train_per_gpu", total_timesteps, n_steps, num_envs, warmup_iterations=value_warmup)
     torch.set_num_threads(1)
     sc = teacher_scenario(scenario, teacher)
     t0 = time.perf_counter()
@@ -789,7 +824,7 @@ def train_per_gpu(
     kwargs.update(ppo_kwargs)
     model = MaskablePPO(PerGpuPolicy, venv, policy_kwargs={"hidden": list(hidden), "node_features": node_features},
                         seed=seed, verbose=verbose, device="cpu", **kwargs)
-    model.set_logger(quiet_logger(verbose))
+    model.set_logger(quiet_logger(verbose) if tensorboard_log is None else tensorboard_logger(tensorboard_log, verbose))
     queue = queue_policy_of(sc)
     model.gpuplace_queue = queue if queue != queue_policy_of(scenario) else None
     if log_dir:
@@ -872,6 +907,7 @@ def _write_rows(path: str, rows: list[dict]) -> None:
 
 __all__ = [
     "KeepBestOnValidation",
+    "check_budget",
     "check_hyperparameters",
     "load_maskable_ppo",
     "model_file",
@@ -892,6 +928,7 @@ __all__ = [
     "quiet_logger",
     "save_cpp_checkpoint",
     "split_teacher",
+    "tensorboard_logger",
     "teacher_scenario",
     "train_maskable_ppo",
     "train_per_gpu",

@@ -3,8 +3,6 @@
 /// The definitions json/colocation.hpp declares: included by it in the header-only library, compiled once
 /// into gpuplace::compiled (src/compiled/gpuplace.cpp) when GPUPLACE_COMPILED is defined.
 
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <string_view>
 
@@ -35,12 +33,10 @@ GPUPLACE_INLINE detail::json to_json(const colocation_config& c) {
 }
 
 GPUPLACE_INLINE interference_table read_json_profile(const std::string& file, const ModelZoo& zoo, interference_table base) {
-    if (auto d = detail::directory_not_file(file, display_path(file)); !d.empty()) throw ConfigError("co-location profile: " + d);
-    std::ifstream in(file);
-    if (!in) throw ConfigError("co-location profile: cannot open \"" + display_path(file) + "\"");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    const auto j = detail::parse_json(ss.str(), file);
+    std::string text;
+    if (!detail::read_input_file<ConfigError>(file, text, display_path(file), "co-location profile: "))
+        throw ConfigError("co-location profile: cannot open \"" + display_path(file) + "\"");
+    const auto j = detail::parse_json(text, file);
     if (!j.is_object()) throw ConfigError(file + ": expected an object {\"<model>\": {\"<other>\": factor}}");
     for (auto a = j.begin(); a != j.end(); ++a) {
         const auto pa = file + ":/" + a.key();

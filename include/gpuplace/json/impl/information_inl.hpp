@@ -60,7 +60,8 @@ GPUPLACE_INLINE preemption_config preemption_from_json(const detail::json& j, st
     read_number(j, path, "gittins_quantum", p.gittins_quantum, 1e-9, 1e12);
     if (auto it = j.find("thresholds"); it != j.end()) {
         const auto pp = join_path(path, "thresholds");
-        if (!it->is_array()) config_fail(pp, "expected a list of GPU-seconds, got " + short_dump(*it));
+        if (!it->is_array() || it->empty())
+            config_fail(pp, "expected a list of one or more GPU-seconds (e.g. [3250, 7200]), got " + short_dump(*it));
         p.thresholds.clear();
         for (std::size_t i = 0; i < it->size(); ++i) {
             const auto& v = (*it)[i];

@@ -4,8 +4,6 @@
 /// into gpuplace::compiled (src/compiled/gpuplace.cpp) when GPUPLACE_COMPILED is defined.
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <string_view>
 
@@ -91,12 +89,10 @@ GPUPLACE_INLINE scenario parse_scenario(std::string_view text, std::string_view 
 }
 
 GPUPLACE_INLINE scenario load_scenario(const std::string& file) {
-    if (auto d = detail::directory_not_file(file, display_path(file)); !d.empty()) throw ConfigError("scenario file " + d);
-    std::ifstream in(file);
-    if (!in) throw ConfigError("cannot open scenario file \"" + display_path(file) + "\"");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    auto s = parse_scenario(ss.str(), file);
+    std::string text;
+    if (!detail::read_input_file<ConfigError>(file, text, display_path(file), "scenario file "))
+        throw ConfigError("cannot open scenario file \"" + display_path(file) + "\"");
+    auto s = parse_scenario(text, file);
     s.resolve_paths(std::filesystem::path(display_path(file)).parent_path().string());
     return s;
 }

@@ -5,8 +5,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -198,18 +196,15 @@ GPUPLACE_INLINE topology_config topology_config_of(const std::string& value, std
     };
     if (!value.empty() && value.front() == '{') return read(detail::parse_json(value, source));
     if (detail::is_tree_preset(value) || detail::topology_catalogue().contains(value)) return read(detail::json{{"preset", value}});
-    if (auto d = detail::directory_not_file(value, display_path(value)); !d.empty()) throw ConfigError(std::string(source) + ": " + d);
-    std::ifstream in(value);
-    if (!in) {
+    std::string text;
+    if (!detail::read_input_file<ConfigError>(value, text, display_path(value), std::string(source) + ": ")) {
         std::string known = "dgx_a100, dgx1, proximity_drl, custom";
         for (const auto& n : topology_preset_names())
             if (!detail::is_tree_preset(n)) known += ", " + n;
         throw ConfigError(std::string(source) + " \"" + value + "\": neither a topology preset (" + known +
                           "), JSON text nor a file that can be opened");
     }
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return read(detail::parse_json(ss.str(), display_path(value)));
+    return read(detail::parse_json(text, display_path(value)));
 }
 
 GPUPLACE_INLINE topology_config topology_config_from_json(const detail::json& j, std::string_view path) {

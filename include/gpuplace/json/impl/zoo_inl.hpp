@@ -4,8 +4,6 @@
 /// into gpuplace::compiled (src/compiled/gpuplace.cpp) when GPUPLACE_COMPILED is defined.
 
 #include <array>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -130,12 +128,10 @@ GPUPLACE_INLINE ModelZoo zoo_from_json(const detail::json& j, std::string_view p
 
 GPUPLACE_INLINE ModelZoo load_zoo(const std::string& path) {
     const std::string file = resolve_data_path(path);
-    if (auto d = detail::directory_not_file(file, display_path(file)); !d.empty()) throw ConfigError("model zoo: " + d);
-    std::ifstream in(file);
-    if (!in) throw ConfigError("model zoo: cannot open \"" + display_path(file) + "\"");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return zoo_from_json(detail::parse_json(ss.str(), file), file + ":");
+    std::string text;
+    if (!detail::read_input_file<ConfigError>(file, text, display_path(file), "model zoo: "))
+        throw ConfigError("model zoo: cannot open \"" + display_path(file) + "\"");
+    return zoo_from_json(detail::parse_json(text, file), file + ":");
 }
 
 GPUPLACE_INLINE detail::json to_json(const ModelZoo& z) {

@@ -11,6 +11,7 @@ from .. import _core
 from .._args import check_output_file, check_output_folder, count, seed_list
 from .._args import policy_names as _policies
 from .._files import atomic_write
+from .._deprecated import add_renamed_option
 from ..command import run as run_command
 from ..config import load_scenario
 
@@ -92,8 +93,8 @@ def cmd_train(args) -> int:
         cpp = os.path.join(os.path.abspath(args.out), "ppo.json")
         save_checkpoint(cpp, run["module"].net, scenario=sc)
         print(f"C++ checkpoint {cpp} (gpuplace-train --load, gpuplace.torch_net.load_checkpoint)")
-        if args.eval_seeds > 0:
-            seeds = list(_core.held_out_seeds(args.eval_seeds))
+        if args.seeds > 0:
+            seeds = list(_core.held_out_seeds(args.seeds))
             rep = _core.evaluate(sc, policies, seeds, 1)
             evaluate_agent(greedy_policy(run["module"]), sc, seeds, name="rllib_ppo", report=rep)
             print(f"scenario {rep.scenario}, {len(seeds)} held-out seeds")
@@ -139,17 +140,21 @@ def cmd_tune(args) -> int:
 def build_parser(prog: str = "python -m gpuplace rllib") -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog=prog, description=__doc__)
     sub = ap.add_subparsers(dest="cmd", required=True)
-    p = sub.add_parser("train", help="PPO on RLlib, then the evaluation harness on held-out seeds")
+    p = sub.add_parser("train", help="PPO on RLlib, then the evaluation harness on held-out seeds",
+                       epilog="example: python -m gpuplace rllib train --scenario default --iterations 5 --out runs/rllib")
     _add_common(p)
     p.add_argument("--seed", type=count(0, 2**32 - 1, "a seed"), default=1,
                    help="training seed (env runner w seeds its envs with seed + w)")
     p.add_argument("--out", default="runs/rllib", help="progress.csv, RLlib checkpoint/, ppo.json (C++ checkpoint)")
-    p.add_argument("--eval-seeds", type=count(0), default=10, help="held-out seeds (1000000 + i) for the final table (0: skip)")
+    p.add_argument("--seeds", type=count(0, 10_000_000), default=10,
+                   help="held-out seeds (1000000 + i) for the final table (0: skip)")
+    add_renamed_option(p, "--eval-seeds", "--seeds", type=count(0, 10_000_000))
     p.add_argument("--policies", help="heuristics in the final table (default: all)")
     p.add_argument("--csv", help="write the final table as CSV")
     p.add_argument("-q", "--quiet", action="store_true")
     p.set_defaults(fn=cmd_train)
-    p = sub.add_parser("tune", help="a Tune grid sweep; table of validation JCT per trial")
+    p = sub.add_parser("tune", help="a Tune grid sweep; table of validation JCT per trial",
+                       epilog="example: python -m gpuplace rllib tune --grid lr=0.0003,0.001 --seeds 1,2 --iterations 5")
     _add_common(p)
     p.add_argument("--grid", action="append", default=[], metavar="NAME=V1,V2,...",
                    help="one hyperparameter and its values, e.g. lr=0.0003,0.001; repeatable")
