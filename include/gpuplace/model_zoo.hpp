@@ -267,4 +267,18 @@ private:
     std::shared_ptr<const data> d_;  ///< never null
 };
 
+/// A model of `zoo` drawn uniformly among those measured at >= k GPUs (among all when none is):
+/// below(n) draws an index in [0, n) (detail::rng::below). The draw of the generators and of the
+/// trace readers' model mixes.
+template <class Below>
+[[nodiscard]] model_id draw_model_measured_at(const ModelZoo& zoo, std::uint32_t k, Below&& below) {
+    std::size_t eligible = 0;
+    for (std::size_t z = 0; z < zoo.size(); ++z) eligible += zoo[model_id(z)].max_measured_gpus() >= k;
+    if (eligible == 0) return static_cast<model_id>(below(zoo.size()));
+    auto pick = below(eligible);
+    for (std::size_t z = 0; z < zoo.size(); ++z)
+        if (zoo[model_id(z)].max_measured_gpus() >= k && pick-- == 0) return model_id(z);
+    return 0;
+}
+
 }  // namespace gpuplace

@@ -210,13 +210,7 @@ namespace detail {
         }
         return zoo.find(weights.back().first);
     }
-    std::size_t eligible = 0;
-    for (std::size_t z = 0; z < zoo.size(); ++z) eligible += zoo[model_id(z)].max_measured_gpus() >= k;
-    if (eligible == 0) return static_cast<model_id>(r.below(zoo.size()));
-    auto pick = r.below(eligible);
-    for (std::size_t z = 0; z < zoo.size(); ++z)
-        if (zoo[model_id(z)].max_measured_gpus() >= k && pick-- == 0) return model_id(z);
-    return 0;
+    return draw_model_measured_at(zoo, k, [&r](std::uint64_t n) { return r.below(n); });
 }
 /// Uniform integer in [lo, hi) with the reference's guards (lo >= 1; hi = lo + 1 when empty).
 [[nodiscard]] inline std::uint32_t band_draw(rng& r, long lo, long hi) {

@@ -33,6 +33,17 @@ SMALL_RING = {
 }
 
 
+
+def run_cli(capsys, fn, argv):
+    """Runs a command-line entry point `fn` on argv in this process; returns (exit status, stdout,
+    stderr). argparse's usage errors exit 2."""
+    try:
+        code = fn(argv)
+    except SystemExit as e:
+        code = e.code
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
 @pytest.fixture
 def small():
     return copy.deepcopy(SMALL)

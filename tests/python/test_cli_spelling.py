@@ -11,17 +11,12 @@ import pytest
 from gpuplace import _core
 from gpuplace.bench import main as bench_main
 from gpuplace.cli import build_parser, main
+from conftest import run_cli
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def _run(capsys, fn, argv):
-    try:
-        code = fn(argv)
-    except SystemExit as e:
-        code = e.code
-    out = capsys.readouterr()
-    return code, out.out, out.err
+_run = run_cli
 
 
 def _subcommands(parser):

@@ -15,6 +15,7 @@ import gpuplace
 from gpuplace import _core
 from gpuplace._files import atomic_open, atomic_target, atomic_write
 from gpuplace.cli import main
+from conftest import run_cli
 
 # 100,000 GPUs: one episode's observations would take tens of GB
 HUGE = {"topology": {"preset": "custom", "racks": 100, "nodes_per_rack": 125, "gpus_per_node": 8},
@@ -23,12 +24,7 @@ HUGE = {"topology": {"preset": "custom", "racks": 100, "nodes_per_rack": 125, "g
 
 def _cli(capsys, argv):
     """Runs the command line; returns (exit status, stdout, stderr). argparse's usage errors exit 2."""
-    try:
-        code = main(argv)
-    except SystemExit as e:
-        code = e.code
-    out = capsys.readouterr()
-    return code, out.out, out.err
+    return run_cli(capsys, main, argv)
 
 
 # ---- run_episode: recording is bounded, replays that run out say so ------------------------------

@@ -174,14 +174,8 @@ private:
 
 /// A fixed pseudo-random model for row `key` among zoo models measured at >= k GPUs (all if none).
 [[nodiscard]] GPUPLACE_INLINE model_id mixed_model(const ModelZoo& zoo, std::uint32_t k, std::uint64_t key) {
-    std::size_t eligible = 0;
-    for (std::size_t z = 0; z < zoo.size(); ++z) eligible += zoo[model_id(z)].max_measured_gpus() >= k;
     rng r(mix_seed(key, 0x7472616365ULL));
-    if (eligible == 0) return static_cast<model_id>(r.below(zoo.size()));
-    auto pick = r.below(eligible);
-    for (std::size_t z = 0; z < zoo.size(); ++z)
-        if (zoo[model_id(z)].max_measured_gpus() >= k && pick-- == 0) return model_id(z);
-    return 0;
+    return draw_model_measured_at(zoo, k, [&r](std::uint64_t n) { return r.below(n); });
 }
 
 /// How rows without a model get one (trace_options::model and model_mix), resolved once.
@@ -214,14 +208,7 @@ public:
             }
             return weights_.back().first;
         }
-        const auto& zoo = *zoo_;
-        std::size_t eligible = 0;
-        for (std::size_t z = 0; z < zoo.size(); ++z) eligible += zoo[model_id(z)].max_measured_gpus() >= k;
-        if (eligible == 0) return static_cast<model_id>(r.below(zoo.size()));
-        auto pick = r.below(eligible);
-        for (std::size_t z = 0; z < zoo.size(); ++z)
-            if (zoo[model_id(z)].max_measured_gpus() >= k && pick-- == 0) return model_id(z);
-        return 0;
+        return draw_model_measured_at(*zoo_, k, [&r](std::uint64_t n) { return r.below(n); });
     }
 
 private:
