@@ -19,10 +19,17 @@ namespace gpuplace_py {
 
 namespace {
 
-/// A Python object C++ threads may copy and drop: its last owner drops it holding the GIL.
+/// A Python object C++ threads may copy and drop: its last owner drops it holding the GIL. The
+/// registry keeps its factories until the program's static objects go, after the interpreter has
+/// finalised (and freed every object): those are let go without touching Python.
 using shared_py = std::shared_ptr<py::object>;
 shared_py share(py::object o) {
     return shared_py(new py::object(std::move(o)), [](py::object* p) {
+        if (!Py_IsInitialized()) {
+            (void)p->release();
+            delete p;
+            return;
+        }
         py::gil_scoped_acquire gil;
         delete p;
     });

@@ -157,3 +157,22 @@ def test_the_cli_takes_a_plugin_in_info_list_and_evaluate(tmp_path, capsys):
     bad.write_text("raise RuntimeError('broken plugin')\n")
     code, out, err = run_cli(capsys, cli_main, ["info", "--plugin", str(bad)])
     assert code == 2 and "bad.py" in err and "RuntimeError: broken plugin" in err
+
+
+def test_the_benchmark_runs_and_validates_a_plugin_policy_by_name(tmp_path):
+    plugin = tmp_path / "my_policies.py"
+    plugin.write_text(PLUGIN)
+
+    def bench_cli(*args):
+        return subprocess.run([sys.executable, "-m", "gpuplace", "bench", *args], capture_output=True, text=True,
+                              timeout=600)
+
+    out = bench_cli("run", "--plugin", str(plugin), "--track", "proximity_drl", "--policy", "plugin_last_fit+fifo",
+                    "--out-dir", str(tmp_path), "--quiet", "--hash-only")
+    assert out.returncode == 0, out.stderr
+    result = tmp_path / "proximity_drl__plugin_last_fit+fifo.json"
+    assert result.is_file()
+    out = bench_cli("validate", "--plugin", str(plugin), str(result))
+    assert out.returncode == 0 and ": valid:" in out.stdout, out.stdout + out.stderr
+    out = bench_cli("validate", str(result))  # without the plugin the name is unknown, and said so
+    assert out.returncode != 0 and "plugin_last_fit" in out.stdout + out.stderr
