@@ -68,6 +68,7 @@ BENCHMARK(BM_rollout_decision)
     ->Args({64, 4, 1, 32})
     ->Args({512, 4, 1, 32})
     ->Args({4096, 4, 1, 32})
+    ->Args({16384, 4, 1, 32})
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
 

@@ -56,7 +56,19 @@ TEST_CASE("policy names: rollout<F>:, rollout: and hindsight: over a heuristic, 
     CHECK(gp::is_hindsight_policy("hindsight:pack"));
     CHECK_FALSE(gp::is_hindsight_policy("rollout:pack"));
     CHECK_THROWS_WITH_AS((void)gp::parse_planner_name("rollout0:pack", o, base),
-                         "policy \"rollout0:pack\": rollout<F> takes a number of futures from 1 to 4096, got \"0\"", gp::ConfigError);
+                         "policy \"rollout0:pack\": rollout<F>h<H> takes a number of futures F from 1 to 4096, got \"0\"",
+                         gp::ConfigError);
+    o = {};
+    CHECK(gp::parse_planner_name("rollout8h32:pack+sjf", o, base));
+    CHECK(o.futures == 8);
+    CHECK(o.horizon == 32);
+    o = {};
+    CHECK(gp::parse_planner_name("rollouth16:pack", o, base));
+    CHECK(o.futures == 4);
+    CHECK(o.horizon == 16);
+    CHECK_THROWS_WITH_AS((void)gp::parse_planner_name("rollout4h:pack", o, base), doctest::Contains("a horizon H (decisions) from 1 to 1000000, got \"\""),
+                         gp::ConfigError);
+    CHECK_THROWS_WITH_AS((void)gp::parse_planner_name("rollout4h0:pack", o, base), doctest::Contains("got \"0\""), gp::ConfigError);
     CHECK_THROWS_WITH_AS((void)gp::parse_planner_name("rolloutx:pack", o, base), doctest::Contains("got \"x\""), gp::ConfigError);
     CHECK_THROWS_WITH_AS((void)gp::named_policy<gp::env>("rollout:nope"), doctest::Contains("unknown policy \"nope\""), gp::ConfigError);
     const auto p = gp::named_policy<gp::env>("rollout:pack+sjf");

@@ -178,6 +178,7 @@ inline void add_builtins(std::vector<registry_entry>& v) {
                                                           : "Gavel's round policy of that name (rounds granted by priority, no LP)"});
     v.push_back({"planner", "rollout:<policy>", "the fair rollout planner: 4 forked futures per action (placement or job mode)"});
     v.push_back({"planner", "rollout<F>:<policy>", "the same with F futures"});
+    v.push_back({"planner", "rollout<F>h<H>:<policy>", "the same, each future played H decisions after the action (not to the episode's end)"});
     v.push_back({"planner", "hindsight:<policy>", "every action scored on the episode's own future: NOT causal"});
     const std::pair<const char*, const char*> workloads[] = {
         {"synthetic", "Poisson arrivals at a target load, GPU counts and log-uniform durations, a model mix"},
