@@ -66,6 +66,8 @@ struct metrics {
     /// moves (restarts on another GPU type), resizes (on another GPU count) and seconds suspended.
     bool rounds = false;
     double avg_moves = 0, avg_resizes = 0, avg_suspended_time = 0;
+    /// Rounds only: useful GPU-time (request x ideal duration) / GPU-time held, of the finished jobs.
+    double gpu_time_efficiency = 0;
 };
 
 /// Percentile (nearest-rank with linear interpolation) of sorted values, q in [0, 1].
