@@ -185,7 +185,7 @@ public:
             resizes += rr.resizes;
             suspended += rr.suspended_time;
             const auto j = static_cast<std::uint32_t>(r.id);
-            useful += double(sim.job(j).num_gpus) * r.ideal_duration;
+            useful += double(sim.job(j).num_gpus) * r.ideal_duration * r.share;
             held += sim.attained(j);
         }
         const double n = double(done.size());
