@@ -123,6 +123,21 @@ void run_eval(const gpuplace::scenario& s, const std::vector<std::string>& polic
                         t->jobs.size(), how.c_str());
         }
     }
+    // elastic jobs (docs/rounds.md): how many, and how many had their upper bound capped at their
+    // model's largest measured GPU count (no throughput is extrapolated past it), on the first seed
+    if (s.rounds.elastic.share > 0 || gpuplace::field_index(s.job_fields, "min_gpus") != std::string::npos ||
+        gpuplace::field_index(s.job_fields, "max_gpus") != std::string::npos) {
+        auto r = s;
+        r.rounds.enabled = true;
+        r.preemption.enabled = false;
+        r.colocation.enabled = false;
+        gpuplace::round_env e(r);
+        const auto seed = gpuplace::held_out_seeds(seeds).front();
+        e.reset(seed);
+        const auto sum = e.elastic_summary();
+        std::printf("elastic jobs (seed %llu, round policies only): %zu of %zu, %zu with max_gpus capped at their model's largest "
+                    "measured GPU count\n", static_cast<unsigned long long>(seed), sum.elastic, e.simulator().jobs().size(), sum.capped);
+    }
     std::printf("%s", rep.table().c_str());
     for (const auto& p : policies)
         if (gpuplace::is_hindsight_policy(p)) {

@@ -61,6 +61,7 @@ inline const std::vector<std::string>& eval_metric_names() {
     if (name == "avg_moves") return m.avg_moves;
     if (name == "avg_resizes") return m.avg_resizes;
     if (name == "avg_suspended_time") return m.avg_suspended_time;
+    if (name == "gpu_time_efficiency") return m.gpu_time_efficiency;
     throw Error("unknown metric \"" + name + "\"");
 }
 
@@ -68,7 +69,7 @@ inline const std::vector<std::string>& eval_metric_names() {
 /// fraction.
 [[nodiscard]] inline bool is_time_metric(const std::string& name) noexcept {
     for (const char* other : {"avg_comm_cost", "total_comm_cost", "avg_slowdown", "utilization", "avg_preemptions",
-                              "lost_gpu_hours", "avg_fairness", "max_fairness", "avg_moves", "avg_resizes"})
+                              "lost_gpu_hours", "avg_fairness", "max_fairness", "avg_moves", "avg_resizes", "gpu_time_efficiency"})
         if (name == other) return false;
     return true;
 }
@@ -81,9 +82,10 @@ inline const std::vector<std::string>& preemption_metric_names() {
 }
 
 /// The metrics the table adds when a policy ran in rounds (docs/rounds.md): moves, resizes and
-/// suspended time per job (the restores' GPU-hours are in lost_gpu_hours).
+/// suspended time per job (the restores' GPU-hours are in lost_gpu_hours), and the GPU-time
+/// efficiency (useful GPU-time / GPU-time held).
 inline const std::vector<std::string>& round_metric_names() {
-    static const std::vector<std::string> names = {"avg_moves", "avg_resizes", "avg_suspended_time"};
+    static const std::vector<std::string> names = {"avg_moves", "avg_resizes", "avg_suspended_time", "gpu_time_efficiency"};
     return names;
 }
 

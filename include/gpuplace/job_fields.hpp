@@ -47,7 +47,7 @@ struct job_field {
 
 /// The fields known by name (declared by their name alone, each option may still be set): "tenant"
 /// (a category), "priority" (a number, default 0, observed in [0, 10]), "deadline" (seconds after
-/// submission), "min_gpus" and "max_gpus" (GPU bounds; carried, no elastic scheduling reads them).
+/// submission), "min_gpus" and "max_gpus" (GPU bounds of an elastic job: the round front end reads them, docs/rounds.md).
 [[nodiscard]] inline std::optional<job_field> known_job_field(std::string_view name) {
     job_field f;
     f.name = std::string(name);

@@ -66,6 +66,9 @@ struct metrics {
     /// moves (restarts on another GPU type), resizes (on another GPU count) and seconds suspended.
     bool rounds = false;
     double avg_moves = 0, avg_resizes = 0, avg_suspended_time = 0;
+    /// Useful GPU-time (request x ideal duration x share) / GPU-time held, of the finished jobs
+    /// (round_env.hpp counts each run's GPUs of an elastic job). Reports write it for rounds only.
+    double gpu_time_efficiency = 0;
 };
 
 /// Percentile (nearest-rank with linear interpolation) of sorted values, q in [0, 1].
@@ -122,6 +125,7 @@ struct metrics {
     m.utilization = m.makespan > 0 ? busy / (double(num_gpus) * m.makespan) : 0;
     m.sm_utilization = m.makespan > 0 ? useful / (double(num_gpus) * m.makespan) : 0;
     m.avg_interference = interf / n;
+    m.gpu_time_efficiency = busy > 0 ? useful / busy : 0;
     m.avg_preemptions = preempt / n;
     m.lost_gpu_hours = lost / 3600.0;
     m.avg_fairness = fair / n;

@@ -66,8 +66,17 @@ public:
     // ---- the job ----------------------------------------------------------------------------------
     [[nodiscard]] std::uint32_t job_index() const noexcept { return job_; }
     [[nodiscard]] const J& job() const noexcept { return s_.sim->job(job_); }
+    /// GPUs the job is to be placed on: its request, or another count an elastic job was granted
+    /// (with_request(); the round front end, env/round_front.hpp).
+    [[nodiscard]] std::uint32_t request() const noexcept { return request_ ? request_ : job().num_gpus; }
+    /// The same job to be placed on `gpus` GPUs (0: its request).
+    [[nodiscard]] basic_placement_view with_request(std::uint32_t gpus) const noexcept {
+        auto v = *this;
+        v.request_ = gpus;
+        return v;
+    }
     /// GPUs the job still needs.
-    [[nodiscard]] std::size_t remaining() const noexcept { return job().num_gpus - picked_.size(); }
+    [[nodiscard]] std::size_t remaining() const noexcept { return request() - picked_.size(); }
     /// Per GPU: 1 when the job may take it now.
     [[nodiscard]] std::span<const std::uint8_t> mask() const noexcept { return mask_; }
     [[nodiscard]] std::span<const gpu_id> picked() const noexcept { return picked_; }
@@ -103,6 +112,7 @@ private:
     std::span<const std::uint8_t> mask_;
     std::span<const gpu_id> picked_;
     bool may_defer_;
+    std::uint32_t request_ = 0;  ///< with_request(): the GPUs it was granted (0: its request)
 };
 
 }  // namespace gpuplace

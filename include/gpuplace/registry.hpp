@@ -174,8 +174,11 @@ inline void add_builtins(std::vector<registry_entry>& v) {
         {"srtf_oracle", "shortest true remaining time first, preemptive (not causal: a bound)"}};
     for (const auto& [q, about] : queues) v.push_back({"queue", q, about});
     for (const auto& n : round_policy_names())  // rounds (round_env.hpp, docs/rounds.md)
-        v.push_back({"queue", n, round_policy_needs_lp(n) ? "Gavel's round policy of that name, an LP over the allocation matrix (needs the LP component)"
-                                                          : "Gavel's round policy of that name (rounds granted by priority, no LP)"});
+        v.push_back({"queue", n,
+                     n == "afs_l"         ? "AFS-L (Hwang et al., NSDI'21): elastic jobs, GPUs one at a time by relative throughput gain, shortest first"
+                     : n == "greedy_gain" ? "elastic jobs, each next GPU to the largest drop in remaining time (Optimus-like; needs durations)"
+                     : round_policy_needs_lp(n) ? "Gavel's round policy of that name, an LP over the allocation matrix (needs the LP component)"
+                                                : "Gavel's round policy of that name (rounds granted by priority, no LP)"});
     v.push_back({"planner", "rollout:<policy>", "the fair rollout planner: 4 forked futures per action (placement or job mode)"});
     v.push_back({"planner", "rollout<F>:<policy>", "the same with F futures"});
     v.push_back({"planner", "rollout<F>h<H>:<policy>", "the same, each future played H decisions after the action (not to the episode's end)"});

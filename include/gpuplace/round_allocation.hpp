@@ -25,7 +25,7 @@ struct round_grant {
     static constexpr std::uint32_t any_type = std::numeric_limits<std::uint32_t>::max();
     std::uint32_t job = 0;
     std::uint32_t type = any_type;
-    std::uint32_t gpus = 0;  ///< the job's GPU count (its request)
+    std::uint32_t gpus = 0;  ///< the job's GPU count: its request, or for an elastic job any count in its bounds
     friend bool operator==(const round_grant&, const round_grant&) = default;
 };
 
@@ -51,6 +51,11 @@ struct round_job {
     std::uint32_t job = 0;    ///< index into the simulator's jobs
     model_id model = 0;
     std::uint32_t gpus = 0;   ///< GPUs it requests (Gavel's scale factor)
+    /// The GPU counts it may be granted: min_gpus = max_gpus = gpus unless it is elastic
+    /// (docs/rounds.md, "Elastic jobs"; max_gpus is capped at its model's largest measured count).
+    std::uint32_t min_gpus = 0, max_gpus = 0;
+    std::uint32_t held = 0;   ///< GPUs it holds now (0: waiting)
+    std::uint32_t scaling = 0;  ///< where its throughputs at each count start in round_view's table (elastic jobs)
     double submit = 0;        ///< arrival time, s
     double attained = 0;      ///< GPU-seconds it held GPUs so far
     /// Ideal seconds of work (on the zoo's reference type, consolidated) it has left as the
@@ -75,6 +80,9 @@ public:
         std::span<const round_job> jobs;
         std::span<const double> throughput;  ///< jobs x types: steps/s at the job's GPU count, consolidated, on each type
         std::span<const double> step_time_ref;  ///< per active job: its ideal step time on the reference type (s)
+        /// Elastic jobs: from each one's round_job::scaling on, per type and per count from min_gpus
+        /// to max_gpus, its throughput (steps/s, consolidated) at that count.
+        std::span<const double> scaling;
         std::span<const std::string> type_names;
         std::span<const std::uint32_t> type_gpus;  ///< GPUs of each type
         bool arrivals_pending = false;              ///< jobs of the workload have not arrived yet
@@ -93,6 +101,18 @@ public:
     /// Active job i's (position in jobs()) throughput on type t: steps/s of the whole job at its GPU
     /// count on a consolidated placement of this cluster (Gavel's throughput matrix).
     [[nodiscard]] double throughput(std::size_t i, std::size_t t) const noexcept { return s_.throughput[i * num_types() + t]; }
+    /// Active job i's throughput on type t at k GPUs (steps/s of the whole job, consolidated): at its
+    /// request throughput(i, t); an elastic job's other counts from the zoo's measurements, the
+    /// per-GPU throughput interpolated linearly between the two nearest measured counts
+    /// (docs/rounds.md); 0 outside [min_gpus, max_gpus].
+    [[nodiscard]] double throughput_at(std::size_t i, std::size_t t, std::uint32_t k) const noexcept {
+        const auto& r = s_.jobs[i];
+        if (k == r.gpus) return throughput(i, t);
+        if (k < r.min_gpus || k > r.max_gpus) return 0.0;
+        return s_.scaling[r.scaling + t * (r.max_gpus - r.min_gpus + 1) + (k - r.min_gpus)];
+    }
+    /// Whether active job i may run on other GPU counts than its request.
+    [[nodiscard]] bool elastic(std::size_t i) const noexcept { return s_.jobs[i].min_gpus != s_.jobs[i].max_gpus; }
     /// Active job i's throughput on the zoo's reference type (steps/s, consolidated): what a
     /// heterogeneity-agnostic policy assumes on every type.
     [[nodiscard]] double reference_throughput(std::size_t i) const noexcept { return 1.0 / s_.step_time_ref[i]; }

@@ -26,6 +26,20 @@ struct restore_config {
     friend bool operator==(const restore_config&, const restore_config&) = default;
 };
 
+/// Elastic jobs (key "rounds.elastic", docs/rounds.md): a job the round policy may run on any GPU
+/// count from min_gpus to max_gpus. A job is elastic when it carries the declared job fields
+/// min_gpus / max_gpus (job_fields.hpp; either bound left out, or 0, is its request), or when the share
+/// draws it: each other job is elastic with probability `share` (a stream of the episode's seed of
+/// its own), with bounds max(1, floor(request x min_scale)) and ceil(request x max_scale). Either
+/// way the upper bound is capped at the largest GPU count its model is measured at on every type of
+/// the cluster (throughputs are interpolated between measured counts, never extrapolated past
+/// them) and at the cluster's size; round_env::elastic_summary() counts the jobs capped.
+struct elastic_config {
+    double share = 0;  ///< the fraction of jobs without bounds of their own made elastic
+    double min_scale = 0.5, max_scale = 2.0;
+    friend bool operator==(const elastic_config&, const elastic_config&) = default;
+};
+
 /// A scenario's rounds (key "rounds").
 struct rounds_config {
     bool enabled = false;
@@ -37,14 +51,17 @@ struct rounds_config {
     /// Gavel's mechanism: the allocation is computed again after jobs arrived or finished, but at
     /// most once per this many seconds (Gavel's simulator: 1920 s); 0: at every such round.
     double min_reset_interval = 1920.0;
+    elastic_config elastic;
     friend bool operator==(const rounds_config&, const rounds_config&) = default;
 };
 
-/// The round policies, by Gavel's names (docs/rounds.md): heterogeneity-aware (_perf) and the
-/// heterogeneity-agnostic counterparts. Gavel's agnostic "fifo" is gpuplace's queue policy "fifo".
+/// The round policies (docs/rounds.md): Gavel's, by Gavel's names, heterogeneity-aware (_perf) and
+/// the heterogeneity-agnostic counterparts (Gavel's agnostic "fifo" is gpuplace's queue policy
+/// "fifo"); and the elastic baselines afs_l and greedy_gain (rounds/elastic.hpp).
 [[nodiscard]] inline std::vector<std::string> round_policy_names() {
     return {"max_min_fairness_perf", "max_min_fairness",     "fifo_perf",          "finish_time_fairness_perf",
-            "finish_time_fairness",  "min_total_duration_perf", "min_total_duration", "max_sum_throughput_perf"};
+            "finish_time_fairness",  "min_total_duration_perf", "min_total_duration", "max_sum_throughput_perf",
+            "afs_l",                 "greedy_gain"};
 }
 /// Whether `name` is a round policy.
 [[nodiscard]] inline bool is_round_policy(std::string_view name) {
@@ -52,8 +69,10 @@ struct rounds_config {
         if (n == name) return true;
     return false;
 }
-/// Whether round policy `name` solves an LP (all but fifo_perf): it needs the optional component
+/// Whether round policy `name` solves an LP (Gavel's but fifo_perf): it needs the optional component
 /// gpuplace::lp (round_policy_registry.hpp).
-[[nodiscard]] inline bool round_policy_needs_lp(std::string_view name) { return is_round_policy(name) && name != "fifo_perf"; }
+[[nodiscard]] inline bool round_policy_needs_lp(std::string_view name) {
+    return is_round_policy(name) && name != "fifo_perf" && name != "afs_l" && name != "greedy_gain";
+}
 
 }  // namespace gpuplace

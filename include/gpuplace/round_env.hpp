@@ -73,7 +73,7 @@ public:
             p.reset(seed);
             p.reserve(core_.hierarchy());
         }, placer_);
-        episode_return_ = front_.begin(core_);
+        episode_return_ = front_.begin(core_, seed);
         rounds_ = 0;
         started_ = true;
     }
@@ -150,28 +150,53 @@ public:
     [[nodiscard]] std::uint32_t run_type(std::uint32_t j) const noexcept { return front_.run_type(j); }
     /// Per job (index into simulator().jobs()): what rounds did to it.
     [[nodiscard]] std::span<const round_record> round_records() const noexcept { return front_.records(); }
+    /// The GPUs job j holds now (0: none; an elastic job's vary).
+    [[nodiscard]] std::uint32_t held_gpus(std::uint32_t j) const noexcept { return front_.held(j); }
+    /// The GPU counts job j may be granted this episode: [min, max] (its request twice unless elastic).
+    [[nodiscard]] std::pair<std::uint32_t, std::uint32_t> gpu_bounds(std::uint32_t j) const noexcept {
+        return {front_.elastic().lo(j), front_.elastic().hi(j)};
+    }
+    /// This episode's elastic jobs, and how many of them had their upper bound capped at their
+    /// model's largest measured GPU count (docs/rounds.md).
+    struct elastic_summary_t {
+        std::size_t elastic = 0, capped = 0;
+    };
+    [[nodiscard]] elastic_summary_t elastic_summary() const noexcept { return {front_.elastic().elastic(), front_.elastic().capped()}; }
     /// Job j's restore seconds (a move, resize or resume).
     [[nodiscard]] double restore_time(std::uint32_t j) const noexcept { return front_.restore_of(core_.simulator().job(j).model); }
 
     /// Metrics of the jobs finished so far, with the rounds' (moves, resizes and suspended time
-    /// per finished job; restores are in lost_gpu_hours).
+    /// per finished job; restores are in lost_gpu_hours) and the GPU-time efficiency: the finished
+    /// jobs' useful GPU-time (each one's request x its ideal duration: the GPU-seconds it needs at
+    /// its request, consolidated on the zoo's reference type) over the GPU-seconds they held
+    /// (restores, slower types, spread placements and an elastic job's sublinear scaling count
+    /// against it). With elastic jobs, utilization counts each run's GPUs.
     [[nodiscard]] metrics episode_metrics() const {
         auto m = core_.episode_metrics();
         m.rounds = true;
-        const auto done = core_.simulator().finished();
+        const auto& sim = core_.simulator();
+        const auto done = sim.finished();
         if (done.empty()) return m;
-        double moves = 0, resizes = 0, suspended = 0;
+        double moves = 0, resizes = 0, suspended = 0, useful = 0, held = 0;
         const auto recs = front_.records();
         for (const auto& r : done) {
             const auto& rr = recs[r.id];
             moves += rr.moves;
             resizes += rr.resizes;
             suspended += rr.suspended_time;
+            const auto j = static_cast<std::uint32_t>(r.id);
+            useful += double(sim.job(j).num_gpus) * r.ideal_duration * r.share;
+            held += sim.attained(j);
         }
         const double n = double(done.size());
         m.avg_moves = moves / n;
         m.avg_resizes = resizes / n;
         m.avg_suspended_time = suspended / n;
+        m.gpu_time_efficiency = held > 0 ? useful / held : 0.0;
+        if (front_.elastic().elastic() > 0 && m.makespan > 0) {  // a record's num_gpus is its last run's
+            m.utilization = held / (double(num_gpus()) * m.makespan);
+            m.sm_utilization = useful / (double(num_gpus()) * m.makespan);
+        }
         return m;
     }
 

@@ -1,7 +1,8 @@
 #pragma once
 /// \file round_policy_registry.hpp
-/// The round policies by name (round_policy_names(), docs/rounds.md): Gavel's mechanism
-/// (rounds/gavel.hpp) over Gavel's allocations. fifo_perf needs nothing more; the others solve an
+/// The round policies by name (round_policy_names(), docs/rounds.md): the elastic baselines afs_l
+/// and greedy_gain (rounds/elastic.hpp), and Gavel's mechanism (rounds/gavel.hpp) over Gavel's
+/// allocations. fifo_perf needs nothing more; the others solve an
 /// LP and need the optional component gpuplace::lp (COIN-OR CLP, rounds/gavel_lp.hpp): a program
 /// built without it still lists their names, and making one says what is missing. The
 /// component's target defines GPUPLACE_WITH_LP; a program compiles all its files with it or all
@@ -13,6 +14,7 @@
 #include "config.hpp"
 #include "error.hpp"
 #include "round_policy.hpp"
+#include "rounds/elastic.hpp"
 #include "rounds/gavel.hpp"
 #if defined(GPUPLACE_WITH_LP)
 #include "rounds/gavel_lp.hpp"
@@ -46,6 +48,13 @@ inline namespace lp_none {
         std::string known;
         for (const auto& n : round_policy_names()) known += (known.empty() ? "" : ", ") + n;
         throw ConfigError("unknown round policy \"" + name + "\" (known: " + known + ")");
+    }
+    if (name == "afs_l") return wrap_round_policy<elastic_policy>(name, [] { return elastic_policy(elastic_rule::afs_l); });
+    if (name == "greedy_gain") {
+        if (s.durations.mode == duration_info::hidden)
+            throw ConfigError("round policy greedy_gain needs the jobs' remaining work, but durations.mode is hidden (use oracle or "
+                              "predicted, or afs_l, which orders by attained service when durations are hidden)");
+        return wrap_round_policy<elastic_policy>(name, [] { return elastic_policy(elastic_rule::greedy_gain); });
     }
     const bool perf = name.ends_with("_perf");
     gavel_options o;

@@ -135,7 +135,7 @@ public:
     }
     /// GPU-seconds job j has held GPUs so far (its attained service).
     [[nodiscard]] double attained(std::uint32_t j) const noexcept {
-        if (preempt_) return attained_[j] + (running_flag_[j] ? double(jobs_[j].num_gpus) * (now_ - run_start_[j]) : 0.0);
+        if (preempt_) return attained_[j] + (running_flag_[j] ? double(rec_[j].num_gpus) * (now_ - run_start_[j]) : 0.0);
         const auto& r = rec_[j];
         if (r.num_gpus == 0 || r.start > now_) return 0.0;
         return double(r.num_gpus) * (std::min(now_, r.end) - r.start);
@@ -212,7 +212,7 @@ public:
             r.end = e.time;
             if (preempt_) {
                 running_flag_[e.job] = 0;
-                const double ran = e.time - run_start_[e.job], k = double(jobs_[e.job].num_gpus);
+                const double ran = e.time - run_start_[e.job], k = double(r.num_gpus);  // the GPUs of its current run
                 r.run_time += ran;
                 attained_[e.job] += k * ran;
                 r.lost_gpu_time += k * overhead_of(e.job);  // the last restart's overhead, spent in full
@@ -292,6 +292,18 @@ public:
     void stop(std::uint32_t j, bool preempted) {
         stop_run(j, true);
         if (preempted) ++rec_[j].preemptions;
+    }
+    /// Preemption on, before any job starts: gives job j a placement slot of `max_gpus[j]` GPUs
+    /// (at least its request), so that restart() may place it on any count up to that (an elastic
+    /// job, env/round_front.hpp). A job's record, attained service and lost GPU time then count the
+    /// GPUs of each run.
+    void reserve_slots(std::span<const std::uint32_t> max_gpus) {
+        std::size_t off = 0;
+        for (std::size_t i = 0; i < jobs_.size(); ++i) {
+            slot_[i] = static_cast<std::uint32_t>(off);
+            off += std::max<std::size_t>(jobs_[i].num_gpus, i < max_gpus.size() ? max_gpus[i] : 0);
+        }
+        placements_.resize(off);
     }
     /// Counts a preemption of job j (a job stopped for a move that did not restart after all).
     void count_preemption(std::uint32_t j) noexcept { ++rec_[j].preemptions; }

@@ -249,6 +249,7 @@ gp::metrics metrics_from_dict(py::handle o) {
         opt("avg_moves", m.avg_moves);
         opt("avg_resizes", m.avg_resizes);
         opt("avg_suspended_time", m.avg_suspended_time);
+        opt("gpu_time_efficiency", m.gpu_time_efficiency);
     }
     if (d.contains("jobs_done")) m.jobs_done = d["jobs_done"].cast<std::size_t>();
     if (d.contains("jobs_total")) m.jobs_total = d["jobs_total"].cast<std::size_t>();

@@ -256,7 +256,7 @@ py::list run_rounds(py::object scenario, const std::string& policy, std::uint64_
         py::dict d;
         d["id"] = r.id, d["model"] = r.model, d["num_gpus"] = r.num_gpus, d["submit"] = r.submit, d["start"] = r.start;
         d["end"] = r.end, d["jct"] = r.jct(), d["run_time"] = r.run_time, d["lost_gpu_time"] = r.lost_gpu_time;
-        d["moves"] = rr.moves, d["suspensions"] = rr.suspensions, d["restores"] = rr.restores;
+        d["moves"] = rr.moves, d["resizes"] = rr.resizes, d["suspensions"] = rr.suspensions, d["restores"] = rr.restores;
         d["restore_time"] = rr.restore_time, d["suspended_time"] = rr.suspended_time;
         out.append(d);
     }

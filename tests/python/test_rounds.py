@@ -72,3 +72,24 @@ def test_benchmark_scores_and_validates_a_round_policy():
     assert ok and how == "re-run", msg
     with pytest.raises(gpuplace.ConfigError, match="scores a window of its jobs"):
         bench.run("steady-1.0", "pack+fifo_perf")
+
+
+def test_elastic_baselines_from_python_the_command_line_and_the_benchmark(tmp_path):
+    # the elastic preset (docs/rounds.md, "Elastic jobs"): afs_l and greedy_gain resize jobs, and say so
+    assert {"afs_l", "greedy_gain"} <= set(_core.round_policy_names())
+    rep = gpuplace.evaluate("elastic", ["pack+afs_l", "pack+greedy_gain"], seeds=gpuplace.held_out_seeds(2))
+    for p in rep.policies:
+        m = rep.per_seed(p)[0]
+        assert m["jobs_done"] == m["jobs_total"] and m["avg_resizes"] > 0 and 0 < m["gpu_time_efficiency"] < 1
+    run = gpuplace.run_rounds("elastic", "afs_l", 3)
+    assert any(r["resizes"] > 0 for r in run)
+    r = _cli("eval", "--scenario", "elastic", "--policies", "pack", "--queue", "afs_l,greedy_gain", "--round", "360",
+             "--seeds", "1", "-q")
+    assert r.returncode == 0, r.stderr
+    assert "pack+afs_l" in r.stdout and "pack+greedy_gain" in r.stdout and "gpu_time_efficiency" in r.stdout
+    b = bench.run("heterogeneous", "pack+afs_l")
+    assert b.data["policy"]["name"] == "pack+afs_l"
+    # greedy_gain needs durations: refused under hidden ones, naming the alternative
+    bad = _cli("eval", "--scenario", "elastic", "--policies", "pack", "--queue", "greedy_gain", "--durations", "hidden",
+               "--seeds", "1")
+    assert bad.returncode != 0 and "greedy_gain needs the jobs' remaining work" in bad.stderr

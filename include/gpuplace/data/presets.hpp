@@ -1,7 +1,7 @@
 #pragma once
 /// \file data/presets.hpp
 /// The preset catalogue: the JSON texts of the preset scenarios (default, proximity_drl,
-/// colocation, heterogeneous, philly, nvl72, heterogeneous_gavel) and the Philly trace files a policy trains on and is held
+/// colocation, heterogeneous, philly, nvl72, heterogeneous_gavel, elastic) and the Philly trace files a policy trains on and is held
 /// out on. Data only: gpuplace/json/presets.hpp reads them (preset_scenario()).
 
 #include <string>
@@ -104,6 +104,26 @@ inline constexpr std::string_view nvl72_scenario_json = R"json({
   "reward": {"jct": 1.0, "time_scale": 3600}
 })json";
 
+/// Elastic jobs (docs/rounds.md, "Elastic jobs"): 32 V100 GPUs in 4 servers of 8 on the zoo's
+/// measurement hardware (NVLink 100 GB/s inside a server, 25 Gb/s Ethernet = 3.125 GB/s between),
+/// 120 synthetic jobs of the built-in zoo (40% 1 GPU, 20% each 2/4/8 GPUs) at offered load 0.8,
+/// half of them elastic from half to twice their request (capped at their model's largest
+/// measured count). The elastic bounds are read by the round policies (a --queue round policy:
+/// afs_l, greedy_gain, Gavel's); the other queue policies run every job at its request.
+inline constexpr std::string_view elastic_scenario_json = R"json({
+  "name": "elastic",
+  "topology": {"preset": "custom", "racks": 1, "nodes_per_rack": 4, "gpus_per_node": 8,
+               "node_bandwidth": 100, "rack_bandwidth": 3.125, "spine_bandwidth": 3.125,
+               "node_latency": 2e-6, "rack_latency": 20e-6, "spine_latency": 20e-6},
+  "comm": {"model": "ring_allreduce"},
+  "workload": {"kind": "synthetic", "num_jobs": 120, "load": 0.8,
+               "gpu_counts": {"1": 0.4, "2": 0.2, "4": 0.2, "8": 0.2},
+               "duration_min": 600, "duration_max": 14400},
+  "env": {"queue_policy": "fifo", "backfill": true, "allow_defer": true, "queue_window": 8},
+  "rounds": {"elastic": {"share": 0.5, "min_scale": 0.5, "max_scale": 2.0}},
+  "reward": {"jct": 1.0, "time_scale": 3600}
+})json";
+
 /// The Philly-derived trace files (data/philly/, data/README.md) a policy is trained on, and those
 /// held out from training (results on Philly traces are reported on these, file by file).
 [[nodiscard]] inline std::vector<std::string> philly_training_files() {
@@ -151,6 +171,9 @@ inline constexpr std::string_view philly_hidden_overrides_json = R"json({
         return "72 GPUs of V100, P100, K80, 160 synthetic jobs; 12.5 / 6.25 GB/s between servers / racks, faster than the zoo's "
                "measurement hardware (3.125 GB/s): jobs spread over servers run faster than measured";
     if (name == "nvl72") return "576 GPUs in NVL72 racks, Transformer gangs of 8 to 288; NVLink 900 GB/s, faster than measured";
+    if (name == "elastic")
+        return "32 V100 GPUs on the zoo's measurement hardware, 120 synthetic jobs, half of them elastic (0.5x to 2x their request) "
+               "under a round policy";
     if (name == "heterogeneous_gavel")
         return "Gavel's 96 GPUs (32 V100, P100, K80) on the zoo's measurement hardware (measured rates), 227 Philly jobs";
     return "a preset scenario (data/presets.hpp)";
@@ -158,7 +181,8 @@ inline constexpr std::string_view philly_hidden_overrides_json = R"json({
 
 /// Names of the preset scenarios ("philly:<file>" and "philly_hidden:<file>" too: one file of data/philly/).
 [[nodiscard]] inline std::vector<std::string> preset_names() {
-    return {"default", "proximity_drl", "colocation", "philly", "heterogeneous", "philly_hidden", "nvl72", "heterogeneous_gavel"};
+    return {"default", "proximity_drl", "colocation", "philly", "heterogeneous", "philly_hidden", "nvl72", "heterogeneous_gavel",
+            "elastic"};
 }
 
 }  // namespace gpuplace

@@ -247,6 +247,21 @@ public:
         const auto& job = sim_.job(j);
         return comm_.ideal_step_time(topo_, types_.typed() ? types_.zoo_of(t) : zoo_, job.model, job.num_gpus);
     }
+    /// Job j's ideal step time on type t at k GPUs (an elastic job's other counts).
+    [[nodiscard]] double ideal_step_time_on(std::uint32_t j, std::size_t t, std::uint32_t k) const noexcept {
+        return comm_.ideal_step_time(topo_, types_.typed() ? types_.zoo_of(t) : zoo_, sim_.job(j).model, k);
+    }
+    /// price() of job j on `gpus` of another count than its request (an elastic job): the slowdown
+    /// is the step time there over its ideal step time at its request on the reference type (the
+    /// unit its work is counted in), so the simulator runs it at its rate on those GPUs.
+    [[nodiscard]] comm_result price_resized(std::uint32_t j, std::span<const gpu_id> gpus) const noexcept {
+        const auto& job = sim_.job(j);
+        const auto k = static_cast<std::uint32_t>(gpus.size());
+        const auto& z = types_.typed() ? types_.zoo_of(types_.slowest(zoo_, job.model, gpus)) : zoo_;
+        auto res = comm_.evaluate(topo_, z, job.model, gpus);
+        res.slowdown *= comm_.ideal_step_time(topo_, z, job.model, k) / comm_.ideal_step_time(topo_, zoo_, job.model, job.num_gpus);
+        return res;
+    }
     /// Job j's ideal step time on the zoo's reference type (its ideal duration over its steps).
     [[nodiscard]] double ideal_step_time_ref(std::uint32_t j) const noexcept {
         const auto& job = sim_.job(j);

@@ -7,6 +7,9 @@
 ///  - a running job granted its type and GPU count keeps its GPUs (no cost);
 ///  - a running job granted another type moves there: it checkpoints, and pays its restore time on
 ///    the new GPUs before it makes progress again;
+///  - a running elastic job granted another GPU count is resized: it checkpoints and restarts on
+///    that many GPUs, paying its restore time, like a move (env/elastic_bounds.hpp says which
+///    counts each job may be granted);
 ///  - a running job not granted is suspended (it keeps all its work: it checkpoints at the boundary);
 ///  - a waiting job granted starts (its first start costs nothing) or resumes (paying its restore);
 ///  - the progress rule: a running job that has not yet made, since its last (re)start, progress
@@ -34,6 +37,7 @@
 #include "../gpu_types.hpp"
 #include "../round_allocation.hpp"
 #include "../round_config.hpp"
+#include "elastic_bounds.hpp"
 
 namespace gpuplace {
 
@@ -93,12 +97,16 @@ public:
     [[nodiscard]] double restore_of(model_id m) const noexcept { return restore_model_[m]; }
     [[nodiscard]] std::size_t num_types() const noexcept { return type_gpus_.size(); }
 
-    /// Starts an episode (core.begin_episode() has run): moves time to the first arrival, the first
-    /// round boundary. Returns the reward of the time that passed.
-    double begin(Core& core) {
+    /// Starts an episode (core.begin_episode() has run with `seed`): draws the elastic jobs' bounds,
+    /// moves time to the first arrival, the first round boundary. Returns the reward of the time
+    /// that passed. ConfigError for a job's bad min_gpus / max_gpus (elastic_bounds).
+    double begin(Core& core, std::uint64_t seed = 0) {
         auto& sim = core.simulator_for_rounds();
+        elastic_.begin(core, rc_.elastic, seed);
+        if (elastic_.elastic() > 0) sim.reserve_slots(elastic_.his());  // room for each one's largest count
         const std::size_t n = sim.jobs().size(), T = num_types();
         records_.assign(n, round_record{});
+        held_.assign(n, 0);
         since_.assign(n, never);
         run_type_.assign(n, none);
         last_type_.assign(n, none);
@@ -116,6 +124,7 @@ public:
         jobs_buf_.reserve(n);
         thr_buf_.reserve(n * T);
         step_buf_.reserve(n);
+        scal_buf_.reserve(elastic_.table().size());
         order_.reserve(n);
         round_start_ = sim.now();
         double reward = 0;
@@ -133,6 +142,10 @@ public:
     [[nodiscard]] double round_start() const noexcept { return round_start_; }
     /// The GPU type job j runs on, or none.
     [[nodiscard]] std::uint32_t run_type(std::uint32_t j) const noexcept { return run_type_[j]; }
+    /// The GPUs job j holds now (0: none).
+    [[nodiscard]] std::uint32_t held(std::uint32_t j) const noexcept { return held_[j]; }
+    /// The GPU counts each job may be granted (env/elastic_bounds.hpp).
+    [[nodiscard]] const elastic_bounds& elastic() const noexcept { return elastic_; }
 
     /// Whether running job j must keep its GPUs this round (the progress rule).
     [[nodiscard]] bool locked(const Core& core, std::uint32_t j) const noexcept {
@@ -149,6 +162,7 @@ public:
         jobs_buf_.clear();
         thr_buf_.clear();
         step_buf_.clear();
+        scal_buf_.clear();
         const bool hidden = core.information() == duration_info::hidden;
         for (auto j : active_) {
             round_job r;
@@ -165,6 +179,14 @@ public:
             r.last_type = last_type_[j];
             r.ran_last_round = ran_last_[j];
             r.locked = locked(core, j);
+            r.min_gpus = elastic_.lo(j);
+            r.max_gpus = elastic_.hi(j);
+            r.held = held_[j];
+            if (r.min_gpus != r.max_gpus) {
+                r.scaling = static_cast<std::uint32_t>(scal_buf_.size());
+                const auto* p = elastic_.table().data() + elastic_.offset(j);
+                scal_buf_.insert(scal_buf_.end(), p, p + T * (r.max_gpus - r.min_gpus + 1));
+            }
             jobs_buf_.push_back(r);
             for (std::size_t t = 0; t < T; ++t) thr_buf_.push_back(thr_[j * T + t]);
             step_buf_.push_back(step_ref_[j]);
@@ -176,6 +198,7 @@ public:
         s.jobs = jobs_buf_;
         s.throughput = thr_buf_;
         s.step_time_ref = step_buf_;
+        s.scaling = scal_buf_;
         s.type_names = type_names_;
         s.type_gpus = type_gpus_;
         s.arrivals_pending = sim.arrived() < sim.jobs().size();
@@ -183,7 +206,7 @@ public:
     }
 
     /// Why allocation `a` cannot be applied now, or "": each grant names an active job once, its
-    /// GPU count and a type of the cluster (or any_type).
+    /// GPU count (an elastic job's: one in its bounds) and a type of the cluster (or any_type).
     [[nodiscard]] std::string why_invalid(const Core& core, const round_allocation& a) {
         const auto& sim = core.simulator();
         for (auto j : active_) want_[j] = 1;  // active, not yet granted
@@ -195,9 +218,8 @@ public:
             if (g.job >= sim.jobs().size()) why = at + "no such job (the episode has " + std::to_string(sim.jobs().size()) + ")";
             else if (want_[g.job] == 0) why = at + (g.job >= sim.arrived() ? "it has not arrived yet" : "it has finished");
             else if (want_[g.job] == 2) why = at + "it is granted twice";
-            else if (g.gpus != sim.job(g.job).num_gpus)
-                why = at + std::to_string(g.gpus) + " GPUs, but the job requests " + std::to_string(sim.job(g.job).num_gpus) +
-                      " (it is not elastic)";
+            else if (g.gpus < elastic_.lo(g.job) || g.gpus > elastic_.hi(g.job))
+                why = at + std::to_string(g.gpus) + " GPUs, but " + bounds_of(sim, g.job);
             else if (g.type != round_grant::any_type && g.type >= num_types())
                 why = at + "GPU type " + std::to_string(g.type) + ", but the cluster has " + std::to_string(num_types()) + " type(s)";
             else want_[g.job] = 2;
@@ -218,7 +240,7 @@ public:
         auto& sim = core.simulator_for_rounds();
         const double now = sim.now();
         const auto grants = a.grants();
-        // want_[j]: 0 not granted, else 1 + the grant's type (any_type: 0 as well, flagged apart)
+        // want_[j]: 0 not granted, else 1 | 2 when it moves (another type) | 4 when it is resized
         for (std::uint32_t i = 0; i < grants.size(); ++i) {
             want_[grants[i].job] = 1;
             grant_of_[grants[i].job] = i;
@@ -236,17 +258,20 @@ public:
                 ++records_[j].suspensions;
                 since_[j] = now;
                 run_type_[j] = none;
+                held_[j] = 0;
                 continue;
             }
-            const auto t = grants[grant_of_[j]].type;
-            if (t == round_grant::any_type || t == run_type_[j]) continue;  // keeps its GPUs
-            sim.stop(j, false);  // moves: its GPUs are free for the placements below
-            want_[j] = 2;
+            const auto& gr = grants[grant_of_[j]];
+            const bool same_type = gr.type == round_grant::any_type || gr.type == run_type_[j], same_size = gr.gpus == held_[j];
+            if (same_type && same_size) continue;  // keeps its GPUs
+            sim.stop(j, false);  // moves or is resized: its GPUs are free for the placements below
+            want_[j] = static_cast<std::uint8_t>(1 | (same_type ? 0 : 2) | (same_size ? 0 : 4));
+            held_[j] = 0;
             order_.push_back(j);
         }
         // new placements: largest first, ties in grant order
         std::stable_sort(order_.begin(), order_.end(), [&](std::uint32_t x, std::uint32_t y) {
-            const auto kx = sim.job(x).num_gpus, ky = sim.job(y).num_gpus;
+            const auto kx = grants[grant_of_[x]].gpus, ky = grants[grant_of_[y]].gpus;
             return kx > ky || (kx == ky && grant_of_[x] < grant_of_[y]);
         });
         const auto& cl = sim.cluster();
@@ -258,9 +283,11 @@ public:
                 mask_[q] = cl.is_free(gpu_id(q)) && (g.type == round_grant::any_type || type_of_[q] == g.type);
                 room += mask_[q];
             }
-            const bool mover = want_[j] == 2;
+            const bool mover = want_[j] != 1;
+            const bool resized = g.gpus != sim.job(j).num_gpus;  // placed on another count than its request
             plan_.clear();
-            bool placed = room >= g.gpus && placer.plan(View(vs, j, mask_, {}, false), plan_) && plan_.size() == g.gpus;
+            const View view(vs, j, mask_, {}, false);
+            bool placed = room >= g.gpus && placer.plan(resized ? view.with_request(g.gpus) : view, plan_) && plan_.size() == g.gpus;
             if (placed) {
                 std::sort(plan_.begin(), plan_.end());
                 for (std::size_t q = 0; q < plan_.size() && placed; ++q)
@@ -278,16 +305,19 @@ public:
             }
             const bool first = !sim.has_started(j);
             const double overhead = first ? 0.0 : restore_model_[sim.job(j).model];
-            const auto res = core.price(j, plan_);
+            const auto res = resized ? core.price_resized(j, plan_) : core.price(j, plan_);
             sim.restart(j, plan_, res.slowdown, res.cost, overhead);
             if (!first) {
                 ++rec.restores;
                 rec.restore_time += overhead;
-                if (mover) ++rec.moves;
-                else rec.suspended_time += now - since_[j];
+                if (want_[j] & 2) ++rec.moves;
+                if (want_[j] & 4) ++rec.resizes;
+                if (!mover) rec.suspended_time += now - since_[j];
             }
             since_[j] = never;
-            run_type_[j] = static_cast<std::uint32_t>(core.gpu_types().slowest(core.zoo(), sim.job(j).model, plan_));
+            held_[j] = g.gpus;
+            const auto& types = core.gpu_types();  // an untyped cluster is one type, the zoo's reference type
+            run_type_[j] = types.typed() ? static_cast<std::uint32_t>(types.slowest(core.zoo(), sim.job(j).model, plan_)) : 0;
         }
         for (const auto& gr : grants) want_[gr.job] = 0;
     }
@@ -332,27 +362,39 @@ private:
             last_type_[j] = run_type_[j];
             ran_last_[j] = r.end - round_start_;
             run_type_[j] = none;
+            held_[j] = 0;
             active_.erase(std::find(active_.begin(), active_.end(), j));
         }
         return reward - (o.jct * ev.area + (ev.in_makespan ? o.makespan * ev.elapsed : 0.0)) / o.time_scale;
     }
 
+    /// What GPU counts job j may be granted, for why_invalid().
+    template <class Sim>
+    [[nodiscard]] std::string bounds_of(const Sim& sim, std::uint32_t j) const {
+        const auto req = sim.job(j).num_gpus, lo = elastic_.lo(j), hi = elastic_.hi(j);
+        if (lo == hi) return "the job requests " + std::to_string(req) + " (it is not elastic)";
+        return "the job is elastic from " + std::to_string(lo) + " to " + std::to_string(hi) + " GPUs (its request " + std::to_string(req) +
+               "; the upper bound at most its model's largest measured count)";
+    }
+
     rounds_config rc_;
+    elastic_bounds elastic_;
     std::vector<double> restore_model_;  ///< per zoo model: its restore seconds
     std::vector<std::string> type_names_;
     std::vector<std::uint32_t> type_gpus_, type_of_;
     // per job (allocated at begin())
     std::vector<round_record> records_;
+    std::vector<std::uint32_t> held_;  ///< GPUs each job holds now
     std::vector<double> since_;  ///< suspended since (never when not suspended)
     std::vector<std::uint32_t> run_type_, last_type_;
     std::vector<double> ran_last_;
     std::vector<double> thr_, step_ref_;  ///< per job x type: steps/s; per job: reference step time
     std::vector<std::uint32_t> active_;
-    std::vector<std::uint8_t> want_;  ///< per job, in apply(): 0 not granted, 1 granted, 2 granted another type (moves)
+    std::vector<std::uint8_t> want_;  ///< per job, in apply(): 0 not granted, else 1 | 2 (another type: moves) | 4 (another count: resized)
     std::vector<std::uint32_t> grant_of_;
     // scratch
     std::vector<round_job> jobs_buf_;
-    std::vector<double> thr_buf_, step_buf_;
+    std::vector<double> thr_buf_, step_buf_, scal_buf_;
     std::vector<std::uint32_t> order_;
     std::vector<std::uint8_t> mask_;
     std::vector<gpu_id> plan_;

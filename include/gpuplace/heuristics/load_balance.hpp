@@ -37,7 +37,7 @@ public:
         a_.compute(v);
         out.clear();
         if (order_.size() < h.num_levels() + 1) order_.resize(h.num_levels() + 1);
-        const std::uint32_t need = v.job().num_gpus;
+        const std::uint32_t need = v.request();
         std::size_t l = h.num_levels(), d = 0;
         while (l > 1) {  // into the child with most available while it holds the job
             const std::uint32_t* c = a_.at(l - 1);

@@ -65,7 +65,7 @@ public:
         a_.compute(v);
         out.clear();
         if (order_.size() < L + 1) order_.resize(L + 1);
-        const std::uint32_t need = v.job().num_gpus;
+        const std::uint32_t need = v.request();
         // 1. the fullest level-1 domain that can hold the whole job
         const std::uint32_t* n1 = a_.at(1);
         const std::uint32_t* n2 = L > 2 ? a_.at(2) : nullptr;
@@ -128,7 +128,7 @@ private:
     template <class V>
     bool should_wait(const V& v) {
         const auto& h = v.hierarchy();
-        const std::size_t k = v.job().num_gpus;
+        const std::size_t k = v.request();
         a_.compute(v);  // the GPUs the mask allows, per domain
         for (std::size_t l = 1; l < h.num_levels(); ++l) {
             if (k > h.max_size(l)) continue;

@@ -75,7 +75,7 @@ public:
         mask_.assign(v.mask().begin(), v.mask().end());
         picks_.assign(v.picked().begin(), v.picked().end());
         out.clear();
-        const std::size_t k = v.job().num_gpus;
+        const std::size_t k = v.request();
         bool defer = v.may_defer();
         while (picks_.size() < k) {
             const auto g = static_cast<D&>(*this).next(v.with_picks(mask_, picks_, defer));

@@ -103,7 +103,7 @@ public:
         const auto mask = v.mask();
         const std::size_t G = mask.size();
         const auto picked = v.picked();
-        const std::size_t k = v.job().num_gpus;
+        const std::size_t k = v.request();
         const std::size_t rest = k - picked.size() - 1;  // GPUs to add after the candidate
         const bool all_slots = !h.symmetric();
         // which domains the picks use, per level (level 1's first)

@@ -155,7 +155,7 @@ void basic_simulator<J>::stop_run(std::uint32_t j, bool checkpoint_now) {
                             ? std::floor(useful / costs_.checkpoint_interval) * costs_.checkpoint_interval
                             : useful;
     work_[j] = std::max(0.0, work_[j] - kept / r.slowdown);
-    const double k = double(jobs_[j].num_gpus);
+    const double k = double(r.num_gpus);  // the GPUs of this run
     r.lost_gpu_time += k * (std::min(ran, overhead) + (useful - kept));
     r.run_time += ran;
     attained_[j] += k * ran;
@@ -207,10 +207,10 @@ void basic_simulator<J>::restart(std::uint32_t j, std::span<const gpu_id> gpus, 
     const bool first = r.num_gpus == 0;  // never started (a record is filled at the first start)
     overhead_[j] = overhead;
     const double end = now_ + overhead + work_[j] * slowdown;
+    r.num_gpus = static_cast<std::uint32_t>(gpus.size());  // this run's GPUs (an elastic job's vary)
     if (first) {
         r.id = jobs_[j].id;
         r.model = jobs_[j].model;
-        r.num_gpus = static_cast<std::uint32_t>(gpus.size());
         r.submit = jobs_[j].submit_time;
         r.start = now_;
         r.ideal_duration = ideal_[j];

@@ -80,7 +80,7 @@ GPUPLACE_INLINE detail::json to_json(const preemption_config& p) {
 
 GPUPLACE_INLINE rounds_config rounds_from_json(const detail::json& j, std::string_view path) {
     using namespace detail;
-    check_keys(j, path, {"enabled", "policy", "length", "min_reset_interval", "restore"});
+    check_keys(j, path, {"enabled", "policy", "length", "min_reset_interval", "restore", "elastic"});
     rounds_config r;
     read_bool(j, path, "enabled", r.enabled);
     read_string(j, path, "policy", r.policy);
@@ -101,17 +101,27 @@ GPUPLACE_INLINE rounds_config rounds_from_json(const detail::json& j, std::strin
             }
         }
     }
+    if (auto it = j.find("elastic"); it != j.end()) {
+        const auto ep = join_path(path, "elastic");
+        check_keys(*it, ep, {"share", "min_scale", "max_scale"});
+        read_number(*it, ep, "share", r.elastic.share, 0.0, 1.0);
+        read_number(*it, ep, "min_scale", r.elastic.min_scale, 0.0, 1.0);
+        read_number(*it, ep, "max_scale", r.elastic.max_scale, 1.0, 1024.0);
+    }
     return r;
 }
 
 GPUPLACE_INLINE detail::json to_json(const rounds_config& r) {
     detail::json models = detail::json::object();
     for (const auto& [name, secs] : r.restore.models) models[name] = secs;
-    return {{"enabled", r.enabled},
+    detail::json j = {{"enabled", r.enabled},
             {"policy", r.policy},
             {"length", r.length},
             {"min_reset_interval", r.min_reset_interval},
             {"restore", {{"seconds", r.restore.seconds}, {"per_gb", r.restore.per_gb}, {"models", models}}}};
+    if (!(r.elastic == elastic_config{}))  // written when set: other scenarios' JSON is unchanged
+        j["elastic"] = {{"share", r.elastic.share}, {"min_scale", r.elastic.min_scale}, {"max_scale", r.elastic.max_scale}};
+    return j;
 }
 
 }  // namespace gpuplace

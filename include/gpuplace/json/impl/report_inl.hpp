@@ -38,6 +38,7 @@ GPUPLACE_INLINE detail::json to_json(const metrics& m) {
         j["avg_moves"] = m.avg_moves;
         j["avg_resizes"] = m.avg_resizes;
         j["avg_suspended_time"] = m.avg_suspended_time;
+        j["gpu_time_efficiency"] = m.gpu_time_efficiency;
     }
     return j;
 }
