@@ -275,3 +275,15 @@ TEST_CASE("round_env: the calibration identity: on its measurement hardware a jo
         }
     CHECK(checked > 100);
 }
+
+TEST_CASE("round_env: a round policy runs on a preset whose queue is a preemptive discipline (philly_hidden's las)") {
+    auto s = gp::preset_scenario("philly_hidden");
+    REQUIRE(gp::is_preemptive(s.env.order));
+    gp::apply_queue(s, "max_min_fairness");
+    CHECK(s.env.order == gp::queue_order::fifo);
+    CHECK_FALSE(s.preemption.enabled);
+    CHECK(s.rounds.enabled);
+    gp::round_env e(s);  // was: ConfigError "las" is a preemptive discipline: it needs /preemption/enabled
+    e.reset(1000000);
+    CHECK_FALSE(e.done());
+}

@@ -81,6 +81,7 @@ inline void apply_queue(scenario& s, std::string_view queue) {
         s.durations.mode = duration_info::oracle;
     } else if (is_round_policy(queue)) {  // rounds decide who runs: no preemptive discipline beside them
         s.preemption.enabled = false;
+        if (is_preemptive(s.env.order)) s.env.order = queue_order::fifo;  // a preset's discipline (philly_hidden's las)
         s.rounds.enabled = true;
         s.rounds.policy = std::string(queue);
     } else {
