@@ -72,14 +72,15 @@ def test_the_same_seed_gives_the_same_episode():
     assert run() == run()
 
 
-def test_checkers_pass_on_a_small_round_scenario():
+def test_checkers_pass_in_the_round_mode_of_another_preset():
     from gymnasium.utils.env_checker import check_env as gym_check
 
     sb3_checker = pytest.importorskip("stable_baselines3.common.env_checker")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        gym_check(gpuplace.GymnasiumEnv(SMALL))
-        sb3_checker.check_env(gpuplace.GymnasiumEnv(SMALL), warn=True)
+        small = {"workload": {"num_jobs": 30}, "env": {"slots": 4}}
+        gym_check(gym.make("gpuplace/Default-v0", action_mode="round", overrides=small).unwrapped)
+        sb3_checker.check_env(gym.make("gpuplace/Default-v0", action_mode="round", overrides=small).unwrapped, warn=True)
     assert [str(w.message) for w in caught] == []
 
 
