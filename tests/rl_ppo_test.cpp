@@ -146,7 +146,7 @@ TEST_CASE("rl expert iteration: config errors name the path and the value") {
     CHECK_THROWS_WITH_AS((void)rl::ppo_config::from_json(json::parse(R"({"dagger_iterations": 3})")),
                          "config /ppo/dagger_iterations: needs a dagger_teacher", ConfigError);
     CHECK_THROWS_WITH_AS((void)rl::ppo_config::from_json(json::parse(R"({"dagger_teacher": "rollout0:pack", "dagger_iterations": 3})")),
-                         "config /ppo/dagger_teacher: policy \"rollout0:pack\": rollout<F> takes a number of futures from 1 to 4096, got \"0\"",
+                         "config /ppo/dagger_teacher: policy \"rollout0:pack\": rollout<F>h<H> takes a number of futures F from 1 to 4096, got \"0\"",
                          ConfigError);
     const auto c = rl::ppo_config::from_json(json::parse(R"({"dagger_teacher": "hindsight:pack_wait+sjf", "dagger_iterations": 3, "total_steps": 0})"));
     CHECK(c.dagger_teacher == "hindsight:pack_wait+sjf");

@@ -4,7 +4,9 @@
 /// planners over them (planner.hpp, docs/planning.md):
 ///  - "rollout:<heuristic>" and "rollout<F>:<heuristic>": the fair planner, F forked futures per
 ///    action (4 without a number), common random numbers, the base heuristic's action kept unless
-///    another beats it by one standard error. Causal.
+///    another beats it by one standard error. Causal. "rollout<F>h<H>:" (or "rollouth<H>:") plays
+///    H decisions after the action instead of the whole episode: a decision's cost then linear in
+///    the cluster, not in the cluster times the episode.
 ///  - "hindsight:<heuristic>": every action scored on the env's own future. NOT causal (it knows
 ///    the arrivals and durations to come): an estimate of the headroom above the heuristic.
 /// A planner chooses among the candidates of the placement or job action mode (env.action_mode).
@@ -39,15 +41,18 @@ namespace gpuplace {
     if (head == "hindsight") {
         o.hindsight = true;
     } else if (head.starts_with("rollout")) {
-        const auto digits = head.substr(7);
-        if (!digits.empty()) {
-            std::size_t f = 0;
-            const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), f);
-            if (ec != std::errc{} || end != digits.data() + digits.size() || f == 0 || f > 4096)
-                throw ConfigError("policy \"" + std::string(name) + "\": rollout<F> takes a number of futures from 1 to 4096, got \"" +
-                                  std::string(digits) + "\"");
-            o.futures = f;
-        }
+        const auto rest = head.substr(7);
+        const auto h = rest.find('h');
+        const auto number = [&](std::string_view digits, std::size_t most, const char* what) {
+            std::size_t v = 0;
+            const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+            if (ec != std::errc{} || end != digits.data() + digits.size() || v == 0 || v > most)
+                throw ConfigError("policy \"" + std::string(name) + "\": rollout<F>h<H> takes " + what + " from 1 to " +
+                                  std::to_string(most) + ", got \"" + std::string(digits) + "\"");
+            return v;
+        };
+        if (const auto f = rest.substr(0, h); !f.empty()) o.futures = number(f, 4096, "a number of futures F");
+        if (h != std::string_view::npos) o.horizon = number(rest.substr(h + 1), 1000000, "a horizon H (decisions)");
     } else {
         return false;
     }

@@ -29,7 +29,7 @@ def test_a_planner_acts_on_a_python_env_and_refuses_the_gpu_mode():
     gpu.reset(3)
     with pytest.raises(_core.ConfigError, match="placement or job action mode"):
         _core.Heuristic("rollout:pack").act(gpu)
-    with pytest.raises(_core.ConfigError, match="rollout<F> takes a number of futures"):
+    with pytest.raises(_core.ConfigError, match=r"rollout<F>h<H> takes a number of futures F"):
         _core.Heuristic("rollout0:pack")
 
 
