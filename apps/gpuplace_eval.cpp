@@ -177,9 +177,9 @@ int main(int argc, char** argv) {
                                            "one: rollout:H, rollout<F>:H (F futures), hindsight:H (not causal; docs/planning.md)")
         ->delimiter(',');
     std::string action_mode;
-    app.add_option("--action-mode", action_mode, "what an action chooses: gpu, placement or job (default: the scenario's; "
+    app.add_option("--action-mode", action_mode, "what an action chooses: gpu, placement, job or round (default: the scenario's; "
                                                  "the planners need placement or job)")
-        ->check(CLI::IsMember({"gpu", "placement", "job"}));
+        ->check(CLI::IsMember({"gpu", "placement", "job", "round"}));
     std::vector<std::string> queue_args;  // split below: CLI11's delimiter drops empty items silently
     app.add_option("--queue", queue_args, "run every policy under each queue policy (" + [] {
         std::string s;

@@ -219,6 +219,24 @@ TEST_CASE_TEMPLATE("alloc: env.step() allocates nothing after reset() in the pla
         }
 }
 
+TEST_CASE("alloc: env.step() allocates nothing after reset() in the round action mode") {
+    for (const char* placer : {"pack", "topology_greedy"}) {
+        INFO(std::string(placer));
+        auto s = with(gp::default_scenario(), {{"workload", {{"num_jobs", 60}}}, {"env", {{"action_mode", "round"}, {"placer", placer}}}});
+        s.durations.mode = gp::duration_info::hidden;
+        gp::env e(s);
+        gp::random_policy rp(1);
+        for (std::uint64_t seed = 1; seed <= 2; ++seed) {
+            e.reset(seed);
+            rp.reset(seed);
+            alloc_counter c;
+            while (!e.done()) (void)e.step(rp.act(e));
+            CHECK(c.stop() == 0);
+            CHECK(e.finished().size() == 60);
+        }
+    }
+}
+
 TEST_CASE("alloc: with preemption and hidden durations env.step() allocates nothing after reset()") {
     for (auto order : {gp::queue_order::las, gp::queue_order::two_d_las, gp::queue_order::gittins})
         for (const char* mode : {"gpu", "placement", "job"}) {

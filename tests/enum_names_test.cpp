@@ -38,13 +38,13 @@ TEST_CASE("enum_names: every table round-trips, and to_string() reads it") {
 
 TEST_CASE("enum_names: the allowed lists in declaration order") {
     CHECK(gp::detail::enum_name_list<gp::queue_order>() == "fifo, sjf, fewest_gpus, las, 2d_las, gittins, srtf");
-    CHECK(gp::detail::enum_name_list<gp::action_mode>() == "gpu, placement, job");
+    CHECK(gp::detail::enum_name_list<gp::action_mode>() == "gpu, placement, job, round");
     CHECK(gp::detail::enum_name_list<gp::placer_kind>() == "pack, first_fit, load_balance, topology_greedy");
     CHECK(gp::detail::enum_name_list<gp::trace_format>() == "philly, openb, csv");
     CHECK(gp::detail::enum_name_list<gp::rl::activation>() == "tanh, relu");
     CHECK(gp::detail::enum_name_list<gp::rl::architecture>() == "per_gpu, flat");
     CHECK_THROWS_WITH_AS((void)gp::parse_action_mode("gpus"),
-                         "config /env/action_mode: unknown action mode \"gpus\" (allowed: gpu, placement, job)", gp::ConfigError);
+                         "config /env/action_mode: unknown action mode \"gpus\" (allowed: gpu, placement, job, round)", gp::ConfigError);
     CHECK_THROWS_WITH_AS((void)gp::parse_trace_format("tsv"), doctest::Contains("unknown trace format \"tsv\" (allowed: philly, openb, csv)"),
                          gp::ConfigError);
     CHECK_THROWS_WITH_AS((void)gp::rl::parse_activation("gelu", "config /ppo/network/activation"),

@@ -214,6 +214,28 @@ TEST_CASE("rl action modes: PPO trains in the placement and job modes; checkpoin
     CHECK(error_of([&] { (void)rl::parse_checkpoint(bad.dump(), "bad.json"); }).find("/obs_spec/items") != std::string::npos);
 }
 
+TEST_CASE("rl action modes: PPO trains in the round mode; its checkpoint acts there and nowhere else") {
+    auto s = tiny_ppo_scenario();
+    s.env.mode = action_mode::round;
+    s.env.slots = 3;
+    auto cfg = tiny_ppo_config();
+    cfg.teacher = "pack";  // the first valid slot: a greedy LAS fill of each round
+    cfg.imitation_steps = 256;
+    rl::ppo p(s, cfg);
+    CHECK(p.network().spec().items == "slot");
+    CHECK(p.network().spec().num_actions() == 4);
+    while (!p.done()) p.iterate();
+    auto ck = rl::parse_checkpoint(rl::checkpoint_json(p.network(), p.config(), s).dump(), "mem");
+    CHECK(ck.network.spec() == p.network().spec());
+    CHECK(same_episode(p.network(), std::move(ck.network), s));
+    const auto net = std::make_shared<const rl::actor_critic>(p.network());
+    const auto rep = evaluate<env>(s, {rl::as_policy<env>("ppo", net)}, held_out_seeds(2), 1);
+    for (const auto& m : rep.policies[0].per_seed) CHECK(m.jobs_done == m.jobs_total);
+    auto job = s;
+    job.env.mode = action_mode::job;
+    CHECK(!p.network().incompatibility(rl::obs_spec::of(env(job))).empty());  // a job-mode env: other slot features
+}
+
 TEST_CASE("rl checkpoint: a network acts only in the information setting it was trained in") {
     auto oracle = gp::preset_scenario("default");
     auto hidden = oracle;

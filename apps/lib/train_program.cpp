@@ -137,9 +137,9 @@ int gpuplace::apps::train_main(int argc, char** argv, const train_seams& seams) 
         for (const auto& p : preset_names()) s += (s.empty() ? "" : ", ") + p;
         return s;
     }() + ") or a scenario file (with --load: default the model's own scenario)");
-    app.add_option("--action-mode", action_mode, "what an action chooses in every scenario of the run: gpu, placement or job "
+    app.add_option("--action-mode", action_mode, "what an action chooses in every scenario of the run: gpu, placement, job or round "
                                                  "(default: each scenario's env.action_mode; docs/mdp.md)")
-        ->check(CLI::IsMember({"gpu", "placement", "job"}));
+        ->check(CLI::IsMember({"gpu", "placement", "job", "round"}));
     app.add_option("--steps", steps, "PPO env steps (after imitation)")->check(apps::whole(1));
     app.add_option("--seed", seed, "first training seed")->check(apps::whole(0));
     app.add_option("--restarts", restarts, "training seeds seed..seed+N-1; the best on validation is kept")->check(apps::whole(1, 64));

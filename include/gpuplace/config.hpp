@@ -56,16 +56,17 @@ enum class action_mode : std::uint8_t {
     gpu,        ///< one GPU of the current job's (Proximity-DRL's sequential selection)
     placement,  ///< a whole placement of the current job, among `slots` candidates
     job,        ///< which waiting job starts next, among the first `slots` that fit; `placer` places it
+    round,      ///< which active job runs in the next round (or stop), building the round's allocation; `placer` places it
 };
 
 template <>
 struct detail::enum_names<action_mode> {
-    static constexpr std::array<std::pair<action_mode, std::string_view>, 3> values{
-        {{action_mode::gpu, "gpu"}, {action_mode::placement, "placement"}, {action_mode::job, "job"}}};
+    static constexpr std::array<std::pair<action_mode, std::string_view>, 4> values{
+        {{action_mode::gpu, "gpu"}, {action_mode::placement, "placement"}, {action_mode::job, "job"}, {action_mode::round, "round"}}};
 };
 [[nodiscard]] inline std::string_view to_string(action_mode m) noexcept { return detail::enum_name(m); }
 
-/// The action mode of a name ("gpu", "placement", "job"); ConfigError naming `path` otherwise.
+/// The action mode of a name ("gpu", "placement", "job", "round"); ConfigError naming `path` otherwise.
 [[nodiscard]] inline action_mode parse_action_mode(std::string_view name, std::string_view path = "/env/action_mode") {
     if (const auto m = detail::enum_from_name<action_mode>(name)) return *m;
     throw ConfigError("config " + std::string(path) + ": unknown action mode \"" + std::string(name) + "\" (allowed: " +

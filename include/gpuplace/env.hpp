@@ -10,7 +10,9 @@
 /// waiting job that fits, advancing time through arrivals and completions while none does. In the
 /// "placement" and "job" modes (env/placement_mode.hpp, env/job_mode.hpp) an action chooses a whole
 /// placement of the current job, or which waiting job starts next (placed by a heuristic), among K
-/// slots, then DEFER / wait (index K). The default reward is -(jobs in system x elapsed time) /
+/// slots, then DEFER / wait (index K). In the "round" mode (env/round_mode.hpp; docs/rounds.md) time
+/// moves in rounds and an action chooses which active job runs in the next round, among K slots,
+/// then stop (index K: the round runs). The default reward is -(jobs in system x elapsed time) /
 /// time_scale, so an episode's rewards sum to -(sum of JCTs) / time_scale, in every mode.
 ///
 /// On a cluster with GPU types (gpu_types.hpp) a job runs at its slowest GPU's type's speed, and on
@@ -32,11 +34,13 @@
 #include "env/gpu_mode.hpp"
 #include "env/job_mode.hpp"
 #include "env/placement_mode.hpp"
+#include "env/round_mode.hpp"
 #include "error.hpp"
 #include "job.hpp"
 #include "metrics.hpp"
 #include "observation.hpp"
 #include "placement_view.hpp"
+#include "round_allocation.hpp"
 #include "topology.hpp"
 
 namespace gpuplace {
@@ -136,12 +140,23 @@ public:
         complete_lazy();
         return p->candidate(s);
     }
-    /// Job mode: the job (index into simulator().jobs()) of slot s of the current decision, or
-    /// `none` for a masked slot or in another mode.
+    /// Job and round modes: the job (index into simulator().jobs()) of slot s of the current
+    /// decision, or `none` for a masked slot, in the round mode's GPU-count step or in another mode.
     [[nodiscard]] std::uint32_t slot_job(std::size_t s) const noexcept {
+        if (s + 1 >= num_actions() || !action_mask()[s]) return none;
+        if (const auto* r = std::get_if<3>(&front_)) return r->choosing() == none ? r->slot_job(s) : none;
         const auto* p = std::get_if<2>(&front_);
-        if (!p || s + 1 >= num_actions() || !action_mask()[s]) return none;
-        return p->slot_job(s);
+        return p ? p->slot_job(s) : none;
+    }
+    /// Round mode: the grants of the allocation being built this round (the locked jobs' first),
+    /// and the elastic job whose GPU count the next action chooses (`none` when it chooses a job).
+    [[nodiscard]] std::span<const round_grant> round_grants() const noexcept {
+        const auto* r = std::get_if<3>(&front_);
+        return r ? r->allocation().grants() : std::span<const round_grant>{};
+    }
+    [[nodiscard]] std::uint32_t round_choosing() const noexcept {
+        const auto* r = std::get_if<3>(&front_);
+        return r ? r->choosing() : none;
     }
     /// The action placer p (heuristics.hpp) takes now, in this env's action mode: its next GPU in
     /// the GPU mode; in the placement mode the candidate equal to its whole placement (DEFER when
@@ -192,7 +207,10 @@ public:
     [[nodiscard]] bool done() const noexcept { return terminated_ || truncated_; }
     [[nodiscard]] double episode_return() const noexcept { return episode_return_; }
     /// Whether a job is being placed (false only once the episode is over).
-    [[nodiscard]] bool has_current() const noexcept { return core_.has_current(); }
+    /// In the round mode: whether the episode is running (an allocation is being built).
+    [[nodiscard]] bool has_current() const noexcept {
+        return front_.index() == 3 ? started_ && !done() : core_.has_current();
+    }
     /// Index (into simulator().jobs()) of the job being placed, or `none`.
     [[nodiscard]] std::uint32_t current_index() const noexcept { return core_.current(); }
     /// The job being placed; StateError when there is none (before reset(), or once the episode is over).
@@ -280,6 +298,7 @@ private:
         switch (front_.index()) {
             case 1: return f(std::get<1>(front_));
             case 2: return f(std::get<2>(front_));
+            case 3: return f(std::get<3>(front_));
             default: GPUPLACE_ASSUME(front_.index() == 0); return f(std::get<0>(front_));
         }
     }
@@ -288,6 +307,7 @@ private:
         switch (front_.index()) {
             case 1: return f(std::get<1>(front_));
             case 2: return f(std::get<2>(front_));
+            case 3: return f(std::get<3>(front_));
             default: GPUPLACE_ASSUME(front_.index() == 0); return f(std::get<0>(front_));
         }
     }
@@ -299,7 +319,7 @@ private:
     bool terminated_ = false, truncated_ = false, started_ = false;
     observation_writer obs_;  ///< the observation and mask (owned, or bound to external memory)
     std::variant<env_detail::gpu_mode<core_type, view_type>, env_detail::placement_mode<core_type, view_type>,
-                 env_detail::job_mode<core_type, view_type>>
+                 env_detail::job_mode<core_type, view_type>, env_detail::round_mode<core_type, view_type>>
         front_;
     core_type core_;
 };
@@ -325,8 +345,9 @@ basic_env<T, J, C>::basic_env(T topo, C comm, ModelZoo zoo, scenario s)
     obs_ = observation_writer(core_.hierarchy(), e.queue_window, cfg.colocation.enabled, cfg.reward.time_scale,
                               core_.gpu_types().heterogeneous(), cfg.durations.mode == duration_info::hidden, cfg.preemption.enabled);
     if (std::any_of(cfg.job_fields.begin(), cfg.job_fields.end(), [](const job_field& f) { return f.observe; })) {
-        if (e.mode == action_mode::job)
-            throw ConfigError("config /job_fields: \"observe\" is supported in the gpu and placement action modes (not job)");
+        if (e.mode == action_mode::job || e.mode == action_mode::round)
+            throw ConfigError("config /job_fields: \"observe\" is supported in the gpu and placement action modes (not " +
+                              std::string(to_string(e.mode)) + ")");
         std::vector<observation_writer::observed_field> shown;
         for (std::size_t f = 0; f < cfg.job_fields.size(); ++f)
             if (cfg.job_fields[f].observe) shown.push_back({f, cfg.job_fields[f], core_.workload().dictionary().categories(f).size()});
@@ -334,6 +355,7 @@ basic_env<T, J, C>::basic_env(T topo, C comm, ModelZoo zoo, scenario s)
     }
     if (e.mode == action_mode::placement) front_.template emplace<1>();
     else if (e.mode == action_mode::job) front_.template emplace<2>();
+    else if (e.mode == action_mode::round) front_.template emplace<3>();
     visit([&](auto& f) { f.init(core_, obs_); });
 }
 
@@ -341,12 +363,14 @@ template <Topology T, Job J, CommModel<T> C>
     requires std::constructible_from<J, TrainingJob>
 void basic_env<T, J, C>::reset(std::uint64_t seed) {
     visit([&](auto& f) { f.reset(core_); });
-    pending_reward_ = core_.reset(seed, obs_);
+    if (auto* r = std::get_if<3>(&front_)) pending_reward_ = r->begin(core_, seed, obs_, [this] { return view_state(); });
+    else pending_reward_ = core_.reset(seed, obs_);
     steps_ = 0;
     episode_return_ = 0;
     truncated_ = false;
     started_ = true;
-    terminated_ = !core_.has_current();  // no job to place: every job has finished (a workload of none)
+    // no job to place: every job has finished (a workload of none)
+    terminated_ = mode() == action_mode::round ? core_.simulator().all_done() : !core_.has_current();
     refresh_observation();
 }
 
@@ -387,6 +411,7 @@ template <Topology T, Job J, CommModel<T> C>
     requires std::constructible_from<J, TrainingJob>
 basic_env<T, J, C> basic_env<T, J, C>::fork(std::uint64_t seed) const {
     if (!started_) throw StateError("fork() called before reset()");
+    if (mode() == action_mode::round) throw StateError("fork(): the round action mode has no forked futures (copy the env instead)");
     basic_env f(*this);
     f.core_.redraw_future(seed, f.obs_);
     f.refresh_observation();

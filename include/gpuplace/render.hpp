@@ -22,7 +22,7 @@ template <class E>
                   inf.time, inf.steps, inf.running, inf.queued, inf.jobs_done, inf.jobs_total, cl.busy_gpus(),
                   cl.num_gpus());
     out += buf;
-    if (e.has_current()) {
+    if (e.has_current() && e.current_index() != E::none) {
         const auto& j = e.current_job();
         std::snprintf(buf, sizeof buf, "placing job %u: %u GPUs of %s, %zu picked\n", unsigned(j.id), unsigned(j.num_gpus),
                       e.zoo()[j.model].name.c_str(), e.picked().size());

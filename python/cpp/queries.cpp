@@ -68,7 +68,7 @@ py::dict info_dict(const E& e) {
 
 template <class E>
 py::object current_job(const E& e) {
-    if (!e.has_current()) return py::none();
+    if (!e.has_current() || e.current_index() == E::none) return py::none();
     auto d = job_dict(e.current_job(), e.zoo(), e.simulator().ideal_duration(e.current_index()));
     if (!e.job_fields().empty()) d["fields"] = fields_dict(e, e.current_index());
     return d;

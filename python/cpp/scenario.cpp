@@ -23,7 +23,7 @@ void merge_into(json& base, const json& over) {
 }
 
 /// The scenario `source` names (to_scenario()), with `overrides` (a nested dict) merged into its
-/// JSON, every option filled in, and `action_mode` ("gpu", "placement", "job") set last.
+/// JSON, every option filled in, and `action_mode` ("gpu", "placement", "job", "round") set last.
 gp::scenario make_scenario(py::handle source, py::handle overrides, py::handle action_mode) {
     auto sc = to_scenario(source);
     if (overrides.is_none() && action_mode.is_none()) return sc;
@@ -36,7 +36,7 @@ gp::scenario make_scenario(py::handle source, py::handle overrides, py::handle a
     }
     if (!action_mode.is_none()) {  // with the overrides: a GPU-mode scenario's JSON has no slots to keep
         if (!py::isinstance<py::str>(action_mode))
-            throw py::type_error("action_mode must be a string (gpu, placement or job), got " + type_name(action_mode));
+            throw py::type_error("action_mode must be a string (gpu, placement, job or round), got " + type_name(action_mode));
         merge_into(over, json{{"env", {{"action_mode", action_mode.cast<std::string>()}}}});
     }
     auto j = gp::to_json(sc);

@@ -27,7 +27,7 @@ def _add_scenario(p: argparse.ArgumentParser, run_options: bool = False) -> None
     p.add_argument("--durations", choices=DURATIONS,
                    help="what the scheduler knows of job durations (default: the scenario's; docs/information.md)")
     if run_options:  # gpuplace-eval's scenario options
-        p.add_argument("--action-mode", choices=("gpu", "placement", "job"),
+        p.add_argument("--action-mode", choices=("gpu", "placement", "job", "round"),
                        help="what an action chooses (default: the scenario's; docs/mdp.md)")
         p.add_argument("--restart-overhead", type=number(0.0, 1e7, "a number of seconds"),
                        help="preemption: seconds a resumed job loses (default: the scenario's)")
@@ -550,7 +550,7 @@ def build_parser() -> argparse.ArgumentParser:
                        epilog=_example("python -m gpuplace train --scenario default --steps 100000 --out runs/cpp_ppo"))
     p.add_argument("--scenario", help="preset name or scenario file (default: the config's)")
     p.add_argument("--config", help="training config (JSON) merged over the default (gpuplace-train --print-config)")
-    p.add_argument("--action-mode", choices=("gpu", "placement", "job"),
+    p.add_argument("--action-mode", choices=("gpu", "placement", "job", "round"),
                    help="what an action chooses in every scenario of the run (default: each scenario's; docs/mdp.md)")
     p.add_argument("--steps", type=count(1), help="PPO env steps (after imitation)")
     add_renamed_option(p, "--timesteps", "--steps", type=count(1))

@@ -22,7 +22,7 @@ def scenario_of(scenario: ScenarioLike = "default", overrides: Mapping[str, Any]
     """The :class:`gpuplace.Scenario` of a preset name, a path to a JSON file, JSON text, a dict or a
     Scenario (None: "default"), read and validated once by the C++ core, with ``overrides`` (a
     nested dict) merged in, then ``durations`` ("oracle", "hidden" or "predicted": what the scheduler
-    knows of durations, docs/information.md) and ``action_mode`` ("gpu", "placement" or "job"). A string is
+    knows of durations, docs/information.md) and ``action_mode`` ("gpu", "placement", "job" or "round"). A string is
     JSON text when it starts with ``{``, else a preset when it names one, else a file that must
     exist; anything else is a :class:`gpuplace.ConfigError` saying what was tried."""
     if scenario is None:

@@ -36,7 +36,8 @@ class GymnasiumEnv(gym.Env):
     DEFER (valid only when the scenario enables it). With ``action_mode="placement"`` an action
     chooses a whole placement of the current job among ``K = env.slots`` candidates (then DEFER),
     with ``action_mode="job"`` which waiting job starts next (then wait): ``Discrete(K + 1)``
-    (docs/mdp.md). Use :meth:`action_masks` (sb3-contrib's
+    (docs/mdp.md); with ``action_mode="round"`` which active job runs in the next round (then stop:
+    the round runs; docs/rounds.md). Use :meth:`action_masks` (sb3-contrib's
     MaskablePPO does) to know which actions are valid; an invalid action raises
     :class:`gpuplace.InvalidAction` (a ``ValueError``) naming it, and the env is left unchanged.
 
@@ -56,7 +57,7 @@ class GymnasiumEnv(gym.Env):
         overrides: nested dict merged into the scenario, e.g. ``{"env": {"max_steps": 200}}``.
         copy_obs: return copies of the observation (default). False returns the read-only view on
             the C++ buffer, which the next reset/step overwrites in place.
-        action_mode: "gpu" (the default), "placement" or "job": sets the scenario's env.action_mode.
+        action_mode: "gpu" (the default), "placement", "job" or "round": sets the scenario's env.action_mode.
         durations: what the scheduler knows of job durations: "oracle" (the truth), "hidden"
             (nothing: attained service and preemptions only) or "predicted" (an estimate); sets the
             scenario's durations.mode (default: the scenario's own; docs/information.md).
@@ -213,7 +214,7 @@ class GymnasiumVectorEnv(CoreVectorMixin, VectorEnv):
         render_mode: None, "ansi" or "rgb_array" (renders every env).
         overrides: nested dict merged into the scenario.
         copy: return copies (default). False returns read-only views that the next step overwrites.
-        action_mode: "gpu" (the default), "placement" or "job": sets the scenario's env.action_mode.
+        action_mode: "gpu" (the default), "placement", "job" or "round": sets the scenario's env.action_mode.
         durations: what the scheduler knows of job durations: "oracle" (the truth), "hidden"
             (nothing: attained service and preemptions only) or "predicted" (an estimate); sets the
             scenario's durations.mode (default: the scenario's own; docs/information.md).

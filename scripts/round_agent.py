@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""Trains the reference PPO in the round action mode on hidden-duration Philly (the philly_hidden
+preset with rounds instead of preemption: gpuplace/PhillyHiddenRound-v0's scenario), 3 training
+seeds, and writes its table in docs/rounds.md: on each held-out Philly-derived file, the network of
+each training seed (median over the seeds, with their range) against LAS, 2D-LAS and Gittins (the
+event-driven disciplines of philly_hidden:<file>, placer pack, 30 s restart overhead) and Gavel's
+max_min_fairness_perf (the round policy, placer pack), on the same held-out seeds and so the same
+jobs; paired differences with standard errors.
+
+    scripts/round_agent.py [--skip-train] [--seeds 10] [--threads 2] [--print]
+
+Training is `gpuplace-train --config <the config below> --out out/models/philly_hidden_round` (its
+progress display); `--skip-train` evaluates an existing run. The network kept by the run (the best
+validation JCT) is the one shipped as data/models/philly_hidden_round.json (`--ship` copies it).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import pathlib
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+from doc_section import finish, mean_sem  # noqa: E402
+
+DOC = ROOT / "docs" / "rounds.md"
+FILES = ["0e4a51", "6c71a0", "7f04ca", "e13805"]  # data/presets.hpp philly_heldout_files()
+RUN = ROOT / "out" / "models" / "philly_hidden_round"
+BASELINES = [("LAS", "pack+las", "event"), ("2D-LAS (Tiresias)", "pack+2d_las", "event"), ("Gittins", "pack+gittins", "event"),
+             ("max_min_fairness_perf (Gavel, rounds)", "pack+max_min_fairness_perf", "round")]
+# The recipe: clone the first-valid-slot heuristic (a greedy LAS fill of each round), fit the value
+# head, then PPO; the defaults of gpuplace-train's "philly" recipe otherwise (docs/ppo.md).
+PPO = {"teacher": "pack", "imitation_steps": 204800, "total_steps": 819200, "learning_rate": 0.0001, "value_warmup": 50}
+
+
+def hours(v):
+    return [x / 3600.0 for x in v]
+
+
+def paired(a, b):
+    m, s = mean_sem([x - y for x, y in zip(a, b)])
+    lower = sum(x < y for x, y in zip(a, b))
+    return f"{m:+.2f} ± {s:.2f} ({lower}/{len(a)})"
+
+
+def train(args, round_overrides) -> float:
+    from gpuplace.config import load_scenario
+
+    sc = load_scenario("philly_hidden", round_overrides, action_mode="round")
+    sc["name"] = "philly_hidden_round"
+    cfg = {"scenario": sc, "queue": "", "restarts": 3, "validation_seeds": 8, "validate_every": 10, "checkpoint_every": 10,
+           "ppo": PPO}
+    RUN.parent.mkdir(parents=True, exist_ok=True)
+    path = RUN.parent / "philly_hidden_round.config.json"
+    path.write_text(json.dumps(cfg, indent=1))
+    t = time.time()
+    subprocess.run([str(ROOT / "build" / "apps" / "gpuplace-train"), "--config", str(path), "--no-plot", "--out", str(RUN),
+                    "--overwrite"], check=True)
+    return time.time() - t
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--skip-train", action="store_true", help="evaluate the existing run in out/models/philly_hidden_round")
+    ap.add_argument("--seeds", type=int, default=10, help="held-out seeds per file")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--ship", action="store_true", help="copy the run's kept network to data/models/philly_hidden_round.json")
+    ap.add_argument("--print", action="store_true", help="print the table instead of writing docs/rounds.md")
+    args = ap.parse_args()
+    import gpuplace  # noqa: F401  (sets the data folder)
+    from gpuplace import _core
+    from gpuplace.config import load_scenario
+    from gpuplace.registration import ROUND_OVERRIDES
+    from tqdm import tqdm
+
+    if not args.skip_train:
+        print(f"trained in {train(args, ROUND_OVERRIDES):.0f} s", file=sys.stderr)
+    nets = sorted(RUN.glob("seed_*/ppo.json"), key=lambda p: int(p.parent.name.split("_")[1]))
+    if not nets:
+        sys.exit(f"{RUN}: no seed_<k>/ppo.json (run without --skip-train)")
+    if args.ship:
+        shutil.copy(RUN / "ppo.json", ROOT / "data" / "models" / "philly_hidden_round.json")
+    times = []
+    for p in nets:  # each seed's training time: the last row of its learning curve
+        rows = (p.parent / "learning.csv").read_text().splitlines()
+        times.append(float(rows[-1].split(",")[2]) if len(rows) > 1 else float("nan"))
+
+    per_file = {}
+    bar = tqdm(total=len(FILES) * (len(BASELINES) + len(nets)), desc="evaluating", unit="policy", file=sys.stderr)
+    for f in FILES:
+        base = {}
+        for label, name, kind in BASELINES:
+            sc = load_scenario(f"philly_hidden:{f}") if kind == "event" else load_scenario(f"philly_hidden:{f}", ROUND_OVERRIDES)
+            rep = _core.evaluate(sc, [name], args.seeds, args.threads)
+            base[label] = hours([m["avg_jct"] for m in rep.per_seed(name)])
+            bar.update()
+        sc = load_scenario(f"philly_hidden:{f}", ROUND_OVERRIDES, action_mode="round")
+        greedy = _core.evaluate(sc, ["pack"], args.seeds, args.threads)
+        base["greedy LAS fill of each round (the teacher)"] = hours([m["avg_jct"] for m in greedy.per_seed("pack")])
+        ppo = []
+        for p in nets:
+            net = _core.load_checkpoint(str(p))
+            r = _core.evaluate_network(sc, net, args.seeds, p.parent.name, args.threads)
+            ppo.append(hours([m["avg_jct"] for m in r.per_seed(p.parent.name)]))
+            bar.update()
+        per_file[f] = (base, ppo)
+    bar.close()
+
+    k = len(nets)
+    overall = [statistics.fmean([x for f in FILES for x in per_file[f][1][i]]) for i in range(k)]
+    med = sorted(range(k), key=lambda i: overall[i])[k // 2]
+    labels = list(per_file[FILES[0]][0])
+    out = [f"Held-out Philly-derived files (`philly_hidden:<file>`: 200-job windows at offered load 1.0, durations "
+           f"hidden), {args.seeds} held-out seeds each, the same jobs for every row; mean JCT in hours, mean ± standard "
+           "error over the seeds. LAS, 2D-LAS and Gittins are the event-driven disciplines (preemption, 30 s restart "
+           "overhead), max_min_fairness_perf and the agent run in 360 s rounds (30 s restores); every row places with "
+           f"pack. PPO: {k} training seeds ({', '.join(p.parent.name for p in nets)}) of `scripts/round_agent.py`, "
+           f"each trained for {PPO['imitation_steps'] + PPO['total_steps']:,} env steps "
+           f"({', '.join(f'{t / 60:.1f}' for t in times)} min on a shared 2-core machine); the median over the seeds "
+           "with their range [min, max] of per-seed means. Generated by `scripts/round_agent.py`.", ""]
+    out += ["| policy | " + " | ".join(FILES) + " |", "|---" * (len(FILES) + 1) + "|"]
+    for lab in labels:
+        cells = []
+        for f in FILES:
+            m, s = mean_sem(per_file[f][0][lab])
+            cells.append(f"{m:.2f} ± {s:.2f}")
+        out.append(f"| {lab} | " + " | ".join(cells) + " |")
+    cells = []
+    for f in FILES:
+        means = sorted(statistics.fmean(v) for v in per_file[f][1])
+        cells.append(f"{statistics.median(means):.2f} [{means[0]:.2f}, {means[-1]:.2f}]")
+    out.append(f"| PPO, round mode (median of {k} seeds [range]) | " + " | ".join(cells) + " |")
+    out += ["", f"Paired differences on the same seeds, PPO minus each row (hours, mean ± standard error; x/y: PPO lower on "
+                f"x of y seeds), for the median training seed by mean JCT over all files ({nets[med].parent.name}) and for "
+                "each seed:", "",
+            "| PPO seed | " + " | ".join(f"− {lab}" for lab in labels) + " |", "|---" * (len(labels) + 1) + "|"]
+    for i in [med] + [j for j in range(k) if j != med]:
+        for f in FILES:
+            row = [paired(per_file[f][1][i], per_file[f][0][lab]) for lab in labels]
+            tag = " (median)" if i == med else ""
+            out.append(f"| {nets[i].parent.name}{tag}, {f} | " + " | ".join(row) + " |")
+    return finish(out, DOC, ROOT, args.print, section="round-agent")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,119 @@
+"""The round action mode from Python (docs/rounds.md, "An agent builds the allocation"): the
+registered ids gpuplace/PhillyHiddenRound-v0 and gpuplace/HeterogeneousRound-v0, zero-copy
+observations and masks, masks and the reward identity under random play, determinism by seed, and
+short training runs of the C++ PPO and of SB3's MaskablePPO."""
+
+import warnings
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import gpuplace
+from gpuplace import _core
+from gpuplace.sb3 import SB3VecEnv
+
+SMALL = {"name": "small", "workload": {"kind": "synthetic", "num_jobs": 30, "load": 1.5},
+         "env": {"action_mode": "round", "slots": 4}}
+SHORT = {"workload": {"episode_jobs": 30}}  # philly_hidden windows of 30 jobs
+
+
+def test_round_ids_are_round_mode_scenarios():
+    env = gym.make("gpuplace/PhillyHiddenRound-v0", overrides=SHORT).unwrapped
+    sc = env.scenario
+    assert sc["env"]["action_mode"] == "round"
+    assert sc["durations"]["mode"] == "hidden"
+    assert sc["preemption"]["enabled"] is False  # the id's overrides, merged with the caller's
+    assert sc["workload"]["episode_jobs"] == 30
+    assert env.action_space.n == sc["env"]["slots"] + 1
+    names = [s["name"] for s in env.observation_layout]
+    assert names[0] == "slot_valid" and names[-1] == "round"
+    het = gym.make("gpuplace/HeterogeneousRound-v0").unwrapped
+    assert {"slot_speed_v100", "slot_speed_p100", "slot_speed_k80", "slot_on_k80"} <= {s["name"] for s in het.observation_layout}
+
+
+@pytest.mark.parametrize("env_id", ["gpuplace/PhillyHiddenRound-v0", "gpuplace/HeterogeneousRound-v0"])
+def test_random_play_masks_and_reward_identity(env_id):
+    env = gym.make(env_id, overrides=SHORT if "Philly" in env_id else {"workload": {"num_jobs": 30}}).unwrapped
+    K = env.action_space.n - 1
+    rng = np.random.default_rng(5)
+    obs, _ = env.reset(seed=2)
+    view, mask_view = env.observation_view, env.action_mask_view
+    total, done, info = 0.0, False, {}
+    while not done:
+        mask = env.action_masks()
+        assert mask.any()  # a decision always has a valid action
+        assert np.array_equal(mask, env.core.action_mask.astype(bool))
+        a = K if mask[K] and rng.random() < 0.2 else int(rng.choice(np.flatnonzero(mask)))
+        obs, r, term, trunc, info = env.step(a)
+        assert obs in env.observation_space
+        total += r
+        done = term or trunc
+    assert view.base is not None and mask_view.base is not None  # views on the C++ buffers (no copy)
+    assert term and info["jobs_done"] == info["jobs_total"] == 30
+    jobs = env.core.finished_jobs()
+    jct = float(np.sum(jobs["end"] - jobs["submit"]))
+    assert total == pytest.approx(-jct / env.scenario["reward"]["time_scale"], rel=1e-9)
+
+
+def test_the_same_seed_gives_the_same_episode():
+    def run():
+        env = gpuplace.GymnasiumEnv(SMALL)
+        rng = np.random.default_rng(1)
+        env.reset(seed=7)
+        out, done = [], False
+        while not done:
+            a = int(rng.choice(np.flatnonzero(env.action_masks())))
+            obs, r, term, trunc, _ = env.step(a)
+            out.append((obs.tobytes(), r))
+            done = term or trunc
+        return out
+
+    assert run() == run()
+
+
+def test_checkers_pass_in_the_round_mode_of_another_preset():
+    from gymnasium.utils.env_checker import check_env as gym_check
+
+    sb3_checker = pytest.importorskip("stable_baselines3.common.env_checker")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        small = {"workload": {"num_jobs": 30}, "env": {"slots": 4}}
+        gym_check(gym.make("gpuplace/Default-v0", action_mode="round", overrides=small).unwrapped)
+        sb3_checker.check_env(gym.make("gpuplace/Default-v0", action_mode="round", overrides=small).unwrapped, warn=True)
+    assert [str(w.message) for w in caught] == []
+
+
+@pytest.mark.skipif(not getattr(_core, "has_ppo", False), reason="built without the C++ PPO")
+def test_the_cpp_ppo_trains_in_the_round_mode(tmp_path):
+    cfg = {"total_steps": 512, "num_envs": 4, "num_steps": 32, "minibatches": 2, "epochs": 2, "teacher": "pack",
+           "imitation_steps": 256, "network": {"hidden": [8, 8], "value_hidden": [8]}}
+    p = _core.PPO(SMALL, cfg)
+    stats = [p.iterate() for _ in range(4)]
+    assert all(np.isfinite(s["policy_loss"]) for s in stats)
+    path = tmp_path / "ppo.json"
+    p.save(str(path))
+    net = _core.load_checkpoint(str(path))
+    rep = _core.evaluate_network(SMALL, net, [1000000], "ppo", 1)
+    (m,) = rep.per_seed("ppo")
+    assert m["jobs_done"] == m["jobs_total"] == 30
+
+
+def test_maskable_ppo_trains_in_the_round_mode():
+    pytest.importorskip("torch")
+    pytest.importorskip("sb3_contrib")
+    from sb3_contrib import MaskablePPO
+
+    from gpuplace.sb3 import PerGpuPolicy
+    from gpuplace.torch_net import ObsSpec
+
+    v = SB3VecEnv(SMALL, num_envs=2)
+    spec = ObsSpec.from_space(v.observation_space)
+    assert spec.items == "slot" and spec.num_actions == 5
+    model = MaskablePPO(PerGpuPolicy, v, n_steps=32, batch_size=32, n_epochs=1, seed=1,
+                        policy_kwargs={"hidden": (16, 16), "value_hidden": (16,)})
+    model.learn(128)
+    obs = v.reset()
+    masks = np.stack(v.env_method("action_masks"))
+    actions, _ = model.predict(obs, action_masks=masks, deterministic=True)
+    assert all(masks[i, a] for i, a in enumerate(actions))

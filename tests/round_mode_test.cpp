@@ -1,0 +1,226 @@
+// Tests of the round action mode (include/gpuplace/env/round_mode.hpp through basic_env): masks and
+// allocations under random play (never a job twice, never beyond the GPUs, stop always legal, the
+// locked jobs granted), the reward identity, determinism by seed, the elastic GPU-count step, errors.
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <gpuplace/env.hpp>
+#include <gpuplace/evaluate.hpp>
+#include <gpuplace/heuristics.hpp>
+#include <gpuplace/json.hpp>
+
+#include "test_util.hpp"
+
+namespace gp = gpuplace;
+using namespace gpuplace::test;
+
+namespace {
+
+constexpr auto none = gp::basic_env<>::none;
+
+gp::scenario round_scenario(const gp::scenario& base, json extra = json::object()) {
+    json p = {{"env", {{"action_mode", "round"}, {"slots", 4}}}, {"rounds", {{"length", 600}}}};
+    p.merge_patch(extra);
+    return with(base, p);
+}
+
+gp::scenario small_round(json extra = json::object()) {
+    const auto base = small_scenario(dgx_a100_2x4::config(), json{{"1", .4}, {"2", .2}, {"4", .2}, {"8", .2}}, 24, 2.0);
+    return round_scenario(base, std::move(extra));
+}
+
+bool locked(const gp::env& e, std::uint32_t j) {
+    const auto& sim = e.simulator();
+    if (!sim.is_running(j)) return false;
+    const double u = sim.useful_run_time(j);
+    return u <= 0 || u < sim.restart_overhead(j);
+}
+
+/// Random play to the end, checking every step's mask and allocation; returns the sum of rewards.
+double play(gp::env& e, std::uint64_t seed, double stop_prob, std::size_t* rounds = nullptr) {
+    e.reset(seed);
+    gp::detail::rng r(seed * 7 + 1);
+    const std::size_t A = e.num_actions(), K = A - 1, G = e.num_gpus();
+    double sum = 0;
+    bool fresh = true;  // a round has just opened
+    std::size_t n_rounds = 0;
+    while (!e.done()) {
+        const auto mask = e.action_mask();
+        for (float x : e.observation()) REQUIRE((x >= 0.0f && x <= 1.0f));
+        const auto grants = e.round_grants();
+        // stop: once a job is granted; with none only while arrivals are pending (as wait)
+        const bool pending = e.simulator().arrived() < e.simulator().jobs().size();
+        REQUIRE((mask[K] != 0) == (!grants.empty() || (e.config().env.allow_defer && pending)));
+        REQUIRE(std::any_of(mask.begin(), mask.end(), [](std::uint8_t m) { return m != 0; }));
+        std::size_t used = 0;
+        std::vector<std::uint32_t> granted;
+        for (const auto& g : grants) {
+            used += g.gpus;
+            granted.push_back(g.job);
+        }
+        std::sort(granted.begin(), granted.end());
+        REQUIRE(std::adjacent_find(granted.begin(), granted.end()) == granted.end());  // never a job twice
+        REQUIRE(used <= G);
+        if (fresh) {  // every locked job is granted when the round opens, and only they are
+            std::size_t n_locked = 0;
+            for (std::uint32_t j = 0; j < e.simulator().jobs().size(); ++j)
+                if (locked(e, j)) {
+                    ++n_locked;
+                    REQUIRE(std::binary_search(granted.begin(), granted.end(), j));
+                }
+            REQUIRE(grants.size() == n_locked);
+        }
+        REQUIRE(e.round_choosing() == none);  // no elastic jobs here
+        for (std::size_t s = 0; s < K; ++s) {
+            const auto j = e.slot_job(s);
+            REQUIRE((mask[s] != 0) == (j != none));
+            if (j == none) continue;
+            REQUIRE(!std::binary_search(granted.begin(), granted.end(), j));  // not granted yet
+            REQUIRE(!locked(e, j));
+            REQUIRE(e.simulator().job(j).submit_time <= e.now());  // active
+            REQUIRE(e.simulator().work_left(j) > 0);
+            REQUIRE(used + e.simulator().job(j).num_gpus <= G);    // fits in the GPUs left
+        }
+        std::int64_t a = std::int64_t(K);
+        if (r.uniform() >= stop_prob || !mask[K]) a = random_action(e, r);
+        const auto res = e.step(a);
+        sum += res.reward;
+        fresh = res.elapsed > 0;  // a round ran
+        n_rounds += fresh;
+    }
+    if (rounds) *rounds = n_rounds;
+    return sum;
+}
+
+}  // namespace
+
+TEST_CASE("round mode: masks and allocations under random play; the rewards sum to -(sum of JCTs) / time_scale") {
+    for (double stop : {0.0, 0.2, 0.7}) {
+        for (std::uint64_t seed : {1u, 2u, 3u}) {
+            auto s = small_round();
+            gp::env e(s);
+            CHECK(e.mode() == gp::action_mode::round);
+            CHECK(e.num_actions() == 5);
+            std::size_t rounds = 0;
+            const double sum = play(e, seed, stop, &rounds);
+            CHECK(e.terminated());
+            CHECK(e.finished().size() == e.simulator().jobs().size());
+            CHECK(rounds > 0);
+            CHECK(close_rel(sum, -sum_jct(e.finished()) / s.reward.time_scale, 1e-9));
+            CHECK(close_rel(e.episode_return(), sum, 1e-12));
+        }
+    }
+}
+
+TEST_CASE("round mode: the heterogeneous preset and restores as long as rounds keep the invariants") {
+    auto het = gp::preset_scenario("heterogeneous");
+    het.workload.synthetic.num_jobs = 30;
+    auto s = round_scenario(het, {{"rounds", {{"length", 360}, {"restore", {{"seconds", 400}}}}}});
+    gp::env e(s);
+    const auto& lay = e.observation_layout();
+    CHECK(lay.front().name == "slot_valid");
+    CHECK(std::any_of(lay.begin(), lay.end(), [](const auto& g) { return g.name == "slot_speed_k80"; }));
+    CHECK(std::any_of(lay.begin(), lay.end(), [](const auto& g) { return g.name == "slot_on_v100"; }));
+    CHECK(lay.back().name == "round");
+    const double sum = play(e, 5, 0.3);
+    CHECK(close_rel(sum, -sum_jct(e.finished()) / s.reward.time_scale, 1e-9));
+}
+
+TEST_CASE("round mode: the same seed gives the same episode; the first-valid heuristic is a full allocation") {
+    auto s = small_round();
+    gp::env a(s), b(s);
+    const double ra = play(a, 9, 0.3), rb = play(b, 9, 0.3);
+    CHECK(ra == rb);
+    CHECK(a.finished().size() == b.finished().size());
+    for (std::size_t i = 0; i < a.finished().size(); ++i) CHECK(a.finished()[i].end == b.finished()[i].end);
+    gp::pack_policy p;
+    for (auto* e : {&a, &b}) {
+        e->reset(4);
+        while (!e->done()) {
+            const auto act = e->heuristic_action(p);
+            CHECK(act == (e->action_mask()[0] ? 0 : std::int64_t(e->num_actions() - 1)));
+            e->step(act);
+        }
+    }
+    CHECK(a.episode_return() == b.episode_return());
+    // the harness runs it (a heuristic by name acts through heuristic_action)
+    const auto rep = gp::evaluate<gp::env>(s, {gp::heuristic<gp::env>("pack")}, {1, 2});
+    CHECK(rep.policies.size() == 1);
+}
+
+TEST_CASE("round mode: an elastic job's GPU count is a second step under its own mask; other jobs never see it") {
+    // requests of at most 4 GPUs: each is a count the 4 slots can name (min_gpus + 0 .. 3)
+    const auto base = small_scenario(dgx_a100_2x4::config(), json{{"1", .4}, {"2", .3}, {"4", .3}}, 24, 2.0);
+    auto s = round_scenario(base, {{"job_fields", json::array({{{"name", "min_gpus"}, {"draw", {1, 1.5}}}, {{"name", "max_gpus"}, {"draw", {6, 6.5}}}})}});
+    gp::env e(s);
+    e.reset(3);
+    const std::size_t K = e.num_actions() - 1, G = e.num_gpus();
+    std::size_t substeps = 0;
+    gp::pack_policy p;
+    while (!e.done()) {
+        const auto mask = e.action_mask();
+        if (e.round_choosing() == none && mask[0]) {  // choose the first slot's job
+            const auto j = e.slot_job(0);
+            const auto k = e.simulator().job(j).num_gpus;
+            e.step(0);
+            const bool elastic = std::min<std::uint32_t>(1, k) < std::max<std::uint32_t>(6, k);
+            REQUIRE(elastic);
+            if (e.done() || e.round_choosing() == none) continue;
+            REQUIRE(e.round_choosing() == j);
+            ++substeps;
+            std::size_t used = 0;
+            for (const auto& g : e.round_grants()) used += g.gpus;
+            const auto m = e.action_mask();
+            const std::size_t hi = std::min<std::size_t>(std::max<std::uint32_t>(6, k), G - used);
+            for (std::size_t a = 0; a < K; ++a) {
+                CHECK((m[a] != 0) == (1 + a <= hi));  // min_gpus + a GPUs, up to max_gpus and the GPUs left
+                CHECK(e.slot_job(a) == none);
+            }
+            const bool pending = e.simulator().arrived() < e.simulator().jobs().size();
+            CHECK((m[K] != 0) == (!e.round_grants().empty() || (e.config().env.allow_defer && pending)));
+            if (hi < K) CHECK_THROWS_AS(e.step(std::int64_t(hi)), gp::InvalidAction);
+            if (k <= hi && k - 1 < K) {  // its own request
+                CHECK(e.heuristic_action(p) == std::int64_t(k - 1));
+                e.step(std::int64_t(k - 1));
+            } else {
+                e.step(m[K] ? std::int64_t(K) : 0);  // stop (the allocation runs without it), or its min_gpus
+            }
+        } else {
+            REQUIRE(mask[K]);
+            e.step(std::int64_t(K));
+        }
+    }
+    CHECK(substeps > 0);
+    CHECK(e.terminated());
+    // without the fields (min = max = request) no job sees the GPU-count step
+    gp::env f(small_round());
+    f.reset(3);
+    while (!f.done()) {
+        REQUIRE(f.round_choosing() == none);
+        f.step(f.action_mask()[0] ? 0 : std::int64_t(K));  // a decision always has a job that fits
+    }
+}
+
+TEST_CASE("round mode: invalid actions raise and change nothing; settings it cannot run are ConfigErrors") {
+    gp::env e(small_round());
+    e.reset(1);
+    const auto K = std::int64_t(e.num_actions() - 1);
+    std::int64_t masked = -1;
+    for (std::int64_t a = 0; a < K; ++a)
+        if (!e.action_mask()[std::size_t(a)]) masked = a;
+    const std::vector<float> before(e.observation().begin(), e.observation().end());
+    CHECK_THROWS_WITH_AS(e.step(K + 1), doctest::Contains("out of range [0, 4] (4 job slots, stop = 4)"), gp::InvalidAction);
+    if (masked >= 0) CHECK_THROWS_WITH_AS(e.step(masked), doctest::Contains("holds no job"), gp::InvalidAction);
+    CHECK(std::equal(before.begin(), before.end(), e.observation().begin()));
+    CHECK_THROWS_WITH_AS(e.fork(1), doctest::Contains("round action mode"), gp::StateError);
+    CHECK_THROWS_WITH_AS(gp::env(small_round({{"preemption", {{"enabled", true}}}})), doctest::Contains("config /preemption/enabled"),
+                         gp::ConfigError);
+    CHECK_THROWS_WITH_AS(gp::env(small_round({{"colocation", {{"enabled", true}}}})), doctest::Contains("config /colocation/enabled"),
+                         gp::ConfigError);
+    CHECK(gp::parse_action_mode("round") == gp::action_mode::round);
+}
