@@ -8,9 +8,10 @@
 /// new placements made by env.placer) and runs the round. Stop is valid once the allocation holds a
 /// job, and with none only as the other modes' wait is (env.allow_defer, while arrivals are
 /// pending), so that every episode ends. Locked jobs (the progress rule) are granted automatically when
-/// the round opens. An elastic job (declared job fields min_gpus < max_gpus) is chosen in two
-/// steps: its slot, then its GPU count, action a meaning min_gpus + a GPUs (valid up to max_gpus
-/// and the GPUs left; stop applies the allocation without it). A round in which no job can be
+/// the round opens. An elastic job (bounds min < max: the round front end's, from its min_gpus /
+/// max_gpus fields or the scenario's elastic share, env/elastic_bounds.hpp) is chosen in two
+/// steps: its slot, then its GPU count, action a meaning min + a GPUs (valid up to max and the
+/// GPUs left; stop applies the allocation without it). A round in which no job can be
 /// chosen runs without a decision, and so does one whose allocation a choice fills up.
 
 #include <algorithm>
@@ -71,12 +72,6 @@ public:
         round_off_ = K * F_;
         vals_.assign(F_, 0.0f);
         job_.assign(K, 0);
-        const auto& fs = core.workload().fields();
-        min_f_ = max_f_ = fs.size();
-        for (std::size_t f = 0; f < fs.size(); ++f) {
-            if (fs[f].name == "min_gpus") min_f_ = f;
-            if (fs[f].name == "max_gpus") max_f_ = f;
-        }
         reserve_placers(core.hierarchy());
     }
 
@@ -93,7 +88,7 @@ public:
         alloc_.clear();
         alloc_.reserve(n);
         order_.reserve(n);
-        double reward = front_.begin(core);
+        double reward = front_.begin(core, seed);  // the seed draws a share's elastic jobs
         return open_round(core, reward, state());
     }
 
@@ -104,16 +99,11 @@ public:
     /// The allocation built so far this round.
     [[nodiscard]] const round_allocation& allocation() const noexcept { return alloc_; }
     [[nodiscard]] const round_front<Core>& front() const noexcept { return front_; }
-    /// Job j's GPU bounds: its min_gpus and max_gpus fields, each its request when it has none.
-    [[nodiscard]] std::pair<std::uint32_t, std::uint32_t> bounds(const Core& core, std::uint32_t j) const noexcept {
-        const std::uint32_t k = core.simulator().job(j).num_gpus;
-        const auto field = [&](std::size_t f) {
-            if (f >= core.workload().fields().size()) return k;
-            const double v = core.extras().fields[std::size_t(j) * core.extras().width + f];
-            return std::isnan(v) ? k : static_cast<std::uint32_t>(std::clamp(v, 1.0, double(G_)));
-        };
-        const auto lo = std::min(field(min_f_), k), hi = std::max(field(max_f_), k);
-        return {lo, hi};
+    /// Job j's GPU bounds: the round front end's (env/elastic_bounds.hpp: its min_gpus and max_gpus
+    /// fields or the scenario's elastic share, capped at the counts the zoo measured; the request
+    /// alone for a job that is not elastic).
+    [[nodiscard]] std::pair<std::uint32_t, std::uint32_t> bounds(const Core&, std::uint32_t j) const noexcept {
+        return {front_.elastic().lo(j), front_.elastic().hi(j)};
     }
 
     /// The slots of the current decision, their observation and the mask.
@@ -274,7 +264,6 @@ private:
     round_allocation alloc_;
     std::vector<std::uint8_t> granted_;  ///< per job: granted in the allocation being built
     std::size_t G_ = 0, n_ = 0, F_ = 0, round_off_ = 0, used_ = 0, locked_gpus_ = 0;
-    std::size_t min_f_ = 0, max_f_ = 0;  ///< the min_gpus and max_gpus fields' indices (the field count when absent)
     std::uint32_t pending_ = none;       ///< the elastic job whose GPU count is being chosen
     placer_kind placer_ = placer_kind::pack;
     bool allow_empty_ = true;  ///< env.allow_defer: stop with nothing granted while arrivals are pending
