@@ -151,6 +151,25 @@ def test_the_leaderboard_gives_every_row_its_command_and_labels_what_is_not_caus
         assert "python -m gpuplace bench run" in command
 
 
+def test_bench_commands_use_the_current_spellings(capsys):
+    """bench/commands.json (and so the leaderboard's numbered commands) parse without a deprecation
+    note: no renamed option (--timesteps, --eval-seeds, ...) in them."""
+    import shlex
+
+    from gpuplace.cli import build_parser
+
+    commands = json.loads((REPO / "bench" / "commands.json").read_text())
+    for name, command in commands.items():
+        for part in command.split(" && "):
+            words = shlex.split(part)
+            assert words[:3] == ["python", "-m", "gpuplace"], part
+            build_parser().parse_args(words[3:])
+            err = capsys.readouterr().err
+            assert "deprecated" not in err, f"bench/commands.json {name}: {part}: {err}"
+    board = (REPO / "docs" / "leaderboard.md").read_text()
+    assert "--timesteps" not in board and "--eval-seeds" not in board
+
+
 def test_planners_by_name_from_python():
     r = bench.run("placement-proximity_drl", "hindsight:pack+sjf")
     data = r.data
