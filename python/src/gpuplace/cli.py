@@ -141,10 +141,26 @@ def cmd_evaluate(args) -> int:
         names = _policies(",".join(f"{n}+{q}" for n in names for q in queues))
     _check_outputs(args)
     model = _load_model(args.model) if args.model else None  # before any heuristic runs
+    model_runs: list[tuple[dict, str]] = []
     if model is not None:
-        from .sb3 import scenario_for_model
+        from .sb3 import model_queue, scenario_for_model
 
-        scenario_for_model(model, sc)  # a model that cannot act here: LayoutError before any episode
+        # as gpuplace-eval --queue runs every policy under each queue policy, the model runs under
+        # each too; without --queue under its own (the one it was trained under). A model that
+        # cannot act here: LayoutError before any episode.
+        if args.queue is None:
+            model_runs.append(scenario_for_model(model, sc))
+        else:
+            own = model_queue(model)
+            for q in queues:
+                try:
+                    model_runs.append(scenario_for_model(model, sc, queue=q))
+                except _core.ConfigError as e:  # e.g. a round policy: its rounds decide, not a model
+                    raise _core.ConfigError(f"--model {args.model} under --queue {q}: {e} (a model acts under the "
+                                            f"queue policies {', '.join(QUEUES)})") from e
+                if own and q != own and not args.quiet:
+                    print(f"note: model {args.model} was trained under queue policy {own}; its row maskable_ppo+{q} "
+                          f"runs it under {q} (--queue), as every heuristic's", file=sys.stderr)
     rep = _core.EvalReport(sc["name"], seeds)
     # one policy at a time so that the bar moves; results are identical to a single call
     with progress_bar(total=len(names), desc="policies", disable=args.quiet) as bar:
@@ -152,22 +168,13 @@ def cmd_evaluate(args) -> int:
             r = _core.evaluate(scenario, [n], seeds, args.threads)
             rep.add(n, r.per_seed(n), r.returns(n))
             bar.update(1)
-    if model is not None:
-        _evaluate_model(model, sc, seeds, rep, show_progress=not args.quiet)
+    if model_runs:
+        from .evaluation import evaluate_agent, maskable_policy
+
+        for msc, name in model_runs:
+            evaluate_agent(maskable_policy(model), msc, seeds, name=name, report=rep, show_progress=not args.quiet)
     _write_report(rep, args)
     return 0
-
-
-def _evaluate_model(model, sc: dict, seeds: list[int], rep, show_progress: bool, name: str = "maskable_ppo") -> str:
-    """Adds a MaskablePPO model to the report. A model trained under another queue policy than
-    the scenario's (train-sb3 --teacher X+Q records it) acts under that one, and its row says so
-    (``maskable_ppo+Q``)."""
-    from .evaluation import evaluate_agent, maskable_policy
-    from .sb3 import scenario_for_model
-
-    sc, name = scenario_for_model(model, sc, name)
-    evaluate_agent(maskable_policy(model), sc, seeds, name=name, report=rep, show_progress=show_progress)
-    return name
 
 
 def cmd_train_sb3(args) -> int:

@@ -158,9 +158,12 @@ def model_queue(model) -> str | None:
     return queue_name(q["queue_policy"], q["backfill"]) if q else None
 
 
-def scenario_for_model(model, scenario: ScenarioLike, name: str = "maskable_ppo") -> tuple[dict, str]:
+def scenario_for_model(model, scenario: ScenarioLike, name: str = "maskable_ppo",
+                       queue: str | None = None) -> tuple[dict, str]:
     """The scenario a model acts in and the name of its row: the scenario under the model's queue
-    policy (:func:`model_queue`), named ``name+<queue>`` when that is not the scenario's own. A
+    policy (:func:`model_queue`), named ``name+<queue>`` when that is not the scenario's own. With
+    ``queue`` (a queue policy name, as ``evaluate --queue`` gives it), the scenario under that
+    queue policy instead, named ``name+<queue>`` always, whatever the model was trained under. A
     :class:`gpuplace.torch_net.LayoutError` naming what differs when the model cannot act on the
     scenario's observations (another queue window or features; an MlpPolicy on another number of
     GPUs; another information setting), before any episode runs."""
@@ -172,7 +175,12 @@ def scenario_for_model(model, scenario: ScenarioLike, name: str = "maskable_ppo"
     if info not in DURATIONS:
         raise LayoutError(f'the model observes under information setting "{info}"; this gpuplace provides '
                           f'{", ".join(DURATIONS)}')
-    queue = model_queue(model)
+    if queue is not None:
+        sc = with_queue(sc, queue)
+        name = f"{name}+{queue}"
+        queue = None
+    else:
+        queue = model_queue(model)
     if queue and queue_policy_of(sc) != queue:
         q = lay.get("queue")
         sc = with_queue(sc, queue) if queue in QUEUES or not q else load_scenario(sc, {"env": dict(q)})
