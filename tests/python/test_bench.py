@@ -117,6 +117,50 @@ def test_command_line(tmp_path):
     assert out.returncode == 0 and out.stdout.count(": valid:") == 2, out.stdout + out.stderr
 
 
+def test_yardstick_from_python_ranks_as_the_track_records(capsys):
+    best = next(t["best_heuristic"] for t in bench.tracks() if t["name"] == TRACK)
+    rows = bench.yardstick(TRACK, threads=1)
+    assert rows[0][0] == best and [j for _, j in rows] == sorted(j for _, j in rows) and len(rows) >= 24
+    assert bench.main(["yardstick", "--track", TRACK, "--check", "--quiet", "--threads", "1"]) == 0
+    out = capsys.readouterr().out
+    assert f"best: {best} ({TRACK} v1 records {best})" in out and "<- the track's best heuristic" in out
+    assert bench.main(["yardstick", "--track", "nope"]) == 2
+    assert 'unknown benchmark track "nope"' in capsys.readouterr().err
+
+
+def test_submit_from_python_validates_adds_and_regenerates(tmp_path, capsys):
+    repo = tmp_path / "repo"
+    (repo / "bench" / "results").mkdir(parents=True)
+    (repo / "scripts").mkdir()
+    (repo / "scripts" / "leaderboard.py").write_text(
+        "import pathlib, sys; pathlib.Path(sys.argv[0]).with_name('ran').write_text('yes')\n")
+    mine = tmp_path / "mine.json"
+    bench.run(TRACK, "pack+sjf", threads=1).save(str(mine))
+    assert bench.main(["submit", str(mine), "--repo", str(repo), "--threads", "1"]) == 0
+    dest = repo / "bench" / "results" / f"{TRACK}__pack+sjf.json"
+    assert dest.read_text() == mine.read_text() and (repo / "scripts" / "ran").read_text() == "yes"
+    assert f"submitted as {dest}" in capsys.readouterr().out
+    assert bench.main(["submit", str(mine), "--repo", str(repo)]) == 2  # exists: --overwrite replaces it
+    assert f"submit: {dest} exists (--overwrite replaces it)" in capsys.readouterr().err
+    bad = tmp_path / "bad.json"
+    edited = json.loads(mine.read_text())
+    edited["episodes"][3]["metrics"]["p99_jct"] += 1.0
+    bad.write_text(json.dumps(edited))
+    assert bench.main(["submit", str(bad), "--repo", str(repo), "--overwrite"]) == 2
+    assert f"submit: {bad} is not valid, nothing submitted" in capsys.readouterr().err
+
+    def lowest_valid(obs, mask):
+        return int(np.flatnonzero(mask)[0])
+
+    py = tmp_path / "py.json"
+    bench.run(TRACK, lowest_valid, name="lowest_valid").save(str(py))
+    with pytest.raises(ValueError, match='a python policy\'s result needs the commands that reproduce it'):
+        bench.submit(py, repo, regenerate=False)
+    bench.submit(py, repo, command="python -m gpuplace bench run --track x --callable m:f", regenerate=False)
+    commands = json.loads((repo / "bench" / "commands.json").read_text())
+    assert commands == {f"{TRACK}__lowest_valid.json": "python -m gpuplace bench run --track x --callable m:f"}
+
+
 def test_every_leaderboard_result_validates_and_every_track_is_documented():
     results = sorted((REPO / "bench" / "results").glob("*.json"))
     assert results, "bench/results/ holds no result (docs/bench.md)"

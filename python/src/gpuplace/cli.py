@@ -18,7 +18,7 @@ from ._args import policy_names as _policies
 from ._deprecated import add_renamed_option
 from ._files import atomic_write
 from .command import run as run_command
-from .config import DURATIONS, PRESETS, QUEUES, load_scenario, read_json_object, scenario_of
+from .config import DURATIONS, PRESETS, QUEUES, core_classes, load_scenario, read_json_object, scenario_of
 from .progress import progress_bar
 
 
@@ -127,10 +127,24 @@ def _round_overrides(args) -> dict | None:
     return o or None
 
 
+def _check_short_episodes(args, sc: dict, scenario) -> None:
+    """A trace that cannot fill the episodes asked, as gpuplace-eval says it: --episode-jobs above
+    the trace's jobs is a ConfigError naming both counts; a scenario's own episode_jobs a warning."""
+    if sc.get("workload", {}).get("kind") not in ("trace", "mixture"):
+        return
+    why = str(core_classes(scenario)[0](scenario).short_episodes)
+    if not why:
+        return
+    if getattr(args, "episode_jobs", None):
+        raise _core.ConfigError(f"--episode-jobs {args.episode_jobs}: {why}; give at most the trace's number of jobs")
+    print(f"warning: {why}", file=sys.stderr)
+
+
 def cmd_evaluate(args) -> int:
     _scenario_arg(args)
     scenario = scenario_of(args.scenario, _round_overrides(args))  # read once: every policy's run takes it as it is
     sc = scenario.to_dict()
+    _check_short_episodes(args, sc, scenario)
     seeds = _seed_list(args)
     names = _policies(args.policies)
     if args.queue is not None:  # every policy under each queue policy, as gpuplace-eval --queue
