@@ -589,3 +589,16 @@ def test_a_short_trace_is_named_by_the_python_training_run(tmp_path):
                    "value_warmup": 0, "network": {"hidden": [8], "value_hidden": [8]}}}
     with pytest.warns(UserWarning, match=re.escape(f"scenario short_trace: {why}")):
         _core.train_run(cfg, str(tmp_path / "run"), False, 1)
+
+
+# ---- rollout planners on huge clusters: refused by size before any episode --------------------------
+
+
+def test_a_rollout_planner_on_a_huge_cluster_is_refused_naming_its_size_and_the_limit(capsys):
+    sc = gpuplace.config.scenario_of(HUGE, None, "placement")
+    with pytest.raises(gpuplace.ConfigError, match=r'policy "rollout4:pack": a rollout planner on 100000 GPUs does not '
+                                                   r"finish in reasonable time .* the limit is 4096 GPUs"):
+        gpuplace.evaluate(sc, ["pack", "rollout4:pack"], 1)
+    code, _, err = _cli(capsys, ["evaluate", "--scenario", json.dumps(HUGE), "--action-mode", "placement",
+                                 "--policies", "hindsight:pack", "--seeds", "1", "-q"])
+    assert code == 2 and "hindsight:pack" in err and "on 100000 GPUs" in err and "the limit is 4096 GPUs" in err, err
