@@ -7,6 +7,7 @@
 /// is allocated per step after reset().
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -133,6 +134,22 @@ public:
 
     [[nodiscard]] std::size_t num_envs() const noexcept { return envs_.size(); }
     [[nodiscard]] std::size_t num_threads() const noexcept { return pool_->size(); }
+    /// The threads the last step ran on: num_threads(), or 1 where stepping on one thread measured
+    /// faster (adaptive threads, set_adaptive_threads()).
+    [[nodiscard]] std::size_t active_threads() const noexcept { return parallel_ ? pool_->size() : 1; }
+    /// Adaptive threads (the default): with more than one thread, the vector env times its steps
+    /// on all threads and on the calling thread alone, a few of each interleaved, every
+    /// recalibrate_steps steps, and steps the faster way until the next measurement; so on a busy
+    /// machine (another process on a core) or with little work per step it is never much slower
+    /// than one thread. Off: every step on every thread. Results are the same either way.
+    void set_adaptive_threads(bool on) noexcept {
+        adaptive_ = on;
+        parallel_ = true;
+        calibrate_left_ = on ? calibrate_steps : 0;
+    }
+    [[nodiscard]] bool adaptive_threads() const noexcept { return adaptive_; }
+    static constexpr std::size_t calibrate_steps = 32;      ///< steps timed per measurement (half each way)
+    static constexpr std::size_t recalibrate_steps = 2048;  ///< steps between two measurements
     [[nodiscard]] std::size_t observation_size() const noexcept { return obs_size_; }
     [[nodiscard]] std::size_t num_actions() const noexcept { return A_; }
     [[nodiscard]] autoreset_mode autoreset() const noexcept { return mode_; }
@@ -310,11 +327,39 @@ private:
         actions_out_ = actions_out;
         obs_out_ = obs_out;
         resets_->begin();
-        step_fn task{this};
-        pool_->run(task);
+        if (pool_->size() == 1 || !adaptive_) {
+            step_fn task{this};
+            pool_->run(task);
+        } else if (calibrate_left_ > 0) {  // measuring: all threads and one thread in turn, timed
+            const bool all = calibrate_left_ % 2 == 0;
+            const auto t0 = std::chrono::steady_clock::now();
+            step_on(all);
+            (all ? seconds_all_ : seconds_one_) += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            if (--calibrate_left_ == 0) {
+                parallel_ = seconds_all_ <= seconds_one_;
+                seconds_all_ = seconds_one_ = 0;
+                since_calibration_ = 0;
+            }
+        } else {
+            step_on(parallel_);
+            if (++since_calibration_ >= recalibrate_steps) calibrate_left_ = calibrate_steps;
+        }
         std::size_t ended = 0;
         for (auto& c : ended_) ended += c;
         return ended;
+    }
+
+    /// One step on every thread of the pool, or on the calling thread alone (every env in turn,
+    /// then the autoresets): the same results either way.
+    void step_on(bool all) {
+        if (all) {
+            step_fn task{this};
+            pool_->run(task);
+            return;
+        }
+        std::fill(ended_.begin(), ended_.end(), 0);
+        ended_[0] = step_range(0, envs_.size());
+        resets_->drain_alone([this](std::uint32_t i) { reset_one(i); });
     }
 
     /// Steps envs [b, e); with no actions given, env i's action is drawn from its mask first.
@@ -400,6 +445,10 @@ private:
     float* obs_out_ = nullptr;
     autoreset_mode mode_ = autoreset_mode::same_step;
     bool started_ = false;
+    // adaptive threads (set_adaptive_threads())
+    bool adaptive_ = true, parallel_ = true;
+    std::size_t calibrate_left_ = calibrate_steps, since_calibration_ = 0;
+    double seconds_all_ = 0, seconds_one_ = 0;
 };
 
 using vector_env = basic_vector_env<env>;
