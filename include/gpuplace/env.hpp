@@ -102,10 +102,19 @@ public:
     // ---- buffers ------------------------------------------------------------------------------
 
     [[nodiscard]] std::span<const float> observation() const noexcept {
+        complete_lazy();
         return visit([&](const auto& f) { return f.observation(obs_); });
     }
     [[nodiscard]] std::span<const std::uint8_t> action_mask() const noexcept {
+        complete_lazy();
         return visit([&](const auto& f) { return f.action_mask(obs_); });
+    }
+    /// Lazy observation (placement action mode; no effect in the others): the candidates of a
+    /// decision are made only as far as heuristic_action() or step() needs them, the observation
+    /// and the mask when read. The same candidates, actions and trajectory, for a rollout whose
+    /// policy reads one candidate of each decision (the rollout planners' forks; planner.hpp).
+    void set_lazy(bool on) {
+        if (auto* p = std::get_if<1>(&front_)) p->set_lazy(on, core_, obs_, view_state());
     }
     [[nodiscard]] std::size_t observation_size() const noexcept { return observation().size(); }
     /// G + 1 in the GPU mode, K + 1 (env.slots + 1) in the placement and job modes.
@@ -124,6 +133,7 @@ public:
     [[nodiscard]] std::span<const gpu_id> candidate(std::size_t s) const noexcept {
         const auto* p = std::get_if<1>(&front_);
         if (!p || s + 1 >= num_actions()) return {};
+        complete_lazy();
         return p->candidate(s);
     }
     /// Job mode: the job (index into simulator().jobs()) of slot s of the current decision, or
@@ -158,6 +168,7 @@ public:
     /// Makes the env write its observation and mask into external buffers (e.g. a slice of a
     /// vector env's contiguous arrays). The current contents are copied over.
     void bind(std::span<float> obs, std::span<std::uint8_t> mask) {
+        complete_lazy();
         visit([&](auto& f) { f.bind(obs_, obs, mask); });
     }
 
@@ -251,6 +262,15 @@ private:
     /// action. (Out of line: building the message inside step() costs every step registers.)
     [[noreturn]] GPUPLACE_NOINLINE void refuse(std::int64_t action) const;
 
+    /// Makes what a lazy placement decision left out (set_lazy): its candidates are a cache of
+    /// the state, so this const member may complete them.
+    void complete_lazy() const noexcept {
+        if (const auto* p = std::get_if<1>(&front_); p && p->pending()) {
+            auto& self = const_cast<basic_env&>(*this);
+            std::get<1>(self.front_).complete(self.core_, self.obs_, view_state());
+        }
+    }
+
     [[nodiscard]] typename view_type::state view_state() const noexcept {
         return {&core_.topology(), &core_.comm(), &core_.zoo(), &core_.gpu_types(), &core_.simulator(), core_.queue().jobs(),
                 core_.config().colocation.gpu_memory_gb};
@@ -340,6 +360,8 @@ step_result basic_env<T, J, C>::step(std::int64_t action) {
     const double t_start = core_.simulator().now();
     // one visit for the check and the step (the front end's mask, then its step)
     const auto r = visit([&](auto& f) {
+        if constexpr (requires { f.ensure(core_, std::size_t{0}, view_state()); })  // lazy: the chosen candidate
+            if (f.pending() && action >= 0) f.ensure(core_, std::size_t(action), view_state());
         const auto mask = f.action_mask(obs_);
         if (!started_ || terminated_ || truncated_ || action < 0 || std::size_t(action) >= mask.size() || !mask[std::size_t(action)])
             refuse(action);
@@ -387,6 +409,7 @@ template <Topology T, Job J, CommModel<T> C>
 std::string basic_env<T, J, C>::why_invalid(std::int64_t action) const {
     if (!started_) return "reset() has not been called";
     if (done()) return "the episode is over";
+    complete_lazy();
     return visit([&](const auto& f) { return f.why_invalid(*this, action); });
 }
 

@@ -43,6 +43,9 @@ struct rollout_options {
     /// base's). Off: the lowest of the best-scoring actions.
     bool ties_to_base = false;
     double min_gain = 0;       ///< with ties_to_base: in units of the return (sum of JCTs in hours by default)
+    /// Rollouts on lazy forks (basic_env::set_lazy, where E has it): placement candidates made
+    /// only as far as the base policy reads them. The same returns and decisions, faster.
+    bool lazy = true;
     /// The largest cluster (GPUs) the planner runs on (0: any). Playing every candidate to the end
     /// of the episode on every future at each decision costs about jobs^2 x candidates x futures x
     /// GPUs per episode: on 10k-100k GPUs an episode takes days, so a larger cluster is refused
@@ -117,6 +120,8 @@ public:
                 const std::size_t a = k / F, f = k % F;
                 const std::uint64_t fs = detail::mix_seed(decision, f);
                 E sim = o_.hindsight ? E(e) : e.fork(fs);
+                if constexpr (requires { sim.set_lazy(true); })
+                    if (o_.lazy) sim.set_lazy(true);
                 auto base = base_(fs);
                 double ret = sim.step(actions_[a]).reward;
                 for (std::size_t d = 0; !sim.done() && (o_.horizon == 0 || d < o_.horizon); ++d) ret += sim.step(base(sim)).reward;

@@ -45,6 +45,7 @@ public:
         room_.assign(G_, 0);
         vmask_.assign(G_, 0);
         out_.reserve(G_);
+        want_.reserve(G_);
         cand_.assign(K * G_, 0);
         cand_n_.assign(K, 0);
         avail_.reserve(h.num_domains(1));
@@ -57,49 +58,48 @@ public:
     /// The GPUs (sorted) of slot s's candidate.
     [[nodiscard]] std::span<const gpu_id> candidate(std::size_t s) const noexcept { return {cand_.data() + s * G_, cand_n_[s]}; }
 
-    /// The candidates of the current decision, their observation and the mask.
+    /// The candidates of the current decision, their observation and the mask (lazy: the DEFER
+    /// bit only; the candidates are made as ensure() asks for them, the rest by complete()).
     void write(Core& core, const observation_writer& obs, const typename View::state& st) {
-        slots_.clear();
+        std::fill(cand_n_.begin(), cand_n_.end(), 0);
         n_ = 0;
+        stage_ = 0;
+        pending_ = false;
+        if (lazy_) std::fill(slots_.mask().begin(), slots_.mask().end(), std::uint8_t{0});
+        else slots_.clear();
         if (!core.has_current()) return;
         const auto j = core.current();
-        const auto& job = core.job(j);
-        const std::size_t k = job.num_gpus;
-        const auto& h = core.hierarchy();
-        std::fill(cand_n_.begin(), cand_n_.end(), 0);
         for (std::size_t g = 0; g < G_; ++g) room_[g] = static_cast<std::uint8_t>(core.has_room(gpu_id(g), j));
-        const auto plan = [&](auto& p, std::span<const std::uint8_t> mask) {
-            if (p.plan(View(st, j, mask, {}, false), out_)) add_candidate(k);
-        };
-        plan(pack_, room_);
-        plan(lb_, room_);
-        plan(tg_, room_);
-        plan(ff_, room_);
-        spread(h, k);
-        add_candidate(k);
-        // pack within each top-level domain: its GPUs (contiguous) and no others
-        const std::size_t top = h.num_levels() - 1;
-        for (std::size_t r = 0; r < h.num_domains(top) && n_ < slots_.slots(); ++r) {
-            const auto first = room_.begin() + h.first(top, r), last = room_.begin() + h.end(top, r);
-            if (std::size_t(std::count(first, last, std::uint8_t{1})) < k) continue;
-            std::fill(vmask_.begin(), vmask_.end(), std::uint8_t{0});
-            std::copy(first, last, vmask_.begin() + h.first(top, r));
-            plan(pack_, vmask_);
-        }
-        features(core, job);
-        // the GPU mode's context, written here
-        const auto& sim = core.simulator();
-        obs.job_segment(slots_.context(obs_part::job), sim, core.queue(), j, core.current_gpus(), 0);
-        obs.queue_segment(slots_.context(obs_part::queue), sim, core.queue(), j);
-        obs.global_segment(slots_.context(obs_part::global), sim, core.queue());
-        if (obs.layout().has(obs_part::job_fields)) obs.fields_segment(slots_.context(obs_part::job_fields), core.queue(), j, core.extras());
-        if (core.gpu_types().heterogeneous()) {
-            const auto& types = core.gpu_types();
-            for (std::size_t t = 0; t < types.num_types(); ++t) type_speed_[t] = types.speed(core.zoo(), job.model, t, job.num_gpus);
-            *slots_.context(obs_part::job_type) = observation_writer::best_type_speedup(type_speed_);
-        }
         slots_.mask()[slots_.slots()] = core.may_defer();
+        if (lazy_) {
+            pending_ = true;
+            return;
+        }
+        generate(core, st, slots_.slots());
+        finish(core, obs);
     }
+
+    /// Lazy candidates (basic_env::set_lazy): a rollout's base policy reads one candidate or two of
+    /// a decision, not its observation, so the candidates are made in slot order only as far as
+    /// asked (the same candidates, the same slots) and the observation only when read. Turning it
+    /// off completes the current decision.
+    void set_lazy(bool on, Core& core, const observation_writer& obs, const typename View::state& st) {
+        if (!on) complete(core, obs, st);
+        lazy_ = on;
+    }
+    /// Makes the candidates up to slot s (fewer when the decision has fewer).
+    void ensure(Core& core, std::size_t s, const typename View::state& st) {
+        if (pending_ && s < slots_.slots()) generate(core, st, s);
+    }
+    /// Makes the rest of the candidates and writes the observation.
+    void complete(Core& core, const observation_writer& obs, const typename View::state& st) {
+        if (!pending_) return;
+        std::fill(slots_.obs().begin(), slots_.obs().end(), 0.0f);
+        generate(core, st, slots_.slots());
+        finish(core, obs);
+        pending_ = false;
+    }
+    [[nodiscard]] bool pending() const noexcept { return pending_; }
 
     /// Starts the chosen candidate, or holds the job back (DEFER).
     template <class State>
@@ -129,12 +129,20 @@ public:
         const auto mask = slots_.mask();
         if (!core.has_current()) return std::int64_t(K);
         const auto j = core.current();
-        for (std::size_t g = 0; g < G_; ++g) vmask_[g] = static_cast<std::uint8_t>(core.has_room(gpu_id(g), j));
-        if (!p.plan(View(st, j, vmask_, {}, mask[K] != 0), out_)) return out_.empty() && mask[K] ? std::int64_t(K) : slots_.first_valid();
+        auto& self = const_cast<placement_mode&>(*this);  // lazy: making a candidate changes no state, only what is computed
+        std::copy(room_.begin(), room_.end(), vmask_.begin());  // room_: write()'s, for this decision
+        if (!p.plan(View(st, j, vmask_, {}, mask[K] != 0), out_)) {
+            if (out_.empty() && mask[K]) return std::int64_t(K);
+            if (pending_) self.generate(core, st, 0);
+            return slots_.first_valid();
+        }
         complete(core.job(j).num_gpus);
         std::sort(out_.begin(), out_.end());
-        for (std::size_t s = 0; s < K; ++s)
-            if (mask[s] && std::equal(out_.begin(), out_.end(), candidate(s).begin(), candidate(s).end())) return std::int64_t(s);
+        want_.assign(out_.begin(), out_.end());  // generate() plans in out_
+        for (std::size_t s = 0; s < K; ++s) {
+            if (pending_) self.generate(core, st, s);
+            if (mask[s] && std::equal(want_.begin(), want_.end(), candidate(s).begin(), candidate(s).end())) return std::int64_t(s);
+        }
         return slots_.first_valid();  // a placement that is no candidate (e.g. coloc_packer's): the first candidate
     }
 
@@ -147,6 +155,56 @@ private:
         out_.resize(n);
         for (std::size_t g = 0; g < G_ && out_.size() < k; ++g)
             if (vmask_[g]) vmask_[g] = 0, out_.push_back(gpu_id(g));
+    }
+
+    /// Makes candidates in slot order until slot `upto` exists or none is left: stage 0 pack, 1
+    /// load_balance, 2 topology_greedy, 3 first_fit, 4 spread, 5 + r pack within top-level domain r.
+    void generate(const Core& core, const typename View::state& st, std::size_t upto) {
+        const auto K = slots_.slots();
+        const auto j = core.current();
+        const std::size_t k = core.job(j).num_gpus;
+        const auto& h = core.hierarchy();
+        const std::size_t top = h.num_levels() - 1, stages = 5 + h.num_domains(top);
+        const auto plan = [&](auto& p, std::span<const std::uint8_t> mask) {
+            if (p.plan(View(st, j, mask, {}, false), out_)) add_candidate(k);
+        };
+        for (; stage_ < stages && n_ <= upto && n_ < K; ++stage_) {
+            const std::size_t before = n_;
+            switch (stage_) {
+                case 0: plan(pack_, room_); break;
+                case 1: plan(lb_, room_); break;
+                case 2: plan(tg_, room_); break;
+                case 3: plan(ff_, room_); break;
+                case 4: spread(h, k), add_candidate(k); break;
+                default: {  // pack within top-level domain r: its GPUs (contiguous) and no others
+                    const std::size_t r = stage_ - 5;
+                    const auto first = room_.begin() + h.first(top, r), last = room_.begin() + h.end(top, r);
+                    if (std::size_t(std::count(first, last, std::uint8_t{1})) < k) break;
+                    std::fill(vmask_.begin(), vmask_.end(), std::uint8_t{0});
+                    std::copy(first, last, vmask_.begin() + h.first(top, r));
+                    plan(pack_, vmask_);
+                }
+            }
+            if (n_ > before) slots_.mask()[n_ - 1] = 1;
+        }
+    }
+
+    /// The candidates' features and the GPU mode's context segments.
+    void finish(const Core& core, const observation_writer& obs) {
+        if (!core.has_current()) return;
+        const auto j = core.current();
+        const auto& job = core.job(j);
+        features(core, job);
+        const auto& sim = core.simulator();
+        obs.job_segment(slots_.context(obs_part::job), sim, core.queue(), j, core.current_gpus(), 0);
+        obs.queue_segment(slots_.context(obs_part::queue), sim, core.queue(), j);
+        obs.global_segment(slots_.context(obs_part::global), sim, core.queue());
+        if (obs.layout().has(obs_part::job_fields)) obs.fields_segment(slots_.context(obs_part::job_fields), core.queue(), j, core.extras());
+        if (core.gpu_types().heterogeneous()) {
+            const auto& types = core.gpu_types();
+            for (std::size_t t = 0; t < types.num_types(); ++t) type_speed_[t] = types.speed(core.zoo(), job.model, t, job.num_gpus);
+            *slots_.context(obs_part::job_type) = observation_writer::best_type_speedup(type_speed_);
+        }
     }
 
     /// Spread: one GPU at a time, the lowest available GPU of the level-1 domain with most
@@ -234,9 +292,13 @@ private:
     }
 
     std::size_t G_ = 0, n_ = 0;
+    std::size_t stage_ = 0;   ///< lazy: the next stage of generate()
+    bool lazy_ = false;       ///< candidates made as asked (set_lazy)
+    bool pending_ = false;    ///< lazy: candidates or the observation not yet made
     std::vector<std::uint8_t> room_;                      ///< which GPUs have room for the current job
     mutable std::vector<std::uint8_t> vmask_;             ///< a plan's mask
     mutable std::vector<gpu_id> out_;                     ///< a plan
+    mutable std::vector<gpu_id> want_;                    ///< heuristic_action(): the placer's placement
     std::vector<gpu_id> cand_;                            ///< K x G: the candidates' GPUs
     std::vector<std::size_t> cand_n_;                     ///< per slot: its candidate's size
     std::vector<std::uint32_t> avail_, heap_;             ///< spread's scratch
