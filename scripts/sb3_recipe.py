@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Measures the newcomer recipe of docs/python.md ("A MaskablePPO recipe in ten minutes"):
-MaskablePPO with gpuplace.sb3.PerGpuPolicy on the default scenario, trained for RECIPE's budget
-with several training seeds, one at a time, each run timed; every kept model, random, first_fit
+"""Measures the newcomer recipe of docs/python.md ("MaskablePPO in ten minutes"):
+MaskablePPO with gpuplace.sb3.PerGpuPolicy on the default scenario, trained with
+gpuplace.sb3.NEWCOMER_RECIPE for several training seeds, one at a time, each run timed; every kept model, random, first_fit
 and pack then on the same held-out seeds under the same queue policy (the scenario's own,
 backfill). Prints per training seed the held-out mean JCT and the paired differences, then the
 median and range over the training seeds.
@@ -22,20 +22,9 @@ import time
 
 import gpuplace
 from gpuplace.evaluation import evaluate_agent, maskable_policy
+from gpuplace.sb3 import NEWCOMER_RECIPE as RECIPE
 from gpuplace.sb3 import train_per_gpu
 
-#: The recipe: docs/python.md quotes it, tests/python/test_sb3_recipe.py runs it with a tiny budget.
-RECIPE = dict(
-    teacher="pack",            # behaviour cloning of the pack heuristic first
-    imitation_steps=100_000,   # env steps cloned
-    value_warmup=10,           # PPO iterations that train only the value
-    total_timesteps=250_000,   # PPO env steps (warm-up included)
-    num_envs=16,
-    n_steps=128,
-    hidden=(64, 64),
-    validation_seeds=8,        # the weights with the best greedy mean JCT on 8 validation seeds are kept
-    validate_every=5,
-)
 BASELINES = ["random", "first_fit", "pack"]
 
 

@@ -361,21 +361,32 @@ def _heuristic_jobs(sc, policy: str, seeds: list[int]) -> dict:
 
 
 def _model_jobs(sc, model, seeds: list[int]) -> list[dict]:
-    from .config import make_core_env
     from .evaluation import maskable_policy
-
     from .sb3 import scenario_for_model
 
-    sc = scenario_for_model(model, sc)[0]
     act = maskable_policy(model)
+    return _policy_jobs(scenario_for_model(model, sc)[0], lambda obs, mask: int(act(obs[None], mask[None])[0]), seeds)
+
+
+def _policy_jobs(sc, act, seeds: list[int]) -> list[dict]:
+    """The finished jobs of each seed's episode of a Python policy ``act(obs, mask) -> action``."""
+    from .config import make_core_env
+
     out = []
     for s in seeds:
         e = make_core_env(sc)
         e.reset(s)
         while not e.done:
-            e.step(int(act(e.observation[None], e.action_mask.view(np.bool_)[None])[0]))
+            e.step(int(act(e.observation, e.action_mask.view(np.bool_))))
         out.append(e.finished_jobs())
     return out
+
+
+def _callable_policy(spec: str):
+    """--callable module:function: the function and its name (the part after the colon)."""
+    from .bench import _load_callable
+
+    return _load_callable(spec), spec.partition(":")[2]
 
 
 PLOT_KINDS = ("jct-cdf", "learning-curve", "timeline")
@@ -398,6 +409,8 @@ def cmd_plot(args) -> int:
         from .sb3 import scenario_for_model
 
         scenario_for_model(model, args.scenario)  # a model that cannot act here: LayoutError before any episode
+    fn, fn_name = _callable_policy(args.callable) if args.callable and kind != "learning-curve" else (None, None)
+    fn_name = args.name or fn_name
     if kind == "jct-cdf":
         sc = load_scenario(args.scenario)
         seeds = _seed_list(args)
@@ -408,6 +421,8 @@ def cmd_plot(args) -> int:
         if model is not None:
             runs = _model_jobs(sc, model, seeds)
             jcts["maskable_ppo"] = np.concatenate([r["end"] - r["submit"] for r in runs])
+        if fn is not None:  # a Python policy, under its own name
+            jcts[fn_name] = np.concatenate([r["end"] - r["submit"] for r in _policy_jobs(sc, fn, seeds)])
         out = plot.jct_cdf(jcts, args.out or "jct_cdf.png", title=f"JCT CDF, {sc['name']}, {len(seeds)} seeds")
     elif kind == "learning-curve":
         if not rest:
@@ -422,7 +437,10 @@ def cmd_plot(args) -> int:
         seed = _seed_list(args)[0]
         if model is not None:
             jobs = _model_jobs(sc, model, [seed])[0]
-            who = "maskable_ppo"
+            who = args.name or "maskable_ppo"
+        elif fn is not None:  # a Python policy, labelled by its name
+            jobs = _policy_jobs(sc, fn, [seed])[0]
+            who = fn_name
         else:
             who = _policies(args.policies)[0]
             jobs = _heuristic_jobs(sc, who, [seed])[0]
@@ -589,6 +607,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--policies", metavar="P,P", help="heuristics, comma-separated (jct-cdf: all by default; timeline: "
                                                      "the first)")
     p.add_argument("--model", help="a MaskablePPO .zip to include")
+    p.add_argument("--callable", metavar="MODULE:FUNCTION",
+                   help="a Python policy (obs, mask) -> action to include (timeline: instead of a heuristic), named "
+                        "by its function")
+    p.add_argument("--name", help="the name of --callable's (or --model's) policy in the plot")
     p.add_argument("--seeds", type=_SEEDS, default=5)
     p.add_argument("--seed-list", type=seed_list)
     p.add_argument("--y", default="episode_return", help="learning-curve: column to plot")

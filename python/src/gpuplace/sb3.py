@@ -376,6 +376,24 @@ def save_cpp_checkpoint(model_or_policy, path, scenario: ScenarioLike | None = N
 # ---- training ----------------------------------------------------------------------------------
 
 
+#: The newcomer recipe (docs/python.md, "MaskablePPO in ten minutes"): :func:`train_per_gpu`'s
+#: arguments for the default scenario on 2 cores, about 5 minutes: MaskablePPO with
+#: :class:`PerGpuPolicy`, 100k env steps cloning pack, 10 value-only iterations, PPO to 250k env
+#: steps (the C++ trainer's settings, :func:`per_gpu_ppo_kwargs`), the best of the greedy policies
+#: on 8 validation seeds kept. scripts/sb3_recipe.py measures it.
+NEWCOMER_RECIPE: dict = {
+    "teacher": "pack",
+    "imitation_steps": 100_000,
+    "value_warmup": 10,
+    "total_timesteps": 250_000,
+    "num_envs": 16,
+    "n_steps": 128,
+    "hidden": (64, 64),
+    "validation_seeds": 8,
+    "validate_every": 5,
+}
+
+
 def per_gpu_ppo_kwargs(learning_rate: float = 3e-4, gamma: float = 1.0, n_steps: int = 128, num_envs: int = 16) -> dict:
     """MaskablePPO arguments of the C++ main job (apps/gpuplace_train.cpp): rollouts of 128 steps,
     4 epochs of 4 minibatches, learning rate 3e-4 annealed linearly to 0, gamma 1, GAE lambda
