@@ -25,3 +25,25 @@ def test_no_doc_names_an_issue():
         os.path.join("docs", f) for f in os.listdir(os.path.join(ROOT, "docs")) if f.endswith(".md")]
     found = [f"{d}: {m.group(0)}" for d in docs for m in re.finditer(r"\b[Ii]ssue #?\d+", _read(d))]
     assert found == []
+
+
+def test_the_memory_figures_in_python_md_are_the_messages_of_today():
+    from gpuplace import _core
+
+    doc = " ".join(_read("docs/python.md").split())
+    try:
+        _core.VectorEnv(gpuplace.config.scenario_of("default"), 1_000_000_000_000, 1, "same_step")
+        raise AssertionError("a vector env of 10^12 envs was made")
+    except gpuplace.ConfigError as e:
+        msg = str(e)
+    quoted = msg[:msg.index(", more than this machine's")]  # the machine's memory differs from machine to machine
+    assert quoted in doc, quoted
+    huge = {"topology": {"preset": "custom", "racks": 100, "nodes_per_rack": 125, "gpus_per_node": 8},
+            "workload": {"kind": "synthetic", "num_jobs": 2000}}
+    try:
+        gpuplace.run_episode(huge, "pack", seed=1, record=True)
+        raise AssertionError("an episode of 100,000 GPUs was recorded")
+    except gpuplace.ConfigError as e:
+        msg = str(e)
+    quoted = msg[:msg.index(" (600041 floats")]
+    assert quoted in doc, quoted
