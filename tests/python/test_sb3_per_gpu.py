@@ -398,7 +398,7 @@ def test_the_newcomer_recipe_runs_as_documented(tmp_path):
     doc = open(os.path.join(os.path.dirname(__file__), "..", "..", "docs", "python.md"), encoding="utf-8").read()
     section = doc[doc.index("### MaskablePPO in ten minutes"):]
     for k, v in NEWCOMER_RECIPE.items():  # the docs state the recipe's values
-        shown = f"{v:_}" if isinstance(v, int) else repr(v).replace(" ", "")
+        shown = f"{v:_}" if isinstance(v, int) else f'"{v}"' if isinstance(v, str) else repr(v).replace(" ", "")
         assert re.search(rf"\b{k}={re.escape(shown)}", section.replace(" ", "")), (k, shown)
     tiny = dict(NEWCOMER_RECIPE, imitation_steps=4096, total_timesteps=2048, value_warmup=1, num_envs=4,
                 validation_seeds=2, validate_every=1)
