@@ -287,3 +287,21 @@ def test_sb3_model_scored_from_its_zip(tmp_path):
     act, _ = bench.sb3_policy(path)
     with pytest.raises(ValueError):
         bench.run("cluster-16", act, name="tiny")
+
+
+def test_a_track_of_ones_own_from_python(tmp_path, capsys):
+    out = tmp_path / "own.json"
+    assert bench.main(["run", "--scenario", "proximity_drl", "--policy", "pack+sjf", "--episodes", "2", "--out", str(out),
+                       "--threads", "1"]) == 0
+    data = json.loads(out.read_text())
+    assert data["track"]["version"] == "scenario" and len(data["episodes"]) == 2
+    ok, how, msg = bench.validate(out)
+    assert ok and how == "re-run", msg
+    # a trace that cannot fill the episodes asked: said with its real count, as gpuplace-bench says it
+    trace = tmp_path / "two.csv"
+    trace.write_text("submit_time,num_gpus,duration\n0,1,60\n10,1,60\n")
+    sc = {"name": "short_trace", "workload": {"kind": "trace", "format": "csv", "path": str(trace), "episode_jobs": 50}}
+    with pytest.warns(UserWarning, match=r"has 2 jobs \(after the trace options\), fewer than the 50 jobs per episode"):
+        bench.run_scenario(sc, "pack", episodes=1, threads=1)
+    assert bench.main(["run", "--scenario", "proximity_drl", "--sb3", "m.zip"]) == 2
+    assert "policies by name (--policy) on the scenario only" in capsys.readouterr().err

@@ -320,9 +320,11 @@ def _items(joined: str | None, option: str) -> list[str]:
 def cmd_run(args) -> int:
     from .progress import progress_bar
 
+    if args.scenario is not None:  # a track of one's own, as gpuplace-bench run --scenario
+        return _run_scenario(args)
     names = [t["name"] for t in tracks(args.version)] if args.suite else _items(args.track, "--track")
     if not names:
-        raise ValueError("run: give --track T or --suite")
+        raise ValueError("run: give --track T, --suite or --scenario FILE")
     policies: list[tuple[str, str | Policy, str | None]] = [(p, p, None) for p in _items(args.policy, "--policy")]
     if args.callable:
         policies.append((args.name or args.callable, _load_callable(args.callable), None))
@@ -365,6 +367,41 @@ def cmd_run(args) -> int:
     if skipped:
         print(f"{skipped} runs skipped (above)")
     return 1 if skipped else 0
+
+
+def run_scenario(scenario, policy: str, *, episodes: int = 10, best: str = "pack", threads: int = 0,
+                 commit: str | None = None, keep_actions: bool = True) -> BenchResult:
+    """``gpuplace-bench run --scenario``: a policy by name on a track of one's own (a scenario: preset
+    name, file, JSON text, dict or Scenario; ``episodes`` held-out seeds from 1000000; paired
+    differences against heuristic variant ``best``). Its result holds the whole scenario and
+    validates against it."""
+    from .config import scenario_of
+
+    r = _core.bench_run_scenario(scenario_of(scenario), policy, episodes, best, threads, _commit(commit), keep_actions)
+    return BenchResult(r["json"], r["row"])
+
+
+def _run_scenario(args) -> int:
+    if args.callable or args.sb3 or args.rllib or args.suite or args.track:
+        raise ValueError("run --scenario: policies by name (--policy) on the scenario only, as gpuplace-bench's")
+    names = _items(args.policy, "--policy")
+    if not names:
+        raise ValueError("run --scenario: give --policy NAME")
+    if args.out and len(names) != 1:
+        raise ValueError(f"--out writes one result ({len(names)} policies asked for): give --out-dir")
+    if args.out_dir:
+        os.makedirs(args.out_dir, exist_ok=True)
+    print(_core.bench_row_header())
+    for n in names:
+        r = run_scenario(args.scenario, n, episodes=args.episodes, best=args.best, threads=args.threads,
+                         commit=args.commit, keep_actions=not args.hash_only)
+        print(r.row)
+        d = r.data
+        path = args.out or (os.path.join(args.out_dir, _core.bench_result_file_name(d["track"]["name"], n))
+                            if args.out_dir else None)
+        if path:
+            r.save(path)
+    return 0
 
 
 def cmd_validate(args) -> int:
@@ -425,6 +462,10 @@ def parser() -> argparse.ArgumentParser:
     g = r.add_mutually_exclusive_group()
     g.add_argument("--track", nargs="+", action=comma_list, help="track(s), comma-separated")
     g.add_argument("--suite", action="store_true", help="every track of the version")
+    r.add_argument("--scenario", help="a track of one's own: a scenario file or preset (not versioned; its results hold "
+                                      "the whole scenario and validate against it)")
+    r.add_argument("--episodes", type=count(1, 100000), default=10, help="--scenario: held-out seeds 1000000..")
+    r.add_argument("--best", default="pack", help="--scenario: the heuristic variant of the paired differences")
     r.add_argument("--policy", nargs="+", action=comma_list,
                    help="heuristic variants (pack+sjf), rollout planners (rollout16:pack_wait+sjf; placement-mode tracks), "
                         "shipped models (default) or C++ checkpoints, comma-separated")
