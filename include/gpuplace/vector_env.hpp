@@ -7,6 +7,7 @@
 /// is allocated per step after reset().
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -138,14 +139,14 @@ public:
     /// faster (adaptive threads, set_adaptive_threads()).
     [[nodiscard]] std::size_t active_threads() const noexcept { return parallel_ ? pool_->size() : 1; }
     /// Adaptive threads (the default): with more than one thread, the vector env times its steps
-    /// on all threads and on the calling thread alone, a few of each interleaved, every
-    /// recalibrate_steps steps, and steps the faster way until the next measurement; so on a busy
+    /// on all threads and on the calling thread alone (16 of each, the caller's work between two
+    /// steps included) every recalibrate_steps steps, and steps the faster way until the next; so on a busy
     /// machine (another process on a core) or with little work per step it is never much slower
     /// than one thread. Off: every step on every thread. Results are the same either way.
     void set_adaptive_threads(bool on) noexcept {
         adaptive_ = on;
         parallel_ = true;
-        calibrate_left_ = on ? calibrate_steps : 0;
+        calibrate_at_ = on ? 0 : calibrate_steps + 1;
     }
     [[nodiscard]] bool adaptive_threads() const noexcept { return adaptive_; }
     static constexpr std::size_t calibrate_steps = 32;      ///< steps timed per measurement (half each way)
@@ -330,23 +331,43 @@ private:
         if (pool_->size() == 1 || !adaptive_) {
             step_fn task{this};
             pool_->run(task);
-        } else if (calibrate_left_ > 0) {  // measuring: all threads and one thread in turn, timed
-            const bool all = calibrate_left_ % 2 == 0;
-            const auto t0 = std::chrono::steady_clock::now();
-            step_on(all);
-            (all ? seconds_all_ : seconds_one_) += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            if (--calibrate_left_ == 0) {
-                parallel_ = seconds_all_ <= seconds_one_;
-                seconds_all_ = seconds_one_ = 0;
-                since_calibration_ = 0;
-            }
         } else {
-            step_on(parallel_);
-            if (++since_calibration_ >= recalibrate_steps) calibrate_left_ = calibrate_steps;
+            step_on(adaptive_way());
         }
         std::size_t ended = 0;
         for (auto& c : ended_) ended += c;
         return ended;
+    }
+
+    /// Whether this step runs on all threads (adaptive threads). A measurement steps half of
+    /// calibrate_steps on all threads, then half on the calling thread alone, and times each
+    /// step from its start to the next step's start: the caller's own work in between counts, so
+    /// workers that spin on a busy machine while the caller needs the core count against their
+    /// way. The first step of each half (the switch) is left out; the faster median wins.
+    bool adaptive_way() {
+        constexpr std::size_t half = calibrate_steps / 2;
+        const auto now = std::chrono::steady_clock::now();
+        if (calibrate_at_ > calibrate_steps) {  // between measurements
+            if (++since_calibration_ >= recalibrate_steps) calibrate_at_ = 0;
+            return parallel_;
+        }
+        if (calibrate_at_ > 0) {  // the last step's time, now that it is over
+            const std::size_t k = calibrate_at_ - 1;
+            if (k != 0 && k != half) periods_[k < half ? k - 1 : k - 2] = std::chrono::duration<double>(now - last_start_).count();
+        }
+        if (calibrate_at_ == calibrate_steps) {
+            const auto median = [](double* b, double* e) {
+                std::nth_element(b, b + (e - b) / 2, e);
+                return b[(e - b) / 2];
+            };
+            parallel_ = median(periods_.data(), periods_.data() + half - 1) <=
+                        median(periods_.data() + half - 1, periods_.data() + 2 * (half - 1));
+            calibrate_at_ = calibrate_steps + 1;
+            since_calibration_ = 0;
+            return parallel_;
+        }
+        last_start_ = now;
+        return calibrate_at_++ < half;
     }
 
     /// One step on every thread of the pool, or on the calling thread alone (every env in turn,
@@ -445,10 +466,11 @@ private:
     float* obs_out_ = nullptr;
     autoreset_mode mode_ = autoreset_mode::same_step;
     bool started_ = false;
-    // adaptive threads (set_adaptive_threads())
+    // adaptive threads (set_adaptive_threads(), adaptive_way())
     bool adaptive_ = true, parallel_ = true;
-    std::size_t calibrate_left_ = calibrate_steps, since_calibration_ = 0;
-    double seconds_all_ = 0, seconds_one_ = 0;
+    std::size_t calibrate_at_ = 0, since_calibration_ = 0;  ///< calibrate_at_ > calibrate_steps: not measuring
+    std::chrono::steady_clock::time_point last_start_{};
+    std::array<double, calibrate_steps - 2> periods_{};  ///< seconds a step, all threads then one thread
 };
 
 using vector_env = basic_vector_env<env>;
