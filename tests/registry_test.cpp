@@ -76,3 +76,41 @@ TEST_CASE("registry: a placer registered with one call is taken by name, with a 
     // gp::env knows nothing of it
     CHECK_THROWS_AS((void)gp::heuristic<gp::env>("registry_test_last_fit"), gp::ConfigError);
 }
+
+TEST_CASE("registry: a policy registered by a factory (no placer type) is taken by name; a rule is refused, a second registration replaces") {
+    const auto first_valid = [](std::uint64_t) {
+        return std::function<std::int64_t(const gp::env&)>([](const gp::env& e) {
+            const auto m = e.action_mask();
+            return std::int64_t(std::find(m.begin(), m.end(), std::uint8_t{1}) - m.begin());
+        });
+    };
+    CHECK(gp::register_policy<gp::env>("registry_test_first_valid", "the first valid action", first_valid));
+    auto s = gp::default_scenario();
+    s.workload.synthetic.num_jobs = 20;
+    const auto by_name = gp::heuristic<gp::env>("registry_test_first_valid+sjf");
+    CHECK(by_name.queue == "sjf");
+    auto sq = s;
+    gp::apply_queue(sq, "sjf");
+    gp::env a(sq), b(sq);
+    auto act = by_name.make(3);
+    a.reset(3);
+    while (!a.done()) a.step(act(a));
+    auto ff = gp::heuristic<gp::env>("first_fit").make(3);  // the lowest valid GPU: the same actions in the GPU mode
+    b.reset(3);
+    while (!b.done()) b.step(ff(b));
+    CHECK(a.episode_return() == b.episode_return());
+    CHECK_THROWS_WITH_AS((void)gp::heuristic<gp::env>("fastest_type:registry_test_first_valid"),
+                         doctest::Contains("wraps a placer's plan()"), gp::ConfigError);
+    CHECK_THROWS_WITH_AS((void)gp::register_policy<gp::env>("pack", "", first_valid), doctest::Contains("is a built-in heuristic"), gp::ConfigError);
+    CHECK_THROWS_WITH_AS((void)gp::register_policy<gp::env>("a+b", "", first_valid), doctest::Contains("with '+', ':' or ','"), gp::ConfigError);
+    // registered again (a module imported again): replaced, listed once
+    CHECK(gp::register_policy<gp::env>("registry_test_first_valid", "again", [](std::uint64_t) {
+        return std::function<std::int64_t(const gp::env&)>([](const gp::env& e) { return e.defer_action(); });
+    }));
+    const auto placers = gp::registry_entries("placer");
+    CHECK(std::count_if(placers.begin(), placers.end(), [](const gp::registry_entry& e) { return e.name == "registry_test_first_valid"; }) == 1);
+    CHECK(std::find(placers.begin(), placers.end(), gp::registry_entry{"placer", "registry_test_first_valid", "again"}) != placers.end());
+    gp::env c(sq);
+    c.reset(3);
+    CHECK(gp::heuristic<gp::env>("registry_test_first_valid").make(3)(c) == c.defer_action());
+}

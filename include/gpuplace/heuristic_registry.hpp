@@ -118,6 +118,7 @@ template <class E>
 struct registered_placer {
     std::string name;
     std::function<any_policy<E>(const std::string& full_name, std::string_view rule)> make;
+    bool by_factory = false;  ///< register_policy() (no placer type): registering it again replaces it
 };
 template <class E>
 [[nodiscard]] std::vector<registered_placer<E>>& registered_placers() {

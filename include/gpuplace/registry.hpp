@@ -14,6 +14,8 @@
 /// benchmark (bench::run(track, "<name>+sjf")) take it by name in the program that registered it.
 
 #include <algorithm>
+#include <cstdint>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -107,6 +109,44 @@ bool register_placer(const std::string& name, const std::string& about) {
                                                        return wrap_policy<E, typed_policy<type_rule::throughput_greedy, P>>(full);
                                                    return wrap_policy<E, P>(full);
                                                }});
+    return true;
+}
+
+/// Registers a policy made by a factory (seed -> act function, any_policy<E>::make's shape) under
+/// `name` for env type E: a policy that is no placer type (one written in Python, a wrapper of
+/// another program's policy). heuristic<E>(name) makes it, under a queue policy too ("<name>+sjf"),
+/// so the harness, the planners ("rollout:<name>") and the benchmark take it by name; a GPU-type
+/// rule ("fastest_type:<name>") needs a placer's plan() and is refused. Registering the name again
+/// with the same `kind` replaces the factory (a module imported again); another taken name is a
+/// ConfigError. `kind`: the registry kind it is listed under ("placer" by default).
+template <class E = env>
+bool register_policy(const std::string& name, const std::string& about,
+                     std::function<std::function<std::int64_t(const E&)>(std::uint64_t)> factory, const std::string& kind = "placer") {
+    if (name.empty() || name.find_first_of("+:,") != std::string::npos)
+        throw ConfigError("registry: policy name \"" + name + "\": empty or with '+', ':' or ',' (they separate a queue policy, a rule or a list)");
+    for (const auto& h : heuristic_names())
+        if (h == name) throw ConfigError("registry: policy \"" + name + "\" is a built-in heuristic");
+    auto make = [factory](const std::string& full, std::string_view rule) -> any_policy<E> {
+        if (!rule.empty())
+            throw ConfigError("policy \"" + full + "\": the GPU-type rule " + std::string(rule) +
+                              " wraps a placer's plan(); this policy is registered by a factory (register_policy)");
+        any_policy<E> p;
+        p.name = full;
+        p.make = factory;
+        return p;
+    };
+    auto& placers = detail::registered_placers<E>();
+    for (auto& r : placers)
+        if (r.name == name && r.by_factory) {
+            r.make = std::move(make);
+            auto& reg = detail::registry();
+            std::lock_guard lock(reg.m);
+            for (auto& e : reg.entries)
+                if (e.kind == kind && e.name == name) e.about = about;
+            return true;
+        }
+    register_entry({kind, name, about});
+    placers.push_back({name, std::move(make), true});
     return true;
 }
 

@@ -3,6 +3,7 @@
 // - Env: one environment (any scenario; the comm model is a run-time value).
 // - VectorEnv: N environments stepped in one call with autoreset.
 // - Heuristic, evaluate(), EvalReport, run_episode() (the C++ reference run), comm_cost(), Teacher.
+// - register_policy(): a Python policy by name, wherever a heuristic's name is taken.
 // - PPO, Network, train_run() (the C++ PPO), when built with Eigen (GPUPLACE_PY_HAVE_RL).
 //
 // Observation, mask and vector buffers are returned as read-only numpy views on the C++ memory
@@ -41,6 +42,7 @@ PYBIND11_MODULE(GPUPLACE_PY_MODULE, m) {
     gpy::bind_scenarios(m);
     gpy::bind_evaluation(m);
     gpy::bind_teacher(m);
+    gpy::bind_registry(m);
 #if defined(GPUPLACE_PY_HAVE_RL)
     gpy::bind_bench(m);
     m.attr("has_ppo") = true;

@@ -24,3 +24,155 @@ def test_info_list_prints_them_by_kind():
     assert any(line.startswith("topology nvl72: ") for line in lines)
     assert any(line.startswith("placer topology_greedy: ") for line in lines)
     assert any(line.startswith("trace_format csv: ") for line in lines)
+
+
+# ---- policies registered from Python (gpuplace.register_policy) ---------------------------------
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+import gpuplace  # noqa: E402
+from conftest import SMALL, run_cli  # noqa: E402
+from gpuplace.cli import main as cli_main  # noqa: E402
+
+
+def last_fit(env):
+    """The highest-numbered GPU with room (DEFER when none)"""
+    gpus = np.flatnonzero(env.action_mask[:-1])
+    return int(gpus[-1]) if gpus.size else len(env.action_mask) - 1
+
+
+gpuplace.register_policy("py_last_fit")(last_fit)
+
+
+def by_hand(scenario, seeds):
+    """Mean JCT of last_fit stepped from Python, seed by seed."""
+    jcts = []
+    for s in seeds:
+        e = gpuplace.Env(scenario)
+        e.reset(s)
+        done = False
+        while not done:
+            _, term, trunc = e.step(last_fit(e))
+            done = term or trunc
+        jcts.append(e.metrics()["avg_jct"])
+    return jcts
+
+
+def test_a_python_policy_runs_in_the_harness_as_it_runs_by_hand():
+    seeds = [1000000, 1000001, 1000002]
+    rep = gpuplace.evaluate(SMALL, ["py_last_fit", "pack"], seeds)
+    harness = [m["avg_jct"] for m in rep.per_seed("py_last_fit")]
+    assert harness == by_hand(SMALL, seeds)  # bit for bit: the same policy, the same seeds
+    assert harness != [m["avg_jct"] for m in rep.per_seed("pack")]
+    # under a queue policy, and on threads
+    rep = gpuplace.evaluate(SMALL, ["py_last_fit+sjf"], seeds, threads=2)
+    assert len(rep.per_seed("py_last_fit+sjf")) == 3
+
+
+def test_a_class_gets_one_instance_per_episode_and_its_seed():
+    seen = []
+
+    @gpuplace.register_policy("py_counting", about="first valid action, counting episodes")
+    class Counting:
+        def reset(self, seed):
+            seen.append(seed)
+
+        def act(self, env):
+            return int(np.flatnonzero(env.action_mask)[0])
+
+    assert gpuplace.registered_policies()["py_counting"] is Counting
+    gpuplace.evaluate(SMALL, ["py_counting"], [1000000, 1000001])
+    assert sorted(seen) == [1000000, 1000001]
+    assert ("placer", "py_counting", "first valid action, counting episodes") in set(_core.registry())
+    assert ("placer", "py_last_fit") in {(k, n) for k, n, _ in _core.registry()}
+
+
+def test_a_rollout_planner_plays_a_python_policy():
+    sc = dict(SMALL, env={"action_mode": "placement"})
+
+    @gpuplace.register_policy("py_first_candidate")
+    def first_candidate(env):
+        return int(np.flatnonzero(env.action_mask)[0])
+
+    rep = gpuplace.evaluate(sc, ["py_first_candidate", "rollout2:py_first_candidate"], [1000000])
+    assert rep.per_seed("rollout2:py_first_candidate")[0]["jobs_done"] == 20
+
+
+def test_registering_again_replaces_and_bad_registrations_say_why():
+    gpuplace.register_policy("py_again")(lambda env: len(env.action_mask) - 1)  # DEFER only: never used below
+    gpuplace.register_policy("py_again")(last_fit)  # a module imported again
+    rep = gpuplace.evaluate(SMALL, ["py_again"], [1000000])
+    assert rep.per_seed("py_again")[0]["avg_jct"] == by_hand(SMALL, [1000000])[0]
+    with pytest.raises(gpuplace.ConfigError, match='"pack" is a built-in heuristic'):
+        gpuplace.register_policy("pack")(last_fit)
+    with pytest.raises(gpuplace.ConfigError, match=r"with '\+', ':' or ','"):
+        gpuplace.register_policy("a+b")(last_fit)
+    with pytest.raises(gpuplace.ConfigError, match="expected a class with act"):
+        gpuplace.register_policy("py_nothing")(3)
+    with pytest.raises(gpuplace.ConfigError, match="GPU-type rule fastest_type wraps a placer"):
+        gpuplace.evaluate(SMALL, ["fastest_type:py_last_fit"], [1000000])
+
+
+def test_a_python_policy_that_raises_or_acts_badly_is_named():
+    @gpuplace.register_policy("py_raises")
+    def raises(env):
+        raise KeyError("no such thing")
+
+    with pytest.raises(gpuplace.Error, match=r'policy "py_raises" \(registered from Python\): act\(env\) raised KeyError'):
+        gpuplace.evaluate(SMALL, ["py_raises"], [1000000])
+
+    @gpuplace.register_policy("py_not_an_action")
+    def not_an_action(env):
+        return "left"
+
+    with pytest.raises(gpuplace.Error, match=r"py_not_an_action.*returned 'left', not an action"):
+        gpuplace.evaluate(SMALL, ["py_not_an_action"], [1000000])
+
+
+PLUGIN = '''
+import numpy as np
+import gpuplace
+
+@gpuplace.register_policy("plugin_last_fit", about="the highest-numbered GPU with room (a plugin)")
+def last_fit(env):
+    gpus = np.flatnonzero(env.action_mask[:-1])
+    return int(gpus[-1]) if gpus.size else len(env.action_mask) - 1
+'''
+
+
+def test_the_cli_takes_a_plugin_in_info_list_and_evaluate(tmp_path, capsys):
+    plugin = tmp_path / "my_policies.py"
+    plugin.write_text(PLUGIN)
+    code, out, err = run_cli(capsys, cli_main, ["info", "--list", "--plugin", str(plugin)])
+    assert code == 0, err
+    assert "placer plugin_last_fit: the highest-numbered GPU with room (a plugin)" in out.splitlines()
+    code, out, err = run_cli(capsys, cli_main, ["evaluate", "--scenario", "default", "--plugin", str(plugin), "--policies",
+                                                "plugin_last_fit,pack", "--queue", "sjf", "--seeds", "2", "-q"])
+    assert code == 0, err
+    assert "plugin_last_fit+sjf" in out and "pack+sjf" in out
+    code, out, err = run_cli(capsys, cli_main, ["evaluate", "--plugin", str(tmp_path / "nope.py"), "--seeds", "1"])
+    assert code == 2 and "--plugin" in err and "nope.py" in err
+    bad = tmp_path / "bad.py"
+    bad.write_text("raise RuntimeError('broken plugin')\n")
+    code, out, err = run_cli(capsys, cli_main, ["info", "--plugin", str(bad)])
+    assert code == 2 and "bad.py" in err and "RuntimeError: broken plugin" in err
+
+
+def test_the_benchmark_runs_and_validates_a_plugin_policy_by_name(tmp_path):
+    plugin = tmp_path / "my_policies.py"
+    plugin.write_text(PLUGIN)
+
+    def bench_cli(*args):
+        return subprocess.run([sys.executable, "-m", "gpuplace", "bench", *args], capture_output=True, text=True,
+                              timeout=600)
+
+    out = bench_cli("run", "--plugin", str(plugin), "--track", "proximity_drl", "--policy", "plugin_last_fit+fifo",
+                    "--out-dir", str(tmp_path), "--quiet", "--hash-only")
+    assert out.returncode == 0, out.stderr
+    result = tmp_path / "proximity_drl__plugin_last_fit+fifo.json"
+    assert result.is_file()
+    out = bench_cli("validate", "--plugin", str(plugin), str(result))
+    assert out.returncode == 0 and ": valid:" in out.stdout, out.stdout + out.stderr
+    out = bench_cli("validate", str(result))  # without the plugin the name is unknown, and said so
+    assert out.returncode != 0 and "plugin_last_fit" in out.stdout + out.stderr

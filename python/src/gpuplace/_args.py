@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+from typing import Sequence
 
 from . import _core
 
@@ -74,10 +75,11 @@ class comma_list(argparse.Action):
         setattr(namespace, self.dest, f"{old},{joined}" if old else joined)
 
 
-def policy_names(s: str | None) -> list[str]:
-    """--policies: comma-separated heuristic names (default: all), each checked before any work."""
+def policy_names(s: str | None, plugins: Sequence[str] = ()) -> list[str]:
+    """--policies: comma-separated heuristic names (default: all, and the policies the command's
+    --plugin files registered), each checked before any work."""
     if s is None:
-        return list(_core.heuristic_names())
+        return list(_core.heuristic_names()) + list(plugins)
     names = [p.strip() for p in s.split(",") if p.strip()]
     if not names:
         raise _core.ConfigError(f"--policies {s!r}: no heuristic names (known: {', '.join(_core.heuristic_names())})")

@@ -317,9 +317,23 @@ def _items(joined: str | None, option: str) -> list[str]:
     return items
 
 
+def _add_plugin(p) -> None:
+    p.add_argument("--plugin", action="append", metavar="FILE.py|MODULE",
+                   help="import user code that registers policies (@gpuplace.register_policy) so that --policy "
+                        "(or a result's policy) can name them; repeatable")
+
+
+def _load_plugins(args) -> None:
+    from .registry import load_plugin
+
+    for spec in args.plugin or []:
+        load_plugin(spec)
+
+
 def cmd_run(args) -> int:
     from .progress import progress_bar
 
+    _load_plugins(args)
     if args.scenario is not None:  # a track of one's own, as gpuplace-bench run --scenario
         return _run_scenario(args)
     names = [t["name"] for t in tracks(args.version)] if args.suite else _items(args.track, "--track")
@@ -405,6 +419,7 @@ def _run_scenario(args) -> int:
 
 
 def cmd_validate(args) -> int:
+    _load_plugins(args)
     bad = 0
     for f in args.files:
         ok, _how, msg = validate(f, args.threads, args.rerun_planners)
@@ -484,6 +499,7 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--version", default=VERSION)
     r.add_argument("--threads", type=_THREADS, default=0, help="worker threads over episodes (0 = all cores)")
     r.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_plugin(r)
     r.set_defaults(fn=cmd_run)
     v = sub.add_parser("validate", help="re-run (or replay) result files and check them bit for bit",
                        epilog=_example("python -m gpuplace bench validate results/cluster-16__pack+sjf.json"))
@@ -491,6 +507,7 @@ def parser() -> argparse.ArgumentParser:
     v.add_argument("--threads", type=_THREADS, default=0)
     v.add_argument("--rerun-planners", action="store_true",
                    help="play a rollout planner's futures again (slow) instead of replaying its recorded actions")
+    _add_plugin(v)
     v.set_defaults(fn=cmd_validate)
     b = sub.add_parser("leaderboard", help="validate result files and rank them per track (markdown)",
                        epilog=_example("python -m gpuplace bench leaderboard bench/results --out leaderboard.md"))

@@ -127,6 +127,17 @@ def _round_overrides(args) -> dict | None:
     return o or None
 
 
+def _load_plugins(args) -> None:
+    """--plugin FILE.py|MODULE: user code registering policies (gpuplace.register_policy), imported
+    before any name is checked."""
+    from .registry import load_plugin, registered_policies
+
+    before = set(registered_policies())
+    for spec in getattr(args, "plugin", None) or []:
+        load_plugin(spec)
+    args.plugin_policies = [n for n in registered_policies() if n not in before]
+
+
 def _check_short_episodes(args, sc: dict, scenario) -> None:
     """A trace that cannot fill the episodes asked, as gpuplace-eval says it: --episode-jobs above
     the trace's jobs is a ConfigError naming both counts; a scenario's own episode_jobs a warning."""
@@ -141,12 +152,13 @@ def _check_short_episodes(args, sc: dict, scenario) -> None:
 
 
 def cmd_evaluate(args) -> int:
+    _load_plugins(args)
     _scenario_arg(args)
     scenario = scenario_of(args.scenario, _round_overrides(args))  # read once: every policy's run takes it as it is
     sc = scenario.to_dict()
     _check_short_episodes(args, sc, scenario)
     seeds = _seed_list(args)
-    names = _policies(args.policies)
+    names = _policies(args.policies, args.plugin_policies)
     if args.queue is not None:  # every policy under each queue policy, as gpuplace-eval --queue
         queues = [q.strip() for q in args.queue.split(",")]
         if not all(queues):
@@ -467,6 +479,7 @@ def cmd_tensorboard(args) -> int:
 
 
 def cmd_info(args) -> int:
+    _load_plugins(args)
     print(f"gpuplace {_core.__version__} (core {_core.core_version}, {_core.variant} build)")
     print(f"presets: {', '.join(PRESETS)}")
     print(f"heuristics: {', '.join(_core.heuristic_names())}")
@@ -507,6 +520,12 @@ def _add_policies(p: argparse.ArgumentParser, help: str = "comma-separated heuri
     p.add_argument("--policies", nargs="+", action=comma_list, metavar="P,P", help=help)
 
 
+def _add_plugin(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--plugin", action="append", metavar="FILE.py|MODULE",
+                   help="import user code that registers policies (@gpuplace.register_policy; docs/extending.md) "
+                        "before the names are read; repeatable")
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m gpuplace", description=__doc__,
                                  epilog=_example("python -m gpuplace evaluate --scenario default --seeds 5"))
@@ -523,6 +542,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seeds", type=_SEEDS, default=20, help="number of held-out seeds (1000000 + i)")
     p.add_argument("--seed-list", type=seed_list, help="explicit comma-separated seeds instead")
     p.add_argument("--model", help="a MaskablePPO .zip to evaluate on the same seeds (greedy)")
+    _add_plugin(p)
     p.add_argument("--threads", type=count(0, 4096, "a number of threads (0: every core)"), default=1)
     p.add_argument("--csv")
     p.add_argument("--json")
@@ -640,6 +660,7 @@ def build_parser() -> argparse.ArgumentParser:
                        epilog=_example("python -m gpuplace info --scenario heterogeneous"))
     p.add_argument("--scenario")
     p.add_argument("--list", action="store_true", help="everything that can be named, by kind (placers, queues, topologies, ...)")
+    _add_plugin(p)
     p.set_defaults(fn=cmd_info)
     return ap
 

@@ -1,0 +1,96 @@
+"""Policies of one's own, by name: ``@gpuplace.register_policy("name")`` on a class (one instance
+per episode, ``reset(seed)`` called if it has one, ``act(env) -> action``) or on a function
+``act(env) -> action``. The name then works wherever a heuristic's does, under a queue policy too
+(``"name+sjf"``): :func:`gpuplace.evaluate`, :class:`gpuplace.Heuristic`,
+:func:`gpuplace.run_episode`, the rollout planners (``"rollout:name"``), ``python -m gpuplace
+evaluate --plugin FILE.py --policies name`` and ``info --list``.
+
+The C++ harness calls the policy once per decision, holding the GIL, with a copy of the env (an
+:class:`gpuplace.Env`); its action is the env's action in the scenario's action mode.
+
+    import gpuplace
+
+    @gpuplace.register_policy("last_fit", about="the highest-numbered GPU with room")
+    def last_fit(env):
+        mask = env.action_mask
+        return int(mask[:-1].nonzero()[0][-1]) if mask[:-1].any() else len(mask) - 1
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+import sys
+from typing import Any, Callable
+
+from . import _core
+
+_registered: dict[str, Any] = {}
+
+
+def _about(obj: Any, about: str) -> str:
+    if about:
+        return about
+    doc = (getattr(obj, "__doc__", None) or "").strip()
+    return (doc.splitlines()[0] if doc else "a policy registered from Python") + " (Python)"
+
+
+def register_policy(name: str, about: str = "") -> Callable[[Any], Any]:
+    """A decorator registering a policy class or function under ``name`` (see the module's
+    docstring). Returns what it decorates, unchanged. Registering a name again (a module imported
+    again) replaces it; a built-in heuristic's name, or one with ``+``, ``:`` or ``,``, is a
+    :class:`gpuplace.ConfigError`."""
+
+    def decorate(obj: Any) -> Any:
+        if isinstance(obj, type):
+            def factory(seed: int, cls=obj):
+                p = cls()
+                if hasattr(p, "reset"):
+                    p.reset(seed)
+                return p.act
+        elif callable(obj):
+            def factory(seed: int, fn=obj):
+                return fn
+        else:
+            raise _core.ConfigError(f"register_policy({name!r}): expected a class with act(env) or a function "
+                                    f"act(env), got {obj!r}")
+        _core.register_policy(name, _about(obj, about), factory)
+        _registered[name] = obj
+        return obj
+
+    return decorate
+
+
+def registered_policies() -> dict[str, Any]:
+    """The policies registered from Python, by name."""
+    return dict(_registered)
+
+
+def load_plugin(spec: str) -> None:
+    """Imports user code that registers policies: a ``.py`` file's path, or a module's name
+    (importable from the current folder). A file that is missing, not a regular file or that
+    raises is a ConfigError naming it."""
+    if spec.endswith(".py") or os.sep in spec:
+        from ._files import check_input_file
+
+        check_input_file(spec, "--plugin")
+        mod_name = "gpuplace_plugin_" + os.path.splitext(os.path.basename(spec))[0]
+        loader = importlib.util.spec_from_file_location(mod_name, spec)
+        if loader is None or loader.loader is None:
+            raise _core.ConfigError(f"--plugin {spec!r}: not a Python file that can be imported")
+        module = importlib.util.module_from_spec(loader)
+        sys.modules[mod_name] = module
+        try:
+            loader.loader.exec_module(module)
+        except _core.ConfigError:
+            raise
+        except Exception as e:  # the user's code: say where it came from
+            raise _core.ConfigError(f"--plugin {spec!r}: importing it raised {type(e).__name__}: {e}") from e
+        return
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        importlib.import_module(spec)
+    except ImportError as e:
+        raise _core.ConfigError(f"--plugin {spec!r}: no such module or .py file ({e})") from e
