@@ -52,7 +52,8 @@ struct rollout_options {
     /// (check_scale()) with an error naming its size and this limit.
     std::size_t max_gpus = default_max_gpus;
     /// When set, a progress line per episode on this stream (progress.hpp: shown only once the
-    /// episode has taken a while): "<label> seed S: jobs finished: done / total (percent), ETA".
+    /// episode has taken a while): "<label> seed S: jobs started: done / total (percent), ETA" (the
+    /// ETA assumes the decisions to come cost what the past ones did: later ones cost less).
     std::FILE* progress = nullptr;
     std::string label = "rollout planner";  ///< the progress line's name of the planner
 
@@ -88,7 +89,7 @@ public:
         decisions_ = 0;
         seconds_ = 0;
         line_.reset();
-        if (o_.progress) line_ = std::make_unique<detail::progress_line>(o_.progress, o_.label + " seed " + std::to_string(seed) + ": jobs finished");
+        if (o_.progress) line_ = std::make_unique<detail::progress_line>(o_.progress, o_.label + " seed " + std::to_string(seed) + ": jobs started");
     }
 
     /// The action with the best mean return over the futures (ties: the lower action).
@@ -97,9 +98,9 @@ public:
             throw ConfigError("rollout: plans over the candidates of the placement or job action mode (env.action_mode), not the gpu mode");
         if (decisions_ == 0) o_.check_scale(o_.label, e.num_gpus());
         if constexpr (requires { e.info().jobs_done; })
-            if (line_) {
+            if (line_) {  // jobs started (finished or running): a decision starts one, a finish can take hours
                 const auto in = e.info();
-                (*line_)(in.jobs_done, std::max<std::size_t>(in.jobs_total, 1));
+                (*line_)(in.jobs_done + in.running, std::max<std::size_t>(in.jobs_total, 1));
             }
         const auto t0 = std::chrono::steady_clock::now();
         const auto mask = e.action_mask();
