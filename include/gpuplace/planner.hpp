@@ -57,8 +57,8 @@ struct rollout_options {
     std::FILE* progress = nullptr;
     std::string label = "rollout planner";  ///< the progress line's name of the planner
 
-    /// max_gpus's default: on 4,096 GPUs (the largest tree cluster of docs/planning.md's
-    /// measurement) one decision of rollout:pack takes seconds; beyond it an episode takes hours.
+    /// max_gpus's default: on 4,096 GPUs an episode of rollout:pack over 160 jobs takes about a
+    /// minute on one thread (docs/planning.md); the cost grows with the GPUs and the jobs squared.
     static constexpr std::size_t default_max_gpus = 4096;
 
     /// ConfigError naming `gpus` and max_gpus when the planner `name` would run on a cluster of
