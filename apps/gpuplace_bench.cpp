@@ -51,9 +51,12 @@ int cmd_run(const CLI::App& app, const run_args& a) {
     std::vector<const bench::track*> ts;
     std::optional<bench::track> own;  // --scenario: a track of one's own
     if (!a.scenario.empty()) {
-        own = bench::scenario_track(gpuplace::read_scenario(a.scenario),
-                                    a.episodes, a.best);
+        const auto s = gpuplace::read_scenario(a.scenario);
+        own = bench::scenario_track(s, a.episodes, a.best);
         (void)gpuplace::heuristic<gpuplace::env>(own->best_heuristic);  // a known name, now
+        if (s.workload.kind == "trace" || s.workload.kind == "mixture")  // a trace that cannot fill the episodes asked
+            if (const auto why = gpuplace::env(s).short_episodes(); !why.empty())
+                gpuplace::apps::warning(app, "--scenario " + a.scenario + ": " + why);
         ts.push_back(&*own);
     }
     if (a.suite)

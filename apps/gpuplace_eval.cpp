@@ -71,10 +71,12 @@ template <class Env>
 void run_eval(const gpuplace::scenario& s, const std::vector<std::string>& policies, const std::vector<std::string>& queues,
               std::size_t seeds, std::size_t threads, const outputs& o, bool episode_jobs_flag) {
     std::vector<gpuplace::any_policy<Env>> ps;
+    gpuplace::rollout_options planner;  // a rollout planner's long episode shows its progress (planner.hpp)
+    planner.progress = stderr;
     for (const auto& p : policies) {
-        if (queues.empty()) ps.push_back(gpuplace::named_policy<Env>(p));
+        if (queues.empty()) ps.push_back(gpuplace::named_policy<Env>(p, planner));
         else
-            for (const auto& q : queues) ps.push_back(gpuplace::named_policy<Env>(p + "+" + q));
+            for (const auto& q : queues) ps.push_back(gpuplace::named_policy<Env>(p + "+" + q, planner));
     }
     std::optional<gpuplace::trace> tr;
     std::size_t probe_gpus = 0;

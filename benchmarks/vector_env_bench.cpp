@@ -1,5 +1,6 @@
 /// \file benchmarks/vector_env_bench.cpp
-/// Batched stepping: basic_vector_env::step over 1 and 2 threads, cluster sizes and env counts,
+/// Batched stepping: basic_vector_env::step over 1 and 2 threads (adaptive, and on every step:
+/// BM_vector_threads, with and without a busy core), cluster sizes and env counts,
 /// with random valid actions chosen from the mask before each call (the chooser is timed too, as
 /// a training loop would pay for its policy), and step_random() (the vector env's own sampler,
 /// fused with the step in the worker threads). Autoresets are included in the time. Time is wall
@@ -8,7 +9,10 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cstdint>
+#include <thread>
 #include <vector>
 
 #include <gpuplace/detail/rng.hpp>
@@ -51,6 +55,46 @@ BENCHMARK(BM_vector_step)
     ->ArgsProduct({{64}, {16, 256}, {1, 2}})
     ->ArgsProduct({{32, 512}, {256}, {1, 2}})
     ->ArgsProduct({{4096}, {16}, {1, 2}})
+    ->UseRealTime()
+    ->MeasureProcessCPUTime();
+
+/// One thread against two, side by side: mode 0 = one thread, 1 = two threads on every step
+/// (set_adaptive_threads(false)), 2 = two threads, adaptive (the default: the vector env times
+/// both ways every few thousand steps and steps the faster way). busy = 1 runs a thread that
+/// spins for the whole benchmark, as another process on a core of a busy machine would.
+void BM_vector_threads(benchmark::State& state) {
+    const auto gpus = state.range(0);
+    const auto n = static_cast<std::size_t>(state.range(1));
+    const auto mode = state.range(2);
+    std::atomic<bool> stop{false};
+    std::thread hog;
+    if (state.range(3) != 0)
+        hog = std::thread([&stop] {
+            for (volatile std::uint64_t x = 0; !stop.load(std::memory_order_relaxed);) x = x + 1;
+        });
+    gpuplace::vector_env v(gpuplace::bench::scaled_default(gpus), n, mode == 0 ? 1 : 2);
+    v.set_adaptive_threads(mode == 2);
+    v.reset(1);
+    batch_chooser c{std::vector<gpuplace::bench::fast_random_policy>(n)};
+    for (std::size_t i = 0; i < n; ++i) c.p[i].reset(i);
+    std::vector<std::int64_t> actions(n);
+    std::size_t on_all = 0;
+    for (auto _ : state) {
+        c.choose(v, actions);
+        v.step(actions);
+        on_all += v.active_threads() > 1;
+        benchmark::DoNotOptimize(v.rewards().data());
+    }
+    stop.store(true);
+    if (hog.joinable()) hog.join();
+    state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(n));
+    state.counters["threads"] = static_cast<double>(v.num_threads());
+    state.counters["on_all_threads"] = static_cast<double>(on_all) / static_cast<double>(std::max<std::int64_t>(state.iterations(), 1));
+}
+BENCHMARK(BM_vector_threads)
+    ->ArgNames({"gpus", "envs", "mode", "busy"})
+    ->ArgsProduct({{64}, {16, 256}, {0, 1, 2}, {0, 1}})
+    ->ArgsProduct({{4096}, {16}, {0, 1, 2}, {0, 1}})
     ->UseRealTime()
     ->MeasureProcessCPUTime();
 

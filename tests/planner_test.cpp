@@ -196,3 +196,26 @@ TEST_CASE("rollout planner: hindsight with ties_to_base keeps the base's action 
     MESSAGE("labels off the base: ", moved);
     CHECK(moved > 0);
 }
+
+TEST_CASE("rollout planner: a cluster larger than max_gpus is refused before any episode, naming its size and the limit") {
+    auto s = small_placement(4);
+    s.topology = gp::topology_config::of("dgx_a100", 64, 16);  // 8,192 GPUs
+    const auto huge = gp::named_policy<gp::env>("rollout:pack");
+    CHECK_THROWS_WITH_AS((void)gp::evaluate(s, {gp::named_policy<gp::env>("pack"), huge}, gp::held_out_seeds(1), 1),
+                         doctest::Contains("policy \"rollout:pack\": a rollout planner on 8192 GPUs does not finish in reasonable "
+                                           "time"),
+                         gp::ConfigError);
+    CHECK_THROWS_WITH_AS((void)gp::evaluate(s, {gp::named_policy<gp::env>("hindsight:pack")}, gp::held_out_seeds(1), 1),
+                         doctest::Contains("the limit is 4096 GPUs (rollout_options::max_gpus"), gp::ConfigError);
+    // the planner itself refuses too, at its first decision, when used without the harness
+    gp::rollout_options o;
+    gp::rollout_policy<gp::env> p(gp::heuristic<gp::env>("pack").make, o);
+    gp::env e(s);
+    e.reset(1);
+    p.reset(1);
+    CHECK_THROWS_WITH_AS((void)p.act(e), doctest::Contains("on 8192 GPUs"), gp::ConfigError);
+    // a raised limit (or a horizon) lets it run
+    o.max_gpus = 8192;
+    const auto rep = gp::evaluate(s, {gp::named_policy<gp::env>("rollout:pack", o)}, gp::held_out_seeds(1), 1);
+    CHECK(rep.policies[0].per_seed[0].jobs_done == 4);
+}

@@ -29,8 +29,10 @@ bool same_metrics(const gp::metrics& a, const gp::metrics& b) {
 /// Steps a vector env and N reference envs side by side until every env has finished
 /// `min_episodes` episodes; checks they agree bit for bit. Returns every observation seen.
 std::vector<float> run_side_by_side(const gp::scenario& s, std::size_t N, std::size_t threads, std::uint64_t seed,
-                                    std::uint64_t min_episodes) {
+                                    std::uint64_t min_episodes, bool adaptive = true) {
     gp::vector_env v(s, N, threads);
+    REQUIRE(v.adaptive_threads());
+    v.set_adaptive_threads(adaptive);
     REQUIRE(v.num_envs() == N);
     REQUIRE(v.num_threads() == std::min(threads, N));
     std::vector<gp::env> ref(N, gp::env(s));
@@ -99,6 +101,24 @@ TEST_CASE("vector env: exactly N separate envs, with 1 and 2 threads, across aut
     const auto other = run_side_by_side(s, 3, 2, 78, 1);
     CHECK(!same_bytes<float>(std::span<const float>(one).first(other.size() < one.size() ? other.size() : one.size()),
                              std::span<const float>(other).first(other.size() < one.size() ? other.size() : one.size())));
+}
+
+TEST_CASE("vector env: adaptive threads step on one thread or on all, with the same results") {
+    const auto s = with(small_scenario(proximity_drl_topo::config(), {{"1", .4}, {"2", .3}, {"4", .2}, {"8", .1}}, 6),
+                        {{"env", {{"allow_defer", true}}}});
+    // enough steps for several measurements (every recalibrate_steps steps, half of each on one thread)
+    const auto one = run_side_by_side(s, 3, 1, 91, 300);
+    CHECK(one.size() / (3 * gp::vector_env(s, 3, 1).observation_size()) > 2 * gp::vector_env::recalibrate_steps);
+    CHECK(same_bytes<float>(one, run_side_by_side(s, 3, 2, 91, 300)));                       // adaptive (the default)
+    CHECK(same_bytes<float>(one, run_side_by_side(s, 3, 2, 91, 300, /*adaptive=*/false)));  // every step on both threads
+    gp::vector_env v(s, 3, 2);
+    v.reset(1);
+    std::vector<std::int64_t> acts(3);
+    for (std::size_t k = 0; k < gp::vector_env::calibrate_steps + 1; ++k) v.step_random(acts);
+    CHECK((v.active_threads() == 1 || v.active_threads() == 2));  // whichever measured faster
+    v.set_adaptive_threads(false);
+    v.step_random(acts);
+    CHECK(v.active_threads() == 2);
 }
 
 TEST_CASE("vector env: truncation autoresets too") {

@@ -146,6 +146,14 @@ input_case(train_out_proc gpuplace-train 1 "gpuplace-train: error: --out /proc/g
 input_case(eval_scenario_unknown gpuplace-eval 1
            "gpuplace-eval: error: scenario \"nosuch\": not JSON text (it does not start with '{'), not a preset (default, proximity_drl, colocation"
            --scenario nosuch)
+input_case(eval_planner_huge_cluster gpuplace-eval 1
+           "gpuplace-eval: error: policy \"rollout:pack\": a rollout planner on 100000 GPUs does not finish in reasonable time"
+           --scenario ${in}/scenario_huge_placement.json --policies rollout:pack --seeds 1)
+input_case(bench_planner_huge_cluster gpuplace-bench 1 "the limit is 4096 GPUs (rollout_options::max_gpus"
+           run --scenario ${in}/scenario_huge_placement.json --policy hindsight:pack --episodes 1 --quiet)
+input_case(bench_short_trace gpuplace-bench 0
+           "gpuplace-bench: warning: --scenario ${in}/scenario_short_trace.json: the trace ${in}/trace_two_jobs.csv has 2 jobs (after the trace options), fewer than the 50 jobs per episode asked (episode_jobs): each of its episodes replays all 2"
+           run --scenario ${in}/scenario_short_trace.json --policy pack --episodes 1 --quiet)
 input_case(train_short_trace gpuplace-train 1
            "gpuplace-train: warning: scenario short_trace asks for episodes of 50 jobs (episode_jobs), but its trace gives 2 (seed 1's episode)"
            --scenario ${in}/scenario_short_trace.json --out /proc/gpuplace_run --no-plot)

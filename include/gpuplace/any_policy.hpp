@@ -35,6 +35,10 @@ struct any_policy {
     /// scenario with the queue applied, a runner of whole episodes by seed (round_env.hpp), safe
     /// to call from several threads at once. The harness calls it instead of stepping an env.
     std::function<std::function<episode_outcome(std::uint64_t seed)>(const scenario&)> rounds;
+    /// Called by the harness with an env of the scenario (the queue policy applied) before any
+    /// episode runs: throws ConfigError when the policy cannot run there in reasonable time (a
+    /// rollout planner on a cluster too large for it, planner.hpp). Empty: nothing to check.
+    std::function<void(const E&)> check = {};
 };
 
 /// Names of the non-preemptive queue policies: "fifo" (strict head-of-line FIFO), "backfill" (FIFO

@@ -242,6 +242,10 @@ public:
 
     // ---- declared job fields (job_fields.hpp; a side array: job records do not grow) ------------
 
+    /// Why this env's episodes are shorter than its scenario asks (a trace with fewer jobs than
+    /// episode_jobs, workload_source::short_episodes()), or "": the programs print it as a warning.
+    [[nodiscard]] std::string short_episodes() const { return core_.workload().short_episodes(); }
+
     /// The scenario's declared job fields, in table order.
     [[nodiscard]] const std::vector<job_field>& job_fields() const noexcept { return core_.workload().fields(); }
     /// The value of declared field f of job j (index into simulator().jobs()): a number, a

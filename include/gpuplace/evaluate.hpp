@@ -59,6 +59,8 @@ template <class E = env>
         }
         which[i] = it->second;
     }
+    for (std::size_t i = 0; i < policies.size(); ++i)  // what cannot run here is refused before any episode
+        if (policies[i].check && !policies[i].rounds) policies[i].check(protos[which[i]]);
     eval_report rep;
     rep.scenario = s.name;
     rep.seeds = seeds;

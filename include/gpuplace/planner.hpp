@@ -15,13 +15,16 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "config.hpp"
+#include "detail/progress.hpp"
 #include "detail/rng.hpp"
 #include "detail/thread_pool.hpp"
 #include "error.hpp"
@@ -43,6 +46,31 @@ struct rollout_options {
     /// Rollouts on lazy forks (basic_env::set_lazy, where E has it): placement candidates made
     /// only as far as the base policy reads them. The same returns and decisions, faster.
     bool lazy = true;
+    /// The largest cluster (GPUs) the planner runs on (0: any). Playing every candidate to the end
+    /// of the episode on every future at each decision costs about jobs^2 x candidates x futures x
+    /// GPUs per episode: on 10k-100k GPUs an episode takes days, so a larger cluster is refused
+    /// (check_scale()) with an error naming its size and this limit.
+    std::size_t max_gpus = default_max_gpus;
+    /// When set, a progress line per episode on this stream (progress.hpp: shown only once the
+    /// episode has taken a while): "<label> seed S: jobs started: done / total (percent), ETA" (the
+    /// ETA assumes the decisions to come cost what the past ones did: later ones cost less).
+    std::FILE* progress = nullptr;
+    std::string label = "rollout planner";  ///< the progress line's name of the planner
+
+    /// max_gpus's default: on 4,096 GPUs an episode of rollout:pack over 160 jobs takes about a
+    /// minute on one thread (docs/planning.md); the cost grows with the GPUs and the jobs squared.
+    static constexpr std::size_t default_max_gpus = 4096;
+
+    /// ConfigError naming `gpus` and max_gpus when the planner `name` would run on a cluster of
+    /// more GPUs than max_gpus.
+    void check_scale(const std::string& name, std::size_t gpus) const {
+        if (max_gpus == 0 || gpus <= max_gpus || horizon > 0) return;
+        throw ConfigError("policy \"" + name + "\": a rollout planner on " + std::to_string(gpus) +
+                          " GPUs does not finish in reasonable time (every decision plays each candidate to the end of the "
+                          "episode on " + std::to_string(hindsight ? 1 : futures) +
+                          (hindsight || futures == 1 ? " future" : " futures") + ", about jobs^2 x GPUs work an episode); the limit is " +
+                          std::to_string(max_gpus) + " GPUs (rollout_options::max_gpus; a horizon bounds each rollout instead)");
+    }
 };
 
 template <class E>
@@ -60,12 +88,20 @@ public:
         seed_ = seed;
         decisions_ = 0;
         seconds_ = 0;
+        line_.reset();
+        if (o_.progress) line_ = std::make_unique<detail::progress_line>(o_.progress, o_.label + " seed " + std::to_string(seed) + ": jobs started");
     }
 
     /// The action with the best mean return over the futures (ties: the lower action).
     std::int64_t act(const E& e) {
         if (e.mode() == action_mode::gpu)
             throw ConfigError("rollout: plans over the candidates of the placement or job action mode (env.action_mode), not the gpu mode");
+        if (decisions_ == 0) o_.check_scale(o_.label, e.num_gpus());
+        if constexpr (requires { e.info().jobs_done; })
+            if (line_) {  // jobs started (finished or running): a decision starts one, a finish can take hours
+                const auto in = e.info();
+                (*line_)(in.jobs_done + in.running, std::max<std::size_t>(in.jobs_total, 1));
+            }
         const auto t0 = std::chrono::steady_clock::now();
         const auto mask = e.action_mask();
         actions_.clear();
@@ -143,6 +179,7 @@ private:
     detail::block_pool pool_;
     std::uint64_t seed_ = 0, decisions_ = 0;
     double seconds_ = 0;
+    std::unique_ptr<detail::progress_line> line_;  ///< with o_.progress: this episode's
     std::vector<std::int64_t> actions_;
     std::vector<double> score_, means_;
 };

@@ -114,6 +114,8 @@ template <class E = env>
     any_policy<E> p;
     p.name = name;
     p.queue = base.queue;
+    if (o.label == rollout_options{}.label) o.label = name;
+    p.check = [o, name](const E& e) { o.check_scale(name, e.num_gpus()); };
     p.make = [make = base.make, o](std::uint64_t seed) {
         auto planner = std::make_shared<rollout_policy<E>>(make, o);
         planner->reset(seed);

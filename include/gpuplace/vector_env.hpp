@@ -7,6 +7,7 @@
 /// is allocated per step after reset().
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -133,6 +134,24 @@ public:
 
     [[nodiscard]] std::size_t num_envs() const noexcept { return envs_.size(); }
     [[nodiscard]] std::size_t num_threads() const noexcept { return pool_->size(); }
+    /// The threads the last step ran on: num_threads(), or 1 where stepping on one thread measured
+    /// faster (adaptive threads, set_adaptive_threads()).
+    [[nodiscard]] std::size_t active_threads() const noexcept { return parallel_ ? pool_->size() : 1; }
+    /// Adaptive threads (the default): with more than one thread, the vector env times its steps
+    /// on the calling thread alone and on all threads (16 steps each at most, the caller's work
+    /// between two steps included; adaptive_way()) every recalibrate_steps steps or more, and
+    /// steps the faster way until the next; so on a busy
+    /// machine (another process on a core) or with little work per step it is never much slower
+    /// than one thread. Off: every step on every thread. Results are the same either way.
+    void set_adaptive_threads(bool on) noexcept {
+        adaptive_ = on;
+        parallel_ = true;
+        calibrate_at_ = on ? 0 : calibrate_steps + 1;
+    }
+    [[nodiscard]] bool adaptive_threads() const noexcept { return adaptive_; }
+    static constexpr std::size_t calibrate_steps = 32;      ///< steps timed per measurement (half each way)
+    static constexpr std::size_t recalibrate_steps = 2048;  ///< steps between two measurements (all threads won)
+    static constexpr std::size_t max_recalibrate_steps = std::size_t{1} << 20;  ///< ... after all threads lost often
     [[nodiscard]] std::size_t observation_size() const noexcept { return obs_size_; }
     [[nodiscard]] std::size_t num_actions() const noexcept { return A_; }
     [[nodiscard]] autoreset_mode autoreset() const noexcept { return mode_; }
@@ -310,11 +329,61 @@ private:
         actions_out_ = actions_out;
         obs_out_ = obs_out;
         resets_->begin();
-        step_fn task{this};
-        pool_->run(task);
+        if (pool_->size() == 1 || !adaptive_) {
+            step_fn task{this};
+            pool_->run(task);
+        } else {
+            step_on(adaptive_way());
+        }
         std::size_t ended = 0;
         for (auto& c : ended_) ended += c;
         return ended;
+    }
+
+    /// Whether this step runs on all threads (adaptive threads). A measurement steps up to
+    /// calibrate_steps / 2 steps on the calling thread alone, then as many on all threads, and
+    /// times each from its start to the next step's start: the caller's own work in between
+    /// counts, so workers that spin on a busy machine while the caller needs the core count
+    /// against their way. The first step of each half (the switch) is left out. The all-threads
+    /// half stops as soon as it has taken longer than the one-thread half (it cannot win: on a
+    /// busy machine one such step can cost a thousand single-threaded ones); each measurement all
+    /// threads lose doubles the steps to the next one (up to max_recalibrate_steps).
+    bool adaptive_way() {
+        constexpr std::size_t half = calibrate_steps / 2;
+        const auto now = std::chrono::steady_clock::now();
+        if (calibrate_at_ > calibrate_steps) {  // between measurements
+            if (++since_calibration_ >= recalibrate_every_) calibrate_at_ = 0;
+            return parallel_;
+        }
+        if (calibrate_at_ > 0) {  // the last step is over: its time
+            const std::size_t k = calibrate_at_ - 1;
+            const double dt = std::chrono::duration<double>(now - last_start_).count();
+            if (k != 0 && k != half) (k < half ? seconds_one_ : seconds_all_) += dt;
+        }
+        const bool all_lost = calibrate_at_ > half + 1 && seconds_all_ > seconds_one_;
+        if (calibrate_at_ == calibrate_steps || all_lost) {
+            parallel_ = !all_lost && seconds_all_ <= seconds_one_;
+            recalibrate_every_ = parallel_ ? recalibrate_steps : std::min(2 * recalibrate_every_, max_recalibrate_steps);
+            seconds_one_ = seconds_all_ = 0;
+            calibrate_at_ = calibrate_steps + 1;
+            since_calibration_ = 0;
+            return parallel_;
+        }
+        last_start_ = now;
+        return calibrate_at_++ >= half;
+    }
+
+    /// One step on every thread of the pool, or on the calling thread alone (every env in turn,
+    /// then the autoresets): the same results either way.
+    void step_on(bool all) {
+        if (all) {
+            step_fn task{this};
+            pool_->run(task);
+            return;
+        }
+        std::fill(ended_.begin(), ended_.end(), 0);
+        ended_[0] = step_range(0, envs_.size());
+        resets_->drain_alone([this](std::uint32_t i) { reset_one(i); });
     }
 
     /// Steps envs [b, e); with no actions given, env i's action is drawn from its mask first.
@@ -400,6 +469,12 @@ private:
     float* obs_out_ = nullptr;
     autoreset_mode mode_ = autoreset_mode::same_step;
     bool started_ = false;
+    // adaptive threads (set_adaptive_threads(), adaptive_way())
+    bool adaptive_ = true, parallel_ = true;
+    std::size_t calibrate_at_ = 0, since_calibration_ = 0;  ///< calibrate_at_ > calibrate_steps: not measuring
+    std::size_t recalibrate_every_ = recalibrate_steps;
+    std::chrono::steady_clock::time_point last_start_{};
+    double seconds_one_ = 0, seconds_all_ = 0;  ///< this measurement's steps, one thread and all threads
 };
 
 using vector_env = basic_vector_env<env>;

@@ -298,6 +298,21 @@ public:
     /// The loaded trace of a "trace" workload of one file, else nullptr.
     [[nodiscard]] const trace* loaded() const noexcept { return traces_.size() == 1 ? traces_[0].get() : nullptr; }
 
+    /// Why episodes are shorter than asked, or "": per trace file with fewer jobs than episode_jobs,
+    /// "the trace F has N jobs (after the trace options), fewer than the M jobs per episode asked
+    /// (episode_jobs): each of its episodes replays all N" (a mixture's components too).
+    [[nodiscard]] std::string short_episodes() const {
+        std::string out;
+        for (const auto& t : traces_)
+            if (cfg_.episode_jobs > t->jobs.size())
+                out += (out.empty() ? "" : "; ") + std::string("the trace ") + t->source + " has " + std::to_string(t->jobs.size()) +
+                       " jobs (after the trace options), fewer than the " + std::to_string(cfg_.episode_jobs) +
+                       " jobs per episode asked (episode_jobs): each of its episodes replays all " + std::to_string(t->jobs.size());
+        for (const auto& p : parts_)
+            if (auto s = p.short_episodes(); !s.empty()) out += (out.empty() ? "" : "; ") + s;
+        return out;
+    }
+
     /// The declared job fields, and the categories of those that are categories.
     [[nodiscard]] const std::vector<job_field>& fields() const noexcept { return fields_; }
     [[nodiscard]] const field_dictionary& dictionary() const noexcept { return *dict_; }

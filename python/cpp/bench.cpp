@@ -73,6 +73,25 @@ py::dict bench_run(const std::string& track, const std::string& policy, const st
     return result_dict(r);
 }
 
+/// gpuplace-bench run --scenario: a named policy on a track of one's own (bench::scenario_track()).
+py::dict bench_run_scenario(const gp::scenario& s, const std::string& policy, py::object episodes, const std::string& best,
+                            py::object threads, const std::string& commit, bool keep_actions) {
+    const auto t = gb::scenario_track(s, to_count(episodes, "bench_run_scenario: episodes", 1, 100000), best);
+    (void)gp::heuristic<gp::env>(t.best_heuristic);  // a known name, before any episode
+    auto np = bench_policy(policy);
+    const auto o = options("bench_run_scenario", threads, commit, keep_actions);
+    if (s.workload.kind == "trace" || s.workload.kind == "mixture")  // a trace that cannot fill the episodes asked
+        if (const auto why = gp::env(s).short_episodes(); !why.empty())
+            py::module_::import("warnings").attr("warn")("scenario " + s.name + ": " + why,
+                                                         py::module_::import("builtins").attr("UserWarning"));
+    gb::run_result r;
+    {
+        py::gil_scoped_release nogil;
+        r = gb::run(t, np.policy, np.ref, o);
+    }
+    return result_dict(r);
+}
+
 py::dict bench_score_actions(const std::string& track, const std::string& name, py::object actions, double seconds,
                              const std::string& version, const std::string& kind, py::object threads, const std::string& commit,
                              bool keep_actions, const std::string& queue) {
@@ -120,6 +139,27 @@ py::list bench_tracks(const std::string& version) {
     return out;
 }
 
+/// gpuplace-bench yardstick: every heuristic variant of a track with its mean JCT (seconds), lowest
+/// first; `progress(done, total)` (episodes over all variants) is called with the GIL held.
+py::list bench_yardstick(const std::string& track, const std::string& version, py::object threads, py::object progress) {
+    const auto& t = gb::find_track(track, version);
+    const auto n = to_count(threads, "bench_yardstick: threads", 0, 4096);
+    gpuplace::eval_progress each;
+    if (!progress.is_none())
+        each = [&progress](std::size_t done, std::size_t total) {
+            py::gil_scoped_acquire gil;
+            progress(done, total);
+        };
+    std::vector<std::pair<double, std::string>> by_jct;
+    {
+        py::gil_scoped_release nogil;
+        by_jct = gb::yardstick(t, n, each);
+    }
+    py::list out;
+    for (const auto& [jct, name] : by_jct) out.append(py::make_tuple(name, jct));
+    return out;
+}
+
 }  // namespace
 
 void bind_bench(py::module_& m) {
@@ -150,6 +190,16 @@ void bind_bench(py::module_& m) {
           py::arg("rerun_planners") = false,
           "Checks a result (its JSON text) bit for bit: (valid, how: 're-run' | 'replayed' | '', message); a planner's "
           "recorded actions are replayed unless rerun_planners.");
+    m.def("bench_run_scenario", &bench_run_scenario, py::arg("scenario"), py::arg("policy"), py::arg("episodes") = 10,
+          py::arg("best") = "pack", py::arg("threads") = 0, py::arg("commit") = std::string(), py::arg("keep_actions") = true,
+          "gpuplace-bench run --scenario: a policy by name on a track of one's own (the scenario, `episodes` held-out "
+          "seeds from 1000000, paired differences against heuristic variant `best`); its result holds the whole "
+          "scenario and validates against it.");
+    m.def("bench_yardstick", &bench_yardstick, py::arg("track"), py::arg("version") = std::string(gb::current_version),
+          py::arg("threads") = 0, py::arg("progress") = py::none(),
+          "gpuplace-bench yardstick: every heuristic variant of the track's scenario with its mean JCT in seconds over the "
+          "track's episodes (its window's jobs when it has one), lowest first: [(name, jct)]; the first is what the "
+          "track's best_heuristic records. progress(done, total) counts episodes over every variant.");
     m.def("bench_result_file_name", &gb::result_file_name, py::arg("track"), py::arg("policy"),
           "A result file's name for a track and a policy, as gpuplace-bench run --out-dir names it.");
     m.def("bench_row_header", &gb::result_row_header, "The header of the markdown rows bench_run returns.");

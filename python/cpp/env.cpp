@@ -82,6 +82,9 @@ void bind_env(py::module_& m, const char* name, const char* doc) {
         .def_property_readonly("observation_size", [](const P& p) { return p.env.observation_size(); })
         .def_property_readonly("num_actions", [](const P& p) { return p.env.num_actions(); })
         .def_property_readonly("num_gpus", [](const P& p) { return p.env.num_gpus(); })
+        .def_property_readonly("short_episodes", [](const P& p) { return p.env.short_episodes(); },
+                               "Why the episodes are shorter than the scenario asks (a trace with fewer jobs than "
+                               "episode_jobs: the real count), or \"\".")
         .def_property_readonly("defer_action", [](const P& p) { return p.env.defer_action(); })
         .def_property_readonly("observation_layout", [](const P& p) { return layout_list(p.env.observation_layout()); },
                                "Named segments of the observation: list of {name, offset, size, fields}.")

@@ -5,12 +5,11 @@
 #include <chrono>
 #include <condition_variable>
 #include <exception>
-#include <fstream>
 #include <mutex>
-#include <sstream>
 #include <string>
 #include <thread>
 
+#include <gpuplace/env.hpp>
 #include <gpuplace/json/parse.hpp>
 #include <gpuplace/rl/rl.hpp>
 
@@ -33,12 +32,9 @@ py::dict train_run(py::object config, const std::string& out, bool resume, std::
     auto j = rl::default_run_config();
     std::string base_dir;
     if (resume && config.is_none()) {  // the run's own config
-        const auto run_file = out + "/run.json";
-        std::ifstream in(run_file);
-        if (!in) throw gp::CheckpointError("resume: " + out + " holds no run to resume (" + run_file + " does not exist)");
-        std::stringstream ss;
-        ss << in.rdbuf();
-        const auto stored = gp::parse_json(ss.str(), run_file);
+        // gpuplace-train's reader: a regular file of at most max_input_bytes, checked to be a run file
+        // this build resumes (a FIFO, a device or a folder in its place is refused by name)
+        const auto stored = rl::read_run_file(out);
         j = stored.value("config", json::object());
         base_dir = stored.value("base_dir", "");
     } else if (py::isinstance<py::str>(config) && config.cast<std::string>().find('{') == std::string::npos) {
@@ -47,6 +43,11 @@ py::dict train_run(py::object config, const std::string& out, bool resume, std::
         j.merge_patch(to_json_obj(config, "training config"));
     }
     const auto rc = rl::run_config::from_json(j, base_dir);
+    // a trace shorter than the episodes asked of it replays whole: say so with the real count, as gpuplace-train does
+    for (const auto& ts : rc.train_scenarios())
+        if (ts.workload.kind == "trace" && ts.workload.episode_jobs > 0)
+            if (const auto why = gp::env(ts).short_episodes(); !why.empty())
+                py::module_::import("warnings").attr("warn")("scenario " + ts.name + ": " + why, py::module_::import("builtins").attr("UserWarning"));
     rl::run_options o;
     o.out = out;
     o.resume = resume;

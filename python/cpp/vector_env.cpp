@@ -176,6 +176,8 @@ void bind_vector_env(py::module_& m, const char* name, const char* doc) {
         .def_property_readonly("autoreset", [](const P& p) { return std::string(gp::to_string(p.vec.autoreset())); },
                                "\"same_step\" or \"next_step\".")
         .def_property_readonly("num_gpus", [](const P& p) { return p.vec.env(0).num_gpus(); })
+        .def_property_readonly("short_episodes", [](const P& p) { return p.vec.env(0).short_episodes(); },
+                               "Why the episodes are shorter than the scenario asks (Env.short_episodes), or \"\".")
         .def_property_readonly("observation_layout", [](const P& p) { return layout_list(p.vec.env(0).observation_layout()); })
         .def_property_readonly(
             "observations",

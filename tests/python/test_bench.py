@@ -117,6 +117,50 @@ def test_command_line(tmp_path):
     assert out.returncode == 0 and out.stdout.count(": valid:") == 2, out.stdout + out.stderr
 
 
+def test_yardstick_from_python_ranks_as_the_track_records(capsys):
+    best = next(t["best_heuristic"] for t in bench.tracks() if t["name"] == TRACK)
+    rows = bench.yardstick(TRACK, threads=1)
+    assert rows[0][0] == best and [j for _, j in rows] == sorted(j for _, j in rows) and len(rows) >= 24
+    assert bench.main(["yardstick", "--track", TRACK, "--check", "--quiet", "--threads", "1"]) == 0
+    out = capsys.readouterr().out
+    assert f"best: {best} ({TRACK} v1 records {best})" in out and "<- the track's best heuristic" in out
+    assert bench.main(["yardstick", "--track", "nope"]) == 2
+    assert 'unknown benchmark track "nope"' in capsys.readouterr().err
+
+
+def test_submit_from_python_validates_adds_and_regenerates(tmp_path, capsys):
+    repo = tmp_path / "repo"
+    (repo / "bench" / "results").mkdir(parents=True)
+    (repo / "scripts").mkdir()
+    (repo / "scripts" / "leaderboard.py").write_text(
+        "import pathlib, sys; pathlib.Path(sys.argv[0]).with_name('ran').write_text('yes')\n")
+    mine = tmp_path / "mine.json"
+    bench.run(TRACK, "pack+sjf", threads=1).save(str(mine))
+    assert bench.main(["submit", str(mine), "--repo", str(repo), "--threads", "1"]) == 0
+    dest = repo / "bench" / "results" / f"{TRACK}__pack+sjf.json"
+    assert dest.read_text() == mine.read_text() and (repo / "scripts" / "ran").read_text() == "yes"
+    assert f"submitted as {dest}" in capsys.readouterr().out
+    assert bench.main(["submit", str(mine), "--repo", str(repo)]) == 2  # exists: --overwrite replaces it
+    assert f"submit: {dest} exists (--overwrite replaces it)" in capsys.readouterr().err
+    bad = tmp_path / "bad.json"
+    edited = json.loads(mine.read_text())
+    edited["episodes"][3]["metrics"]["p99_jct"] += 1.0
+    bad.write_text(json.dumps(edited))
+    assert bench.main(["submit", str(bad), "--repo", str(repo), "--overwrite"]) == 2
+    assert f"submit: {bad} is not valid, nothing submitted" in capsys.readouterr().err
+
+    def lowest_valid(obs, mask):
+        return int(np.flatnonzero(mask)[0])
+
+    py = tmp_path / "py.json"
+    bench.run(TRACK, lowest_valid, name="lowest_valid").save(str(py))
+    with pytest.raises(ValueError, match='a python policy\'s result needs the commands that reproduce it'):
+        bench.submit(py, repo, regenerate=False)
+    bench.submit(py, repo, command="python -m gpuplace bench run --track x --callable m:f", regenerate=False)
+    commands = json.loads((repo / "bench" / "commands.json").read_text())
+    assert commands == {f"{TRACK}__lowest_valid.json": "python -m gpuplace bench run --track x --callable m:f"}
+
+
 def test_every_leaderboard_result_validates_and_every_track_is_documented():
     results = sorted((REPO / "bench" / "results").glob("*.json"))
     assert results, "bench/results/ holds no result (docs/bench.md)"
@@ -149,6 +193,25 @@ def test_the_leaderboard_gives_every_row_its_command_and_labels_what_is_not_caus
     for name, command in commands.items():
         assert (REPO / "bench" / "results" / name).is_file(), f"bench/commands.json names {name}, which is not a result"
         assert "python -m gpuplace bench run" in command
+
+
+def test_bench_commands_use_the_current_spellings(capsys):
+    """bench/commands.json (and so the leaderboard's numbered commands) parse without a deprecation
+    note: no renamed option (--timesteps, --eval-seeds, ...) in them."""
+    import shlex
+
+    from gpuplace.cli import build_parser
+
+    commands = json.loads((REPO / "bench" / "commands.json").read_text())
+    for name, command in commands.items():
+        for part in command.split(" && "):
+            words = shlex.split(part)
+            assert words[:3] == ["python", "-m", "gpuplace"], part
+            build_parser().parse_args(words[3:])
+            err = capsys.readouterr().err
+            assert "deprecated" not in err, f"bench/commands.json {name}: {part}: {err}"
+    board = (REPO / "docs" / "leaderboard.md").read_text()
+    assert "--timesteps" not in board and "--eval-seeds" not in board
 
 
 def test_planners_by_name_from_python():
@@ -224,3 +287,21 @@ def test_sb3_model_scored_from_its_zip(tmp_path):
     act, _ = bench.sb3_policy(path)
     with pytest.raises(ValueError):
         bench.run("cluster-16", act, name="tiny")
+
+
+def test_a_track_of_ones_own_from_python(tmp_path, capsys):
+    out = tmp_path / "own.json"
+    assert bench.main(["run", "--scenario", "proximity_drl", "--policy", "pack+sjf", "--episodes", "2", "--out", str(out),
+                       "--threads", "1"]) == 0
+    data = json.loads(out.read_text())
+    assert data["track"]["version"] == "scenario" and len(data["episodes"]) == 2
+    ok, how, msg = bench.validate(out)
+    assert ok and how == "re-run", msg
+    # a trace that cannot fill the episodes asked: said with its real count, as gpuplace-bench says it
+    trace = tmp_path / "two.csv"
+    trace.write_text("submit_time,num_gpus,duration\n0,1,60\n10,1,60\n")
+    sc = {"name": "short_trace", "workload": {"kind": "trace", "format": "csv", "path": str(trace), "episode_jobs": 50}}
+    with pytest.warns(UserWarning, match=r"has 2 jobs \(after the trace options\), fewer than the 50 jobs per episode"):
+        bench.run_scenario(sc, "pack", episodes=1, threads=1)
+    assert bench.main(["run", "--scenario", "proximity_drl", "--sb3", "m.zip"]) == 2
+    assert "policies by name (--policy) on the scenario only" in capsys.readouterr().err

@@ -546,3 +546,59 @@ def test_resume_without_saved_state_names_the_missing_file(capsys, tmp_path, sma
         (out / f).unlink(missing_ok=True)
     code, _, err = _cli(capsys, ["train", "--out", str(out), "--resume", "--seeds", "0", "-q"])
     assert code == 2 and f"resume: the run in {out} has no saved training state: {out}/state.bin does not exist" in err
+
+
+# ---- a trace that cannot fill the episodes asked: every front door says so with the real count ----
+
+
+def _short_trace(tmp_path):
+    """A CSV trace of 2 jobs and a scenario asking for episodes of 50 of them."""
+    trace = tmp_path / "two.csv"
+    trace.write_text("submit_time,num_gpus,duration\n0,1,60\n10,1,60\n")
+    sc = {"name": "short_trace", "workload": {"kind": "trace", "format": "csv", "path": str(trace), "episode_jobs": 50}}
+    why = (f"the trace {trace} has 2 jobs (after the trace options), fewer than the 50 jobs per episode asked "
+           "(episode_jobs): each of its episodes replays all 2")
+    return trace, sc, why
+
+
+def test_a_short_trace_is_named_with_its_real_count_by_every_python_front_door(tmp_path, capsys):
+    from gpuplace.gymnasium import GymnasiumEnv, GymnasiumVectorEnv
+
+    trace, sc, why = _short_trace(tmp_path)
+    assert _core.Env(sc).short_episodes == why and _core.Env("default").short_episodes == ""
+    with pytest.warns(UserWarning, match=re.escape(why)):
+        env = GymnasiumEnv(sc)
+    with pytest.warns(UserWarning, match=re.escape(why)):
+        GymnasiumVectorEnv(sc, num_envs=2)
+    with pytest.warns(UserWarning, match=re.escape(why)):
+        gpuplace.config.make_core_env(sc)
+    # the command line: --episode-jobs above the trace's jobs is an error naming both counts, as gpuplace-eval's
+    code, _, err = _cli(capsys, ["evaluate", "--trace", str(trace), "--format", "csv", "--episode-jobs", "50",
+                                 "--seeds", "1", "--policies", "pack", "-q"])
+    assert code == 2 and "--episode-jobs 50: the trace" in err and "has 2 jobs (after the trace options)" in err, err
+    # a scenario's own episode_jobs: a warning, and the run goes on
+    code, out, err = _cli(capsys, ["evaluate", "--scenario", json.dumps(sc), "--seeds", "1", "--policies", "pack", "-q"])
+    assert code == 0 and f"warning: {why}" in err and "pack" in out, err
+
+
+@pytest.mark.skipif(not getattr(_core, "has_ppo", False), reason="built without the C++ PPO")
+def test_a_short_trace_is_named_by_the_python_training_run(tmp_path):
+    _, sc, why = _short_trace(tmp_path)
+    cfg = {"scenario": sc, "restarts": 1, "validation_seeds": 1, "validate_every": 1,
+           "ppo": {"total_steps": 64, "num_envs": 2, "num_steps": 32, "teacher": "", "imitation_steps": 0,
+                   "value_warmup": 0, "network": {"hidden": [8], "value_hidden": [8]}}}
+    with pytest.warns(UserWarning, match=re.escape(f"scenario short_trace: {why}")):
+        _core.train_run(cfg, str(tmp_path / "run"), False, 1)
+
+
+# ---- rollout planners on huge clusters: refused by size before any episode --------------------------
+
+
+def test_a_rollout_planner_on_a_huge_cluster_is_refused_naming_its_size_and_the_limit(capsys):
+    sc = gpuplace.config.scenario_of(HUGE, None, "placement")
+    with pytest.raises(gpuplace.ConfigError, match=r'policy "rollout4:pack": a rollout planner on 100000 GPUs does not '
+                                                   r"finish in reasonable time .* the limit is 4096 GPUs"):
+        gpuplace.evaluate(sc, ["pack", "rollout4:pack"], 1)
+    code, _, err = _cli(capsys, ["evaluate", "--scenario", json.dumps(HUGE), "--action-mode", "placement",
+                                 "--policies", "hindsight:pack", "--seeds", "1", "-q"])
+    assert code == 2 and "hindsight:pack" in err and "on 100000 GPUs" in err and "the limit is 4096 GPUs" in err, err

@@ -144,3 +144,48 @@ def test_plot_training_script_is_the_module(tmp_path, small):
     r = subprocess.run([sys.executable, script, "--dir", str(run)], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     assert _is_png(run / "learning_curve.png")
+
+
+def test_the_timeline_numbers_and_colours_jobs_as_the_render_does_and_names_a_python_policy(tmp_path, monkeypatch):
+    import numpy as np
+
+    from gpuplace import plot
+    from gpuplace.render import job_colors
+
+    # the job ids the render shows (gpu_holders, "job N" in its key) are the ids the timeline numbers
+    env = gpuplace.config.make_core_env("default")
+    env.reset(3)
+    seen = []
+    for step in range(400):
+        if env.done:
+            break
+        if step % 50 == 49:
+            seen.append((env.info()["time"], env.gpu_holders().copy()))
+        env.step(int(np.flatnonzero(env.action_mask)[0]))
+    while not env.done:
+        env.step(int(np.flatnonzero(env.action_mask)[0]))
+    jobs = env.finished_jobs()
+    for t, holders in seen:
+        for g in np.flatnonzero(holders >= 0):
+            j = int(np.flatnonzero(jobs["id"] == holders[g])[0])
+            assert jobs["start"][j] <= t <= jobs["end"][j]
+            assert g in jobs["gpus"][jobs["gpu_offset"][j]:jobs["gpu_offset"][j] + jobs["num_gpus"][j]]
+
+    drawn = {}
+
+    def keep(fig, out):
+        ax = fig.axes[0]
+        drawn["title"] = ax.get_title()
+        drawn["numbers"] = [t.get_text().strip() for t in ax.texts]
+        drawn["colours"] = {tuple(np.round(c.get_facecolor()[0][:3], 6)) for c in ax.collections}
+        return out
+
+    monkeypatch.setattr(plot, "_save", keep)
+    (tmp_path / "my_policies.py").write_text(
+        "import numpy as np\n\ndef lowest_gpu(obs, mask):\n    return int(np.flatnonzero(mask)[0])\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert main(["plot", "timeline", "--callable", "my_policies:lowest_gpu", "--seed-list", "3",
+                 "--out", str(tmp_path / "t.png")]) == 0
+    assert drawn["title"] == "default: lowest_gpu, seed 3"  # the Python policy by its name
+    assert drawn["numbers"] and set(drawn["numbers"]) <= {str(i) for i in jobs["id"]}
+    assert drawn["colours"] <= {tuple(np.round(c / 255.0, 6)) for c in job_colors(jobs["id"])}

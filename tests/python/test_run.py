@@ -73,6 +73,30 @@ def test_resume_refuses_another_config_and_an_empty_folder(tmp_path, small):
         run(None, out=str(tmp_path / "nothing"), resume=True, show_progress=False)
 
 
+def test_resume_reads_run_json_as_an_input_file(tmp_path):
+    """run.json is read like every input file: a FIFO or a folder in its place is refused by name
+    (not waited on or read as empty), and a file that is no run file says so."""
+    import os
+
+    def run(config, out, resume, show_progress):  # the binding itself, without gpuplace.ppo.run's own checks
+        return _core.train_run(config, out, resume, 1)
+
+    fifo = tmp_path / "fifo"
+    fifo.mkdir()
+    os.mkfifo(fifo / "run.json")
+    with pytest.raises(gpuplace.CheckpointError, match=r"run\.json is a named pipe \(FIFO\), not a regular file"):
+        run(None, out=str(fifo), resume=True, show_progress=False)
+    folder = tmp_path / "folder"
+    (folder / "run.json").mkdir(parents=True)
+    with pytest.raises(gpuplace.CheckpointError, match=r"run\.json is a directory, not a file"):
+        run(None, out=str(folder), resume=True, show_progress=False)
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "run.json").write_text('{"format": "something else"}')
+    with pytest.raises(gpuplace.CheckpointError, match=r"run\.json is not a gpuplace run file"):
+        run(None, out=str(other), resume=True, show_progress=False)
+
+
 def test_cli_train_and_resume(tmp_path, capsys, small):
     cfg = _config(small)
     cfg["restarts"] = 1

@@ -145,6 +145,21 @@ def test_cli_train_sb3_per_gpu_with_a_queue_teacher(tmp_path, capsys):
     rc = main(["evaluate", "--scenario", json.dumps(SMALL), "--seeds", "2", "--policies", "pack",
                "--model", str(out / "maskable_ppo.zip"), "-q"])
     assert rc == 0 and "maskable_ppo+sjf" in capsys.readouterr().out
+    # ... and with --queue under each queue policy given, as every heuristic (gpuplace-eval --queue),
+    # saying where that is not the one it was trained under
+    model = str(out / "maskable_ppo.zip")
+    rc = main(["evaluate", "--scenario", json.dumps(SMALL), "--seeds", "2", "--policies", "pack",
+               "--queue", "fifo,sjf", "--model", model])
+    cap = capsys.readouterr()
+    rows = [line.split()[0] for line in cap.out.splitlines() if line.startswith(("pack", "maskable"))]
+    assert rc == 0 and rows == ["pack+fifo", "pack+sjf", "maskable_ppo+fifo", "maskable_ppo+sjf"], cap.out
+    assert (f"note: model {model} was trained under queue policy sjf; its row maskable_ppo+fifo runs it under fifo"
+            in cap.err) and "maskable_ppo+sjf runs" not in cap.err
+    # a queue the model cannot act under (a round policy decides who runs) is refused by name, before any episode
+    rc = main(["evaluate", "--scenario", json.dumps(SMALL), "--seeds", "2", "--policies", "pack",
+               "--queue", "fifo_perf", "--model", model, "-q"])
+    err = capsys.readouterr().err
+    assert rc == 2 and f"--model {model} under --queue fifo_perf" in err, err
 
 
 def test_cli_train_sb3_without_validation_says_the_last_weights_are_kept(tmp_path, capsys):

@@ -62,7 +62,8 @@ struct run_options {
                 });
             },
             p.queue,
-            {}};
+            {},
+            p.check};  // a planner too large for the track's cluster is refused before any episode
 }
 
 /// A policy that replays `actions[i]` on `seeds[i]`; an action the mask refuses, or running out of

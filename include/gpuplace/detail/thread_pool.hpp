@@ -161,6 +161,16 @@ public:
         }
     }
 
+    /// Runs f(item) on every item pushed this round, on the calling thread alone: for a round that
+    /// one thread ran entirely (no other worker will call drain()).
+    template <class F>
+    void drain_alone(F&& f) {
+        for (auto c = claim_.load(std::memory_order_relaxed); c < push_.load(std::memory_order_relaxed); c = claim_.load(std::memory_order_relaxed)) {
+            claim_.store(c + 1, std::memory_order_relaxed);
+            f(static_cast<std::uint32_t>(slots_[c].load(std::memory_order_relaxed)));
+        }
+    }
+
     /// Marks this worker's pushes over without draining (a worker that failed before drain()).
     void done() noexcept { done_.fetch_add(1, std::memory_order_acq_rel); }
 

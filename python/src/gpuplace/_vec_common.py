@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _core
-from .config import core_classes, scenario_of
+from .config import core_classes, scenario_of, warn_short_episodes
 from .render import check_render_mode, occupancy_image, status_title
 
 
@@ -62,6 +62,7 @@ class CoreVectorMixin:
         sc = scenario_of(scenario, overrides, action_mode, durations)
         self.scenario = sc.to_dict()
         self.core = core_classes(sc)[1](sc, num_envs, num_threads, autoreset)
+        warn_short_episodes(self.core, stacklevel=4)
         self.render_mode = render_mode
         self.copy = bool(copy)
         self._obs = self.core.observations

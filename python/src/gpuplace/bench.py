@@ -1,5 +1,5 @@
-"""The benchmark (docs/bench.md): ``python -m gpuplace bench tracks|run|validate|leaderboard``, and
-the same from Python. Every run and check goes through the C++ code gpuplace-bench runs
+"""The benchmark (docs/bench.md): ``python -m gpuplace bench
+tracks|run|validate|leaderboard|yardstick|submit``, and the same from Python. Every run and check goes through the C++ code gpuplace-bench runs
 (include/gpuplace/bench/), so a result file is the same text bit for bit from either.
 
 A policy is a name (a heuristic variant such as ``pack+sjf``; with the C++ PPO built, a shipped
@@ -17,6 +17,8 @@ import argparse
 import importlib
 import json
 import os
+import subprocess
+import sys
 import time
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
@@ -227,6 +229,64 @@ def leaderboard(results: Sequence[str | os.PathLike], threads: int = 0, check: b
     return "\n".join(lines)
 
 
+def yardstick(track: str, version: str = VERSION, threads: int = 0, show_progress: bool = False) -> list[tuple[str, float]]:
+    """Every heuristic variant of a track with its mean JCT in hours over the track's episodes (its
+    window's jobs when it has one), lowest first, as ``gpuplace-bench yardstick`` ranks them: the
+    first is what the track's ``best_heuristic`` records."""
+    from .progress import progress_bar
+
+    with progress_bar(total=None, desc=f"{track} yardstick: episodes", disable=not show_progress) as bar:
+        def progress(done: int, total: int) -> None:
+            bar.total = total
+            bar.n = done
+            bar.refresh()
+
+        rows = _core.bench_yardstick(track, version, threads, progress if show_progress else None)
+    return [(name, jct / 3600.0) for name, jct in rows]
+
+
+def submit(result: str | os.PathLike, repo: str | os.PathLike = ".", command: str | None = None, overwrite: bool = False,
+           threads: int = 0, regenerate: bool = True) -> str:
+    """``gpuplace-bench submit`` from Python: validates a result file, copies it into
+    ``<repo>/bench/results`` (a Python policy's ``command``, the commands that reproduce it, training
+    included, into ``bench/commands.json``) and regenerates the leaderboard with
+    ``<repo>/scripts/leaderboard.py``. Returns the path it was submitted as. A ValueError naming the
+    file when it is invalid, exists already (``overwrite`` replaces it) or lacks its command."""
+    results = os.path.join(os.fspath(repo), "bench", "results")
+    if not os.path.isdir(results):
+        raise ValueError(f"submit: {results} is not a folder (--repo names the gpuplace repository)")
+    text, source = _result_text(result)
+    ok, _how, msg = _core.bench_validate(text, source, threads, False)
+    if not ok:
+        raise ValueError(f"submit: {source} is not valid, nothing submitted: {msg}")
+    d = json.loads(text)
+    kind = d["policy"]["kind"]
+    dest = os.path.join(results, _core.bench_result_file_name(d["track"]["name"], d["policy"]["name"]))
+    if os.path.exists(dest) and not overwrite:
+        raise ValueError(f"submit: {dest} exists (--overwrite replaces it)")
+    if kind not in ("heuristic", "planner", "model") and not command:  # bench run reproduces the others by name
+        raise ValueError(f"submit: a {kind} policy's result needs the commands that reproduce it (training included): "
+                         'give --command "..."')
+    if command:
+        path = os.path.join(os.fspath(repo), "bench", "commands.json")
+        commands = {}
+        if os.path.exists(path):
+            with open(check_input_file(path, "commands file"), encoding="utf-8") as f:
+                commands = json.load(f)
+        commands[os.path.basename(dest)] = command
+        atomic_write(path, json.dumps(commands, indent=1) + "\n")
+    atomic_write(dest, text)
+    print(f"{source}: valid ({msg}); submitted as {dest}", flush=True)
+    script = os.path.join(os.fspath(repo), "scripts", "leaderboard.py")
+    if regenerate:
+        if not os.path.isfile(script):
+            print(f"warning: no {script}: regenerate the leaderboard with python3 scripts/leaderboard.py", file=sys.stderr)
+        elif subprocess.run([sys.executable, script]).returncode != 0:
+            raise ValueError(f"submit: the result is in {dest}, but {script} failed: run it again to regenerate the "
+                             "leaderboard")
+    return dest
+
+
 def _load_callable(spec: str) -> Policy:
     """``module:function`` -> the function (a policy (obs, mask) -> action)."""
     mod, sep, attr = spec.partition(":")
@@ -274,9 +334,11 @@ def cmd_run(args) -> int:
     from .progress import progress_bar
 
     _load_plugins(args)
+    if args.scenario is not None:  # a track of one's own, as gpuplace-bench run --scenario
+        return _run_scenario(args)
     names = [t["name"] for t in tracks(args.version)] if args.suite else _items(args.track, "--track")
     if not names:
-        raise ValueError("run: give --track T or --suite")
+        raise ValueError("run: give --track T, --suite or --scenario FILE")
     policies: list[tuple[str, str | Policy, str | None]] = [(p, p, None) for p in _items(args.policy, "--policy")]
     if args.callable:
         policies.append((args.name or args.callable, _load_callable(args.callable), None))
@@ -321,6 +383,41 @@ def cmd_run(args) -> int:
     return 1 if skipped else 0
 
 
+def run_scenario(scenario, policy: str, *, episodes: int = 10, best: str = "pack", threads: int = 0,
+                 commit: str | None = None, keep_actions: bool = True) -> BenchResult:
+    """``gpuplace-bench run --scenario``: a policy by name on a track of one's own (a scenario: preset
+    name, file, JSON text, dict or Scenario; ``episodes`` held-out seeds from 1000000; paired
+    differences against heuristic variant ``best``). Its result holds the whole scenario and
+    validates against it."""
+    from .config import scenario_of
+
+    r = _core.bench_run_scenario(scenario_of(scenario), policy, episodes, best, threads, _commit(commit), keep_actions)
+    return BenchResult(r["json"], r["row"])
+
+
+def _run_scenario(args) -> int:
+    if args.callable or args.sb3 or args.rllib or args.suite or args.track:
+        raise ValueError("run --scenario: policies by name (--policy) on the scenario only, as gpuplace-bench's")
+    names = _items(args.policy, "--policy")
+    if not names:
+        raise ValueError("run --scenario: give --policy NAME")
+    if args.out and len(names) != 1:
+        raise ValueError(f"--out writes one result ({len(names)} policies asked for): give --out-dir")
+    if args.out_dir:
+        os.makedirs(args.out_dir, exist_ok=True)
+    print(_core.bench_row_header())
+    for n in names:
+        r = run_scenario(args.scenario, n, episodes=args.episodes, best=args.best, threads=args.threads,
+                         commit=args.commit, keep_actions=not args.hash_only)
+        print(r.row)
+        d = r.data
+        path = args.out or (os.path.join(args.out_dir, _core.bench_result_file_name(d["track"]["name"], n))
+                            if args.out_dir else None)
+        if path:
+            r.save(path)
+    return 0
+
+
 def cmd_validate(args) -> int:
     _load_plugins(args)
     bad = 0
@@ -338,6 +435,25 @@ def cmd_leaderboard(args) -> int:
         print(f"wrote {args.out}")
     else:
         print(text, end="")
+    return 0
+
+
+def cmd_yardstick(args) -> int:
+    t = next((t for t in tracks(args.version) if t["name"] == args.track), None)
+    rows = yardstick(args.track, args.version, args.threads, show_progress=not args.quiet)
+    best = t["best_heuristic"] if t else ""
+    for name, jct in rows:
+        print(f"{name:<36} {jct:10.4f} h{'  <- the track' + chr(39) + 's best heuristic' if name == best else ''}")
+    print(f"best: {rows[0][0]} ({args.track} {args.version} records {best})")
+    if args.check and rows[0][0] != best:
+        print(f"track {args.track} {args.version}: the best heuristic is {rows[0][0]}, the track records {best}",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+def cmd_submit(args) -> int:
+    submit(args.file, args.repo, args.command, args.overwrite, args.threads)
     return 0
 
 
@@ -361,6 +477,10 @@ def parser() -> argparse.ArgumentParser:
     g = r.add_mutually_exclusive_group()
     g.add_argument("--track", nargs="+", action=comma_list, help="track(s), comma-separated")
     g.add_argument("--suite", action="store_true", help="every track of the version")
+    r.add_argument("--scenario", help="a track of one's own: a scenario file or preset (not versioned; its results hold "
+                                      "the whole scenario and validate against it)")
+    r.add_argument("--episodes", type=count(1, 100000), default=10, help="--scenario: held-out seeds 1000000..")
+    r.add_argument("--best", default="pack", help="--scenario: the heuristic variant of the paired differences")
     r.add_argument("--policy", nargs="+", action=comma_list,
                    help="heuristic variants (pack+sjf), rollout planners (rollout16:pack_wait+sjf; placement-mode tracks), "
                         "shipped models (default) or C++ checkpoints, comma-separated")
@@ -396,6 +516,24 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--threads", type=_THREADS, default=0)
     b.add_argument("--no-validate", action="store_true", help="rank without validating first")
     b.set_defaults(fn=cmd_leaderboard)
+    y = sub.add_parser("yardstick", help="run every heuristic variant on a track and print them by mean JCT",
+                       epilog=_example("python -m gpuplace bench yardstick --track proximity_drl --check"))
+    y.add_argument("--track", required=True, help="the track")
+    y.add_argument("--check", action="store_true", help="exit 1 when the best is not the heuristic the track records")
+    y.add_argument("--version", default=VERSION)
+    y.add_argument("--threads", type=_THREADS, default=0, help="worker threads (0 = all cores)")
+    y.add_argument("--quiet", action="store_true", help="no progress bar")
+    y.set_defaults(fn=cmd_yardstick)
+    u = sub.add_parser("submit", help="validate a result, add it to bench/results and regenerate the leaderboard",
+                       epilog=_example("python -m gpuplace bench submit result.json"))
+    u.add_argument("file", help="the result JSON file")
+    u.add_argument("--repo", default=".", help="the gpuplace repository (its bench/results, bench/commands.json and "
+                                               "scripts/leaderboard.py)")
+    u.add_argument("--command", help="a Python policy's commands that reproduce the result, training included (into "
+                                     "bench/commands.json)")
+    u.add_argument("--overwrite", action="store_true", help="replace a result of the same track and policy")
+    u.add_argument("--threads", type=_THREADS, default=0, help="worker threads (0 = all cores)")
+    u.set_defaults(fn=cmd_submit)
     return p
 
 

@@ -18,7 +18,7 @@ from ._args import policy_names as _policies
 from ._deprecated import add_renamed_option
 from ._files import atomic_write
 from .command import run as run_command
-from .config import DURATIONS, PRESETS, QUEUES, load_scenario, read_json_object, scenario_of
+from .config import DURATIONS, PRESETS, QUEUES, core_classes, load_scenario, read_json_object, scenario_of
 from .progress import progress_bar
 
 
@@ -138,11 +138,25 @@ def _load_plugins(args) -> None:
     args.plugin_policies = [n for n in registered_policies() if n not in before]
 
 
+def _check_short_episodes(args, sc: dict, scenario) -> None:
+    """A trace that cannot fill the episodes asked, as gpuplace-eval says it: --episode-jobs above
+    the trace's jobs is a ConfigError naming both counts; a scenario's own episode_jobs a warning."""
+    if sc.get("workload", {}).get("kind") not in ("trace", "mixture"):
+        return
+    why = str(core_classes(scenario)[0](scenario).short_episodes)
+    if not why:
+        return
+    if getattr(args, "episode_jobs", None):
+        raise _core.ConfigError(f"--episode-jobs {args.episode_jobs}: {why}; give at most the trace's number of jobs")
+    print(f"warning: {why}", file=sys.stderr)
+
+
 def cmd_evaluate(args) -> int:
     _load_plugins(args)
     _scenario_arg(args)
     scenario = scenario_of(args.scenario, _round_overrides(args))  # read once: every policy's run takes it as it is
     sc = scenario.to_dict()
+    _check_short_episodes(args, sc, scenario)
     seeds = _seed_list(args)
     names = _policies(args.policies, args.plugin_policies)
     if args.queue is not None:  # every policy under each queue policy, as gpuplace-eval --queue
@@ -153,10 +167,26 @@ def cmd_evaluate(args) -> int:
         names = _policies(",".join(f"{n}+{q}" for n in names for q in queues))
     _check_outputs(args)
     model = _load_model(args.model) if args.model else None  # before any heuristic runs
+    model_runs: list[tuple[dict, str]] = []
     if model is not None:
-        from .sb3 import scenario_for_model
+        from .sb3 import model_queue, scenario_for_model
 
-        scenario_for_model(model, sc)  # a model that cannot act here: LayoutError before any episode
+        # as gpuplace-eval --queue runs every policy under each queue policy, the model runs under
+        # each too; without --queue under its own (the one it was trained under). A model that
+        # cannot act here: LayoutError before any episode.
+        if args.queue is None:
+            model_runs.append(scenario_for_model(model, sc))
+        else:
+            own = model_queue(model)
+            for q in queues:
+                try:
+                    model_runs.append(scenario_for_model(model, sc, queue=q))
+                except _core.ConfigError as e:  # e.g. a round policy: its rounds decide, not a model
+                    raise _core.ConfigError(f"--model {args.model} under --queue {q}: {e} (a model acts under the "
+                                            f"queue policies {', '.join(QUEUES)})") from e
+                if own and q != own and not args.quiet:
+                    print(f"note: model {args.model} was trained under queue policy {own}; its row maskable_ppo+{q} "
+                          f"runs it under {q} (--queue), as every heuristic's", file=sys.stderr)
     rep = _core.EvalReport(sc["name"], seeds)
     # one policy at a time so that the bar moves; results are identical to a single call
     with progress_bar(total=len(names), desc="policies", disable=args.quiet) as bar:
@@ -164,22 +194,13 @@ def cmd_evaluate(args) -> int:
             r = _core.evaluate(scenario, [n], seeds, args.threads)
             rep.add(n, r.per_seed(n), r.returns(n))
             bar.update(1)
-    if model is not None:
-        _evaluate_model(model, sc, seeds, rep, show_progress=not args.quiet)
+    if model_runs:
+        from .evaluation import evaluate_agent, maskable_policy
+
+        for msc, name in model_runs:
+            evaluate_agent(maskable_policy(model), msc, seeds, name=name, report=rep, show_progress=not args.quiet)
     _write_report(rep, args)
     return 0
-
-
-def _evaluate_model(model, sc: dict, seeds: list[int], rep, show_progress: bool, name: str = "maskable_ppo") -> str:
-    """Adds a MaskablePPO model to the report. A model trained under another queue policy than
-    the scenario's (train-sb3 --teacher X+Q records it) acts under that one, and its row says so
-    (``maskable_ppo+Q``)."""
-    from .evaluation import evaluate_agent, maskable_policy
-    from .sb3 import scenario_for_model
-
-    sc, name = scenario_for_model(model, sc, name)
-    evaluate_agent(maskable_policy(model), sc, seeds, name=name, report=rep, show_progress=show_progress)
-    return name
 
 
 def cmd_train_sb3(args) -> int:
@@ -352,21 +373,32 @@ def _heuristic_jobs(sc, policy: str, seeds: list[int]) -> dict:
 
 
 def _model_jobs(sc, model, seeds: list[int]) -> list[dict]:
-    from .config import make_core_env
     from .evaluation import maskable_policy
-
     from .sb3 import scenario_for_model
 
-    sc = scenario_for_model(model, sc)[0]
     act = maskable_policy(model)
+    return _policy_jobs(scenario_for_model(model, sc)[0], lambda obs, mask: int(act(obs[None], mask[None])[0]), seeds)
+
+
+def _policy_jobs(sc, act, seeds: list[int]) -> list[dict]:
+    """The finished jobs of each seed's episode of a Python policy ``act(obs, mask) -> action``."""
+    from .config import make_core_env
+
     out = []
     for s in seeds:
         e = make_core_env(sc)
         e.reset(s)
         while not e.done:
-            e.step(int(act(e.observation[None], e.action_mask.view(np.bool_)[None])[0]))
+            e.step(int(act(e.observation, e.action_mask.view(np.bool_))))
         out.append(e.finished_jobs())
     return out
+
+
+def _callable_policy(spec: str):
+    """--callable module:function: the function and its name (the part after the colon)."""
+    from .bench import _load_callable
+
+    return _load_callable(spec), spec.partition(":")[2]
 
 
 PLOT_KINDS = ("jct-cdf", "learning-curve", "timeline")
@@ -389,6 +421,8 @@ def cmd_plot(args) -> int:
         from .sb3 import scenario_for_model
 
         scenario_for_model(model, args.scenario)  # a model that cannot act here: LayoutError before any episode
+    fn, fn_name = _callable_policy(args.callable) if args.callable and kind != "learning-curve" else (None, None)
+    fn_name = args.name or fn_name
     if kind == "jct-cdf":
         sc = load_scenario(args.scenario)
         seeds = _seed_list(args)
@@ -399,6 +433,8 @@ def cmd_plot(args) -> int:
         if model is not None:
             runs = _model_jobs(sc, model, seeds)
             jcts["maskable_ppo"] = np.concatenate([r["end"] - r["submit"] for r in runs])
+        if fn is not None:  # a Python policy, under its own name
+            jcts[fn_name] = np.concatenate([r["end"] - r["submit"] for r in _policy_jobs(sc, fn, seeds)])
         out = plot.jct_cdf(jcts, args.out or "jct_cdf.png", title=f"JCT CDF, {sc['name']}, {len(seeds)} seeds")
     elif kind == "learning-curve":
         if not rest:
@@ -413,7 +449,10 @@ def cmd_plot(args) -> int:
         seed = _seed_list(args)[0]
         if model is not None:
             jobs = _model_jobs(sc, model, [seed])[0]
-            who = "maskable_ppo"
+            who = args.name or "maskable_ppo"
+        elif fn is not None:  # a Python policy, labelled by its name
+            jobs = _policy_jobs(sc, fn, [seed])[0]
+            who = fn_name
         else:
             who = _policies(args.policies)[0]
             jobs = _heuristic_jobs(sc, who, [seed])[0]
@@ -588,6 +627,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--policies", metavar="P,P", help="heuristics, comma-separated (jct-cdf: all by default; timeline: "
                                                      "the first)")
     p.add_argument("--model", help="a MaskablePPO .zip to include")
+    p.add_argument("--callable", metavar="MODULE:FUNCTION",
+                   help="a Python policy (obs, mask) -> action to include (timeline: instead of a heuristic), named "
+                        "by its function")
+    p.add_argument("--name", help="the name of --callable's (or --model's) policy in the plot")
     p.add_argument("--seeds", type=_SEEDS, default=5)
     p.add_argument("--seed-list", type=seed_list)
     p.add_argument("--y", default="episode_return", help="learning-curve: column to plot")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from typing import Any, Mapping, Union
 
 from . import _core
@@ -143,10 +144,21 @@ def core_classes(scenario: Scenario | Mapping[str, Any]) -> tuple[type, type]:
     return _core.Env, _core.VectorEnv
 
 
+def warn_short_episodes(core, stacklevel: int = 3) -> str:
+    """A UserWarning when a core env's episodes are shorter than its scenario asks (a trace with
+    fewer jobs than ``episode_jobs``), naming the real count; returns the text ("" when none)."""
+    why = str(getattr(core, "short_episodes", "") or "")
+    if why:
+        warnings.warn(why, UserWarning, stacklevel=stacklevel)
+    return why
+
+
 def make_core_env(scenario: ScenarioLike = "default"):
     """The C++ environment for a scenario (Env)."""
     sc = scenario_of(scenario)
-    return core_classes(sc)[0](sc)
+    core = core_classes(sc)[0](sc)
+    warn_short_episodes(core)
+    return core
 
 
 def make_core_vector_env(scenario: ScenarioLike = "default", num_envs: int = 8, num_threads: int = 1,
@@ -155,4 +167,6 @@ def make_core_vector_env(scenario: ScenarioLike = "default", num_envs: int = 8, 
     "same_step" (an ended episode's env restarts in the step that ends it) or "next_step" (in the
     next step, which ignores that env's action)."""
     sc = scenario_of(scenario)
-    return core_classes(sc)[1](sc, num_envs, num_threads, autoreset)
+    core = core_classes(sc)[1](sc, num_envs, num_threads, autoreset)
+    warn_short_episodes(core)
+    return core

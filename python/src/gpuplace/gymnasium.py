@@ -20,7 +20,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from ._vec_common import CoreVectorMixin, check_seed
-from .config import ScenarioLike, core_classes, scenario_of
+from .config import ScenarioLike, core_classes, scenario_of, warn_short_episodes
 from .render import check_render_mode, occupancy_image, status_title
 from .spaces import MaskedDiscrete, MaskedMultiDiscrete, observation_box
 
@@ -79,6 +79,7 @@ class GymnasiumEnv(gym.Env):
         sc = scenario_of(scenario, overrides, action_mode, durations)
         self.scenario = sc.to_dict()
         self.core = core_classes(sc)[0](sc)
+        warn_short_episodes(self.core)  # a trace that cannot fill the episodes asked: the real count
         self.render_mode = render_mode
         self.copy_obs = bool(copy_obs)
         self._obs = self.core.observation  # views on the C++ buffers, updated in place

@@ -119,17 +119,21 @@ def learning_curves(
 
 def occupancy_timeline(jobs: Mapping[str, np.ndarray], num_gpus: int, out: str, title: str = "cluster occupancy",
                        gpus_per_node: int | None = None) -> str:
-    """One row per GPU, a bar per job from its start to its end, coloured by job (the same colours
-    as the rgb_array render)."""
+    """One row per GPU, a bar per job from its start to its end, coloured by job and numbered by its
+    id where the bar has room (the colours and numbers of the rgb_array render's key: "job N")."""
     plt = _plt()
     fig, ax = plt.subplots(figsize=(9, max(3.0, num_gpus * 0.06 + 1.5)))
     ids = np.asarray(jobs["id"])
     colors = job_colors(ids) / 255.0
     gpus, off, k = np.asarray(jobs["gpus"]), np.asarray(jobs["gpu_offset"]), np.asarray(jobs["num_gpus"])
     start, end = np.asarray(jobs["start"]) / 3600.0, np.asarray(jobs["end"]) / 3600.0
+    span = max(float(end.max() - start.min()), 1e-9) if ids.size else 1.0
     for j in range(ids.size):
         for g in gpus[off[j] : off[j] + k[j]]:
             ax.broken_barh([(start[j], end[j] - start[j])], (g - 0.4, 0.8), facecolors=[colors[j]], linewidth=0)
+        # its number on its first GPU's bar, where the bar is long enough for it (about 2% of the axis)
+        if k[j] and (end[j] - start[j]) > 0.02 * span * max(1, len(str(ids[j]))) / 2 and num_gpus <= 256:
+            ax.text(start[j], gpus[off[j]], f" {ids[j]}", va="center", ha="left", fontsize=5, color="black")
     if gpus_per_node:
         for b in range(gpus_per_node, num_gpus, gpus_per_node):
             ax.axhline(b - 0.5, color="0.8", linewidth=0.5)

@@ -158,9 +158,12 @@ def model_queue(model) -> str | None:
     return queue_name(q["queue_policy"], q["backfill"]) if q else None
 
 
-def scenario_for_model(model, scenario: ScenarioLike, name: str = "maskable_ppo") -> tuple[dict, str]:
+def scenario_for_model(model, scenario: ScenarioLike, name: str = "maskable_ppo",
+                       queue: str | None = None) -> tuple[dict, str]:
     """The scenario a model acts in and the name of its row: the scenario under the model's queue
-    policy (:func:`model_queue`), named ``name+<queue>`` when that is not the scenario's own. A
+    policy (:func:`model_queue`), named ``name+<queue>`` when that is not the scenario's own. With
+    ``queue`` (a queue policy name, as ``evaluate --queue`` gives it), the scenario under that
+    queue policy instead, named ``name+<queue>`` always, whatever the model was trained under. A
     :class:`gpuplace.torch_net.LayoutError` naming what differs when the model cannot act on the
     scenario's observations (another queue window or features; an MlpPolicy on another number of
     GPUs; another information setting), before any episode runs."""
@@ -172,7 +175,12 @@ def scenario_for_model(model, scenario: ScenarioLike, name: str = "maskable_ppo"
     if info not in DURATIONS:
         raise LayoutError(f'the model observes under information setting "{info}"; this gpuplace provides '
                           f'{", ".join(DURATIONS)}')
-    queue = model_queue(model)
+    if queue is not None:
+        sc = with_queue(sc, queue)
+        name = f"{name}+{queue}"
+        queue = None
+    else:
+        queue = model_queue(model)
     if queue and queue_policy_of(sc) != queue:
         q = lay.get("queue")
         sc = with_queue(sc, queue) if queue in QUEUES or not q else load_scenario(sc, {"env": dict(q)})
@@ -366,6 +374,24 @@ def save_cpp_checkpoint(model_or_policy, path, scenario: ScenarioLike | None = N
 
 
 # ---- training ----------------------------------------------------------------------------------
+
+
+#: The newcomer recipe (docs/python.md, "MaskablePPO in ten minutes"): :func:`train_per_gpu`'s
+#: arguments for the default scenario on 2 cores, about 5 minutes: MaskablePPO with
+#: :class:`PerGpuPolicy`, 100k env steps cloning pack, 10 value-only iterations, PPO to 250k env
+#: steps (the C++ trainer's settings, :func:`per_gpu_ppo_kwargs`), the best of the greedy policies
+#: on 8 validation seeds kept. scripts/sb3_recipe.py measures it.
+NEWCOMER_RECIPE: dict = {
+    "teacher": "pack",
+    "imitation_steps": 100_000,
+    "value_warmup": 10,
+    "total_timesteps": 250_000,
+    "num_envs": 16,
+    "n_steps": 128,
+    "hidden": (64, 64),
+    "validation_seeds": 8,
+    "validate_every": 5,
+}
 
 
 def per_gpu_ppo_kwargs(learning_rate: float = 3e-4, gamma: float = 1.0, n_steps: int = 128, num_envs: int = 16) -> dict:
