@@ -69,7 +69,8 @@ struct rollout_options {
                           " GPUs does not finish in reasonable time (every decision plays each candidate to the end of the "
                           "episode on " + std::to_string(hindsight ? 1 : futures) +
                           (hindsight || futures == 1 ? " future" : " futures") + ", about jobs^2 x GPUs work an episode); the limit is " +
-                          std::to_string(max_gpus) + " GPUs (rollout_options::max_gpus; a horizon bounds each rollout instead)");
+                          std::to_string(max_gpus) + " GPUs (rollout_options::max_gpus; a horizon bounds each rollout instead: "
+                          "rollout<F>h<H>:<policy>, e.g. rollout4h32:pack)");
     }
 };
 
