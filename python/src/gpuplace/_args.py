@@ -64,6 +64,18 @@ def seed_list(text: str) -> list[int]:
     return out
 
 
+def window(text: str) -> list[float]:
+    """--window START,END: two finite seconds >= 0, START below END."""
+    items = [s.strip() for s in text.split(",")]
+    if len(items) != 2:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected START,END in seconds (two numbers), got {len(items)} item(s)")
+    one = number(0.0, 1.7976931348623157e308, "a number of seconds")
+    start, end = one(items[0]), one(items[1])
+    if not start < end:
+        raise argparse.ArgumentTypeError(f"{text}: START must be below END")
+    return [start, end]
+
+
 class comma_list(argparse.Action):
     """A list option (``nargs="+"``): comma-separated, the C++ programs' spelling (``--policies
     pack,first_fit``); space-separated items and repeats are joined on too, as CLI11 does. Stored as

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from . import _core
-from ._args import check_output_file, check_output_folder, comma_list, count, number, seed_list
+from ._args import check_output_file, check_output_folder, comma_list, count, number, seed_list, window
 from ._args import policy_names as _policies
 from ._deprecated import add_renamed_option
 from ._files import atomic_write
@@ -46,9 +46,36 @@ def _add_scenario(p: argparse.ArgumentParser, run_options: bool = False) -> None
                        help="trace: multiply submit times and durations")
         p.add_argument("--target-load", type=number(0.0, 1e6, "an offered load"),
                        help="trace: compress arrivals to this offered load (0 = as recorded)")
+        p.add_argument("--window", type=window, metavar="START,END",
+                       help="trace: only jobs submitted in [START, END) seconds")
+        p.add_argument("--max-gpus", type=count(0, 1 << 24), help="trace: cap each job's GPUs (0 = the cluster size)")
+        p.add_argument("--drop-oversized", action="store_const", const=True,
+                       help="trace: drop jobs larger than the cluster")
+        p.add_argument("--unmeasured", choices=("extrapolate", "drop", "refuse"),
+                       help="trace: a job whose model has no measured throughput at its GPU count: extrapolate "
+                            "(default: per-GPU throughput interpolated between measured counts, linear past the "
+                            "largest), drop, or refuse (an error naming the row)")
+        p.add_argument("--skip-bad-rows", action="store_const", const=True,
+                       help="trace: skip malformed rows instead of failing")
+        p.add_argument("--topology", help="the cluster instead of the scenario's: a topology preset (info --list), a "
+                                          "JSON file or JSON text of a topology (e.g. {\"levels\": [...]})")
 
 
-_TRACE_OPTIONS = ("max_jobs", "episode_jobs", "time_scale", "target_load")
+_TRACE_OPTIONS = ("max_jobs", "episode_jobs", "time_scale", "target_load", "window", "max_gpus", "drop_oversized",
+                  "unmeasured", "skip_bad_rows")
+
+
+def _topology_of(text: str) -> dict:
+    """--topology: JSON text of a topology, a JSON file, or a topology preset's name (as gpuplace-eval)."""
+    if text.lstrip().startswith("{"):
+        try:
+            t = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise _core.ConfigError(f"--topology {text!r}: not valid JSON: {e}") from None
+        return t
+    if os.path.exists(text):
+        return read_json_object(text, "--topology")
+    return {"preset": text}
 
 
 def _scenario_arg(args) -> None:
@@ -68,6 +95,15 @@ def _scenario_arg(args) -> None:
         from ._files import check_input_file
 
         check_input_file(trace, "--trace")
+    topology = getattr(args, "topology", None)
+    if topology is not None:
+        over["topology"] = _topology_of(topology)
+        try:  # its checks now, the error naming the option
+            scenario_of(args.scenario, {"topology": over["topology"]})
+        except _core.ConfigError as e:
+            if "/topology" not in str(e):
+                raise
+            raise _core.ConfigError(f"--topology {topology}: {e}") from None
     mode = getattr(args, "action_mode", None)
     if over or mode or trace is not None or getattr(args, "durations", None):
         sc = scenario_of(args.scenario, over or None, mode, getattr(args, "durations", None))
@@ -87,16 +123,33 @@ def _seed_list(args) -> list[int]:
 
 
 def _check_outputs(args) -> None:
-    """--csv and --json: writable files in existing folders, checked before any work."""
-    for option in ("csv", "json"):
-        check_output_file(getattr(args, option, None), f"--{option}")
+    """--csv, --summary-csv and --json: writable files in existing folders, checked before any work."""
+    for option in ("csv", "summary_csv", "json"):
+        check_output_file(getattr(args, option, None), f"--{option.replace('_', '-')}")
 
 
-def _save_report(rep, csv_path: str | None = None, json_path: str | None = None) -> None:
-    """Writes an EvalReport as CSV and / or JSON, each file atomically."""
+def summary_csv(rep) -> str:
+    """An EvalReport's summary CSV, as gpuplace-eval --summary-csv writes it (EvalReport::summary_csv):
+    per policy the number of seeds, then mean and standard error of each metric."""
+    names = list(_core.eval_metric_names())
+    out = "policy,seeds" + "".join(f",{n}_mean,{n}_sem" for n in names) + "\n"
+    for p in rep.policies:
+        out += f"{p},{len(rep.per_seed(p))}"
+        for n in names:
+            mean, sem = rep.summary(p, n)
+            out += f",{mean:.10g},{sem:.10g}"
+        out += "\n"
+    return out
+
+
+def _save_report(rep, csv_path: str | None = None, json_path: str | None = None, summary_path: str | None = None) -> None:
+    """Writes an EvalReport as CSV, summary CSV and / or JSON, each file atomically."""
     if csv_path:
         atomic_write(csv_path, rep.csv())
         print(f"wrote {csv_path}")
+    if summary_path:
+        atomic_write(summary_path, summary_csv(rep))
+        print(f"wrote {summary_path}")
     if json_path:
         atomic_write(json_path, json.dumps(rep.to_json(), indent=1) + "\n")
         print(f"wrote {json_path}")
@@ -105,7 +158,7 @@ def _save_report(rep, csv_path: str | None = None, json_path: str | None = None)
 def _write_report(rep, args) -> None:
     print(f"scenario {rep.scenario}")
     print(rep.table(), end="")
-    _save_report(rep, getattr(args, "csv", None), getattr(args, "json", None))
+    _save_report(rep, getattr(args, "csv", None), getattr(args, "json", None), getattr(args, "summary_csv", None))
 
 
 def _load_model(path: str):
@@ -323,9 +376,22 @@ def cmd_train(args) -> int:
     elif args.config:
         over = read_json_object(args.config, "training config")
     policies = _policies(args.policies) if args.seeds > 0 and not args.print_config else []
+    if args.resume and args.overwrite:
+        raise _core.ConfigError("--overwrite excludes --resume (start the run in --out over, or continue it)")
+    compare_on: list[str] = []
+    if args.compare_on is not None:
+        compare_on = [c.strip() for c in args.compare_on.split(",")]
+        for i, c in enumerate(compare_on):
+            if not c:
+                raise _core.ConfigError(f"--compare-on {args.compare_on!r}: item {i + 1} is empty (give presets or "
+                                        "scenario files, separated by commas)")
     if not args.print_config:
         _check_outputs(args)
         check_output_folder(args.out, "--out")
+        run_file = os.path.join(args.out, "run.json")
+        if args.load is None and not args.resume and not args.overwrite and os.path.exists(run_file):
+            raise _core.ConfigError(f"--out {args.out} already holds a run ({run_file}): continue it with --resume, start "
+                                    "it over with --overwrite, or choose another folder with --out")
     if args.scenario is not None:
         over["scenario"] = args.scenario
     if args.action_mode is not None:
@@ -340,28 +406,41 @@ def cmd_train(args) -> int:
     for key, value in (("restarts", args.restarts), ("checkpoint_every", args.checkpoint_every)):
         if value is not None:
             over[key] = value
+    if compare_on:
+        over["compare_on"] = compare_on
     if args.print_config:  # as gpuplace-train --print-config: the config the run would use
         print(json.dumps(ppo._merge(_core.default_run_config(), over), indent=2))
         return 0
-    config = None if args.resume and not over else over
-    try:
-        res = ppo.run(config, out=args.out, resume=args.resume, show_progress=not args.quiet)
-    except KeyboardInterrupt:
-        print(f"stopped; every state is saved. Continue with:\n  python -m gpuplace train --out {args.out} --resume")
-        return 130
-    ckpt = res["checkpoint"]
-    print(f"trained {res['env_steps']} env steps in {res['seconds']:.1f} s; kept training seed {res['kept']}; "
-          f"checkpoint {ckpt}")
+    if args.load is not None:  # as gpuplace-train --load: evaluate a checkpoint instead of training
+        net = _core.load_checkpoint(_core.model_path(args.load))
+        print(f"loaded {args.load} (scenario {net.scenario})")
+        on = compare_on or [args.scenario if args.scenario is not None else net.scenario]
+    else:
+        config = None if args.resume and not over else over
+        try:
+            res = ppo.run(config, out=args.out, resume=args.resume, show_progress=not args.quiet)
+        except KeyboardInterrupt:
+            print(f"stopped; every state is saved. Continue with:\n  python -m gpuplace train --out {args.out} --resume")
+            return 130
+        ckpt = res["checkpoint"]
+        print(f"trained {res['env_steps']} env steps in {res['seconds']:.1f} s; kept training seed {res['kept']}; "
+              f"checkpoint {ckpt}")
+        net = _core.load_checkpoint(ckpt) if args.seeds > 0 else None
+        on = compare_on or ([net.scenario] if net is not None else [])
     if args.seeds > 0:
-        net = _core.load_checkpoint(ckpt)
-        sc = load_scenario(net.scenario)
         seeds = list(_core.held_out_seeds(args.seeds))
-        rep = _core.evaluate(sc, policies, seeds, 1)
-        r = _core.evaluate_network(sc, net, seeds, "ppo", 1)
-        rep.add("ppo", r.per_seed("ppo"), r.returns("ppo"))
-        _write_report(rep, args)
-        _save_report(rep, os.path.join(args.out, "compare.csv"), os.path.join(args.out, "compare.json"))
-        print(f"plots: python -m gpuplace plot {args.out}")
+        for i, scenario in enumerate(on):
+            sc = load_scenario(scenario)
+            rep = _core.evaluate(sc, policies, seeds, 1)
+            r = _core.evaluate_network(sc, net, seeds, "ppo", 1)
+            rep.add("ppo", r.per_seed("ppo"), r.returns("ppo"))
+            _write_report(rep, args) if len(on) == 1 else print(f"scenario {rep.scenario}\n{rep.table()}", end="")
+            stem = "compare" if len(on) == 1 else f"compare_{i}"  # as gpuplace-train names them
+            _save_report(rep, os.path.join(args.out, f"{stem}.csv"), os.path.join(args.out, f"{stem}.json"))
+        if len(on) > 1:
+            _save_report(rep, getattr(args, "csv", None), getattr(args, "json", None))
+        if not args.no_plot:
+            print(f"plots: python -m gpuplace plot {args.out}")
     return 0
 
 
@@ -544,8 +623,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--model", help="a MaskablePPO .zip to evaluate on the same seeds (greedy)")
     _add_plugin(p)
     p.add_argument("--threads", type=count(0, 4096, "a number of threads (0: every core)"), default=1)
-    p.add_argument("--csv")
-    p.add_argument("--json")
+    p.add_argument("--csv", help="write the per-seed metrics (CSV)")
+    p.add_argument("--summary-csv", help="write the summary (CSV): per policy, mean and standard error of each metric")
+    p.add_argument("--json", help="write the report (JSON)")
     p.add_argument("-q", "--quiet", action="store_true")
     p.set_defaults(fn=cmd_evaluate)
 
@@ -600,6 +680,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--checkpoint-every", type=count(1), help="iterations between saved training states")
     p.add_argument("--out", default="runs/cpp_ppo")
     p.add_argument("--resume", action="store_true", help="continue the run in --out from its last saved state")
+    p.add_argument("--overwrite", action="store_true",
+                   help="start a new run in --out even if it holds one (its saved states are removed)")
+    p.add_argument("--load", help="evaluate this checkpoint (a file, or a shipped model: "
+                                  f"{', '.join(_core.model_names()) if hasattr(_core, 'model_names') else 'none'}) "
+                                  "instead of training")
+    p.add_argument("--compare-on", nargs="+", action=comma_list, metavar="S,S",
+                   help="scenarios the final table evaluates on (default: the run's), separated by commas, "
+                        "e.g. philly:0e4a51,philly:6c71a0")
+    p.add_argument("--no-plot", action="store_true", help="do not write plots")
     p.add_argument("--print-config", action="store_true",
                    help="print the config the run would use (the default, or --config's, with the options merged over it) "
                         "and exit")
