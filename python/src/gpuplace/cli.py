@@ -412,8 +412,13 @@ def cmd_train(args) -> int:
         print(json.dumps(ppo._merge(_core.default_run_config(), over), indent=2))
         return 0
     if args.load is not None:  # as gpuplace-train --load: evaluate a checkpoint instead of training
-        net = _core.load_checkpoint(_core.model_path(args.load))
-        print(f"loaded {args.load} (scenario {net.scenario})")
+        try:
+            net = _core.load_checkpoint(_core.model_path(args.load))
+        except _core.CheckpointError as e:
+            raise type(e)(f"--load {args.load}: {e} (a checkpoint file, or a shipped model: "
+                          f"{', '.join(_core.model_names())})") from None
+        own = net.scenario.get("name", "") if isinstance(net.scenario, dict) else net.scenario
+        print(f"loaded {args.load} (scenario {own})")
         on = compare_on or [args.scenario if args.scenario is not None else net.scenario]
     else:
         config = None if args.resume and not over else over
