@@ -50,6 +50,24 @@ public:
         return allocations.load();
     }
 };
+
+/// Allocations while random valid actions (random_policy) play episodes of seeds 1 and 2
+/// of `e` to their ends, counted from after each reset(); each episode ends with `jobs` jobs
+/// finished when given.
+template <class E>
+std::int64_t random_play_allocations(E& e, std::size_t jobs = 0) {
+    gpuplace::random_policy rp(1);
+    std::int64_t n = 0;
+    for (std::uint64_t seed = 1; seed <= 2; ++seed) {
+        e.reset(seed);
+        rp.reset(seed);
+        alloc_counter c;
+        while (!e.done()) (void)e.step(rp.act(e));
+        n += c.stop();
+        if (jobs) CHECK(e.finished().size() == jobs);
+    }
+    return n;
+}
 }  // namespace
 
 void* operator new(std::size_t n) {
@@ -225,15 +243,7 @@ TEST_CASE("alloc: env.step() allocates nothing after reset() in the round action
         auto s = with(gp::default_scenario(), {{"workload", {{"num_jobs", 60}}}, {"env", {{"action_mode", "round"}, {"placer", placer}}}});
         s.durations.mode = gp::duration_info::hidden;
         gp::env e(s);
-        gp::random_policy rp(1);
-        for (std::uint64_t seed = 1; seed <= 2; ++seed) {
-            e.reset(seed);
-            rp.reset(seed);
-            alloc_counter c;
-            while (!e.done()) (void)e.step(rp.act(e));
-            CHECK(c.stop() == 0);
-            CHECK(e.finished().size() == 60);
-        }
+        CHECK(random_play_allocations(e, 60) == 0);
     }
 }
 
@@ -249,13 +259,6 @@ TEST_CASE("alloc: with preemption and hidden durations env.step() allocates noth
             s.preemption.starvation = 2;
             s.durations.mode = gp::duration_info::hidden;
             gp::env e(s);
-            gp::random_policy rp(1);
-            for (std::uint64_t seed = 1; seed <= 2; ++seed) {
-                e.reset(seed);
-                rp.reset(seed);
-                alloc_counter c;
-                while (!e.done()) (void)e.step(rp.act(e));
-                CHECK(c.stop() == 0);
-            }
+            CHECK(random_play_allocations(e) == 0);
         }
 }

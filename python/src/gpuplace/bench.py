@@ -287,7 +287,7 @@ def submit(result: str | os.PathLike, repo: str | os.PathLike = ".", command: st
     return dest
 
 
-def _load_callable(spec: str) -> Policy:
+def load_callable(spec: str) -> Policy:
     """``module:function`` -> the function (a policy (obs, mask) -> action)."""
     mod, sep, attr = spec.partition(":")
     if not sep or not mod or not attr:
@@ -341,7 +341,7 @@ def cmd_run(args) -> int:
         raise ValueError("run: give --track T, --suite or --scenario FILE")
     policies: list[tuple[str, str | Policy, str | None]] = [(p, p, None) for p in _items(args.policy, "--policy")]
     if args.callable:
-        policies.append((args.name or args.callable, _load_callable(args.callable), None))
+        policies.append((args.name or args.callable, load_callable(args.callable), None))
     if args.sb3:
         fn, queue = sb3_policy(args.sb3)
         policies.append((args.name or "maskable_ppo:" + os.path.basename(args.sb3), fn, queue))

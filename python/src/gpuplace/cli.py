@@ -480,9 +480,9 @@ def _policy_jobs(sc, act, seeds: list[int]) -> list[dict]:
 
 def _callable_policy(spec: str):
     """--callable module:function: the function and its name (the part after the colon)."""
-    from .bench import _load_callable
+    from .bench import load_callable
 
-    return _load_callable(spec), spec.partition(":")[2]
+    return load_callable(spec), spec.partition(":")[2]
 
 
 PLOT_KINDS = ("jct-cdf", "learning-curve", "timeline")
