@@ -113,6 +113,11 @@ def test_train_load_evaluates_a_shipped_model(capsys, tmp_path):
                                           "--out", str(tmp_path), "--no-plot", "-q"])
     assert code == 0 and "loaded default (scenario default)" in out and "ppo" in out
     assert (tmp_path / "compare.csv").exists() and "python -m gpuplace plot" not in out
+    assert not (tmp_path / "jct_comparison.png").exists()
+    # without --no-plot the run's plots are written, as gpuplace-train writes them
+    code, out, _ = run_cli(capsys, main, ["train", "--load", "default", "--seeds", "1", "--policies", "pack",
+                                          "--out", str(tmp_path), "-q"])
+    assert code == 0 and (tmp_path / "jct_comparison.png").stat().st_size > 0 and "jct_comparison.png" in out
     code, _, err = run_cli(capsys, main, ["train", "--load", "nosuch", "--out", str(tmp_path)])
     assert code == 2 and "--load nosuch" in err and "default" in err
 

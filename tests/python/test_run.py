@@ -103,7 +103,7 @@ def test_cli_train_and_resume(tmp_path, capsys, small):
     (tmp_path / "cfg.json").write_text(json.dumps(cfg))
     out = tmp_path / "run"
     assert main(["train", "--config", str(tmp_path / "cfg.json"), "--out", str(out), "--seeds", "2",
-                 "--policies", "random", "-q"]) == 0
+                 "--policies", "random", "--no-plot", "-q"]) == 0
     text = capsys.readouterr().out
     assert "ppo" in text and "random" in text and (out / "ppo.json").exists()
     # the comparison is kept in the run folder, as gpuplace-train keeps it, and the run plots

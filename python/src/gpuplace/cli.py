@@ -444,8 +444,15 @@ def cmd_train(args) -> int:
             _save_report(rep, os.path.join(args.out, f"{stem}.csv"), os.path.join(args.out, f"{stem}.json"))
         if len(on) > 1:
             _save_report(rep, getattr(args, "csv", None), getattr(args, "json", None))
-        if not args.no_plot:
-            print(f"plots: python -m gpuplace plot {args.out}")
+        if not args.no_plot:  # as gpuplace-train: the run's plots, unless the plot extra is missing
+            from . import plot
+
+            try:
+                for written in plot.training_plots(args.out):
+                    print(f"wrote {written}")
+            except ImportError as e:
+                print(f"plots skipped: {e}. The run itself is complete (python -m gpuplace plot {args.out} draws "
+                      "them later).")
     return 0
 
 
