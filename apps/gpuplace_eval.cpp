@@ -12,6 +12,7 @@
 #include <vector>
 
 #include <gpuplace/atomic_file.hpp>
+#include <gpuplace/calibration.hpp>
 #include <gpuplace/progress.hpp>
 #include <gpuplace/gpuplace.hpp>
 #include <gpuplace/json.hpp>
@@ -23,41 +24,15 @@
 
 namespace {
 
-/// Calibration report: for each model and measured GPU count, the measured throughputs and the
-/// ones RingAllReduce reproduces on the measurement cluster (consolidated in one node, spread one
-/// GPU per node).
+/// Calibration report (calibration.hpp): for each model and measured GPU count, the measured
+/// throughputs and the ones RingAllReduce reproduces on the measurement cluster.
 int calibration(const gpuplace::scenario& s) {
-    using namespace gpuplace;
-    const env e(s);
-    const auto& z = e.zoo();
-    const auto& ref = z.reference();
-    tree_params p;
-    p.racks = 1;
-    p.nodes_per_rack = 8;
-    p.gpus_per_node = 8;
-    p.node_bandwidth = ref.node_bandwidth;
-    p.rack_bandwidth = p.spine_bandwidth = ref.network_bandwidth;
-    p.node_latency = ref.node_latency;
-    p.rack_latency = p.spine_latency = ref.network_latency;
-    const TreeTopology t(p);
-    const RingAllReduce c;
+    const gpuplace::env e(s);
     std::printf("%-34s %4s %12s %12s %12s %12s %9s\n", "model", "gpus", "meas_cons", "model_cons", "meas_spread",
                 "model_spread", "max_err%");
-    for (std::size_t m = 0; m < z.size(); ++m) {
-        for (const auto& pt : z[model_id(m)].points) {
-            std::vector<gpu_id> cons, spread;
-            for (std::uint32_t i = 0; i < pt.gpus; ++i) {
-                cons.push_back(i);
-                spread.push_back(i * 8);
-            }
-            const double best = c.ideal_step_time(t, z, model_id(m), pt.gpus);
-            const double tc = best * c.evaluate(t, z, model_id(m), cons).slowdown;
-            const double ts = best * c.evaluate(t, z, model_id(m), spread).slowdown;
-            const double ec = std::abs(1 / tc / pt.consolidated - 1), es = std::abs(1 / ts / pt.spread - 1);
-            std::printf("%-34s %4u %12.4f %12.4f %12.4f %12.4f %9.2e\n", z[model_id(m)].name.c_str(), pt.gpus,
-                        pt.consolidated, 1 / tc, pt.spread, 1 / ts, 100 * std::max(ec, es));
-        }
-    }
+    for (const auto& r : gpuplace::calibration_rows(e.zoo()))
+        std::printf("%-34s %4u %12.4f %12.4f %12.4f %12.4f %9.2e\n", r.model.c_str(), r.gpus, r.measured_consolidated,
+                    r.model_consolidated, r.measured_spread, r.model_spread, r.max_error_percent);
     return 0;
 }
 

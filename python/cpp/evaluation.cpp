@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <vector>
 
+#include <gpuplace/calibration.hpp>
 #include <gpuplace/policy_registry.hpp>
 
 #include "bindings.hpp"
@@ -391,6 +392,29 @@ void bind_evaluation(py::module_& m) {
              }, py::arg("policy"), py::arg("metrics"), py::arg("returns"),
              "Adds a policy evaluated elsewhere (e.g. a Python agent) on the report's seeds, in seed order.");
 
+    m.def(
+        "calibration",
+        [](py::object scenario) {
+            const auto sc = to_scenario(scenario);
+            std::vector<gp::calibration_row> rows;
+            {
+                py::gil_scoped_release nogil;
+                rows = gp::calibration_rows(sc.zoo.make());
+            }
+            py::list out;
+            for (const auto& r : rows) {
+                py::dict d;
+                d["model"] = r.model, d["gpus"] = r.gpus, d["measured_consolidated"] = r.measured_consolidated;
+                d["model_consolidated"] = r.model_consolidated, d["measured_spread"] = r.measured_spread;
+                d["model_spread"] = r.model_spread, d["max_error_percent"] = r.max_error_percent;
+                out.append(d);
+            }
+            return out;
+        },
+        py::arg("scenario") = "default",
+        "Per model of the scenario's zoo and measured GPU count: the measured throughputs (steps/s, consolidated and "
+        "spread one GPU per node) and the ones the ring all-reduce model gives on the measurement cluster, with the "
+        "larger relative error in percent (gpuplace-eval --calibration's table; calibration.hpp).");
     m.def("evaluate", &evaluate, py::arg("scenario"), py::arg("policies") = py::none(), py::arg("seeds") = 20,
           py::arg("threads") = 1,
           "Runs heuristics (names; default all) on seeds (a count of held-out seeds or a list) in C++ with the GIL "

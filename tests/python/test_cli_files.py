@@ -37,11 +37,11 @@ def _maskable_model(tmp_path, small):
 
 def test_a_missing_model_is_named_before_any_heuristic_runs(tmp_path, capsys, no_heuristics):
     missing = tmp_path / "nope.zip"
-    assert main(["evaluate", "--model", str(missing), "--seeds", "2", "-q"]) == 2
+    assert main(["evaluate", "--sb3", str(missing), "--seeds", "2", "-q"]) == 2
     err = capsys.readouterr().err
     assert f"model {missing} does not exist" in err
     assert "nope.zip.zip" not in err
-    assert main(["evaluate", "--model", str(tmp_path), "--seeds", "2", "-q"]) == 2
+    assert main(["evaluate", "--sb3", str(tmp_path), "--seeds", "2", "-q"]) == 2
     assert f"model {tmp_path} is a folder, not a model file" in capsys.readouterr().err
 
 
@@ -55,7 +55,7 @@ def test_a_damaged_model_is_a_clear_error_naming_the_file(tmp_path, capsys, smal
         load_maskable_ppo(bad)
     calls = []
     monkeypatch.setattr(_core, "evaluate", lambda *a, **k: calls.append(a))
-    assert main(["evaluate", "--model", str(bad), "--seeds", "2", "-q"]) == 2
+    assert main(["evaluate", "--sb3", str(bad), "--seeds", "2", "-q"]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"error: model {bad}: cannot be loaded") and "Traceback" not in err
     assert calls == []

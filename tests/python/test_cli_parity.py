@@ -1,12 +1,14 @@
 """python -m gpuplace evaluate and train take every option gpuplace-eval and gpuplace-train have,
 spelled the same (read from the programs' sources), with the same meanings: the trace options
 (--window, --max-gpus, --drop-oversized, --unmeasured, --skip-bad-rows), --topology and
---summary-csv of evaluate; --load, --compare-on, --no-plot and --overwrite of train."""
+--summary-csv, --calibration and --model (a trace's zoo model; the MaskablePPO .zip is --sb3) of
+evaluate; --load, --compare-on, --no-plot and --overwrite of train."""
 
 import csv
 import io
 import os
 import re
+import subprocess
 
 from gpuplace import _core
 from gpuplace.cli import build_parser, main
@@ -15,10 +17,9 @@ from conftest import run_cli
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TRACE = os.path.join(REPO, "data", "philly", "0e4a51.trace")
 
-# gpuplace-eval options python -m gpuplace evaluate spells otherwise or leaves to another command:
-# --model is the trace's model of rows without one in gpuplace-eval but the MaskablePPO .zip here;
-# --calibration prints the zoo's calibration (no binding); --list is `python -m gpuplace info --list`
-EVAL_ELSEWHERE = {"--model", "--calibration", "--list"}
+# gpuplace-eval options python -m gpuplace evaluate leaves to another command: --list is
+# `python -m gpuplace info --list`
+EVAL_ELSEWHERE = {"--list"}
 # gpuplace-train's --compare: the Python train compares unless --seeds 0
 TRAIN_ELSEWHERE = {"--compare"}
 
@@ -138,3 +139,34 @@ def test_train_refuses_a_run_folder_without_resume_or_overwrite(capsys, tmp_path
     assert code == 2 and "already holds a run" in err and "--overwrite" in err
     code, _, err = run_cli(capsys, main, ["train", "--out", str(tmp_path), "--resume", "--overwrite"])
     assert code == 2 and "--overwrite excludes --resume" in err
+
+
+def test_evaluate_calibration_prints_gpuplace_evals_table(capsys):
+    code, out, err = run_cli(capsys, main, ["evaluate", "--calibration"])
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0].split() == ["model", "gpus", "meas_cons", "model_cons", "meas_spread", "model_spread", "max_err%"]
+    rows = [line.split() for line in lines[1:]]
+    assert len(rows) == len(_core.calibration("default")) > 10
+    # the measured points are reproduced on the measurement cluster: errors well under one percent
+    assert max(float(r[-1]) for r in rows) < 1.0
+    eval_program = os.path.join(REPO, "build", "apps", "gpuplace-eval")
+    if os.access(eval_program, os.X_OK):  # the same text as the C++ program's
+        cxx = subprocess.run([eval_program, "--calibration"], capture_output=True, text=True, timeout=120)
+        assert cxx.stdout == out
+
+
+def test_evaluate_model_names_a_traces_zoo_model_and_sb3_takes_the_zip(capsys, tmp_path):
+    code, out, err = run_cli(capsys, main, ["evaluate", "--trace", TRACE, "--format", "philly", "--max-jobs", "20",
+                                            "--model", "ResNet-50 (batch size 64)", "--policies", "pack", "--seeds", "1", "-q"])
+    assert code == 0, err
+    code, out, err = run_cli(capsys, main, ["evaluate", "--model", "ResNet-50 (batch size 64)", "--seeds", "1", "-q"])
+    assert code == 2 and "--model needs --trace FILE" in err
+    code, out, err = run_cli(capsys, main, ["evaluate", "--trace", TRACE, "--format", "philly", "--model", "nosuch",
+                                            "--seeds", "1", "-q"])
+    assert code == 2 and "nosuch" in err
+    missing = str(tmp_path / "m.zip")
+    code, out, err = run_cli(capsys, main, ["evaluate", "--model", missing, "--seeds", "1", "-q"])
+    assert code == 2 and "deprecated: use --sb3" in err and "m.zip" in err
+    code, out, err = run_cli(capsys, main, ["evaluate", "--sb3", missing, "--seeds", "1", "-q"])
+    assert code == 2 and "m.zip" in err and "deprecated" not in err

@@ -332,7 +332,7 @@ def test_a_per_gpu_model_of_32_gpus_is_evaluated_on_other_sizes(tmp_path, capsys
 
     model = _per_gpu_model(_cluster(4))
     path = save_model(model, tmp_path / "m.zip")
-    code, out, err = _cli(capsys, ["evaluate", "--model", path, "--scenario", json.dumps(_cluster(nodes)),
+    code, out, err = _cli(capsys, ["evaluate", "--sb3", path, "--scenario", json.dumps(_cluster(nodes)),
                                    "--policies", "pack", "--seeds", "2", "--json", str(tmp_path / "r.json"), "-q"])
     assert code == 0, err
     rows = set(json.loads((tmp_path / "r.json").read_text())["policies"])
@@ -349,7 +349,7 @@ def test_a_model_that_cannot_fit_is_a_layout_error_before_any_episode(tmp_path, 
     with pytest.raises(LayoutError, match=r"does not fit scenario dgx4: .* context values vs .* queue_window"):
         scenario_for_model(model, _cluster(4, queue_window=4))
     path = save_model(model, tmp_path / "m.zip")
-    code, out, err = _cli(capsys, ["evaluate", "--model", path, "--scenario", json.dumps(_cluster(4, queue_window=4)),
+    code, out, err = _cli(capsys, ["evaluate", "--sb3", path, "--scenario", json.dumps(_cluster(4, queue_window=4)),
                                    "--seeds", "1", "-q"])
     assert code == 2 and out == "" and "queue_window" in err
 
@@ -378,7 +378,7 @@ def test_the_documented_snippets_model_records_its_queue_policy(tmp_path, capsys
     assert model_queue(loaded) == "sjf"
     lay = model_layout(loaded)
     assert lay["queue"] == {"queue_policy": "sjf", "backfill": True} and lay["information"] == "oracle"
-    code, out, err = _cli(capsys, ["evaluate", "--model", str(tmp_path / "m.zip"), "--scenario", json.dumps(_cluster(2)),
+    code, out, err = _cli(capsys, ["evaluate", "--sb3", str(tmp_path / "m.zip"), "--scenario", json.dumps(_cluster(2)),
                                    "--policies", "pack", "--seeds", "1", "-q"])
     assert code == 0 and "maskable_ppo+sjf" in out, err
 
@@ -500,7 +500,7 @@ def test_files_that_are_not_regular_files_are_refused_before_reading(capsys, tmp
         (["evaluate", "--trace", "/dev/zero", "--format", "csv"], r'--trace "/dev/zero" is a device, not a regular file'),
         (["evaluate", "--trace", fifo, "--format", "philly"], rf'--trace "{fifo}" is a FIFO'),
         (["train", "--config", fifo, "--out", str(tmp_path / "run")], rf'training config file "{fifo}" is a FIFO'),
-        (["evaluate", "--model", fifo, "--seeds", "1"], rf'model "{fifo}" is a FIFO'),
+        (["evaluate", "--sb3", fifo, "--seeds", "1"], rf'model "{fifo}" is a FIFO'),
         (["plot", "learning-curve", fifo, "--out", str(tmp_path / "c.png")], rf'"{fifo}" is a FIFO'),
     ]:
         code, _, err = _cli(capsys, argv)

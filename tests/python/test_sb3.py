@@ -116,7 +116,7 @@ def test_cli_train_sb3(tmp_path, capsys):
     assert "maskable_ppo" in text and "random" in text
     assert (out / "maskable_ppo.zip").exists() and (out / "episodes.csv").exists()
     rc = main(["evaluate", "--scenario", str(sc), "--seeds", "2", "--policies", "first_fit",
-               "--model", str(out / "maskable_ppo.zip"), "-q"])
+               "--sb3", str(out / "maskable_ppo.zip"), "-q"])
     assert rc == 0 and "maskable_ppo" in capsys.readouterr().out
 
 
@@ -143,13 +143,13 @@ def test_cli_train_sb3_per_gpu_with_a_queue_teacher(tmp_path, capsys):
     assert gpuplace._core.load_checkpoint(str(out / "ppo.json")).scenario["env"]["queue_policy"] == "sjf"
     # evaluate --model runs the model under the queue policy it was trained for
     rc = main(["evaluate", "--scenario", json.dumps(SMALL), "--seeds", "2", "--policies", "pack",
-               "--model", str(out / "maskable_ppo.zip"), "-q"])
+               "--sb3", str(out / "maskable_ppo.zip"), "-q"])
     assert rc == 0 and "maskable_ppo+sjf" in capsys.readouterr().out
     # ... and with --queue under each queue policy given, as every heuristic (gpuplace-eval --queue),
     # saying where that is not the one it was trained under
     model = str(out / "maskable_ppo.zip")
     rc = main(["evaluate", "--scenario", json.dumps(SMALL), "--seeds", "2", "--policies", "pack",
-               "--queue", "fifo,sjf", "--model", model])
+               "--queue", "fifo,sjf", "--sb3", model])
     cap = capsys.readouterr()
     rows = [line.split()[0] for line in cap.out.splitlines() if line.startswith(("pack", "maskable"))]
     assert rc == 0 and rows == ["pack+fifo", "pack+sjf", "maskable_ppo+fifo", "maskable_ppo+sjf"], cap.out
@@ -157,9 +157,9 @@ def test_cli_train_sb3_per_gpu_with_a_queue_teacher(tmp_path, capsys):
             in cap.err) and "maskable_ppo+sjf runs" not in cap.err
     # a queue the model cannot act under (a round policy decides who runs) is refused by name, before any episode
     rc = main(["evaluate", "--scenario", json.dumps(SMALL), "--seeds", "2", "--policies", "pack",
-               "--queue", "fifo_perf", "--model", model, "-q"])
+               "--queue", "fifo_perf", "--sb3", model, "-q"])
     err = capsys.readouterr().err
-    assert rc == 2 and f"--model {model} under --queue fifo_perf" in err, err
+    assert rc == 2 and f"--sb3 {model} under --queue fifo_perf" in err, err
 
 
 def test_cli_train_sb3_without_validation_says_the_last_weights_are_kept(tmp_path, capsys):

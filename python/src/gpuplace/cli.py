@@ -86,9 +86,9 @@ def _scenario_arg(args) -> None:
     if pre:
         over["preemption"] = pre
     trace = getattr(args, "trace", None)
-    given = [k for k in _TRACE_OPTIONS + ("format",) if getattr(args, k, None) is not None]
+    given = [k for k in _TRACE_OPTIONS + ("format", "trace_model") if getattr(args, k, None) is not None]
     if trace is None and given:
-        raise _core.ConfigError(f"--{given[0].replace('_', '-')} needs --trace FILE")
+        raise _core.ConfigError(f"--{given[0].replace('trace_', '').replace('_', '-')} needs --trace FILE")
     if trace is not None:
         if getattr(args, "format", None) is None:
             raise _core.ConfigError(f"--trace {trace} needs --format philly|openb|csv")
@@ -111,6 +111,8 @@ def _scenario_arg(args) -> None:
             d = sc.to_dict()
             d["workload"] = {"kind": "trace", "format": args.format, "path": os.path.abspath(trace),
                              **{k: getattr(args, k) for k in _TRACE_OPTIONS if getattr(args, k) is not None}}
+            if getattr(args, "trace_model", None) is not None:
+                d["workload"]["model"] = args.trace_model
             d["name"] = f"{d['name']} + trace {trace}"
             sc = scenario_of(d)
         args.scenario = sc
@@ -204,8 +206,36 @@ def _check_short_episodes(args, sc: dict, scenario) -> None:
     print(f"warning: {why}", file=sys.stderr)
 
 
+def _print_calibration(scenario) -> None:
+    """gpuplace-eval --calibration's table: per model and measured GPU count, the measured throughputs
+    and the ones the ring all-reduce model gives on the measurement cluster (consolidated, spread)."""
+    print(f"{'model':<34} {'gpus':>4} {'meas_cons':>12} {'model_cons':>12} {'meas_spread':>12} {'model_spread':>12} "
+          f"{'max_err%':>9}")
+    for r in _core.calibration(scenario):
+        print(f"{r['model']:<34} {r['gpus']:>4} {r['measured_consolidated']:12.4f} {r['model_consolidated']:12.4f} "
+              f"{r['measured_spread']:12.4f} {r['model_spread']:12.4f} {r['max_error_percent']:9.2e}")
+
+
+def _model_or_sb3(args) -> None:
+    """evaluate --model: a zoo model for a --trace's jobs, as gpuplace-eval's; a FILE.zip there is the
+    MaskablePPO model of the deprecated spelling (--sb3 now), and so is a path."""
+    m = args.model
+    if m is not None and (m.endswith(".zip") or os.sep in m or os.path.exists(m)):  # a zoo model name is neither
+        if args.sb3 is not None:
+            raise _core.ConfigError(f"--model {args.model} and --sb3 {args.sb3}: give the MaskablePPO model once, "
+                                    f"as --sb3")
+        print(f"note: evaluate --model {args.model} is deprecated: use --sb3 {args.model} (--model NAME gives a "
+              f"--trace's jobs a zoo model, as gpuplace-eval's)", file=sys.stderr)
+        args.sb3, args.model = args.model, None
+    args.trace_model = args.model
+
+
 def cmd_evaluate(args) -> int:
     _load_plugins(args)
+    _model_or_sb3(args)
+    if args.calibration:
+        _print_calibration(scenario_of(args.scenario))
+        return 0
     _scenario_arg(args)
     scenario = scenario_of(args.scenario, _round_overrides(args))  # read once: every policy's run takes it as it is
     sc = scenario.to_dict()
@@ -219,7 +249,7 @@ def cmd_evaluate(args) -> int:
                                     f"names of {', '.join(QUEUES)}, e.g. --queue fifo,sjf)")
         names = _policies(",".join(f"{n}+{q}" for n in names for q in queues))
     _check_outputs(args)
-    model = _load_model(args.model) if args.model else None  # before any heuristic runs
+    model = _load_model(args.sb3) if args.sb3 else None  # before any heuristic runs
     model_runs: list[tuple[dict, str]] = []
     if model is not None:
         from .sb3 import model_queue, scenario_for_model
@@ -235,10 +265,10 @@ def cmd_evaluate(args) -> int:
                 try:
                     model_runs.append(scenario_for_model(model, sc, queue=q))
                 except _core.ConfigError as e:  # e.g. a round policy: its rounds decide, not a model
-                    raise _core.ConfigError(f"--model {args.model} under --queue {q}: {e} (a model acts under the "
+                    raise _core.ConfigError(f"--sb3 {args.sb3} under --queue {q}: {e} (a model acts under the "
                                             f"queue policies {', '.join(QUEUES)})") from e
                 if own and q != own and not args.quiet:
-                    print(f"note: model {args.model} was trained under queue policy {own}; its row maskable_ppo+{q} "
+                    print(f"note: model {args.sb3} was trained under queue policy {own}; its row maskable_ppo+{q} "
                           f"runs it under {q} (--queue), as every heuristic's", file=sys.stderr)
     rep = _core.EvalReport(sc["name"], seeds)
     # one policy at a time so that the bar moves; results are identical to a single call
@@ -333,7 +363,7 @@ def cmd_train_sb3(args) -> int:
               f"learning curve {args.out}/episodes.csv")
         save_cpp_checkpoint(model, os.path.join(args.out, "ppo.json"), train_sc)
         print(f"C++ checkpoint {args.out}/ppo.json (gpuplace-train --load, gpuplace._core.load_checkpoint)")
-    queue = model.gpuplace_queue  # saved with the model: evaluate --model runs it under that queue policy
+    queue = model.gpuplace_queue  # saved with the model: evaluate --sb3 runs it under that queue policy
     from .sb3 import save_model
 
     path = save_model(model, os.path.join(args.out, "maskable_ppo.zip"))
@@ -632,7 +662,11 @@ def build_parser() -> argparse.ArgumentParser:
                          "max_min_fairness_perf, fifo_perf, ...; docs/rounds.md), as gpuplace-eval --queue")
     p.add_argument("--seeds", type=_SEEDS, default=20, help="number of held-out seeds (1000000 + i)")
     p.add_argument("--seed-list", type=seed_list, help="explicit comma-separated seeds instead")
-    p.add_argument("--model", help="a MaskablePPO .zip to evaluate on the same seeds (greedy)")
+    p.add_argument("--model", help="trace: give every job this zoo model, as gpuplace-eval's (a FILE.zip: the "
+                                   "deprecated spelling of --sb3)")
+    p.add_argument("--sb3", metavar="FILE.zip", help="a MaskablePPO model to evaluate on the same seeds (greedy)")
+    p.add_argument("--calibration", action="store_true",
+                   help="print the zoo's calibration error on its measurement cluster and exit, as gpuplace-eval's")
     _add_plugin(p)
     p.add_argument("--threads", type=count(0, 4096, "a number of threads (0: every core)"), default=1)
     p.add_argument("--csv", help="write the per-seed metrics (CSV)")

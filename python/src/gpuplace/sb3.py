@@ -828,7 +828,7 @@ def train_per_gpu(
     A teacher with a queue policy (``"pack+sjf"``) trains (and validates) in the scenario under
     that queue policy (:func:`teacher_scenario`); evaluate the model there too (``info["scenario"]``;
     ``model.gpuplace_queue`` names the queue policy when it is not the scenario's own, and is saved
-    with the model: ``python -m gpuplace evaluate --model`` applies it).
+    with the model: ``python -m gpuplace evaluate --sb3`` applies it).
 
     Returns ``(model, info)``: info holds ``scenario`` (the one trained in), ``pretrain`` (see
     :func:`pretrain`), ``validation`` (rows of timesteps, val_jct), ``best_val_jct``, ``env_steps``
