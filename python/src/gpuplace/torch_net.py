@@ -1,4 +1,4 @@
-"""The per-GPU actor-critic network in torch, the twin of the C++ ``per_gpu`` network
+"""The per-GPU actor-critic network in PyTorch, the twin of the C++ ``per_gpu`` network
 (include/gpuplace/rl/actor_critic.hpp), with its checkpoint format (include/gpuplace/rl/checkpoint.hpp).
 
 One small MLP scores every GPU from its own features (and, with ``node_features``, the mean and the
@@ -7,7 +7,7 @@ DEFER's logit; the value MLP reads the context and the mean of every per-GPU fea
 do not depend on the number of GPUs: a network acts on any cluster whose observations have the
 same per-GPU features and context (the number of GPUs is read from the width of the observation).
 
-Plain torch, no RL framework: :mod:`gpuplace.sb3` wraps it as a MaskablePPO policy, and other
+Plain PyTorch, no RL framework: :mod:`gpuplace.sb3` wraps it as a MaskablePPO policy, and other
 frameworks can wrap the same module. Needs torch (the ``sb3`` extra pins ``torch==2.13.0``).
 
     spec = ObsSpec.from_space(env.observation_space)        # or ObsSpec.from_layout(...)
