@@ -6,25 +6,13 @@
 #include <string>
 #include <vector>
 
+#include <gpuplace/calibration.hpp>
 #include <gpuplace/gpuplace.hpp>
 #include <gpuplace/json.hpp>
 
 using namespace gpuplace;
 
 namespace {
-/// The cluster the zoo was measured on: 8-GPU servers, NVLink inside, the network between.
-TreeTopology measurement_topology(const ModelZoo& z) {
-    const auto& r = z.reference();
-    tree_params p;
-    p.racks = 1;
-    p.nodes_per_rack = 8;
-    p.gpus_per_node = 8;
-    p.node_bandwidth = r.node_bandwidth;
-    p.rack_bandwidth = p.spine_bandwidth = r.network_bandwidth;
-    p.node_latency = r.node_latency;
-    p.rack_latency = p.spine_latency = r.network_latency;
-    return TreeTopology(p);
-}
 /// Throughput (steps/s) RingAllReduce gives model m on `gpus`.
 double modelled(const TreeTopology& t, const ModelZoo& z, model_id m, const std::vector<gpu_id>& gpus) {
     const RingAllReduce c;
@@ -94,6 +82,21 @@ TEST_CASE("model zoo: calibration reproduces every stored throughput on the meas
         }
     // consistent entries are exact; entries made placement-insensitive keep only the extra hop latency
     CHECK(worst < 0.005);
+    // calibration_rows() (gpuplace-eval --calibration) says the same, point by point
+    const auto rows = calibration_rows(z);
+    std::size_t i = 0;
+    double worst_row = 0;
+    for (std::size_t m = 0; m < z.size(); ++m)
+        for (const auto& p : z[model_id(m)].points) {
+            REQUIRE(i < rows.size());
+            CHECK(rows[i].model == z[model_id(m)].name);
+            CHECK(rows[i].gpus == p.gpus);
+            CHECK(rows[i].model_consolidated == modelled(t, z, model_id(m), consolidated(p.gpus)));
+            CHECK(rows[i].model_spread == modelled(t, z, model_id(m), spread(p.gpus)));
+            worst_row = std::max(worst_row, rows[i++].max_error_percent);
+        }
+    CHECK(i == rows.size());
+    CHECK(worst_row == doctest::Approx(100 * worst));
 }
 
 TEST_CASE("model zoo: calibration reproduces the raw Gavel measurements wherever they are consistent") {

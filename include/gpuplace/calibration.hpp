@@ -27,8 +27,9 @@ struct calibration_row {
     double max_error_percent = 0;  ///< the larger relative error of the two placements, in percent
 };
 
-/// Every measured point of zoo `z`, in model order.
-[[nodiscard]] inline std::vector<calibration_row> calibration_rows(const ModelZoo& z) {
+/// The cluster zoo `z` was measured on: 8 servers of 8 GPUs, its reference bandwidths and
+/// latencies inside a server and on the network between them.
+[[nodiscard]] inline TreeTopology measurement_topology(const ModelZoo& z) {
     const auto& ref = z.reference();
     tree_params p;
     p.racks = 1;
@@ -38,7 +39,12 @@ struct calibration_row {
     p.rack_bandwidth = p.spine_bandwidth = ref.network_bandwidth;
     p.node_latency = ref.node_latency;
     p.rack_latency = p.spine_latency = ref.network_latency;
-    const TreeTopology t(p);
+    return TreeTopology(p);
+}
+
+/// Every measured point of zoo `z`, in model order.
+[[nodiscard]] inline std::vector<calibration_row> calibration_rows(const ModelZoo& z) {
+    const TreeTopology t = measurement_topology(z);
     const RingAllReduce c;
     std::vector<calibration_row> rows;
     for (std::size_t m = 0; m < z.size(); ++m)
