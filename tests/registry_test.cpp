@@ -75,6 +75,8 @@ TEST_CASE("registry: a placer registered with one call is taken by name, with a 
     (void)gp::named_policy<registry_test_env>("rollout2:registry_test_last_fit+sjf");
     // gp::env knows nothing of it
     CHECK_THROWS_AS((void)gp::heuristic<gp::env>("registry_test_last_fit"), gp::ConfigError);
+    CHECK(gp::unregister_policy<registry_test_env>("registry_test_last_fit"));
+    CHECK_THROWS_AS((void)gp::heuristic<registry_test_env>("registry_test_last_fit"), gp::ConfigError);
 }
 
 TEST_CASE("registry: a policy registered by a factory (no placer type) is taken by name; a rule is refused, a second registration replaces") {
@@ -113,4 +115,10 @@ TEST_CASE("registry: a policy registered by a factory (no placer type) is taken 
     gp::env c(sq);
     c.reset(3);
     CHECK(gp::heuristic<gp::env>("registry_test_first_valid").make(3)(c) == c.defer_action());
+    // unregistered: gp::env's names are as they were (the tests share one registry when run in one process)
+    CHECK(gp::unregister_policy<gp::env>("registry_test_first_valid"));
+    CHECK_FALSE(gp::unregister_policy<gp::env>("registry_test_first_valid"));
+    CHECK_FALSE(has(gp::registry_entries("placer"), "placer", "registry_test_first_valid"));
+    CHECK_THROWS_AS((void)gp::heuristic<gp::env>("registry_test_first_valid"), gp::ConfigError);
+    CHECK_THROWS_WITH_AS((void)gp::unregister_policy<gp::env>("pack"), doctest::Contains("built-in heuristic"), gp::ConfigError);
 }

@@ -150,6 +150,22 @@ bool register_policy(const std::string& name, const std::string& about,
     return true;
 }
 
+/// Removes what register_placer<P, E>() or register_policy<E>() registered under `name` (listed
+/// under `kind`): heuristic<E>(name) no longer knows it. Returns whether there was one; a built-in
+/// name is a ConfigError. For a test or a plugin that must leave the registry as it found it.
+template <class E = env>
+bool unregister_policy(const std::string& name, const std::string& kind = "placer") {
+    for (const auto& h : heuristic_names())
+        if (h == name) throw ConfigError("registry: policy \"" + name + "\" is a built-in heuristic and cannot be unregistered");
+    auto& placers = detail::registered_placers<E>();
+    const auto removed = std::erase_if(placers, [&](const auto& r) { return r.name == name; });
+    if (removed == 0) return false;
+    auto& reg = detail::registry();
+    std::lock_guard lock(reg.m);
+    std::erase_if(reg.entries, [&](const registry_entry& e) { return e.kind == kind && e.name == name; });
+    return true;
+}
+
 /// Registers placer type P under `name` (a string literal) for gpuplace::env when the program starts.
 #define GPUPLACE_REGISTER_PLACER(P, name, about) \
     [[maybe_unused]] static const bool gpuplace_registered_placer_##P = ::gpuplace::register_placer<P>(name, about)
