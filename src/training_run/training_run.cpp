@@ -99,9 +99,9 @@ constexpr std::string_view distilled_run_config_json = R"({
 
 /// The "sizes_distilled" recipe: default_distilled with the training envs alternating between the
 /// default cluster (64 GPUs) and one of 16 GPUs (1 rack x 2 DGX-A100 nodes, 40 jobs: the default
-/// workload at 2.5 jobs per GPU, as scripts/size_transfer.sh evaluates it), so that one network
+/// workload at 2.5 jobs per GPU, as experiments/size_transfer.sh evaluates it), so that one network
 /// learns both; validated and compared on the default scenario, evaluated on 16 to 1,024 GPUs by
-/// scripts/size_transfer.sh. Larger clusters are left out of training: the planner's rollouts
+/// experiments/size_transfer.sh. Larger clusters are left out of training: the planner's rollouts
 /// grow with the cluster and its jobs (about 1 s a decision at 256 GPUs).
 constexpr std::string_view sizes_run_config_json = R"({
   "train_on": [

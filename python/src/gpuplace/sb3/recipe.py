@@ -23,7 +23,7 @@ from .._sb3_vec_env import SB3VecEnv
 #: arguments for the default scenario on 2 cores, about 5 minutes: MaskablePPO with
 #: :class:`PerGpuPolicy`, 100k env steps cloning pack, 10 value-only iterations, PPO to 250k env
 #: steps (the C++ trainer's settings, :func:`per_gpu_ppo_kwargs`), the best of the greedy policies
-#: on 8 validation seeds kept. scripts/sb3_recipe.py measures it.
+#: on 8 validation seeds kept. experiments/sb3_recipe.py measures it.
 NEWCOMER_RECIPE: dict = {
     "teacher": "pack",
     "imitation_steps": 100_000,
