@@ -33,6 +33,7 @@ void scheduling_core<T, J, C>::begin_episode(std::uint64_t seed, const Features&
     current_ = none;
     cur_gpus_ = 0;
     if (preempt_) disc_.reset(n, sim_.now());
+    if (fail_) fails_.reset(seed, sim_.now());
 }
 
 template <Topology T, Job J, class C>
@@ -64,6 +65,7 @@ void scheduling_core<T, J, C>::redraw_future(std::uint64_t seed, const Features&
     describe(keep, features);
     if (sim_.colocation()) rooms_.build(sim_);
     if (preempt_) disc_.grow(n);
+    if (fail_) fails_.reseed(seed, now);  // the failures to come are not known either
     if (cfg_.durations.mode != duration_info::hidden) return;
     if (!known_.sampled()) sample_durations();
     detail::rng r(detail::mix_seed(seed, 0x6475726174696f6eULL));  // "duration"
@@ -82,6 +84,21 @@ metrics scheduling_core<T, J, C>::episode_metrics() const {
         m.memory_utilization = sim_.memory_time() / (double(num_gpus()) * cfg_.colocation.gpu_memory_gb * m.makespan);
         // jobs sharing a GPU must not count it twice: busy GPU-time as the simulator measured it
         m.utilization = sim_.busy_gpu_time() / (double(num_gpus()) * m.makespan);
+    }
+    if (fail_) {
+        double held = 0, wasted = 0, hits = 0;
+        for (const auto& r : sim_.finished()) {
+            held += double(r.num_gpus) * r.run_time;
+            wasted += r.lost_gpu_time + r.checkpoint_gpu_time;
+            hits += r.interruptions;
+        }
+        const double n = double(std::max<std::size_t>(sim_.finished().size(), 1));
+        m.failures = true;
+        m.goodput = held > 0 ? (held - wasted) / held : 1.0;
+        m.wasted_gpu_hours = wasted / 3600.0;
+        m.avg_interruptions = hits / n;
+        m.hardware_failures = double(fails_.failures());
+        m.avg_jct_completed = m.avg_jct;  // every finished job completed its work
     }
     return m;
 }

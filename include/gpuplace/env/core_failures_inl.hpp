@@ -1,0 +1,85 @@
+#pragma once
+/// \file env/core_failures_inl.hpp
+/// The scheduling core's members for hardware failures (failures.hpp; env/core.hpp declares and
+/// documents them): a failure stops every job on the failed unit's GPUs, each losing its progress
+/// since its last checkpoint and waiting again; the unit's GPUs hold no job and are not free (every
+/// mask leaves them out) until it is repaired. env/core.hpp includes this file.
+
+#include <algorithm>
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "core.hpp"
+
+namespace gpuplace::env_detail {
+
+template <Topology T, Job J, class C>
+void scheduling_core<T, J, C>::init_failures() {
+    const auto& f = cfg_.failures;
+    if (!f.enabled) return;
+    check_failures(f);
+    if (cfg_.env.mode == action_mode::round || cfg_.rounds.enabled)
+        throw ConfigError("config /failures: hardware failures are not supported with rounds (/env/action_mode \"round\" or "
+                          "/rounds/enabled); use the gpu, placement or job action mode");
+    if (cfg_.colocation.enabled)
+        throw ConfigError("config /failures: hardware failures are not supported with co-location (/colocation/enabled)");
+    fails_.init(f, hierarchy());
+    sim_.enable_failures(f.restart_overhead);
+    fail_ = true;
+}
+
+template <Topology T, Job J, class C>
+template <class OnFinish>
+void scheduling_core<T, J, C>::hardware_events(OnFinish& finished) {
+    const bool hidden = cfg_.durations.mode == duration_info::hidden;
+    while (fails_.next_time() <= sim_.now()) {
+        const auto e = fails_.pop();
+        const auto gpus = fails_.gpus(e.unit);
+        if (!e.failure) {
+            sim_.bring_up(gpus);
+            finished(gpus);
+            continue;
+        }
+        for (const auto g : gpus) {
+            const auto j = cluster().holder(g);
+            if (j >= cluster_state::failed) continue;  // free
+            sim_.fail(j);
+            finished(sim_.gpus_of(sim_.record(j)));
+            const auto k = sim_.job(j).num_gpus;
+            queue_.insert(j, k, [this](std::uint32_t a, std::uint32_t b) { return queue_less(a, b); });
+            if (hidden) queue_.info(j).ideal_feat = squash(sim_.attained(j) / double(k));  // as a suspended job's
+            if (preempt_) {
+                disc_.finished(j);  // no longer running: the discipline decides again
+                disc_.touch();
+            }
+        }
+        sim_.take_down(gpus, fails_.next_of(e.unit));
+        finished(gpus);
+    }
+}
+
+template <Topology T, Job J, class C>
+double scheduling_core<T, J, C>::checkpointing(std::uint32_t j, std::span<const gpu_id> gpus, double slowdown) noexcept {
+    const auto& f = fails_.config();
+    double tau = f.checkpoint_interval;
+    if (f.young_daly) {  // the job's mean time to interruption: the unit MTBF over the units it spans
+        std::size_t units = 0;
+        std::uint32_t last = ~std::uint32_t{0};
+        for (const auto g : gpus) {  // sorted ascending, and a unit's GPUs are consecutive
+            const auto u = fails_.unit_of(g);
+            units += u != last;
+            last = u;
+        }
+        tau = young_daly_interval(f.checkpoint_cost, fails_.unit_mtbf_seconds(), units);
+    }
+    if (!(tau > 0)) {
+        sim_.set_checkpointing(j, 0.0, 0.0);
+        return slowdown;
+    }
+    const double period = tau + f.checkpoint_cost;
+    sim_.set_checkpointing(j, period, f.checkpoint_cost / period);
+    return slowdown * period / tau;
+}
+
+}  // namespace gpuplace::env_detail
