@@ -269,3 +269,47 @@ TEST_CASE("failures: the scenario JSON, and its errors name the path and the val
     c.colocation.enabled = true;
     CHECK_THROWS_WITH_AS(gp::env{c}, doctest::Contains("/colocation/enabled"), gp::ConfigError);
 }
+
+TEST_CASE("failures: avoid_failed keeps jobs off recently failed nodes when the others hold them, and is pack without failures") {
+    const auto records = [](const gp::scenario& s, const char* policy) {
+        gp::env e(s);
+        const auto act = gp::heuristic<gp::env>(policy).make(9);
+        e.reset(9);
+        while (!e.done()) (void)e.step(act(e));
+        std::vector<double> v;
+        for (const auto& r : e.finished()) v.insert(v.end(), {double(r.id), r.start, r.end});
+        return v;
+    };
+    const auto plain = with(gp::default_scenario(), {{"workload", {{"num_jobs", 60}}}});
+    CHECK(records(plain, "avoid_failed") == records(plain, "pack"));
+    CHECK(records(failing(3.0), "avoid_failed") != records(failing(3.0), "pack"));
+    CHECK(gp::applicable_heuristic_names(failing(3.0)).back() == "avoid_failed");
+    CHECK(gp::applicable_heuristic_names(plain) == gp::heuristic_names());
+
+    // at every placement, no GPU of a node that failed in the last 24 h while enough others are free
+    gp::env e(failing(3.0));
+    gp::avoid_failed_policy af;
+    e.reset(9);
+    af.reserve(e.topology());
+    std::size_t avoided = 0;
+    while (!e.done()) {
+        const auto& f = e.failure_state();
+        const auto mask = e.action_mask();
+        std::size_t fresh = 0, recent = 0;
+        for (std::size_t g = 0; g + 1 < mask.size(); ++g) {
+            const bool rec = e.now() - f.last_failure(f.unit_of(gp::gpu_id(g))) < 24 * 3600.0;
+            if (mask[g]) (rec ? recent : fresh) += 1;
+        }
+        const auto a = af.act(e);
+        if (e.has_current() && a < std::int64_t(mask.size()) - 1 && recent > 0) {
+            const std::size_t need = e.current_job().num_gpus - e.picked().size();
+            const bool rec = e.now() - f.last_failure(f.unit_of(gp::gpu_id(a))) < 24 * 3600.0;
+            if (fresh >= need) {
+                CHECK(!rec);
+                ++avoided;
+            }
+        }
+        (void)e.step(a);
+    }
+    CHECK(avoided > 0);
+}

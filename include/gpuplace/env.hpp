@@ -294,7 +294,7 @@ private:
 
     [[nodiscard]] typename view_type::state view_state() const noexcept {
         return {&core_.topology(), &core_.comm(), &core_.zoo(), &core_.gpu_types(), &core_.simulator(), core_.queue().jobs(),
-                core_.config().colocation.gpu_memory_gb};
+                core_.config().colocation.gpu_memory_gb, core_.failures() ? &core_.failure_state() : nullptr};
     }
 
     /// Calls f with the action front end (std::visit's work as a switch: the GPU mode, the hot
