@@ -9,6 +9,9 @@
 
 #include <cmath>
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -312,4 +315,39 @@ TEST_CASE("failures: avoid_failed keeps jobs off recently failed nodes when the 
         (void)e.step(a);
     }
     CHECK(avoided > 0);
+}
+
+TEST_CASE("failures: a trace row that failed or was killed ends at its recorded run time, its GPU time wasted") {
+    const auto file = (std::filesystem::temp_directory_path() / "gpuplace_failures_outcomes.csv").string();
+    // 1 GPU each, 1 step/s: job 1 was killed after 40 s of its 100, job 2 failed after 500 s (past its work: it runs its 100)
+    std::ofstream(file) << "submit_time,num_gpus,steps,outcome,run_time\n0,1,100,completed,100\n0,1,100,Killed,40\n10,1,100,failed,500\n"
+                           "20,1,50,completed,\n";
+    const auto s = gp::scenario_from_json(json{
+        {"topology", {{"preset", "custom"}, {"racks", 1}, {"nodes_per_rack", 1}, {"gpus_per_node", 2}}},
+        {"zoo", json::parse(R"({"models": [{"name": "m", "throughput": {"1": [1, 1]}}]})")},
+        {"job_fields", json::parse(R"([{"name": "outcome", "type": "category", "default": "completed"},
+                                         {"name": "run_time", "type": "number", "default": 0}])")},
+        {"workload", {{"kind", "trace"}, {"format", "csv"}, {"path", file}, {"model", "m"}}}});
+    gp::env e(s);
+    gp::first_fit_policy ff;
+    const auto r = gp::run_episode(e, ff, 1);
+    REQUIRE(r.terminated);
+    std::map<gp::job_id, gp::job_record> by_id;
+    for (const auto& x : e.finished()) by_id[x.id] = x;
+    CHECK(by_id.at(0).end == 100.0);
+    CHECK(by_id.at(1).end == 40.0);              // killed at 40
+    CHECK(by_id.at(2).end == 40.0 + 100);        // starts when job 1's GPU frees, runs its work
+    CHECK(by_id.at(3).end == 100.0 + 50);
+    const auto& m = r.m;
+    CHECK(m.failures);
+    CHECK(m.hardware_failures == 0.0);
+    CHECK(close_rel(m.wasted_gpu_hours, (40.0 + 100.0) / 3600.0, 1e-12));
+    CHECK(close_rel(m.goodput, (290.0 - 140.0) / 290.0, 1e-12));  // held: 100 + 40 + 100 + 50
+    CHECK(close_rel(m.avg_jct_completed, (100.0 + (150.0 - 20.0)) / 2, 1e-12));
+    std::filesystem::remove(file);
+
+    const auto bad = gp::scenario_from_json(json{
+        {"job_fields", json::parse(R"([{"name": "outcome", "type": "category", "default": "completed"}])")},
+        {"workload", {{"kind", "jobs"}, {"jobs", json::parse(R"([{"submit_time": 0, "num_gpus": 1, "model": 0, "work": 10}])")}}}});
+    CHECK_THROWS_WITH_AS(gp::env{bad}, doctest::Contains("needs a number field \"run_time\""), gp::ConfigError);
 }

@@ -365,6 +365,9 @@ private:
     /// checkpoint interval of job j's run on `gpus`, set in the simulator, and its slowdown with
     /// the checkpoint writes.
     void init_failures();
+    /// Trace outcomes (declared job fields "outcome" and "run_time"): per job of the episode, the
+    /// run time after which it ends unfinished (failed or killed in its trace), NaN otherwise.
+    void read_outcomes();
     template <class OnFinish>
     GPUPLACE_NOINLINE void hardware_events(OnFinish& finished);
     GPUPLACE_NOINLINE double checkpointing(std::uint32_t j, std::span<const gpu_id> gpus, double slowdown) noexcept;
@@ -413,6 +416,8 @@ private:
     duration_knowledge known_;  ///< the shown durations and the sampled size distribution
     bool fail_ = false;
     failure_process fails_;  ///< failures: when each unit fails and is repaired
+    std::size_t outcome_field_ = ~std::size_t{0}, run_time_field_ = ~std::size_t{0};  ///< trace outcomes' fields, or npos
+    std::vector<double> cut_;  ///< trace outcomes: per job, read_outcomes()'s run time
 };
 
 }  // namespace gpuplace::env_detail

@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
+#include <string_view>
 #include <span>
 #include <string>
 
@@ -16,6 +18,15 @@ namespace gpuplace::env_detail {
 
 template <Topology T, Job J, class C>
 void scheduling_core<T, J, C>::init_failures() {
+    const auto o = field_index(cfg_.job_fields, "outcome"), rt = field_index(cfg_.job_fields, "run_time");
+    if (o != std::string_view::npos) {
+        if (cfg_.job_fields[o].type != field_type::category || rt == std::string_view::npos ||
+            cfg_.job_fields[rt].type != field_type::number)
+            throw ConfigError("config /job_fields: a job field \"outcome\" (a category: completed, failed, killed, ...) needs a "
+                              "number field \"run_time\" (seconds the job ran in its trace)");
+        outcome_field_ = o;
+        run_time_field_ = rt;
+    }
     const auto& f = cfg_.failures;
     if (!f.enabled) return;
     check_failures(f);
@@ -27,6 +38,22 @@ void scheduling_core<T, J, C>::init_failures() {
     fails_.init(f, hierarchy());
     sim_.enable_failures(f.restart_overhead);
     fail_ = true;
+}
+
+template <Topology T, Job J, class C>
+void scheduling_core<T, J, C>::read_outcomes() {
+    const std::size_t F = extras_.width, n = F ? extras_.fields.size() / F : 0;
+    cut_.assign(n, std::numeric_limits<double>::quiet_NaN());
+    const auto& names = workload_.dictionary().categories(outcome_field_);
+    for (std::size_t j = 0; j < n; ++j) {
+        const double c = extras_.fields[j * F + outcome_field_], t = extras_.fields[j * F + run_time_field_];
+        if (!(c >= 0) || std::size_t(c) >= names.size() || !(t > 0)) continue;
+        const auto& name = names[std::size_t(c)];
+        const auto is = [&](std::string_view w) {
+            return name.size() == w.size() && std::equal(name.begin(), name.end(), w.begin(), [](char a, char b) { return (a | 0x20) == b; });
+        };
+        if (is("failed") || is("killed")) cut_[j] = t;
+    }
 }
 
 template <Topology T, Job J, class C>
