@@ -207,21 +207,39 @@ struct eval_report {
         return out;
     }
 
-    /// CSV: policy, seed, every metric (seconds).
+    /// CSV: policy, seed, every metric (seconds); with hardware failures, failure_metric_names() too.
     [[nodiscard]] std::string csv() const {
+        const bool failures = has_failures();
         std::string out = "policy,seed,avg_jct,p50_jct,p95_jct,p99_jct,avg_queueing_delay,makespan,avg_comm_cost,"
-                          "total_comm_cost,avg_slowdown,utilization,jobs_done,episode_return\n";
+                          "total_comm_cost,avg_slowdown,utilization,jobs_done,episode_return";
+        if (failures)
+            for (const auto& n : failure_metric_names()) out += "," + n;
+        out += "\n";
         char buf[512];
         for (const auto& p : policies)
             for (std::size_t i = 0; i < p.per_seed.size(); ++i) {
                 const auto& m = p.per_seed[i];
-                std::snprintf(buf, sizeof buf, "%s,%llu,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%zu,%.17g\n",
+                std::snprintf(buf, sizeof buf, "%s,%llu,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%zu,%.17g",
                               p.policy.c_str(), static_cast<unsigned long long>(seeds[i]), m.avg_jct, m.p50_jct,
                               m.p95_jct, m.p99_jct, m.avg_queueing_delay, m.makespan, m.avg_comm_cost,
                               m.total_comm_cost, m.avg_slowdown, m.utilization, m.jobs_done, p.returns[i]);
                 out += buf;
+                if (failures)
+                    for (const auto& n : failure_metric_names()) {
+                        std::snprintf(buf, sizeof buf, ",%.17g", metric_value(m, n));
+                        out += buf;
+                    }
+                out += "\n";
             }
         return out;
+    }
+
+    /// Whether some episode of the report had hardware failures (or trace outcomes).
+    [[nodiscard]] bool has_failures() const noexcept {
+        for (const auto& p : policies)
+            for (const auto& m : p.per_seed)
+                if (m.failures) return true;
+        return false;
     }
 
     /// CSV: policy, then mean and standard error of each metric (seconds), one row per policy.
