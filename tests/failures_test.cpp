@@ -264,7 +264,7 @@ TEST_CASE("failures: the scenario JSON, and its errors name the path and the val
     CHECK_THROWS_WITH_AS(parse(R"({"mtbf": 3})"), doctest::Contains("/failures/mtbf: unknown key"), gp::ConfigError);
     gp::failures_config f;
     f.mtbf_hours = std::nan("");
-    CHECK_THROWS_WITH_AS(gp::check_failures(f), doctest::Contains("/failures/mtbf_hours: value nan"), gp::ConfigError);
+    CHECK_THROWS_WITH_AS(gp::check_failures(f), doctest::Contains("/failures/mtbf_hours: must be a finite number > 0 (got nan)"), gp::ConfigError);
     auto r = failing(3.0);
     r.env.mode = gp::action_mode::round;
     CHECK_THROWS_WITH_AS(gp::env{r}, doctest::Contains("/env/action_mode \"round\""), gp::ConfigError);

@@ -11,6 +11,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <span>
 #include <string>
@@ -23,6 +24,15 @@
 #include "hierarchy.hpp"
 
 namespace gpuplace {
+
+namespace detail {
+/// `v` as a message shows it ("30", "0.5", "nan", "-1").
+[[nodiscard]] inline std::string failure_number(double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%g", v);
+    return b;
+}
+}  // namespace detail
 
 /// What fails as one: a node (level 1 of the hierarchy: every GPU of it) or a single GPU.
 enum class failure_scope : std::uint8_t { node, gpu };
@@ -62,7 +72,7 @@ struct failures_config {
 /// Checks a failures configuration: ConfigError naming `path`'s key and the value.
 inline void check_failures(const failures_config& f, std::string_view path = "/failures") {
     const auto bad = [&](const char* key, double v, const char* want) {
-        throw ConfigError("config " + std::string(path) + "/" + key + ": value " + std::to_string(v) + " " + want);
+        throw ConfigError("config " + std::string(path) + "/" + key + ": " + want + " (got " + detail::failure_number(v) + ")");
     };
     if (!(f.mtbf_hours > 0) || !std::isfinite(f.mtbf_hours)) bad("mtbf_hours", f.mtbf_hours, "must be a finite number > 0");
     if (!(f.repair_hours >= 0) || !std::isfinite(f.repair_hours)) bad("repair_hours", f.repair_hours, "must be a finite number >= 0");
@@ -73,7 +83,7 @@ inline void check_failures(const failures_config& f, std::string_view path = "/f
     if (!(f.checkpoint_cost >= 0) || !(f.checkpoint_cost <= 1e7)) bad("checkpoint_cost", f.checkpoint_cost, "must be in [0, 1e7]");
     if (f.young_daly && !(f.checkpoint_cost > 0))
         throw ConfigError("config " + std::string(path) + "/checkpoint_interval: \"young_daly\" needs a checkpoint_cost > 0 (got " +
-                          std::to_string(f.checkpoint_cost) + ")");
+                          detail::failure_number(f.checkpoint_cost) + ")");
 }
 
 /// Young/Daly's first-order optimal checkpoint interval sqrt(2 x cost x M) (Young, CACM 1974; Daly,
