@@ -7,6 +7,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -64,6 +65,13 @@ double play_checked(E& e, std::uint64_t seed, Act&& act) {
                     if (e.mode() == gp::action_mode::gpu) REQUIRE(e.action_mask()[g] == 0);
                 }
             }
+        {  // what step() rewrote incrementally (the GPUs of the failures and repairs) equals a full rewrite
+            const std::vector<float> inc(e.observation().begin(), e.observation().end());
+            const std::vector<std::uint8_t> inc_mask(e.action_mask().begin(), e.action_mask().end());
+            e.refresh_observation();
+            REQUIRE(std::equal(inc.begin(), inc.end(), e.observation().begin(), e.observation().end()));
+            REQUIRE(std::equal(inc_mask.begin(), inc_mask.end(), e.action_mask().begin(), e.action_mask().end()));
+        }
         (void)e.step(act(e));
     }
     CHECK(down_seen > 0);

@@ -42,7 +42,7 @@ public:
         confine_ = core.config().env.confine_type && core.gpu_types().heterogeneous();
         typed_rows_ = core.gpu_types().heterogeneous();
         // what makes every decision rewrite the whole observation (see step()), fixed for the env
-        whole_ = core.simulator().colocation() || typed_rows_ || core.preemptive() || core.failures() || core.information() != duration_info::oracle;
+        whole_ = core.simulator().colocation() || typed_rows_ || core.preemptive() || core.information() != duration_info::oracle;
     }
 
     [[nodiscard]] std::span<const float> observation(const observation_writer& obs) const noexcept { return obs.obs(); }
