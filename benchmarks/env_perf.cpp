@@ -1,8 +1,8 @@
-/// \file benchmarks/env_bench.cpp
+/// \file benchmarks/env_perf.cpp
 /// Single-env throughput: step() with random valid and first-fit actions over cluster sizes and
 /// queue lengths, the action modes, reset(), the proximity_drl preset, co-location on and off,
 /// hardware failures off and on, and the observation/mask rewrite on its own.
-/// Run: build/benchmarks/bench_env --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+/// Run: build/benchmarks/perf_env --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 
 #include <benchmark/benchmark.h>
 
@@ -14,7 +14,7 @@
 #include <gpuplace/json.hpp>
 #include <gpuplace/policy.hpp>
 
-#include "bench_scenarios.hpp"
+#include "perf_scenarios.hpp"
 
 namespace {
 
