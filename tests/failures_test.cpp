@@ -359,3 +359,25 @@ TEST_CASE("failures: a trace row that failed or was killed ends at its recorded 
         {"workload", {{"kind", "jobs"}, {"jobs", json::parse(R"([{"submit_time": 0, "num_gpus": 1, "model": 0, "work": 10}])")}}}});
     CHECK_THROWS_WITH_AS(gp::env{bad}, doctest::Contains("needs a number field \"run_time\""), gp::ConfigError);
 }
+
+TEST_CASE("failures: a job's own checkpoint interval and cost (declared job fields) override the scenario's") {
+    // 2 GPUs in 1 node; job 0 checkpoints every 100 s at no cost, job 1 every 50 s at 10 s (its rate 50/60)
+    auto s = gp::scenario_from_json(json{
+        {"topology", {{"preset", "custom"}, {"racks", 1}, {"nodes_per_rack", 1}, {"gpus_per_node", 2}}},
+        {"zoo", json::parse(R"({"models": [{"name": "m", "throughput": {"1": [1, 1]}}]})")},
+        {"job_fields", json::parse(R"([{"name": "checkpoint_interval", "type": "number"}, {"name": "checkpoint_cost", "type": "number"}])")},
+        {"workload", {{"kind", "jobs"}, {"jobs", json::parse(R"([
+            {"submit_time": 0, "num_gpus": 1, "model": 0, "work": 1000, "checkpoint_interval": 100, "checkpoint_cost": 0},
+            {"submit_time": 0, "num_gpus": 1, "model": 0, "work": 100, "checkpoint_interval": 50, "checkpoint_cost": 10}])")}}},
+        {"failures", {{"enabled", true}, {"mtbf_hours", 1e6}, {"checkpoint_interval", 7}, {"checkpoint_cost", 3}}}});
+    gp::env e(s);
+    gp::first_fit_policy ff;
+    const auto r = gp::run_episode(e, ff, 1);
+    REQUIRE(r.terminated);
+    std::map<gp::job_id, gp::job_record> by_id;
+    for (const auto& x : e.finished()) by_id[x.id] = x;
+    CHECK(by_id.at(0).end == 1000.0);
+    CHECK(by_id.at(0).checkpoint_gpu_time == 0.0);
+    CHECK(close_rel(by_id.at(1).end, 100.0 * 60 / 50, 1e-12));               // 2 periods of 60 s
+    CHECK(close_rel(by_id.at(1).checkpoint_gpu_time, 120.0 * 10 / 60, 1e-12));  // 10 s of each 60
+}

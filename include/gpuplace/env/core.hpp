@@ -417,6 +417,7 @@ private:
     bool fail_ = false;
     failure_process fails_;  ///< failures: when each unit fails and is repaired
     std::size_t outcome_field_ = ~std::size_t{0}, run_time_field_ = ~std::size_t{0};  ///< trace outcomes' fields, or npos
+    std::size_t interval_field_ = ~std::size_t{0}, cost_field_ = ~std::size_t{0};     ///< per-job checkpoint fields, or npos
     std::vector<double> cut_;  ///< trace outcomes: per job, read_outcomes()'s run time
 };
 

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <span>
 #include <string>
+#include <utility>
 
 #include "core.hpp"
 
@@ -35,6 +36,13 @@ void scheduling_core<T, J, C>::init_failures() {
                           "/rounds/enabled); use the gpu, placement or job action mode");
     if (cfg_.colocation.enabled)
         throw ConfigError("config /failures: hardware failures are not supported with co-location (/colocation/enabled)");
+    for (const auto& [name, out] : {std::pair<const char*, std::size_t*>{"checkpoint_interval", &interval_field_},
+                                    std::pair<const char*, std::size_t*>{"checkpoint_cost", &cost_field_}})
+        if (const auto i = field_index(cfg_.job_fields, name); i != std::string_view::npos) {
+            if (cfg_.job_fields[i].type != field_type::number)
+                throw ConfigError(std::string("config /job_fields: the job field \"") + name + "\" must be a number (seconds)");
+            *out = i;
+        }
     fails_.init(f, hierarchy());
     sim_.enable_failures(f.restart_overhead);
     fail_ = true;
@@ -89,8 +97,14 @@ void scheduling_core<T, J, C>::hardware_events(OnFinish& finished) {
 template <Topology T, Job J, class C>
 double scheduling_core<T, J, C>::checkpointing(std::uint32_t j, std::span<const gpu_id> gpus, double slowdown) noexcept {
     const auto& f = fails_.config();
-    double tau = f.checkpoint_interval;
-    if (f.young_daly) {  // the job's mean time to interruption: the unit MTBF over the units it spans
+    // a job's own interval and cost (declared job fields) where it gives them (NaN: not given), else the scenario's
+    const auto own = [&](std::size_t i) {
+        return i == ~std::size_t{0} ? std::numeric_limits<double>::quiet_NaN() : extras_.fields[std::size_t(j) * extras_.width + i];
+    };
+    const double own_cost = own(cost_field_), own_interval = own(interval_field_);
+    const double cost = own_cost >= 0 ? own_cost : f.checkpoint_cost;
+    double tau = own_interval >= 0 ? own_interval : f.checkpoint_interval;
+    if (f.young_daly && !(own_interval >= 0)) {  // the job's mean time to interruption: the unit MTBF over the units it spans
         std::size_t units = 0;
         std::uint32_t last = ~std::uint32_t{0};
         for (const auto g : gpus) {  // sorted ascending, and a unit's GPUs are consecutive
@@ -98,14 +112,14 @@ double scheduling_core<T, J, C>::checkpointing(std::uint32_t j, std::span<const 
             units += u != last;
             last = u;
         }
-        tau = young_daly_interval(f.checkpoint_cost, fails_.unit_mtbf_seconds(), units);
+        tau = young_daly_interval(cost, fails_.unit_mtbf_seconds(), units);
     }
     if (!(tau > 0)) {
         sim_.set_checkpointing(j, 0.0, 0.0);
         return slowdown;
     }
-    const double period = tau + f.checkpoint_cost;
-    sim_.set_checkpointing(j, period, f.checkpoint_cost / period);
+    const double period = tau + cost;
+    sim_.set_checkpointing(j, period, cost / period);
     return slowdown * period / tau;
 }
 
