@@ -225,4 +225,25 @@ private:
     std::size_t failures_ = 0, down_count_ = 0;
 };
 
+/// What a scheduler may know of the failures (placement_view.hpp's failures()): which units are
+/// down and until when, when each last failed, how many failed; never when an up unit will fail.
+/// A view of a failure_process, valid while it lives; empty (false) when failures are off.
+class failure_history {
+public:
+    failure_history() = default;
+    explicit failure_history(const failure_process* p) noexcept : p_(p) {}
+    explicit operator bool() const noexcept { return p_ != nullptr; }
+    [[nodiscard]] std::size_t units() const noexcept { return p_->units(); }
+    [[nodiscard]] std::uint32_t unit_of(gpu_id g) const noexcept { return p_->unit_of(g); }
+    [[nodiscard]] std::span<const gpu_id> gpus(std::uint32_t u) const noexcept { return p_->gpus(u); }
+    [[nodiscard]] bool is_down(std::uint32_t u) const noexcept { return p_->is_down(u); }
+    /// When down unit u is repaired (infinity for a unit that is up).
+    [[nodiscard]] double repair_time(std::uint32_t u) const noexcept { return p_->is_down(u) ? p_->next_of(u) : failure_process::never; }
+    [[nodiscard]] double last_failure(std::uint32_t u) const noexcept { return p_->last_failure(u); }
+    [[nodiscard]] std::size_t failures() const noexcept { return p_->failures(); }
+
+private:
+    const failure_process* p_ = nullptr;
+};
+
 }  // namespace gpuplace

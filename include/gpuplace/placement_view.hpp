@@ -94,9 +94,9 @@ public:
     [[nodiscard]] const ModelZoo& zoo() const noexcept { return *s_.zoo; }
     [[nodiscard]] const gpu_type_map& gpu_types() const noexcept { return *s_.types; }
     [[nodiscard]] std::span<const std::uint32_t> queue() const noexcept { return s_.queue; }
-    /// The hardware failure process (which units are down, when each last failed), or null when
-    /// the scenario has no failures.
-    [[nodiscard]] const failure_process* failures() const noexcept { return s_.failures; }
+    /// What is known of the hardware failures (which units are down until when, when each last
+    /// failed; failures.hpp), empty (false) when the scenario has none.
+    [[nodiscard]] failure_history failures() const noexcept { return failure_history(s_.failures); }
     /// Whether GPU g can take job j now (free, or with co-location room for it).
     [[nodiscard]] bool has_room(gpu_id g, std::uint32_t j) const noexcept {
         return env_detail::has_room(*s_.sim, g, j, s_.gpu_memory_gb);

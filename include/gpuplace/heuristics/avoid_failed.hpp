@@ -35,14 +35,14 @@ public:
 
     template <class V>
     bool plan(const V& v, std::vector<gpu_id>& out) {
-        const auto* f = v.failures();
+        const auto f = v.failures();
         if (!f) return pack_.plan(v, out);
         const auto mask = v.mask();
         mask_.assign(mask.begin(), mask.end());
         const double now = v.simulator().now();
         std::size_t left = 0;
         for (std::size_t g = 0; g < mask_.size(); ++g) {
-            if (mask_[g] && now - f->last_failure(f->unit_of(gpu_id(g))) < window_) mask_[g] = 0;
+            if (mask_[g] && now - f.last_failure(f.unit_of(gpu_id(g))) < window_) mask_[g] = 0;
             left += mask_[g];
         }
         if (left >= v.remaining()) return pack_.plan(v.with_mask(mask_), out);
