@@ -16,6 +16,7 @@
 #include "detail/enum_names.hpp"
 #include "comm.hpp"
 #include "data.hpp"
+#include "failures.hpp"
 #include "information.hpp"
 #include "job_fields.hpp"
 #include "model_zoo.hpp"
@@ -147,6 +148,7 @@ struct scenario {
     durations_config durations;    ///< what the scheduler knows of durations: oracle by default
     preemption_config preemption;  ///< off by default
     rounds_config rounds;          ///< off by default: round policies (round_env.hpp)
+    failures_config failures;      ///< off by default: hardware failures and checkpoints (failures.hpp)
     std::vector<job_field> job_fields;  ///< declared job fields (job_fields.hpp): none by default
 
     /// Makes the relative file paths of the scenario (the trace, a zoo file, a co-location profile)

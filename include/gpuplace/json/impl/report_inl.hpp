@@ -40,6 +40,13 @@ GPUPLACE_INLINE detail::json to_json(const metrics& m) {
         j["avg_suspended_time"] = m.avg_suspended_time;
         j["gpu_time_efficiency"] = m.gpu_time_efficiency;
     }
+    if (m.failures) {  // written only for episodes with hardware failures: other reports are unchanged
+        j["goodput"] = m.goodput;
+        j["wasted_gpu_hours"] = m.wasted_gpu_hours;
+        j["avg_interruptions"] = m.avg_interruptions;
+        j["hardware_failures"] = m.hardware_failures;
+        j["avg_jct_completed"] = m.avg_jct_completed;
+    }
     return j;
 }
 
@@ -53,6 +60,11 @@ GPUPLACE_INLINE detail::json to_json(const eval_report& r) {
             const auto s = p.get(n);
             pj["summary"][n] = {{"mean", s.mean}, {"sem", s.sem}};
         }
+        if (!p.per_seed.empty() && p.per_seed.front().failures)
+            for (const auto& n : failure_metric_names()) {
+                const auto s = p.get(n);
+                pj["summary"][n] = {{"mean", s.mean}, {"sem", s.sem}};
+            }
         for (const auto& m : p.per_seed) pj["per_seed"].push_back(to_json(m));
         j["policies"][p.policy] = pj;
     }

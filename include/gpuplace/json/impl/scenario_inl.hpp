@@ -12,6 +12,7 @@
 #include "../../detail/input_file.hpp"
 #include "../colocation.hpp"
 #include "../comm.hpp"
+#include "../failures.hpp"
 #include "../information.hpp"
 #include "../topology.hpp"
 #include "../workload.hpp"
@@ -24,7 +25,7 @@ namespace gpuplace {
 GPUPLACE_INLINE scenario scenario_from_json(const detail::json& j) {
     using namespace detail;
     check_keys(j, "", {"name", "topology", "comm", "zoo", "workload", "env", "reward", "colocation", "durations", "preemption", "job_fields",
-                      "rounds"});
+                      "rounds", "failures"});
     scenario s;
     read_string(j, "", "name", s.name);
     if (auto it = j.find("topology"); it != j.end()) {
@@ -49,6 +50,7 @@ GPUPLACE_INLINE scenario scenario_from_json(const detail::json& j) {
     if (auto it = j.find("durations"); it != j.end()) s.durations = durations_from_json(*it, "/durations");
     if (auto it = j.find("preemption"); it != j.end()) s.preemption = preemption_from_json(*it, "/preemption");
     if (auto it = j.find("rounds"); it != j.end()) s.rounds = rounds_from_json(*it, "/rounds");
+    if (auto it = j.find("failures"); it != j.end()) s.failures = failures_from_json(*it, "/failures");
     if (auto it = j.find("env"); it != j.end()) {
         const std::string p = "/env";
         check_keys(*it, p, {"queue_policy", "backfill", "allow_defer", "queue_window", "max_steps", "max_time", "action_mode",
@@ -119,6 +121,7 @@ GPUPLACE_INLINE detail::json to_json(const scenario& s) {
     if (!(s.durations == durations_config{})) j["durations"] = to_json(s.durations);
     if (!(s.preemption == preemption_config{})) j["preemption"] = to_json(s.preemption);
     if (!(s.rounds == rounds_config{})) j["rounds"] = to_json(s.rounds);
+    if (!(s.failures == failures_config{})) j["failures"] = to_json(s.failures);
     if (!s.job_fields.empty()) j["job_fields"] = to_json(s.job_fields);
     const auto& r = s.reward;
     j["reward"] = {{"jct", r.jct}, {"makespan", r.makespan}, {"comm", r.comm}, {"placement", r.placement}, {"time_scale", r.time_scale}};
