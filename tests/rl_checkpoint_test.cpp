@@ -10,6 +10,8 @@
 
 #include "rl_test_util.hpp"
 
+namespace gp = gpuplace;
+
 namespace {
 using namespace gpuplace;
 

@@ -14,6 +14,7 @@
 #include "any_policy.hpp"
 #include "config.hpp"
 #include "env.hpp"
+#include "env_concepts.hpp"
 #include "error.hpp"
 #include "heuristics.hpp"
 #include "policy.hpp"
@@ -173,7 +174,8 @@ template <class E = env>
     const auto colon = base.find(':');
     const std::string rule = colon == std::string::npos ? std::string() : base.substr(0, colon);
     const std::string placer = colon == std::string::npos ? base : base.substr(colon + 1);
-    bool found = detail::with_placer(base, [&]<class P>(std::type_identity<P>) { p = wrap_policy<E, P>(name); });
+    bool found = false;  // the built-in heuristics act through heuristic_action() (HeuristicEnv)
+    if constexpr (HeuristicEnv<E>) found = detail::with_placer(base, [&]<class P>(std::type_identity<P>) { p = wrap_policy<E, P>(name); });
     if (!found)
         for (const auto& r : detail::registered_placers<E>())
             if (r.name == placer && (rule.empty() || rule == to_string(type_rule::fastest_type) || rule == to_string(type_rule::throughput_greedy))) {
@@ -186,6 +188,9 @@ template <class E = env>
         for (const auto& n : heuristic_names()) known += (known.empty() ? "" : ", ") + n;
         for (const auto& n : failure_aware_heuristic_names()) known += ", " + n;
         for (const auto& r : detail::registered_placers<E>()) known += ", " + r.name;
+        if (!HeuristicEnv<E> && detail::with_placer(base, [](auto) {}))
+            throw ConfigError("policy \"" + name + "\": the built-in heuristics act through heuristic_action(), which this env type "
+                              "lacks (env_concepts.hpp, HeuristicEnv)");
         if (rule.empty()) throw ConfigError("unknown policy \"" + base + "\" (known: " + known + ")");
         throw ConfigError("unknown policy \"" + base + "\" (known: <rule>:<heuristic> with rule fastest_type or throughput_greedy and heuristic " +
                           known + ")");

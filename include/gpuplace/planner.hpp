@@ -27,6 +27,7 @@
 #include "detail/progress.hpp"
 #include "detail/rng.hpp"
 #include "detail/thread_pool.hpp"
+#include "env_concepts.hpp"
 #include "error.hpp"
 
 namespace gpuplace {
@@ -74,7 +75,9 @@ struct rollout_options {
     }
 };
 
-template <class E>
+/// A rollout planner over env type E: "hindsight" on any RolloutEnv, the fair planner on a
+/// ForkableEnv (env_concepts.hpp; ConfigError for a type without fork()).
+template <RolloutEnv E>
 class rollout_policy {
 public:
     /// A base policy made per rollout from a seed (any_policy::make's shape).
@@ -82,6 +85,9 @@ public:
 
     rollout_policy(base_factory base, rollout_options o) : base_(std::move(base)), o_(o), pool_(std::max<std::size_t>(1, o.threads)) {
         if (o_.futures == 0 && !o_.hindsight) throw ConfigError("rollout: futures must be >= 1");
+        if (!ForkableEnv<E> && !o_.hindsight)
+            throw ConfigError("rollout: the fair planner plays on forked futures, and this env type has no fork(seed) "
+                              "(env_concepts.hpp, ForkableEnv); \"hindsight:\" plays on copies");
     }
     rollout_policy(const rollout_policy& o) : rollout_policy(o.base_, o.o_) {}
 
@@ -95,8 +101,9 @@ public:
 
     /// The action with the best mean return over the futures (ties: the lower action).
     std::int64_t act(const E& e) {
-        if (e.mode() == action_mode::gpu)
-            throw ConfigError("rollout: plans over the candidates of the placement or job action mode (env.action_mode), not the gpu mode");
+        if constexpr (requires { e.mode() == action_mode::gpu; })
+            if (e.mode() == action_mode::gpu)
+                throw ConfigError("rollout: plans over the candidates of the placement or job action mode (env.action_mode), not the gpu mode");
         if (decisions_ == 0) o_.check_scale(o_.label, e.num_gpus());
         if constexpr (requires { e.info().jobs_done; })
             if (line_) {  // jobs started (finished or running): a decision starts one, a finish can take hours
@@ -110,7 +117,9 @@ public:
             if (mask[a]) actions_.push_back(std::int64_t(a));
         if (actions_.size() <= 1) {
             means_.assign(actions_.size(), 0.0);
-            return actions_.empty() ? e.defer_action() : actions_[0];
+            if (!actions_.empty()) return actions_[0];
+            if constexpr (requires { e.defer_action(); }) return e.defer_action();
+            else return std::int64_t(e.num_actions()) - 1;
         }
         const std::size_t F = o_.hindsight ? 1 : o_.futures, A = actions_.size();
         score_.assign(A * F, 0.0);
@@ -121,7 +130,7 @@ public:
             for (std::size_t k; (k = next.fetch_add(1)) < A * F;) {
                 const std::size_t a = k / F, f = k % F;
                 const std::uint64_t fs = detail::mix_seed(decision, f);
-                E sim = o_.hindsight ? E(e) : e.fork(fs);
+                E sim = o_.hindsight ? E(e) : fork(e, fs);
                 if constexpr (requires { sim.set_lazy(true); })
                     if (o_.lazy) sim.set_lazy(true);
                 auto base = base_(fs);
@@ -175,6 +184,11 @@ public:
     [[nodiscard]] const rollout_options& options() const noexcept { return o_; }
 
 private:
+    [[nodiscard]] static E fork(const E& e, std::uint64_t seed) {
+        if constexpr (ForkableEnv<E>) return e.fork(seed);
+        else return E(e);  // not reached: the constructor refuses the fair planner without fork()
+    }
+
     base_factory base_;
     rollout_options o_;
     detail::block_pool pool_;

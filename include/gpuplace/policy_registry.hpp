@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "any_policy.hpp"
+#include "env_concepts.hpp"
 #include "heuristic_registry.hpp"
 #include "planner.hpp"
 #include "round_env.hpp"
@@ -95,15 +96,21 @@ template <class E = env>
 /// comment). `o`: the planner's options other than what its name sets (threads; a teacher's
 /// ties_to_base and min_gain). Under a round policy ("pack+max_min_fairness_perf"), the heuristic
 /// places the jobs the round policy grants (any_policy::rounds, round_runner()). ConfigError names
-/// what is wrong.
-template <class E = env>
+/// what is wrong, and what an env type of one's own lacks for it (env_concepts.hpp: a planner
+/// needs a RolloutEnv, the fair one a ForkableEnv; rounds a basic_env's topology and job types).
+template <PolicyEnv E = env>
 [[nodiscard]] any_policy<E> named_policy(const std::string& name, rollout_options o) {
     std::string base_name;
     if (!parse_planner_name(name, o, base_name)) {
         auto p = heuristic<E>(name);
         if (is_round_policy(p.queue)) {
-            if (round_policy_needs_lp(p.queue) && !have_lp_solver()) (void)round_policy(p.queue, scenario{});  // says what is missing
-            p.rounds = [placer = name.substr(0, name.find('+'))](const scenario& s) { return round_runner<E>(s, placer); };
+            if constexpr (requires { typename E::topology_type; typename E::job_type; typename E::comm_type; }) {
+                if (round_policy_needs_lp(p.queue) && !have_lp_solver()) (void)round_policy(p.queue, scenario{});  // says what is missing
+                p.rounds = [placer = name.substr(0, name.find('+'))](const scenario& s) { return round_runner<E>(s, placer); };
+            } else {
+                throw ConfigError("policy \"" + name + "\": the round policy " + p.queue +
+                                  " runs on a basic_env's topology, job and comm types, which this env type does not name");
+            }
         }
         return p;
     }
@@ -111,21 +118,29 @@ template <class E = env>
     if (is_round_policy(base.queue))
         throw ConfigError("policy \"" + name + "\": the rollout planners do not run under the round policy " + base.queue +
                           " (its rounds decide who runs and where; a planner chooses among the candidates of one decision)");
-    any_policy<E> p;
-    p.name = name;
-    p.queue = base.queue;
-    if (o.label == rollout_options{}.label) o.label = name;
-    p.check = [o, name](const E& e) { o.check_scale(name, e.num_gpus()); };
-    p.make = [make = base.make, o](std::uint64_t seed) {
-        auto planner = std::make_shared<rollout_policy<E>>(make, o);
-        planner->reset(seed);
-        return std::function<std::int64_t(const E&)>([planner](const E& e) { return planner->act(e); });
-    };
-    return p;
+    if constexpr (!RolloutEnv<E>) {
+        throw ConfigError("policy \"" + name + "\": a rollout planner plays on copies of the env, and this env type is not a "
+                          "RolloutEnv (env_concepts.hpp: copies and num_gpus())");
+    } else {
+        if (!o.hindsight && !ForkableEnv<E>)
+            throw ConfigError("policy \"" + name + "\": the fair rollout planner plays on forked futures, and this env type has no "
+                              "fork(seed) (env_concepts.hpp, ForkableEnv); \"hindsight:" + base_name + "\" plays on copies (NOT causal)");
+        any_policy<E> p;
+        p.name = name;
+        p.queue = base.queue;
+        if (o.label == rollout_options{}.label) o.label = name;
+        p.check = [o, name](const E& e) { o.check_scale(name, e.num_gpus()); };
+        p.make = [make = base.make, o](std::uint64_t seed) {
+            auto planner = std::make_shared<rollout_policy<E>>(make, o);
+            planner->reset(seed);
+            return std::function<std::int64_t(const E&)>([planner](const E& e) { return planner->act(e); });
+        };
+        return p;
+    }
 }
 
 /// named_policy() with a planner's default options on `planner_threads` threads.
-template <class E = env>
+template <PolicyEnv E = env>
 [[nodiscard]] any_policy<E> named_policy(const std::string& name, std::size_t planner_threads = 1) {
     rollout_options o;
     o.threads = planner_threads;

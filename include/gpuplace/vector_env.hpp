@@ -24,6 +24,7 @@
 #include "detail/thread_pool.hpp"
 #include "detail/valid_actions.hpp"
 #include "env.hpp"
+#include "env_concepts.hpp"
 #include "error.hpp"
 #include "metrics.hpp"
 
@@ -85,7 +86,8 @@ struct final_info {
     std::uint64_t seed = 0;  ///< the episode's seed
 };
 
-template <class Env>
+/// A vector env of env type Env (a VectorEnv, env_concepts.hpp: every basic_env, or a type of one's own).
+template <VectorEnv Env>
 class basic_vector_env {
 public:
     using env_type = Env;

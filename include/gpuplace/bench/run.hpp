@@ -43,9 +43,10 @@ struct run_options {
 };
 
 /// `p` with each episode's actions recorded into `out` (indexed like `seeds`). An episode writes
-/// only its own slot, so the episodes can run in parallel.
-[[nodiscard]] inline any_policy<env> recording(const any_policy<env>& p, const std::vector<std::uint64_t>& seeds,
-                                               std::vector<std::vector<std::int64_t>>& out) {
+/// only its own slot, so the episodes can run in parallel. E: any env type (env_track.hpp).
+template <class E>
+[[nodiscard]] any_policy<E> recording(const any_policy<E>& p, const std::vector<std::uint64_t>& seeds,
+                                      std::vector<std::vector<std::int64_t>>& out) {
     auto index = std::make_shared<std::map<std::uint64_t, std::size_t>>();
     for (std::size_t i = 0; i < seeds.size(); ++i) index->emplace(seeds[i], i);
     out.assign(seeds.size(), {});
@@ -55,7 +56,7 @@ struct run_options {
                 auto& rec = out.at(index->at(seed));
                 rec.clear();
                 auto act = inner(seed);
-                return std::function<std::int64_t(const env&)>([act, &rec](const env& e) {
+                return std::function<std::int64_t(const E&)>([act, &rec](const E& e) {
                     const auto a = act(e);
                     rec.push_back(a);
                     return a;
@@ -386,6 +387,9 @@ inline json reproduce(const json& result, const track& t, const policy_ref& ref,
                                    std::to_string(result_format_version)};
         if (auto why = detail_bench::shape_problem(result); !why.empty()) return {false, "", "not a complete result: " + why};
         const auto& tj = result.at("track");
+        if (tj.at("version").get<std::string>() == env_version)  // bench/env_track.hpp
+            return {false, "", "track " + tj.at("name").get<std::string>() + " runs an env type of a program's own (version env): "
+                               "only that program can reproduce it"};
         const track t = tj.at("version").get<std::string>() == scenario_version
                             ? scenario_track_of_json(tj)
                             : find_track(tj.at("name").get<std::string>(), tj.at("version").get<std::string>());

@@ -160,6 +160,10 @@ struct track {
 /// suite's, its definition (the whole scenario) travels in its results.
 inline constexpr std::string_view scenario_version = "scenario";
 
+/// The version of a track of an env type of one's own (bench/env_track.hpp): its env is the
+/// program's code, so only that program reproduces its results.
+inline constexpr std::string_view env_version = "env";
+
 /// A track of one's own: scenario `s` (its JSON, every option filled in, is the track's "patch";
 /// its preset is none), `episodes` held-out seeds from 1000000, and `best` the heuristic variant
 /// its paired differences are against. Its results validate against the definition they hold.

@@ -105,27 +105,33 @@ struct obs_spec {
     bool operator==(const obs_spec&) const = default;
 
     /// Reads the layout of an env: leading segments "<items>_*" of num_actions() - 1 values each
-    /// (items: the first segment's name up to its '_'), then the context.
+    /// (items: the first segment's name up to its '_'), then the context. An env without
+    /// observation_layout() (env_concepts.hpp) has no per-item segments: all context.
     template <class Env>
     [[nodiscard]] static obs_spec of(const Env& e) {
         obs_spec s;
         s.num_gpus = e.num_actions() - 1;
-        const auto& lay = e.observation_layout();
-        if (!lay.empty()) {
-            const auto u = lay.front().name.find('_');
-            if (u != std::string::npos) s.items = lay.front().name.substr(0, u);
+        if constexpr (!requires { e.observation_layout(); }) {
+            s.context = e.observation().size();
+            return s;
+        } else {
+            const auto& lay = e.observation_layout();
+            if (!lay.empty()) {
+                const auto u = lay.front().name.find('_');
+                if (u != std::string::npos) s.items = lay.front().name.substr(0, u);
+            }
+            if constexpr (requires { e.hierarchy().uniform_size(1); })
+                if (s.items == "gpu") s.gpus_per_node = e.hierarchy().uniform_size(1);
+            const std::string prefix = s.items + "_";
+            std::size_t off = 0;
+            for (const auto& seg : lay) {
+                if (seg.name.rfind(prefix, 0) != 0 || seg.size != s.num_gpus || seg.offset != off) break;
+                ++s.gpu_features;
+                off += seg.size;
+            }
+            s.context = e.observation_size() - off;
+            return s;
         }
-        if constexpr (requires { e.hierarchy().uniform_size(1); })
-            if (s.items == "gpu") s.gpus_per_node = e.hierarchy().uniform_size(1);
-        const std::string prefix = s.items + "_";
-        std::size_t off = 0;
-        for (const auto& seg : lay) {
-            if (seg.name.rfind(prefix, 0) != 0 || seg.size != s.num_gpus || seg.offset != off) break;
-            ++s.gpu_features;
-            off += seg.size;
-        }
-        s.context = e.observation_size() - off;
-        return s;
     }
 };
 

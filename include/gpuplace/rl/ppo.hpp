@@ -28,6 +28,7 @@
 #include "../json/util.hpp"
 #include "../detail/prefetch.hpp"
 #include "../detail/rng.hpp"
+#include "../env_concepts.hpp"
 #include "../evaluate.hpp"
 #include "../json.hpp"
 #include "../vector_env.hpp"
@@ -55,8 +56,10 @@ struct ppo_stats {
     double rollout_seconds = 0, update_seconds = 0;
 };
 
-/// The trainer: owns the vector env, the network, the optimiser and the rollout buffers.
-template <class Env, std::floating_point S = float>
+/// The trainer: owns the vector env, the network, the optimiser and the rollout buffers. Env: any
+/// VectorEnv (env_concepts.hpp), built from scenarios or by a factory of one's own; the teachers
+/// by name need what named_policy() needs of it (heuristics: a HeuristicEnv; planners: a RolloutEnv).
+template <VectorEnv Env, std::floating_point S = float>
 class basic_ppo {
 public:
     using network_type = basic_actor_critic<S>;
@@ -67,8 +70,17 @@ public:
     /// clusters of several sizes, so that one network learns them all. Their observations and
     /// actions must have the same size (so in the placement and job action modes, where they do not
     /// depend on the number of GPUs); ConfigError otherwise.
-    basic_ppo(std::vector<scenario> mixture, ppo_config c)
-        : cfg_(std::move(c)), scen_(mixture.at(0)), mixture_(std::move(mixture)), venv_(make_envs(mixture_, cfg_), cfg_.threads),
+    basic_ppo(std::vector<scenario> mixture, ppo_config c) : basic_ppo(c, mixture, make_envs(mixture, c)) {}
+
+    /// Training on envs of one's own type (env_concepts.hpp): `make()` makes each of the num_envs
+    /// envs (the same env at every call; their episodes differ by reset(seed)). scenario_config() is
+    /// then a scenario named "env factory" that describes none of them (save_state() records it).
+    template <EnvFactory<Env> F>
+    basic_ppo(F make, ppo_config c) : basic_ppo(c, {factory_scenario()}, make_envs_by(make, c)) {}
+
+private:
+    basic_ppo(const ppo_config& c, std::vector<scenario> mixture, std::vector<Env> envs)
+        : cfg_(c), scen_(mixture.at(0)), mixture_(std::move(mixture)), venv_(std::move(envs), cfg_.threads),
           rng_(gpuplace::detail::mix_seed(cfg_.seed, 0x70706fULL)) {
         spec_ = obs_spec::of(venv_.env(0));
         net_ = network_type(spec_, cfg_.network, gpuplace::detail::mix_seed(cfg_.seed, 0x6e6574ULL));
@@ -88,9 +100,13 @@ public:
         adv_.assign(T * N, 0);
         ret_.assign(T * N, 0);
         ep_ret_.assign(N, 0.0);
-        if (!cfg_.teacher.empty() && (cfg_.imitation_steps > 0 || cfg_.teacher_coef > 0))
-            teacher_ = cfg_.teacher == "colocation_packer" ? wrap_policy<Env, colocation_packer_policy>(cfg_.teacher)
-                                                           : heuristic<Env>(cfg_.teacher);
+        if (!cfg_.teacher.empty() && (cfg_.imitation_steps > 0 || cfg_.teacher_coef > 0)) {
+            if constexpr (HeuristicEnv<Env>)
+                teacher_ = cfg_.teacher == "colocation_packer" ? wrap_policy<Env, colocation_packer_policy>(cfg_.teacher)
+                                                               : heuristic<Env>(cfg_.teacher);
+            else
+                teacher_ = heuristic<Env>(cfg_.teacher);  // a registered policy, or a ConfigError saying what Env lacks
+        }
         if (cfg_.dagger_iterations > 0) {
             rollout_options o;  // a teacher's labels: its base's action unless another is clearly better
             o.threads = cfg_.threads;
@@ -101,7 +117,7 @@ public:
                 planner_.emplace(heuristic<Env>(base).make, o);  // its scores of every action, not only its choice
                 q_.assign(T * N * spec_.num_actions(), 0.0f);
             }
-            if (venv_.env(0).mode() == action_mode::gpu && cfg_.dagger_teacher.find(':') != std::string::npos)
+            if (gpu_mode(venv_.env(0)) && cfg_.dagger_teacher.find(':') != std::string::npos)
                 throw ConfigError("ppo: dagger_teacher \"" + cfg_.dagger_teacher +
                                   "\" is a rollout planner, which chooses among the candidates of the placement or job action mode; "
                                   "the scenario's action_mode is gpu");
@@ -111,6 +127,7 @@ public:
         venv_.reset(gpuplace::detail::mix_seed(cfg_.seed, 0x656e76ULL));
     }
 
+public:
     [[nodiscard]] const ppo_config& config() const noexcept { return cfg_; }
     [[nodiscard]] const scenario& scenario_config() const noexcept { return scen_; }
     /// The scenarios the envs train on (one: scenario_config()).
@@ -220,6 +237,25 @@ private:
     struct episode_summary {
         double ret = 0, jct = 0, comm = 0;
     };
+
+    [[nodiscard]] static bool gpu_mode(const Env& e) {
+        if constexpr (requires { e.mode() == action_mode::gpu; }) return e.mode() == action_mode::gpu;
+        else return false;
+    }
+
+    [[nodiscard]] static scenario factory_scenario() {
+        scenario s;
+        s.name = "env factory";
+        return s;
+    }
+
+    template <class F>
+    static std::vector<Env> make_envs_by(F& make, const ppo_config& c) {
+        std::vector<Env> envs;
+        envs.reserve(c.num_envs);
+        for (std::size_t i = 0; i < c.num_envs; ++i) envs.push_back(Env(make()));
+        return envs;
+    }
 
     static std::vector<Env> make_envs(const std::vector<scenario>& mixture, const ppo_config& c) {
         std::vector<Env> envs;

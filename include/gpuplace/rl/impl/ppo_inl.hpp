@@ -5,7 +5,7 @@
 
 namespace gpuplace::rl {
 
-template <class Env, std::floating_point S>
+template <VectorEnv Env, std::floating_point S>
 void basic_ppo<Env, S>::rollout(bool teacher, labels label) {
     const auto N = cfg_.num_envs, T = cfg_.num_steps, A = spec_.num_actions(), O = spec_.obs_size();
     std::vector<std::int64_t> act(N);
@@ -86,7 +86,7 @@ void basic_ppo<Env, S>::rollout(bool teacher, labels label) {
     }
 }
 
-template <class Env, std::floating_point S>
+template <VectorEnv Env, std::floating_point S>
 void basic_ppo<Env, S>::update(ppo_stats& st) {
     const auto TN = cfg_.num_steps * cfg_.num_envs, A = spec_.num_actions();
     const auto MB = TN / cfg_.minibatches;

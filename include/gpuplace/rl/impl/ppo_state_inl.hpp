@@ -5,7 +5,7 @@
 
 namespace gpuplace::rl {
 
-template <class Env, std::floating_point S>
+template <VectorEnv Env, std::floating_point S>
 gpuplace::detail::json basic_ppo<Env, S>::save_state() const {
     using gpuplace::detail::json;
     using detail::to_bytes;
@@ -52,7 +52,7 @@ gpuplace::detail::json basic_ppo<Env, S>::save_state() const {
     return j;
 }
 
-template <class Env, std::floating_point S>
+template <VectorEnv Env, std::floating_point S>
 void basic_ppo<Env, S>::load_state(const gpuplace::detail::json& j, std::string_view source) {
     using gpuplace::detail::json;
     using detail::from_bytes;
@@ -164,7 +164,7 @@ void basic_ppo<Env, S>::load_state(const gpuplace::detail::json& j, std::string_
     }
 }
 
-template <class Env, std::floating_point S>
+template <VectorEnv Env, std::floating_point S>
 gpuplace::detail::json basic_ppo<Env, S>::norm_json(const running_norm& r) {
     using detail::to_bytes;
     const double c = r.count();
@@ -173,7 +173,7 @@ gpuplace::detail::json basic_ppo<Env, S>::norm_json(const running_norm& r) {
             {"count", to_bytes<double>({&c, 1})}};
 }
 
-template <class Env, std::floating_point S>
+template <VectorEnv Env, std::floating_point S>
 void basic_ppo<Env, S>::set_norm(running_norm& r, const gpuplace::detail::json& j, const std::string& src, const std::string& path) {
     using detail::from_bytes;
     using detail::state_get;
