@@ -9,6 +9,7 @@
 #include <span>
 #include <vector>
 
+#include "group_metrics.hpp"
 #include "job.hpp"
 
 namespace gpuplace {
@@ -69,6 +70,8 @@ struct metrics {
     /// Useful GPU-time (request x ideal duration x share) / GPU-time held, of the finished jobs
     /// (round_env.hpp counts each run's GPUs of an elastic job). Reports write it for rounds only.
     double gpu_time_efficiency = 0;
+    /// With tenants, a spot class or deadlines on (tenancy.hpp): metrics by group of jobs.
+    group_metrics groups;
 };
 
 /// Percentile (nearest-rank with linear interpolation) of sorted values, q in [0, 1].
