@@ -262,3 +262,20 @@ TEST_CASE("alloc: with preemption and hidden durations env.step() allocates noth
             CHECK(random_play_allocations(e) == 0);
         }
 }
+
+TEST_CASE("alloc: tenants, spot and deadlines: env.step() allocates nothing after reset() under their disciplines") {
+    for (const char* preset : {"tenants", "spot", "deadlines"})
+        for (const char* queue : {"capacity", "drf", "themis", "edf", "edf_ac", "las", "backfill"}) {
+            auto s = gp::preset_scenario(preset);
+            if ((std::string(queue) == "capacity" || std::string(queue) == "drf") && !s.tenants.enabled) continue;
+            if (std::string(queue).starts_with("edf") && !s.deadlines.enabled) continue;
+            INFO(preset, " ", queue);
+            s.workload.synthetic.num_jobs = 60;
+            gp::apply_queue(s, queue);
+            s.preemption.round = 360;
+            s.durations.mode = gp::duration_info::hidden;
+            if (std::string(queue) == "backfill") s.durations.mode = gp::duration_info::oracle;
+            gp::env e(s);
+            CHECK(random_play_allocations(e, 60) == 0);
+        }
+}

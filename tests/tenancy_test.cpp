@@ -36,7 +36,7 @@ gp::scenario tscenario(std::size_t gpus, const std::vector<tjob>& jobs, const js
     json list = json::array();
     for (const auto& j : jobs) {
         json e = {{"submit_time", j.submit}, {"num_gpus", j.gpus}, {"model", 0}, {"work", j.work}};
-        e.update(j.fields);
+        if (j.fields.is_object()) e.update(j.fields);
         list.push_back(e);
     }
     json s = {{"topology", {{"preset", "custom"}, {"racks", 1}, {"nodes_per_rack", 1}, {"gpus_per_node", gpus}}},
@@ -171,4 +171,96 @@ TEST_CASE("tenancy: Jain's index of known values") {
     CHECK(gp::jain_index(b, 2) == 1);
     CHECK(gp::jain_index(c, 2) == 0.5);
     CHECK(gp::jain_index(a, 0) == 0);
+}
+
+TEST_CASE("tenancy: bad tenants, spot and deadlines JSON are ConfigErrors naming the path and the value") {
+    const auto bad = [](const char* text, const char* msg) {
+        INFO(text);
+        CHECK_THROWS_WITH_AS((void)gp::parse_scenario(text), doctest::Contains(msg), gp::ConfigError);
+    };
+    bad(R"({"tenants": {"quotas": {"a": -1}}})", "config /tenants/quotas/a: value -1 out of range [0.0, 1000000000.0]");
+    bad(R"({"tenants": {"quotas": {"a": 0.7, "b": 0.6}, "share": true}})", "config /tenants/quotas: shares sum to 1.2");
+    bad(R"({"tenants": {"quotas": [4]}})", "config /tenants/quotas: expected an object of tenant names to numbers, got [4]");
+    bad(R"({"tenants": {"weights": {"a": 0}}})", "config /tenants/weights/a: value 0 out of range (0.0, 1000000000.0]");
+    bad(R"({"tenants": {"quota": {}}})", "config /tenants/quota: unknown key \"quota\"");
+    bad(R"({"spot": {"value": ""}})", "config /spot/value: expected the category that marks a spot job, got \"\"");
+    bad(R"({"deadlines": {"factor": [1.5, 0.5]}})", "config /deadlines/factor: expected 0 < lo <= hi (finite), got [1.5,0.5]");
+    bad(R"({"deadlines": {"factor": 2}})", "config /deadlines/factor: expected [lo, hi], two numbers, got 2");
+    // checked against the declared fields when an env is built
+    const auto env_error = [](const json& extra, const std::string& queue, const char* msg) {
+        INFO(extra.dump(), " ", queue);
+        const auto s = tscenario(2, {{0, 1, 10, {}}}, extra, queue);
+        CHECK_THROWS_WITH_AS(gp::env{s}, msg, gp::ConfigError);
+    };
+    env_error(json::parse(R"({"tenants": {}})"), "backfill", "config /tenants/field: job field \"tenant\" is not declared (add it to /job_fields)");
+    env_error(json::parse(R"({"job_fields": [{"name": "tenant", "default": "a"}], "tenants": {"quotas": {"zz": 1}}})"), "backfill",
+              "config /tenants/quotas/zz: no tenant \"zz\" among the categories of field \"tenant\"");
+    env_error(json::parse(R"({"job_fields": ["priority"], "deadlines": {"field": "priority", "factor": [1, 2]}, "tenants": {"field": "priority"}})"),
+              "backfill", "config /tenants/field: job field \"priority\" must be a category");
+    env_error(json::object(), "capacity", "config /env/queue_policy: \"capacity\" needs tenants (/tenants/enabled)");
+    env_error(json::object(), "edf_ac", "config /env/queue_policy: \"edf_ac\" needs deadlines (/deadlines/enabled)");
+    // a scenario with them reads back to itself
+    const auto s = gp::preset_scenario("tenants");
+    CHECK(gp::to_json(gp::scenario_from_json(gp::to_json(s))) == gp::to_json(s));
+    const auto d = gp::preset_scenario("deadlines");
+    CHECK(gp::to_json(gp::scenario_from_json(gp::to_json(d))) == gp::to_json(d));
+}
+
+TEST_CASE("tenancy: every discipline on the presets, by seed: the same metrics twice, every job done, invariants of the metrics") {
+    for (const char* preset : {"tenants", "spot", "deadlines"})
+        for (const char* queue : {"backfill", "capacity", "drf", "themis", "edf", "edf_ac", "2d_las"}) {
+            auto s = gp::preset_scenario(preset);
+            if ((std::string(queue) == "capacity" || std::string(queue) == "drf") && !s.tenants.enabled) continue;
+            if (std::string(queue).starts_with("edf") && !s.deadlines.enabled) continue;
+            INFO(preset, " ", queue);
+            s.workload.synthetic.num_jobs = 40;
+            gp::apply_queue(s, queue);
+            gp::env a(s), b(s);
+            gp::random_policy ra(3), rb(3);
+            (void)gp::run_episode(a, ra, 7);
+            (void)gp::run_episode(b, rb, 7);
+            const auto ma = a.episode_metrics(), mb = b.episode_metrics();
+            CHECK(ma.jobs_done == 40);
+            CHECK(gp::to_json(ma) == gp::to_json(mb));
+            const auto& g = ma.groups;
+            CHECK(g.tenants == s.tenants.enabled);
+            CHECK(g.spot == s.spot.enabled);
+            CHECK(g.deadlines == s.deadlines.enabled);
+            if (g.tenants) {
+                CHECK(g.num_tenants == 3);
+                CHECK(g.jain_index > 1.0 / 3 - 1e-12);
+                CHECK(g.jain_index <= 1 + 1e-12);
+                CHECK(g.worst_tenant_rho > 0);
+                std::size_t n = 0;
+                double jct = 0;
+                for (std::size_t t = 0; t < 3; ++t) {
+                    n += g.tenant_jobs[t];
+                    jct += g.tenant_jct[t] * double(g.tenant_jobs[t]);
+                    CHECK(g.tenant_below[t] >= 0);
+                    CHECK(g.tenant_below[t] <= ma.makespan);
+                }
+                CHECK(n == 40);
+                CHECK(gp::test::close_rel(jct / 40, ma.avg_jct, 1e-9));
+            }
+            if (g.spot) {
+                CHECK(g.spot_jobs > 0);
+                CHECK(g.spot_jobs < 40);
+                CHECK(g.spot_evictions >= 0);
+                CHECK(gp::test::close_rel((g.spot_jct * double(g.spot_jobs) + g.guaranteed_jct * double(40 - g.spot_jobs)) / 40, ma.avg_jct, 1e-9));
+            }
+            if (g.deadlines) {
+                CHECK(g.deadlines_met >= 0);
+                CHECK(g.deadlines_met <= 1);
+                CHECK(g.avg_lateness >= 0);
+                CHECK((g.not_admitted > 0) == (std::string(queue) == "edf_ac" && g.not_admitted > 0));
+            }
+            // a fork keeps the tenancy of the present jobs and runs to the end
+            gp::env c(s);
+            c.reset(7);
+            for (int i = 0; i < 10 && !c.done(); ++i) (void)c.step(gp::random_policy(5).act(c));
+            auto f = c.fork(11);
+            gp::random_policy rf(5);
+            while (!f.done()) (void)f.step(rf.act(f));
+            CHECK(f.episode_metrics().jobs_done == 40);
+        }
 }
