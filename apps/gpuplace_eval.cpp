@@ -170,7 +170,7 @@ int main(int argc, char** argv) {
         std::string s;
         for (const auto& q : gpuplace::all_queue_names()) s += (s.empty() ? "" : ", ") + q;
         return s;
-    }() + "; las, 2d_las and gittins preempt, the *_oracle ones read true durations, the round policies (Gavel's) "
+    }() + "; las, 2d_las and gittins preempt, and capacity, drf, themis (tenants), edf and edf_ac (deadlines), the *_oracle ones read true durations, the round policies (Gavel's) "
           "decide in rounds who runs on which GPU type)")->type_name("LIST");
     std::string durations;
     double restart_overhead = -1, round = -1, restore = -1;
