@@ -264,3 +264,22 @@ TEST_CASE("tenancy: every discipline on the presets, by seed: the same metrics t
             CHECK(f.episode_metrics().jobs_done == 40);
         }
 }
+
+TEST_CASE("tenancy: edf_ac admits by the duration the scheduler knows: the truth, or with durations hidden the sampled mean") {
+    const json ex = json::parse(R"({"job_fields": ["deadline"], "deadlines": {}})");
+    // one GPU; 100 s, 10 s and 10 s jobs at 0, the 10 s one first with a deadline of 30 s
+    const std::vector<tjob> jobs = {{0, 1, 100, {{"deadline", 1000}}}, {0, 1, 10, {{"deadline", 30}}}, {0, 1, 10, {{"deadline", 1000}}}};
+    const auto oracle = run(tscenario(1, jobs, ex, "edf_ac"));
+    CHECK(oracle.m.groups.not_admitted == 0);
+    CHECK(oracle.jobs.at(1).end == 10);
+    CHECK(oracle.m.groups.deadlines_met == 1);
+    // hidden: the estimate is the mean job size, (100 + 10 + 10) / 3 = 40 s > 30 s: not admitted
+    auto s = tscenario(1, jobs, ex, "edf_ac");
+    s.durations.mode = gp::duration_info::hidden;
+    const auto hidden = run(s);
+    CHECK(hidden.m.groups.not_admitted == 1);
+    CHECK(hidden.jobs.at(0).end == 100);
+    CHECK(hidden.jobs.at(2).end == 110);
+    CHECK(hidden.jobs.at(1).end == 120);
+    CHECK(hidden.m.groups.deadlines_met == doctest::Approx(2.0 / 3));
+}

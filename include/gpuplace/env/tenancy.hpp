@@ -126,7 +126,7 @@ public:
             if (j < from) continue;
             const auto v = [&](std::size_t f) { return fields[std::size_t(j) * width + f]; };
             const double tv = tf_ != npos ? v(tf_) : std::nan("");
-            tenant_[j] = tv == tv ? std::uint32_t(tv) : std::uint32_t(num_tenants_);
+            tenant_[j] = tv == tv && tv >= 0 && tv < double(num_tenants_) ? std::uint32_t(tv) : std::uint32_t(num_tenants_);
             spot_[j] = sf_ != npos && v(sf_) == spot_value_;
             deadline_[j] = none;
             if (df_ != npos) {
