@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Regenerates the result pages docs/results/*.md from one build of one commit: it runs each
 program and writes what the program printed, under the command that printed it. The networks are
-the reference ones shipped in data/models/ (trained by scripts/train_models.sh) and
+the reference ones shipped in data/models/ (trained by experiments/train_models.sh) and
 examples/data/colocation_ppo.json, so no page needs training; every number is an evaluation on
 held-out seeds, the same on every CPU.
 

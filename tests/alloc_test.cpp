@@ -263,6 +263,29 @@ TEST_CASE("alloc: with preemption and hidden durations env.step() allocates noth
         }
 }
 
+TEST_CASE("alloc: with hardware failures env.step() allocates nothing after reset()") {
+    for (auto order : {gp::queue_order::fifo, gp::queue_order::las})
+        for (const char* mode : {"gpu", "placement", "job"}) {
+            INFO(std::string(gp::to_string(order)), " ", std::string(mode));
+            auto s = with(gp::default_scenario(), {{"workload", {{"num_jobs", 60}}},
+                                                   {"failures", {{"enabled", true}, {"mtbf_hours", 2}, {"repair_hours", 1},
+                                                                 {"checkpoint_interval", "young_daly"}, {"checkpoint_cost", 60}}}});
+            s.env.order = order;
+            s.env.mode = gp::parse_action_mode(mode);
+            s.preemption.enabled = gp::is_preemptive(order);
+            s.durations.mode = order == gp::queue_order::las ? gp::duration_info::hidden : gp::duration_info::oracle;
+            gp::env e(s);
+            CHECK(random_play_allocations(e, 60) == 0);
+            gp::avoid_failed_policy af;
+            e.reset(4);
+            af.reserve(e.topology());
+            alloc_counter c;
+            while (!e.done()) (void)e.step(af.act(e));
+            CHECK(c.stop() == 0);
+            CHECK(e.failure_state().failures() > 0);
+        }
+}
+
 TEST_CASE("alloc: tenants, spot and deadlines: env.step() allocates nothing after reset() under their disciplines") {
     for (const char* preset : {"tenants", "spot", "deadlines"})
         for (const char* queue : {"capacity", "drf", "themis", "edf", "edf_ac", "las", "backfill"}) {

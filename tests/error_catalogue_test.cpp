@@ -106,6 +106,18 @@ const std::vector<example>& catalogue() {
             s.preemption.restart_overhead = std::nan("");
             (void)gp::env{s};
         });
+        add("ConfigError", "config /failures/mtbf_hours: must be a finite number > 0 (got nan)", [] {
+            auto s = gp::default_scenario();
+            s.failures.enabled = true;
+            s.failures.mtbf_hours = std::nan("");
+            (void)gp::env{s};
+        });
+        add("ConfigError", "config /failures/distribution: unknown value \"gamma\" (allowed: exponential, weibull)",
+            [] { (void)gp::parse_scenario(R"({"failures": {"enabled": true, "distribution": "gamma"}})"); });
+        add("ConfigError",
+            "config /failures: hardware failures are not supported with rounds (/env/action_mode \"round\" or /rounds/enabled); use the "
+            "gpu, placement or job action mode",
+            [] { (void)gp::env{gp::parse_scenario(R"({"failures": {"enabled": true}, "env": {"action_mode": "round"}})")}; });
         add("ConfigError", "config /workload: kind \"trace\" needs \"format\" (philly, openb or csv)",
             [] { (void)gp::parse_scenario(R"({"workload": {"kind": "trace"}})"); });
         add("ConfigError", "config /workload/gpu_counts/8: jobs of 8 GPUs can never fit in a cluster of 4 GPUs", [] {
@@ -126,7 +138,7 @@ const std::vector<example>& catalogue() {
             p.racks = 0;
             gp::TreeTopology t(p);
         });
-        add("ConfigError", "unknown scenario preset \"big\" (allowed: default, proximity_drl, colocation, philly, heterogeneous, philly_hidden, nvl72, heterogeneous_gavel, elastic, tenants, spot, deadlines, philly:<file>, philly_hidden:<file>)",
+        add("ConfigError", "unknown scenario preset \"big\" (allowed: default, proximity_drl, colocation, philly, heterogeneous, philly_hidden, nvl72, heterogeneous_gavel, elastic, failures, tenants, spot, deadlines, philly:<file>, philly_hidden:<file>)",
             [] { (void)gp::preset_scenario("big"); });
         add("ConfigError", "cannot open scenario file \"/no/such/scenario.json\"",
             [] { (void)gp::load_scenario("/no/such/scenario.json"); });

@@ -131,7 +131,11 @@ int gpuplace::apps::train_main(int argc, char** argv, const train_seams& seams) 
     std::size_t steps = 0, seed = 0, restarts = 0, threads = 0, checkpoint_every = 0, seeds = 20;
     bool resume = false, overwrite = false, do_compare = false, no_plot = false, print_config = false;
     app.add_option("--config", config_file,
-                   "training config (JSON) merged over the embedded default, or a recipe by name (default, philly, proximity_drl, philly_hidden, default_distilled, philly_distilled, sizes_distilled)");
+                   "training config (JSON) merged over the default recipe, or a recipe by name (data/recipes/: " + [] {
+                       std::string s;
+                       for (const auto& r : rl::run_recipe_names()) s += (s.empty() ? "" : ", ") + r;
+                       return s;
+                   }() + ")");
     app.add_option("--scenario", scenario_name, "scenario: a preset (" + [] {
         std::string s;
         for (const auto& p : preset_names()) s += (s.empty() ? "" : ", ") + p;

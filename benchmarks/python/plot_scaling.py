@@ -1,13 +1,13 @@
-"""Plots the cost of one env step against the cluster size from bench_env's JSON output.
+"""Plots the cost of one env step against the cluster size from perf_env's JSON output.
 
 Two panels, log-log: time per step, and time per step divided by the number of GPUs, for each
 action source measured (BM_step_random, BM_step_first_fit, BM_step_random_policy), with a line of
 slope 1 (cost proportional to G) through the smallest size for reference. A curve below that line
 grows sub-linearly. With repetitions in the JSON, the median is plotted and the spread shaded.
 
-    build-bench/benchmarks/bench_env --benchmark_filter='BM_step_' --benchmark_repetitions=5 \\
-        --benchmark_out=bench_env.json --benchmark_out_format=json
-    python benchmarks/python/plot_scaling.py bench_env.json --out step_scaling.png
+    build-perf/benchmarks/perf_env --benchmark_filter='BM_step_' --benchmark_repetitions=5 \\
+        --benchmark_out=perf_env.json --benchmark_out_format=json
+    python benchmarks/python/plot_scaling.py perf_env.json --out step_scaling.png
 
 Needs matplotlib (pip install './python[plot]').
 """
@@ -48,7 +48,7 @@ def load(path: str) -> dict[str, dict[int, list[float]]]:
             continue
         out[m.group(1)][int(m.group(2))].append(float(b["cpu_time"]) * scale[b.get("time_unit", "ns")])
     if not out:
-        sys.exit(f"plot_scaling: {path} has no BM_step_<policy>/gpus:<G> results (run bench_env with --benchmark_filter='BM_step_')")
+        sys.exit(f"plot_scaling: {path} has no BM_step_<policy>/gpus:<G> results (run perf_env with --benchmark_filter='BM_step_')")
     return out
 
 
@@ -89,7 +89,7 @@ def plot(results: dict[str, dict[int, list[float]]], out: str, title: str) -> No
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("json", help="bench_env --benchmark_out=... --benchmark_out_format=json")
+    ap.add_argument("json", help="perf_env --benchmark_out=... --benchmark_out_format=json")
     ap.add_argument("--out", default="step_scaling.png")
     ap.add_argument("--title", default="gpuplace: C++ env step vs cluster size (median of the repetitions, spread shaded)")
     args = ap.parse_args(argv)

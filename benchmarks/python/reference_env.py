@@ -1,6 +1,6 @@
 """A plain Python/NumPy implementation of the gpuplace MDP, written the way a researcher would.
 
-It exists to measure the gap to the C++ core side by side (benchmarks/python/bench.py) and is
+It exists to measure the gap to the C++ core side by side (benchmarks/python/step_speed.py) and is
 checked against it (tests/python/test_reference_env.py): on the same jobs, with the same actions,
 it gives the same rewards, metrics, masks and observations (to float32 rounding).
 

@@ -26,6 +26,8 @@ namespace gpuplace {
 class cluster_state {
 public:
     static constexpr std::uint32_t no_job = std::numeric_limits<std::uint32_t>::max();
+    /// The holder of a GPU out of service (failures.hpp): not free, and no job.
+    static constexpr std::uint32_t failed = no_job - 1;
     /// A free GPU's end time: so that `end - now` clamped at 0 needs no test of the holder.
     static constexpr double free_end = -std::numeric_limits<double>::infinity();
     /// The latest end time kept: a later one (a job slowed down by an absurd link latency) is kept

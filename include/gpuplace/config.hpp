@@ -16,6 +16,7 @@
 #include "detail/enum_names.hpp"
 #include "comm.hpp"
 #include "data.hpp"
+#include "failures.hpp"
 #include "information.hpp"
 #include "job_fields.hpp"
 #include "model_zoo.hpp"
@@ -159,6 +160,7 @@ struct scenario {
     durations_config durations;    ///< what the scheduler knows of durations: oracle by default
     preemption_config preemption;  ///< off by default
     rounds_config rounds;          ///< off by default: round policies (round_env.hpp)
+    failures_config failures;      ///< off by default: hardware failures and checkpoints (failures.hpp)
     std::vector<job_field> job_fields;  ///< declared job fields (job_fields.hpp): none by default
     tenants_config tenants;      ///< off by default: tenants with quotas (tenancy.hpp)
     spot_config spot;            ///< off by default: a spot class

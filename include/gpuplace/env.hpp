@@ -198,6 +198,9 @@ public:
     [[nodiscard]] const scenario& config() const noexcept { return core_.config(); }
     [[nodiscard]] const basic_simulator<J>& simulator() const noexcept { return core_.simulator(); }
     [[nodiscard]] const cluster_state& cluster() const noexcept { return core_.cluster(); }
+    /// The hardware failure process (scenario "failures"; failures.hpp): which units are down and
+    /// when each last failed. Unsized when failures are off.
+    [[nodiscard]] const failure_process& failure_state() const noexcept { return core_.failure_state(); }
     [[nodiscard]] std::size_t num_gpus() const noexcept { return core_.num_gpus(); }
     [[nodiscard]] double now() const noexcept { return core_.simulator().now(); }
     [[nodiscard]] std::size_t steps() const noexcept { return steps_; }
@@ -291,7 +294,7 @@ private:
 
     [[nodiscard]] typename view_type::state view_state() const noexcept {
         return {&core_.topology(), &core_.comm(), &core_.zoo(), &core_.gpu_types(), &core_.simulator(), core_.queue().jobs(),
-                core_.config().colocation.gpu_memory_gb};
+                core_.config().colocation.gpu_memory_gb, core_.failures() ? &core_.failure_state() : nullptr};
     }
 
     /// Calls f with the action front end (std::visit's work as a switch: the GPU mode, the hot

@@ -81,6 +81,11 @@ inline const std::vector<std::string>& eval_metric_names() {
             return what == "jct" ? g.tenant_jct[t] : g.tenant_slowdown[t];
         }
     }
+    if (name == "goodput") return m.goodput;
+    if (name == "wasted_gpu_hours") return m.wasted_gpu_hours;
+    if (name == "avg_interruptions") return m.avg_interruptions;
+    if (name == "hardware_failures") return m.hardware_failures;
+    if (name == "avg_jct_completed") return m.avg_jct_completed;
     throw Error("unknown metric \"" + name + "\"");
 }
 
@@ -89,6 +94,7 @@ inline const std::vector<std::string>& eval_metric_names() {
 [[nodiscard]] inline bool is_time_metric(const std::string& name) noexcept {
     for (const char* other : {"avg_comm_cost", "total_comm_cost", "avg_slowdown", "utilization", "avg_preemptions",
                               "lost_gpu_hours", "avg_fairness", "max_fairness", "avg_moves", "avg_resizes", "gpu_time_efficiency",
+                              "goodput", "wasted_gpu_hours", "avg_interruptions", "hardware_failures",
                               "jain_index", "worst_tenant_rho", "below_guarantee_hours", "spot_evictions", "deadlines_met"})
         if (name == other) return false;
     if (name.starts_with("tenant") && name.ends_with("_slowdown")) return false;
@@ -127,6 +133,15 @@ inline const std::vector<std::string>& round_metric_names() {
     return v;
 }
 
+/// The metrics the table adds when hardware failed (failures.hpp, docs/realities.md): goodput,
+/// wasted GPU-hours, interruptions per job, hardware failures per episode, mean JCT of the
+/// completed jobs.
+inline const std::vector<std::string>& failure_metric_names() {
+    static const std::vector<std::string> names = {"goodput", "wasted_gpu_hours", "avg_interruptions", "hardware_failures",
+                                                   "avg_jct_completed"};
+    return names;
+}
+
 /// One policy's results over the seeds.
 struct policy_eval {
     std::string policy;
@@ -160,16 +175,18 @@ struct eval_report {
         char buf[128];
         int w = 16;
         auto names = eval_metric_names();
-        bool preempted = false, rounds = false;
+        bool preempted = false, rounds = false, failures = false;
         for (const auto& p : policies) {
             w = std::max(w, int(p.policy.size()) + 1);
             for (const auto& m : p.per_seed) {
                 preempted = preempted || m.avg_preemptions > 0 || m.rounds;
                 rounds = rounds || m.rounds;
+                failures = failures || m.failures;
             }
         }
         if (preempted) names.insert(names.end(), preemption_metric_names().begin(), preemption_metric_names().end());
         if (rounds) names.insert(names.end(), round_metric_names().begin(), round_metric_names().end());
+        if (failures) names.insert(names.end(), failure_metric_names().begin(), failure_metric_names().end());
         if (!policies.empty() && !policies.front().per_seed.empty())
             for (auto& n : group_metric_names(policies.front().per_seed.front().groups)) names.push_back(std::move(n));
         std::snprintf(buf, sizeof buf, "%-*s", w, "policy");
@@ -230,21 +247,39 @@ struct eval_report {
         return out;
     }
 
-    /// CSV: policy, seed, every metric (seconds).
+    /// CSV: policy, seed, every metric (seconds); with hardware failures, failure_metric_names() too.
     [[nodiscard]] std::string csv() const {
+        const bool failures = has_failures();
         std::string out = "policy,seed,avg_jct,p50_jct,p95_jct,p99_jct,avg_queueing_delay,makespan,avg_comm_cost,"
-                          "total_comm_cost,avg_slowdown,utilization,jobs_done,episode_return\n";
+                          "total_comm_cost,avg_slowdown,utilization,jobs_done,episode_return";
+        if (failures)
+            for (const auto& n : failure_metric_names()) out += "," + n;
+        out += "\n";
         char buf[512];
         for (const auto& p : policies)
             for (std::size_t i = 0; i < p.per_seed.size(); ++i) {
                 const auto& m = p.per_seed[i];
-                std::snprintf(buf, sizeof buf, "%s,%llu,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%zu,%.17g\n",
+                std::snprintf(buf, sizeof buf, "%s,%llu,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%zu,%.17g",
                               p.policy.c_str(), static_cast<unsigned long long>(seeds[i]), m.avg_jct, m.p50_jct,
                               m.p95_jct, m.p99_jct, m.avg_queueing_delay, m.makespan, m.avg_comm_cost,
                               m.total_comm_cost, m.avg_slowdown, m.utilization, m.jobs_done, p.returns[i]);
                 out += buf;
+                if (failures)
+                    for (const auto& n : failure_metric_names()) {
+                        std::snprintf(buf, sizeof buf, ",%.17g", metric_value(m, n));
+                        out += buf;
+                    }
+                out += "\n";
             }
         return out;
+    }
+
+    /// Whether some episode of the report had hardware failures (or trace outcomes).
+    [[nodiscard]] bool has_failures() const noexcept {
+        for (const auto& p : policies)
+            for (const auto& m : p.per_seed)
+                if (m.failures) return true;
+        return false;
     }
 
     /// CSV: policy, then mean and standard error of each metric (seconds), one row per policy.

@@ -36,7 +36,18 @@ inline constexpr auto builtin_heuristics = std::tuple{
     builtin_heuristic<load_balance_policy>{"load_balance", "Proximity-DRL's: down into the child domain with the most free GPUs"},
     builtin_heuristic<topology_greedy_policy>{"topology_greedy", "each pick the GPU that adds the least communication cost"},
     builtin_heuristic<pack_wait_policy>{"pack_wait", "pack, holding back a job that would spread while a whole domain can free up"}};
+/// The failure-aware heuristics (scenario "failures"): known by name like the others, in a
+/// scenario's default table only when its hardware fails (applicable_heuristic_names()).
+inline constexpr auto builtin_failure_heuristics = std::tuple{
+    builtin_heuristic<avoid_failed_policy>{"avoid_failed", "pack on the GPUs whose node has not failed in the last 24 h, when they hold the job"}};
 }  // namespace detail
+
+/// Names of the failure-aware heuristics (docs/realities.md).
+[[nodiscard]] inline std::vector<std::string> failure_aware_heuristic_names() {
+    std::vector<std::string> v;
+    std::apply([&](const auto&... h) { (v.emplace_back(h.name), ...); }, detail::builtin_failure_heuristics);
+    return v;
+}
 
 /// Names of every built-in heuristic policy (placers registered by a program are listed by the
 /// registry, registry.hpp).
@@ -61,6 +72,8 @@ inline constexpr auto builtin_heuristics = std::tuple{
     auto v = heuristic_names();
     if (TreeTopology::from_config(s.topology, "/topology").heterogeneous())
         for (auto& h : type_aware_heuristic_names()) v.push_back(std::move(h));
+    if (s.failures.enabled)
+        for (auto& h : failure_aware_heuristic_names()) v.push_back(std::move(h));
     return v;
 }
 
@@ -108,7 +121,7 @@ bool with_heuristic(std::string_view base, F&& f) {
         [&](const auto&... h) {
             ((!found && h.name == base ? (f(std::type_identity<typename std::remove_cvref_t<decltype(h)>::type>{}), found = true) : false), ...);
         },
-        builtin_heuristics);
+        std::tuple_cat(builtin_heuristics, builtin_failure_heuristics));
     return found;
 }
 
@@ -171,6 +184,7 @@ template <class E = env>
     if (!found) {
         std::string known;
         for (const auto& n : heuristic_names()) known += (known.empty() ? "" : ", ") + n;
+        for (const auto& n : failure_aware_heuristic_names()) known += ", " + n;
         for (const auto& r : detail::registered_placers<E>()) known += ", " + r.name;
         if (rule.empty()) throw ConfigError("unknown policy \"" + base + "\" (known: " + known + ")");
         throw ConfigError("unknown policy \"" + base + "\" (known: <rule>:<heuristic> with rule fastest_type or throughput_greedy and heuristic " +

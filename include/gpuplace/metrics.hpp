@@ -29,10 +29,12 @@ struct job_record {
     double run_time = 0;           ///< seconds it held GPUs (end - start unless it was preempted)
     double lost_gpu_time = 0;      ///< GPU-seconds lost to restarts: overheads and progress since the last checkpoint
     double contention = 1;         ///< mean number of jobs in the system over its life (Themis' N)
+    std::uint32_t interruptions = 0;  ///< how often a hardware failure stopped it (failures.hpp)
+    double checkpoint_gpu_time = 0;   ///< GPU-seconds it spent writing checkpoints (failures' checkpoint_cost)
 
     [[nodiscard]] double jct() const noexcept { return end - submit; }
     /// Time not running: start - submit unless the job was preempted, then JCT - run time.
-    [[nodiscard]] double queueing_delay() const noexcept { return preemptions ? jct() - run_time : start - submit; }
+    [[nodiscard]] double queueing_delay() const noexcept { return preemptions || interruptions ? jct() - run_time : start - submit; }
     /// Themis' finish-time fairness rho = JCT / the JCT with a 1/N share of a cluster of `cluster_gpus`
     /// GPUs (N = contention): the ideal duration, stretched when the job needs more than G / N GPUs.
     [[nodiscard]] double finish_time_fairness(std::size_t cluster_gpus) const noexcept {
@@ -70,6 +72,12 @@ struct metrics {
     /// Useful GPU-time (request x ideal duration x share) / GPU-time held, of the finished jobs
     /// (round_env.hpp counts each run's GPUs of an elastic job). Reports write it for rounds only.
     double gpu_time_efficiency = 0;
+    /// Failures (failures.hpp) only: whether the episode had them on, and goodput (allocated
+    /// GPU-time less the wasted / allocated), wasted GPU-hours (restart overheads, progress lost
+    /// since the last checkpoint, checkpoint writes), interruptions per finished job, hardware
+    /// failures in the episode, and the mean JCT of the jobs that completed.
+    bool failures = false;
+    double goodput = 1, wasted_gpu_hours = 0, avg_interruptions = 0, hardware_failures = 0, avg_jct_completed = 0;
     /// With tenants, a spot class or deadlines on (tenancy.hpp): metrics by group of jobs.
     group_metrics groups;
 };
@@ -102,7 +110,7 @@ struct metrics {
         sum_q += r.queueing_delay();
         sum_cost += r.comm_cost;
         sum_sd += r.slowdown;
-        const double ran = r.preemptions ? r.run_time : r.end - r.start;
+        const double ran = r.preemptions || r.interruptions ? r.run_time : r.end - r.start;
         busy += double(r.num_gpus) * ran;
         useful += double(r.num_gpus) * r.ideal_duration * r.share;
         const double planned = r.ideal_duration * r.slowdown;

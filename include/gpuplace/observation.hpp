@@ -374,7 +374,7 @@ private:
     /// with a pick): leaf_rows() without the free fractions, with the arrays kept here. Inlined
     /// into after_pick(), where a pick first in its level-2 domain runs it: through the generic
     /// proximity_rows() and the hierarchy's arrays, the GPU mode's step is about 5% slower
-    /// (bench_env, 64 GPUs, GCC; docs/performance.md).
+    /// (perf_env, 64 GPUs, GCC; docs/performance.md).
     GPUPLACE_ALWAYS_INLINE void leaf_proximity(const env_detail::pick_set& picks, std::size_t d, float off) noexcept {
         const std::uint32_t* bounds = bounds1_;
         const std::uint32_t* node_picks = picks.counts(1);

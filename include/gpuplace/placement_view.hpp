@@ -15,6 +15,7 @@
 #include "cluster.hpp"
 #include "comm.hpp"
 #include "env/room_index.hpp"
+#include "failures.hpp"
 #include "gpu_types.hpp"
 #include "hierarchy.hpp"
 #include "model_zoo.hpp"
@@ -41,6 +42,7 @@ public:
         const basic_simulator<J>* sim = nullptr;
         std::span<const std::uint32_t> queue;  ///< the waiting jobs in queue order
         double gpu_memory_gb = 0;              ///< co-location: each GPU's memory
+        const failure_process* failures = nullptr;  ///< hardware failures (failures.hpp), or null when off
     };
 
     basic_placement_view(const state& s, std::uint32_t job, std::span<const std::uint8_t> mask, std::span<const gpu_id> picked,
@@ -92,6 +94,9 @@ public:
     [[nodiscard]] const ModelZoo& zoo() const noexcept { return *s_.zoo; }
     [[nodiscard]] const gpu_type_map& gpu_types() const noexcept { return *s_.types; }
     [[nodiscard]] std::span<const std::uint32_t> queue() const noexcept { return s_.queue; }
+    /// What is known of the hardware failures (which units are down until when, when each last
+    /// failed; failures.hpp), empty (false) when the scenario has none.
+    [[nodiscard]] failure_history failures() const noexcept { return failure_history(s_.failures); }
     /// Whether GPU g can take job j now (free, or with co-location room for it).
     [[nodiscard]] bool has_room(gpu_id g, std::uint32_t j) const noexcept {
         return env_detail::has_room(*s_.sim, g, j, s_.gpu_memory_gb);

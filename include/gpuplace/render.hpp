@@ -42,6 +42,7 @@ template <class E>
         for (auto g = h.first(1, n); g < h.end(1, n); ++g) {
             if (e.is_picked(g)) std::snprintf(buf, sizeof buf, " %*s", w, "*");
             else if (cl.is_free(g)) std::snprintf(buf, sizeof buf, " %*s", w, ".");
+            else if (cl.holder(g) == cluster_state::failed) std::snprintf(buf, sizeof buf, " %*s", w, "X");  // out of service
             else std::snprintf(buf, sizeof buf, " %*u", w, unsigned(e.simulator().job(cl.holder(g)).id));
             out += buf;
         }

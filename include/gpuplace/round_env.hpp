@@ -235,7 +235,7 @@ private:
     }
     [[nodiscard]] typename view_type::state view_state() const noexcept {
         return {&core_.topology(), &core_.comm(), &core_.zoo(), &core_.gpu_types(), &core_.simulator(), front_.active(),
-                core_.config().colocation.gpu_memory_gb};
+                core_.config().colocation.gpu_memory_gb, nullptr};
     }
 
     core_type core_;

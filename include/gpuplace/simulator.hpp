@@ -76,6 +76,24 @@ public:
     }
     [[nodiscard]] bool preemption() const noexcept { return preempt_; }
 
+    /// Turns failures on (failures.hpp; with preemption's machinery, exclusive GPUs only): fail()
+    /// stops a job, which resumes paying `restart_overhead`; each run checkpoints at the interval
+    /// set_checkpointing() gives it. Call before reset(), after set_preemption() if any.
+    void enable_failures(double restart_overhead);
+    /// Failures on: job j's run (about to start) checkpoints every `interval` seconds of its run
+    /// (0: it loses nothing), of which the fraction `writing` is spent writing the checkpoint.
+    void set_checkpointing(std::uint32_t j, double interval, double writing) noexcept {
+        ckpt_[j] = interval;
+        writing_[j] = writing;
+    }
+    /// Failures on: stops running job j now, losing its progress since its last checkpoint (an
+    /// interruption of its record); its next start pays the failure's restart overhead.
+    void fail(std::uint32_t j);
+    /// Failures on: takes free `gpus` out of service until `until` (they hold no job and are not
+    /// free), or brings them back.
+    void take_down(std::span<const gpu_id> gpus, double until) noexcept { cluster_.allocate_exclusive(gpus, cluster_state::failed, until); }
+    void bring_up(std::span<const gpu_id> gpus) noexcept { cluster_.release_exclusive(gpus); }
+
     /// Starts an episode with `jobs` sorted by submit time (ties by position) and the ideal
     /// duration of each. Allocates only when the workload is larger than any seen before.
     /// `memory` (GB per GPU of each job) matters only with co-location; empty means 0.
@@ -140,6 +158,8 @@ public:
         if (r.num_gpus == 0 || r.start > now_) return 0.0;
         return double(r.num_gpus) * (std::min(now_, r.end) - r.start);
     }
+    /// Job j's record so far (its current or last run's GPUs: gpus_of(record(j))).
+    [[nodiscard]] const job_record& record(std::uint32_t j) const noexcept { return rec_[j]; }
     /// Whether job j has started (it has a placement, now or before).
     [[nodiscard]] bool has_started(std::uint32_t j) const noexcept { return rec_[j].num_gpus != 0; }
     /// How often job j was suspended.
@@ -216,6 +236,7 @@ public:
                 r.run_time += ran;
                 attained_[e.job] += k * ran;
                 r.lost_gpu_time += k * overhead_of(e.job);  // the last restart's overhead, spent in full
+                if (failing_) r.checkpoint_gpu_time += k * std::max(0.0, ran - overhead_of(e.job)) * writing_[e.job];
             } else {
                 r.run_time = e.time - r.start;
             }
@@ -419,6 +440,11 @@ private:
     std::vector<double> overhead_;                     ///< per job: the overhead its current (or last) run pays
     std::vector<std::uint8_t> running_flag_;
     std::vector<std::uint32_t> slot_;  ///< per job: where its placement is kept in placements_
+    // failures
+    bool failing_ = false;
+    double fail_overhead_ = 0;
+    std::vector<double> ckpt_, writing_;     ///< per job: its run's checkpoint interval and the share spent writing
+    std::vector<std::uint8_t> interrupted_;  ///< per job: its last run ended in a failure
     // co-location
     std::vector<double> memory_, remaining_, rate_, last_;
     std::vector<std::uint32_t> version_;

@@ -253,6 +253,14 @@ gp::metrics metrics_from_dict(py::handle o) {
         opt("avg_suspended_time", m.avg_suspended_time);
         opt("gpu_time_efficiency", m.gpu_time_efficiency);
     }
+    if (d.contains("goodput")) {  // an episode with hardware failures (docs/realities.md)
+        m.failures = true;
+        opt("goodput", m.goodput);
+        opt("wasted_gpu_hours", m.wasted_gpu_hours);
+        opt("avg_interruptions", m.avg_interruptions);
+        opt("hardware_failures", m.hardware_failures);
+        opt("avg_jct_completed", m.avg_jct_completed);
+    }
     if (d.contains("jobs_done")) m.jobs_done = d["jobs_done"].cast<std::size_t>();
     if (d.contains("jobs_total")) m.jobs_total = d["jobs_total"].cast<std::size_t>();
     auto& g = m.groups;  // tenants, spot, deadlines (group_metrics.hpp), as to_json(metrics) writes them

@@ -81,7 +81,7 @@ py::array_t<std::int64_t> gpu_holders(const E& e) {
     auto* p = a.mutable_data();
     for (std::size_t g = 0; g < cl.num_gpus(); ++g) {
         const auto h = cl.holder(static_cast<gp::gpu_id>(g));
-        p[g] = h == gp::cluster_state::no_job ? -1 : std::int64_t(e.simulator().job(h).id);
+        p[g] = h == gp::cluster_state::no_job ? -1 : h == gp::cluster_state::failed ? -2 : std::int64_t(e.simulator().job(h).id);  // -2: out of service
     }
     return a;
 }

@@ -138,7 +138,7 @@ void bind_training_run(py::module_& m) {
           "training config; with resume and no config, the run in `out` continues from its saved states.");
     m.def("run_recipe", [](const std::string& n) { return to_py(rl::run_recipe(n)); }, py::arg("name"),
           "A training recipe's config by name (run_recipe_names()).");
-    m.def("run_recipe_names", &rl::run_recipe_names, "Names of the training recipes (default, philly, proximity_drl, philly_hidden, default_distilled, philly_distilled, sizes_distilled).");
+    m.def("run_recipe_names", &rl::run_recipe_names, "Names of the training recipes (data/recipes/*.json, embedded), in name order.");
     m.def("default_run_config", [] { return to_py(rl::default_run_config()); },
           "The default training config (gpuplace-train --print-config).");
 }

@@ -25,122 +25,50 @@ namespace gpuplace::rl {
 
 namespace {
 
-/// The embedded default training config (gpuplace-train's), the "default" recipe (docs/ppo.md has
-/// why each value). The network acts under queue policy sjf (as the best heuristics do). Training
-/// first clones pack_wait (400k env steps; the clone matches it), fits the value head alone for 100
-/// iterations (a critic fit before the policy moves keeps PPO from drifting off the clone), then
-/// runs PPO for 1.2M env steps at a small learning rate. gamma is 1: DEFER takes no simulated time,
-/// so with a per-step discount every DEFER would postpone the time penalty and look good. 5
-/// restarts (training seeds 1-5, one per core at a time): --compare reports each seed's network
-/// and the median seed against the best heuristic; the network with the best validation JCT is kept.
-/// "train_reward" (optional) overrides the reward weights used for training only.
-constexpr std::string_view default_run_config_json = R"({
-  "scenario": "default",
-  "queue": "sjf",
-  "restarts": 5,
-  "validation_seeds": 16,
-  "validate_every": 5,
-  "checkpoint_every": 10,
-  "ppo": {
-    "total_steps": 1200000, "num_envs": 16, "num_steps": 128, "epochs": 4, "minibatches": 4,
-    "teacher": "pack_wait", "imitation_steps": 400000, "imitation_learning_rate": 0.001, "value_warmup": 100,
-    "learning_rate": 0.0002, "anneal_lr": true, "gamma": 1.0, "gae_lambda": 0.95,
-    "clip": 0.1, "clip_value": false, "vf_coef": 0.5, "ent_coef": 0.0, "max_grad_norm": 0.5,
-    "normalize_advantages": true, "normalize_rewards": true, "seed": 1, "threads": 1,
-    "network": {"architecture": "per_gpu", "hidden": [64, 64], "value_hidden": [64, 64],
-                "activation": "tanh", "normalize_obs": false, "node_features": true}
-  }
-})";
+/// The training recipes, data/recipes/*.json embedded at build time (cmake/embed_recipes.cmake):
+/// {name, JSON text}, in name order. A recipe is a training config, or with "extends" a patch
+/// (RFC 7386, nlohmann's merge_patch) over another recipe; "about" says what it is for.
+struct recipe_text {
+    std::string_view name, text;
+};
+constexpr recipe_text recipe_texts[] = {
+#include "gpuplace_recipes.inc"
+};
 
-/// The "philly" recipe: the philly preset (windows of the training trace files at loads 0.8-1.2),
-/// compared on each held-out file. Cloning pack under sjf, then PPO at a smaller learning rate.
-constexpr std::string_view philly_run_config_json = R"({
-  "scenario": "philly",
-  "queue": "sjf",
-  "restarts": 3,
-  "validation_seeds": 16,
-  "validate_every": 5,
-  "compare_on": ["philly:0e4a51", "philly:6c71a0", "philly:7f04ca", "philly:e13805"],
-  "ppo": {"teacher": "pack", "total_steps": 600000, "learning_rate": 0.00005}
-})";
-
-/// The "proximity_drl" recipe: the Proximity-DRL preset (no DEFER), cloning pack under sjf.
-constexpr std::string_view proximity_drl_run_config_json = R"({
-  "scenario": "proximity_drl",
-  "queue": "sjf",
-  "restarts": 3,
-  "ppo": {"teacher": "pack", "total_steps": 600000, "learning_rate": 0.0001}
-})";
-
-/// The "philly_hidden" recipe: the realistic information setting (docs/information.md) on the
-/// philly_hidden preset: no durations seen, preemption under Tiresias' 2D-LAS, compared on each
-/// held-out file. The philly recipe otherwise: cloning pack (placement; the discipline orders and
-/// preempts), then PPO.
-constexpr std::string_view philly_hidden_run_config_json = R"({
-  "scenario": "philly_hidden",
-  "queue": "2d_las",
-  "compare_on": ["philly_hidden:0e4a51", "philly_hidden:6c71a0", "philly_hidden:7f04ca", "philly_hidden:e13805"]
-})";
-
-/// The "default_distilled" and "philly_distilled" recipes (docs/planning.md, "Distilled networks"):
-/// expert iteration in the placement action mode with the fair rollout planner over the recipe's
-/// heuristic, 16 forked futures, as the teacher (causal: it knows only the scenario's
-/// distribution, and the network acts on its observation alone). The network first clones the
-/// heuristic (40,960 env steps), then 10 expert iterations of 8 x 64 states each label its own
-/// states; no PPO after. The teacher's cost decides the budget: 5,120 planner decisions a seed
-/// (three training seeds).
-constexpr std::string_view distilled_run_config_json = R"({
-  "action_mode": "placement",
-  "restarts": 3,
-  "validate_every": 2,
-  "ppo": {"num_envs": 8, "num_steps": 64, "minibatches": 2, "imitation_steps": 40960, "total_steps": 0, "value_warmup": 0,
-          "dagger_iterations": 10}
-})";
-
-/// The "sizes_distilled" recipe: default_distilled with the training envs alternating between the
-/// default cluster (64 GPUs) and one of 16 GPUs (1 rack x 2 DGX-A100 nodes, 40 jobs: the default
-/// workload at 2.5 jobs per GPU, as scripts/size_transfer.sh evaluates it), so that one network
-/// learns both; validated and compared on the default scenario, evaluated on 16 to 1,024 GPUs by
-/// scripts/size_transfer.sh. Larger clusters are left out of training: the planner's rollouts
-/// grow with the cluster and its jobs (about 1 s a decision at 256 GPUs).
-constexpr std::string_view sizes_run_config_json = R"({
-  "train_on": [
-    {"name": "default@16", "topology": {"preset": "dgx_a100", "racks": 1, "nodes_per_rack": 2},
-     "workload": {"kind": "synthetic", "num_jobs": 40, "load": 1.0, "gpu_counts": {"1": 0.4, "2": 0.2, "4": 0.2, "8": 0.2},
-                  "duration_min": 600, "duration_max": 14400},
-     "env": {"queue_policy": "fifo", "backfill": true, "allow_defer": true, "queue_window": 8},
-     "reward": {"jct": 1.0, "time_scale": 3600}},
-    "default"
-  ]
-})";
+/// Recipe `name` resolved: its "extends" chain merged, "about" and "extends" dropped; a null json
+/// when there is no such recipe.
+json resolve_recipe(std::string_view name, int depth = 0) {
+    for (const auto& r : recipe_texts) {
+        if (r.name != name) continue;
+        auto j = parse_json(r.text, "training recipe data/recipes/" + std::string(name) + ".json");
+        j.erase("about");
+        if (auto it = j.find("extends"); it != j.end()) {
+            const std::string base = it->get<std::string>();
+            j.erase("extends");
+            auto b = depth < 8 ? resolve_recipe(base, depth + 1) : json();
+            if (b.is_null())
+                throw ConfigError("training recipe data/recipes/" + std::string(name) + ".json: /extends: unknown or circular recipe "" + base + """);
+            b.merge_patch(j);
+            return b;
+        }
+        return j;
+    }
+    return json();
+}
 
 }  // namespace
 
-json default_run_config() { return parse_json(default_run_config_json, "default training config"); }
+json default_run_config() { return resolve_recipe("default"); }
 
 std::vector<std::string> run_recipe_names() {
-    return {"default", "philly", "proximity_drl", "philly_hidden", "default_distilled", "philly_distilled", "sizes_distilled"};
+    std::vector<std::string> v;
+    for (const auto& r : recipe_texts) v.emplace_back(r.name);
+    return v;
 }
 
 json run_recipe(std::string_view name) {
-    auto j = default_run_config();
-    if (name == "default") return j;
-    if (name == "philly") j.merge_patch(parse_json(philly_run_config_json, "philly training config"));
-    else if (name == "proximity_drl")
-        j.merge_patch(parse_json(proximity_drl_run_config_json, "proximity_drl training config"));
-    else if (name == "default_distilled" || name == "philly_distilled" || name == "sizes_distilled") {
-        const bool philly = name == "philly_distilled";
-        if (philly) j.merge_patch(parse_json(philly_run_config_json, "philly training config"));
-        j.merge_patch(parse_json(distilled_run_config_json, "distilled training config"));
-        j["ppo"]["teacher"] = philly ? "pack" : "pack_wait";
-        j["ppo"]["dagger_teacher"] = philly ? "rollout16:pack+sjf" : "rollout16:pack_wait+sjf";
-        if (name == "sizes_distilled") j.merge_patch(parse_json(sizes_run_config_json, "sizes_distilled training config"));
-    }
-    else if (name == "philly_hidden") {
-        j.merge_patch(parse_json(philly_run_config_json, "philly training config"));
-        j.merge_patch(parse_json(philly_hidden_run_config_json, "philly_hidden training config"));
-    }
-    else {
+    auto j = resolve_recipe(name);
+    if (j.is_null()) {
         std::string known;
         for (const auto& n : run_recipe_names()) known += (known.empty() ? "" : ", ") + n;
         throw ConfigError("unknown training recipe \"" + std::string(name) + "\" (allowed: " + known + ")");

@@ -47,7 +47,7 @@ inline constexpr int run_state_version = 1;
 /// training_run.cpp for why each value.
 [[nodiscard]] json default_run_config();
 
-/// Names of the training recipes (gpuplace-train --config <name>, scripts/train_models.sh).
+/// Names of the training recipes (gpuplace-train --config <name>, experiments/train_models.sh).
 [[nodiscard]] std::vector<std::string> run_recipe_names();
 
 /// A recipe's config: for "default" the embedded default; for the others their keys merged over

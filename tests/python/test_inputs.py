@@ -446,7 +446,7 @@ def test_progress_bar_counts_the_env_steps_of_learn(monkeypatch):
         bars.append(progress.tqdm(**kw))
         return bars[-1]
 
-    monkeypatch.setattr("gpuplace.sb3.progress_bar", lambda total=None, desc="", disable=False: spy(
+    monkeypatch.setattr("gpuplace.sb3.callbacks.progress_bar", lambda total=None, desc="", disable=False: spy(
         total=total, desc=desc, disable=disable))
     model = _per_gpu_model(_cluster(2))
     model.learn(32, callback=ProgressBar())

@@ -1,4 +1,4 @@
-"""The reference policies shipped in the package (data/models/, scripts/train_models.sh): each loads by
+"""The reference policies shipped in the package (data/models/, experiments/train_models.sh): each loads by
 name and schedules every job of the scenario it was trained on, under its own queue policy."""
 
 import pytest

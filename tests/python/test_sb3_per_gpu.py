@@ -389,7 +389,7 @@ def test_evaluation_progress_counts_decisions(monkeypatch):
 
 
 def test_the_newcomer_recipe_runs_as_documented(tmp_path):
-    """gpuplace.sb3.NEWCOMER_RECIPE (docs/python.md quotes it; scripts/sb3_recipe.py measures it at
+    """gpuplace.sb3.NEWCOMER_RECIPE (docs/python.md quotes it; experiments/sb3_recipe.py measures it at
     full budget) with tiny budgets: it trains, keeps weights from validation and acts greedily."""
     import re
 

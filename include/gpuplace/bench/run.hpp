@@ -115,7 +115,7 @@ struct run_options {
     for (const auto& r : done) {
         const double overlap = std::min(r.end, t1) - std::max(r.start, t0);
         if (overlap > 0 && r.end > r.start)
-            busy += double(r.num_gpus) * overlap * (r.preemptions ? r.run_time / (r.end - r.start) : 1.0);
+            busy += double(r.num_gpus) * overlap * (r.preemptions || r.interruptions ? r.run_time / (r.end - r.start) : 1.0);
     }
     m.utilization = busy / (double(num_gpus) * m.makespan);
     return m;

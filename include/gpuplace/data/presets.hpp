@@ -203,6 +203,16 @@ inline constexpr std::string_view philly_hidden_overrides_json = R"json({
   "preemption": {"enabled": true, "restart_overhead": 30, "thresholds": [12800, 251000], "gittins_quantum": 79000}
 })json";
 
+/// Failures (docs/realities.md): the philly preset with nodes that fail, a stress test: a node
+/// fails every 24 h on average (260 times Llama 3's rate, so that an episode sees dozens of
+/// failures), with the decreasing hazard of a Weibull of shape 0.7 (node failures of HPC systems,
+/// Schroeder and Gibson, DSN 2006), out of service 2 h on average; jobs checkpoint every hour at
+/// 60 s a checkpoint and restart in 30 s.
+inline constexpr std::string_view failures_overrides_json = R"json({
+  "failures": {"enabled": true, "scope": "node", "mtbf_hours": 24, "distribution": "weibull", "shape": 0.7, "repair_hours": 2,
+               "restart_overhead": 30, "checkpoint_interval": 3600, "checkpoint_cost": 60}
+})json";
+
 /// What preset scenario `name` is, and whether its hardware is the zoo's measurement hardware (V100,
 /// P100 and K80 servers of 8 GPUs, NVLink 100 GB/s inside, 25 Gb/s Ethernet between; docs/rounds.md):
 /// on other links a trace's multi-GPU jobs run faster than measured.
@@ -221,6 +231,8 @@ inline constexpr std::string_view philly_hidden_overrides_json = R"json({
     if (name == "elastic")
         return "32 V100 GPUs on the zoo's measurement hardware, 120 synthetic jobs, half of them elastic (0.5x to 2x their request) "
                "under a round policy";
+    if (name == "failures")
+        return "philly with nodes failing every 24 h on average (Weibull, shape 0.7), 2 h repairs, hourly checkpoints" + dgx;
     if (name == "heterogeneous_gavel")
         return "Gavel's 96 GPUs (32 V100, P100, K80) on the zoo's measurement hardware (measured rates), 227 Philly jobs";
     if (name == "tenants") return "default with three tenants (quotas 32/16/16 GPUs), preemption, the capacity discipline" + dgx;
@@ -232,7 +244,7 @@ inline constexpr std::string_view philly_hidden_overrides_json = R"json({
 /// Names of the preset scenarios ("philly:<file>" and "philly_hidden:<file>" too: one file of data/philly/).
 [[nodiscard]] inline std::vector<std::string> preset_names() {
     return {"default", "proximity_drl", "colocation", "philly", "heterogeneous", "philly_hidden", "nvl72", "heterogeneous_gavel",
-            "elastic", "tenants", "spot", "deadlines"};
+            "elastic", "failures", "tenants", "spot", "deadlines"};
 }
 
 }  // namespace gpuplace

@@ -74,6 +74,7 @@ public:
         if (cfg_.colocation.enabled) rooms_.reserve(workload_.max_job_kinds(zoo_.size()), G);
         ten_.init(cfg_, workload_.dictionary(), G);
         init_information();
+        init_failures();
     }
 
     // ---- episode ------------------------------------------------------------------------------
@@ -116,7 +117,7 @@ public:
         const auto j = current_;
         const auto& job = sim_.job(j);
         const comm_result res = types_.typed() ? typed_comm(job, gpus) : comm_.evaluate(topo_, zoo_, job.model, gpus);
-        sim_.start(j, gpus, res.slowdown, res.cost);
+        sim_.start(j, gpus, fail_ ? checkpointing(j, gpus, res.slowdown) : res.slowdown, res.cost);
         queue_.erase(cur_pos_);
         current_ = none;
         if (preempt_) disc_.started(j);
@@ -158,7 +159,7 @@ public:
                 set_current(i);
                 break;
             }
-            if (!sim_.has_events()) {
+            if (!sim_.has_events() && !(fail_ && fails_.any_down() && !queue_.empty())) {
                 // Nothing fits and nothing will happen: only deferred jobs can be waiting.
                 if (!queue_.empty()) {
                     queue_.next_epoch();
@@ -168,12 +169,14 @@ public:
                 break;  // found one, or the episode is over (all finished)
             }
             if (ten_.tenants()) account_tenants();
-            const auto ev = sim_.advance(preempt_ ? next_decision() : basic_simulator<J>::never);
+            const double until = preempt_ ? next_decision() : basic_simulator<J>::never;
+            const auto ev = sim_.advance(fail_ ? std::min(until, fails_.next_time()) : until);
             for (auto j = ev.first_arrival; j < ev.first_arrival + ev.arrivals; ++j)
                 queue_.insert(j, sim_.job(j).num_gpus, [this](std::uint32_t a, std::uint32_t b) { return queue_less(a, b); });
             if (!sim_.colocation())
                 for (const auto& r : ev.finished) finished(sim_.gpus_of(r));
             if (preempt_) tell_discipline(ev);
+            if (fail_ && fails_.next_time() <= sim_.now()) hardware_events(finished);
             area += ev.area;
             if (ev.in_makespan) elapsed += ev.elapsed;
             moved = true;
@@ -230,6 +233,9 @@ public:
     [[nodiscard]] bool preemptive() const noexcept { return preempt_; }
     /// The jobs' tenants, classes and deadlines (env/tenancy.hpp; on() false when none is on).
     [[nodiscard]] const tenancy& tenancy_state() const noexcept { return ten_; }
+    /// Whether hardware fails (scenario "failures"), and the failure process (failures.hpp).
+    [[nodiscard]] bool failures() const noexcept { return fail_; }
+    [[nodiscard]] const failure_process& failure_state() const noexcept { return fails_; }
 
     /// Metrics of the jobs finished so far.
     [[nodiscard]] metrics episode_metrics() const;
@@ -363,6 +369,18 @@ private:
         return double(j.work) * comm_.ideal_step_time(topo_, zoo_, j.model, j.num_gpus);
     }
 
+    /// Failures (env/core_failures_inl.hpp): checks the scenario and turns them on; the failures
+    /// and repairs due now (each failure stops the jobs on its GPUs, which wait again); the
+    /// checkpoint interval of job j's run on `gpus`, set in the simulator, and its slowdown with
+    /// the checkpoint writes.
+    void init_failures();
+    /// Trace outcomes (declared job fields "outcome" and "run_time"): per job of the episode, the
+    /// run time after which it ends unfinished (failed or killed in its trace), NaN otherwise.
+    void read_outcomes();
+    template <class OnFinish>
+    GPUPLACE_NOINLINE void hardware_events(OnFinish& finished);
+    GPUPLACE_NOINLINE double checkpointing(std::uint32_t j, std::span<const gpu_id> gpus, double slowdown) noexcept;
+
     /// Checks the durations and preemption options and prepares the discipline.
     void init_information();
     void sample_durations();
@@ -406,8 +424,14 @@ private:
     discipline disc_;  ///< preemption: the run set
     tenancy ten_;      ///< tenants, classes and deadlines (off by default)
     duration_knowledge known_;  ///< the shown durations and the sampled size distribution
+    bool fail_ = false;
+    failure_process fails_;  ///< failures: when each unit fails and is repaired
+    std::size_t outcome_field_ = ~std::size_t{0}, run_time_field_ = ~std::size_t{0};  ///< trace outcomes' fields, or npos
+    std::size_t interval_field_ = ~std::size_t{0}, cost_field_ = ~std::size_t{0};     ///< per-job checkpoint fields, or npos
+    std::vector<double> cut_;  ///< trace outcomes: per job, read_outcomes()'s run time
 };
 
 }  // namespace gpuplace::env_detail
 
 #include "core_inl.hpp"  // the members no decision runs, and the off-by-default branches
+#include "core_failures_inl.hpp"  // failures' members

@@ -23,8 +23,9 @@ void scheduling_core<T, J, C>::begin_episode(std::uint64_t seed, const Features&
     for (std::size_t i = 0; i < gen_.size(); ++i) gen_[i].id = static_cast<job_id>(i);
     validate_jobs(cfg_, gen_, num_gpus(), zoo_);  // before anything changes
     sim_.reserve_placements(workload_.max_episode_gpus(num_gpus()));  // once: later resets (autoresets) allocate nothing
+    if (outcome_field_ != ~std::size_t{0}) read_outcomes();  // trace outcomes
     sim_.reset(std::span<const TrainingJob>(gen_),
-               [this](const J& j) { return ideal_of(j); },
+               [this](const J& j) { return cut_.empty() ? ideal_of(j) : std::min(ideal_of(j), cut_[j.id]); },  // (NaN: the ideal)
                [this](const J& j) { return zoo_[j.model].memory_gb; });
     const std::size_t n = sim_.jobs().size();
     queue_.reset(n);
@@ -33,6 +34,7 @@ void scheduling_core<T, J, C>::begin_episode(std::uint64_t seed, const Features&
     current_ = none;
     cur_gpus_ = 0;
     if (preempt_) disc_.reset(n, sim_.now());
+    if (fail_) fails_.reset(seed, sim_.now());
     if (ten_.on()) describe_tenancy(0, seed);
 }
 
@@ -71,14 +73,16 @@ void scheduling_core<T, J, C>::redraw_future(std::uint64_t seed, const Features&
         gen_[i].submit_time = std::nextafter(now, 1e300) + (gen_[i].submit_time - origin);
     }
     validate_jobs(cfg_, gen_, num_gpus(), zoo_);
+    if (!cut_.empty()) read_outcomes();
     sim_.replace_future(std::span<const TrainingJob>(gen_),
-                        [this](const J& j) { return ideal_of(j); },
+                        [this](const J& j) { return cut_.empty() ? ideal_of(j) : std::min(ideal_of(j), cut_[j.id]); },
                         [this](const J& j) { return zoo_[j.model].memory_gb; });
     const std::size_t n = sim_.jobs().size();
     queue_.resize_jobs(n);
     describe(keep, features);
     if (sim_.colocation()) rooms_.build(sim_);
     if (preempt_) disc_.grow(n);
+    if (fail_) fails_.reseed(seed, now);  // the failures to come are not known either
     if (ten_.on()) describe_tenancy(keep, seed);
     if (cfg_.durations.mode != duration_info::hidden) return;
     if (!known_.sampled()) sample_durations();
@@ -98,6 +102,28 @@ metrics scheduling_core<T, J, C>::episode_metrics() const {
         m.memory_utilization = sim_.memory_time() / (double(num_gpus()) * cfg_.colocation.gpu_memory_gb * m.makespan);
         // jobs sharing a GPU must not count it twice: busy GPU-time as the simulator measured it
         m.utilization = sim_.busy_gpu_time() / (double(num_gpus()) * m.makespan);
+    }
+    if (fail_ || !cut_.empty()) {
+        double held = 0, wasted = 0, hits = 0, jct = 0, completed = 0;
+        for (const auto& r : sim_.finished()) {
+            const double h = double(r.num_gpus) * (r.preemptions || r.interruptions ? r.run_time : r.end - r.start);
+            held += h;
+            hits += r.interruptions;
+            if (!cut_.empty() && cut_[r.id] == cut_[r.id]) {  // failed or killed in its trace: all of its GPU time
+                wasted += h;
+                continue;
+            }
+            wasted += r.lost_gpu_time + r.checkpoint_gpu_time;
+            jct += r.jct();
+            ++completed;
+        }
+        const double n = double(std::max<std::size_t>(sim_.finished().size(), 1));
+        m.failures = true;
+        m.goodput = held > 0 ? (held - wasted) / held : 1.0;
+        m.wasted_gpu_hours = wasted / 3600.0;
+        m.avg_interruptions = hits / n;
+        m.hardware_failures = fail_ ? double(fails_.failures()) : 0.0;
+        m.avg_jct_completed = completed > 0 ? jct / completed : 0.0;
     }
     if (ten_.on()) m.groups = ten_.compute(sim_.finished(), num_gpus());
     return m;

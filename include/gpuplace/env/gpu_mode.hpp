@@ -110,7 +110,7 @@ public:
 private:
     /// The rest of a step that decides: starts the job on the picks (`start`) or holds it back,
     /// then moves time. Out of line, so that the step inlined into its callers is mostly the pick
-    /// (most steps): 8 KB of GCC's code instead of 11 KB (bench_env times both alike).
+    /// (most steps): 8 KB of GCC's code instead of 11 KB (perf_env times both alike).
     GPUPLACE_NOINLINE double decide(Core& core, observation_writer& obs, double reward, bool start) {
         if (start) {
             picks_.sort();

@@ -36,6 +36,8 @@ template <class E>
         return "GPU " + std::to_string(g) + " has no room for job " + std::to_string(job.id) + buf + cur + ")";
     }
     if (cl.is_free(g)) return "GPU " + std::to_string(g) + " is not of a GPU type the job may use (env.confine_type; " + cur + ")";
+    if (cl.holder(g) == cluster_state::failed)
+        return "GPU " + std::to_string(g) + " is out of service after a hardware failure until t = " + std::to_string(cl.end_time(g)) + " s (" + cur + ")";
     return "GPU " + std::to_string(g) + " is busy with job " + std::to_string(e.simulator().job(cl.holder(g)).id) + " (" + cur + ")";
 }
 

@@ -125,6 +125,10 @@ inline void observation_writer::time_row(const basic_simulator<J>& sim, std::spa
             rem[g] = 0.0f;
             continue;
         }
+        if (j == cluster_state::failed) {  // out of service: the time until its repair
+            rem[g] = remaining(cl.end_time(gpu_id(g)) - now);
+            continue;
+        }
         const double x = hidden ? now - sim.run_start(j)
                                 : std::max(0.0, shown[j] - (sim.ideal_duration(j) - sim.work_left(j))) * sim.slowdown(j);
         rem[g] = remaining(x);

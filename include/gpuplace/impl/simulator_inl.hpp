@@ -44,6 +44,11 @@ void basic_simulator<J>::reset(std::span<const Source> jobs, Ideal&& ideal, Memo
         version_.assign(jobs_.size(), 0);
         running_flag_.assign(jobs_.size(), 0);
     }
+    if (failing_) {
+        ckpt_.assign(jobs_.size(), 0.0);
+        writing_.assign(jobs_.size(), 0.0);
+        interrupted_.assign(jobs_.size(), 0);
+    }
     arrival_area_.resize(jobs_.size());
     area_ = 0;
     memory_time_ = 0;
@@ -101,6 +106,11 @@ void basic_simulator<J>::replace_future(std::span<const Source> future, Ideal&& 
         overhead_.resize(n, 0.0);
         version_.resize(n, 0);
         running_flag_.resize(n, 0);
+        if (failing_) {
+            ckpt_.resize(n, 0.0);
+            writing_.resize(n, 0.0);
+            interrupted_.resize(n, 0);
+        }
         slot_.resize(n);
         std::size_t off = 0;
         for (std::size_t i = 0; i < n; ++i) slot_[i] = static_cast<std::uint32_t>(off), off += jobs_[i].num_gpus;
@@ -151,12 +161,12 @@ void basic_simulator<J>::stop_run(std::uint32_t j, bool checkpoint_now) {
     auto& r = rec_[j];
     const double ran = now_ - run_start_[j], overhead = overhead_of(j);
     const double useful = std::max(0.0, ran - overhead);
-    const double kept = !checkpoint_now && costs_.checkpoint_interval > 0
-                            ? std::floor(useful / costs_.checkpoint_interval) * costs_.checkpoint_interval
-                            : useful;
+    const double interval = failing_ ? ckpt_[j] : costs_.checkpoint_interval;
+    const double kept = !checkpoint_now && interval > 0 ? std::floor(useful / interval) * interval : useful;
     work_[j] = std::max(0.0, work_[j] - kept / r.slowdown);
     const double k = double(r.num_gpus);  // the GPUs of this run
     r.lost_gpu_time += k * (std::min(ran, overhead) + (useful - kept));
+    if (failing_) r.checkpoint_gpu_time += k * kept * writing_[j];
     r.run_time += ran;
     attained_[j] += k * ran;
     running_flag_[j] = 0;
@@ -198,7 +208,25 @@ void basic_simulator<J>::start_shared(std::uint32_t j, std::span<const gpu_id> g
 
 template <Job J>
 void basic_simulator<J>::resume(std::uint32_t j, std::span<const gpu_id> gpus, double slowdown, double comm_cost) {
+    if (failing_ && interrupted_[j]) {  // after a failure: its restart overhead
+        interrupted_[j] = 0;
+        return restart(j, gpus, slowdown, comm_cost, fail_overhead_);
+    }
     restart(j, gpus, slowdown, comm_cost, rec_[j].preemptions ? costs_.restart_overhead : 0.0);
+}
+
+template <Job J>
+void basic_simulator<J>::enable_failures(double restart_overhead) {
+    if (!preempt_) set_preemption({0.0, 0.0});
+    failing_ = true;
+    fail_overhead_ = restart_overhead;
+}
+
+template <Job J>
+void basic_simulator<J>::fail(std::uint32_t j) {
+    stop_run(j, false);
+    ++rec_[j].interruptions;
+    interrupted_[j] = 1;
 }
 
 template <Job J>

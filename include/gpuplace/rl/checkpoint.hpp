@@ -258,10 +258,10 @@ inline void check_information(const gpuplace::detail::json& trained, const scena
 }
 
 /// Names of the reference policies shipped with gpuplace (data/models/<name>.json, trained by
-/// scripts/train_models.sh, each with the training recipe of its name; docs/ppo.md and, for the
+/// experiments/train_models.sh, each with the training recipe of its name; docs/ppo.md and, for the
 /// networks distilled from the fair rollout planner in the placement action mode,
 /// docs/planning.md have their held-out tables; philly_hidden_round, in the round action mode, is
-/// trained by scripts/round_agent.py, its table in docs/rounds.md).
+/// trained by experiments/round_agent.py, its table in docs/rounds.md).
 [[nodiscard]] inline std::vector<std::string> model_names() {
     return {"default", "philly", "proximity_drl", "default_distilled", "philly_distilled", "sizes_distilled", "philly_hidden_round"};
 }

@@ -4,7 +4,8 @@ gpuplace/Heterogeneous-v0 (V100, P100 and K80 racks) and gpuplace/PhillyHidden-v
 information setting on the training trace files: durations hidden, preemption under LAS;
 docs/information.md). In the round action mode (docs/rounds.md, "An agent builds the allocation"):
 gpuplace/PhillyHiddenRound-v0 (philly_hidden with rounds deciding who runs instead of preemption)
-and gpuplace/HeterogeneousRound-v0. Every id takes the env's keyword arguments, e.g.
+and gpuplace/HeterogeneousRound-v0. gpuplace/Failures-v0: nodes that fail and jobs that restart
+from checkpoints (docs/realities.md). Every id takes the env's keyword arguments, e.g.
 ``durations="hidden"``."""
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ ENV_IDS = {
     "gpuplace/PhillyHidden-v0": "philly_hidden",
     "gpuplace/PhillyHiddenRound-v0": "philly_hidden",
     "gpuplace/HeterogeneousRound-v0": "heterogeneous",
+    "gpuplace/Failures-v0": "failures",
 }
 
 #: The scenario overrides that make philly_hidden a round-mode scenario: rounds replace the

@@ -19,6 +19,7 @@ def check_render_mode(mode, who: str) -> None:
 FREE = np.array([225, 225, 225], dtype=np.uint8)
 BACKGROUND = np.array([255, 255, 255], dtype=np.uint8)
 PICKED = np.array([20, 20, 20], dtype=np.uint8)
+FAILED = np.array([150, 40, 40], dtype=np.uint8)  # out of service after a hardware failure (holder -2)
 
 
 def job_colors(job_ids: np.ndarray) -> np.ndarray:
@@ -112,7 +113,7 @@ def occupancy_image(topology: dict, holders: np.ndarray, picked=(), cell: int | 
     side by side, wrapped into rows of blocks to keep the image within about ``max_width`` pixels),
     one row per node ("node n" on the left), one cell per GPU (GPU numbers within the node below
     the block); a busy GPU has its job's colour, a free one is light grey, a GPU picked for the
-    current job is dark. A colour key under the racks names the colours (a few running jobs by
+    current job is dark, one out of service after a hardware failure (holder -2) dark red. A colour key under the racks names the colours (a few running jobs by
     id); ``title`` (e.g. the time and job counts) heads the image. On any level hierarchy
     (``topology["hierarchy"]``, e.g. an env's ``topology()``) the blocks are the domains of level 2
     and the rows those of level 1, labelled by the levels' names; domains may differ in size."""
@@ -127,6 +128,7 @@ def occupancy_image(topology: dict, holders: np.ndarray, picked=(), cell: int | 
     colors = np.empty((G, 3), dtype=np.uint8)
     busy = holders >= 0
     colors[~busy] = FREE
+    colors[holders == -2] = FAILED
     if busy.any():
         colors[busy] = job_colors(holders[busy])
     picked = np.asarray(list(picked), dtype=np.int64)

@@ -23,6 +23,13 @@ GPUPLACE_INLINE scenario preset_scenario(std::string_view name) {
     if (name == "spot") return parse_scenario(spot_scenario_json, "spot scenario");
     if (name == "deadlines") return parse_scenario(deadlines_scenario_json, "deadlines scenario");
     if (name == "nvl72") return parse_scenario(nvl72_scenario_json, "nvl72 scenario");
+    if (name == "failures") {
+        auto j = detail::parse_json(philly_scenario_json, "philly scenario");
+        for (const auto& f : philly_training_files()) j["workload"]["path"].push_back("$GPUPLACE_DATA/philly/" + f + ".trace");
+        j.merge_patch(detail::parse_json(failures_overrides_json, "failures scenario"));
+        j["name"] = "failures";
+        return scenario_from_json(j);
+    }
     const bool hidden = name == "philly_hidden" || name.starts_with("philly_hidden:");
     if (hidden || name == "philly" || name.starts_with("philly:")) {
         const std::string_view base = hidden ? "philly_hidden" : "philly";

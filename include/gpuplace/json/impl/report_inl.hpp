@@ -40,6 +40,13 @@ GPUPLACE_INLINE detail::json to_json(const metrics& m) {
         j["avg_suspended_time"] = m.avg_suspended_time;
         j["gpu_time_efficiency"] = m.gpu_time_efficiency;
     }
+    if (m.failures) {  // written only for episodes with hardware failures: other reports are unchanged
+        j["goodput"] = m.goodput;
+        j["wasted_gpu_hours"] = m.wasted_gpu_hours;
+        j["avg_interruptions"] = m.avg_interruptions;
+        j["hardware_failures"] = m.hardware_failures;
+        j["avg_jct_completed"] = m.avg_jct_completed;
+    }
     const auto& g = m.groups;  // written only with tenants, spot or deadlines on: other reports are unchanged
     if (g.tenants) {
         const std::size_t n = std::min(g.num_tenants, max_metric_tenants);
@@ -77,6 +84,11 @@ GPUPLACE_INLINE detail::json to_json(const eval_report& r) {
             const auto s = p.get(n);
             pj["summary"][n] = {{"mean", s.mean}, {"sem", s.sem}};
         }
+        if (!p.per_seed.empty() && p.per_seed.front().failures)
+            for (const auto& n : failure_metric_names()) {
+                const auto s = p.get(n);
+                pj["summary"][n] = {{"mean", s.mean}, {"sem", s.sem}};
+            }
         if (!p.per_seed.empty())
             for (const auto& n : group_metric_names(p.per_seed.front().groups)) {
                 const auto s = p.get(n);

@@ -12,6 +12,7 @@
 #include "../../detail/input_file.hpp"
 #include "../colocation.hpp"
 #include "../comm.hpp"
+#include "../failures.hpp"
 #include "../information.hpp"
 #include "../tenancy.hpp"
 #include "../topology.hpp"
@@ -25,7 +26,7 @@ namespace gpuplace {
 GPUPLACE_INLINE scenario scenario_from_json(const detail::json& j) {
     using namespace detail;
     check_keys(j, "", {"name", "topology", "comm", "zoo", "workload", "env", "reward", "colocation", "durations", "preemption", "job_fields",
-                      "rounds", "tenants", "spot", "deadlines"});
+                      "rounds", "failures", "tenants", "spot", "deadlines"});
     scenario s;
     read_string(j, "", "name", s.name);
     if (auto it = j.find("topology"); it != j.end()) {
@@ -50,6 +51,7 @@ GPUPLACE_INLINE scenario scenario_from_json(const detail::json& j) {
     if (auto it = j.find("durations"); it != j.end()) s.durations = durations_from_json(*it, "/durations");
     if (auto it = j.find("preemption"); it != j.end()) s.preemption = preemption_from_json(*it, "/preemption");
     if (auto it = j.find("rounds"); it != j.end()) s.rounds = rounds_from_json(*it, "/rounds");
+    if (auto it = j.find("failures"); it != j.end()) s.failures = failures_from_json(*it, "/failures");
     if (auto it = j.find("tenants"); it != j.end()) s.tenants = tenants_from_json(*it, "/tenants");
     if (auto it = j.find("spot"); it != j.end()) s.spot = spot_from_json(*it, "/spot");
     if (auto it = j.find("deadlines"); it != j.end()) s.deadlines = deadlines_from_json(*it, "/deadlines");
@@ -123,6 +125,7 @@ GPUPLACE_INLINE detail::json to_json(const scenario& s) {
     if (!(s.durations == durations_config{})) j["durations"] = to_json(s.durations);
     if (!(s.preemption == preemption_config{})) j["preemption"] = to_json(s.preemption);
     if (!(s.rounds == rounds_config{})) j["rounds"] = to_json(s.rounds);
+    if (!(s.failures == failures_config{})) j["failures"] = to_json(s.failures);
     if (!s.job_fields.empty()) j["job_fields"] = to_json(s.job_fields);
     if (!(s.tenants == tenants_config{})) j["tenants"] = to_json(s.tenants);
     if (!(s.spot == spot_config{})) j["spot"] = to_json(s.spot);

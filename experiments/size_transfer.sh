@@ -5,7 +5,7 @@
 # the reference policy "default", trained on 64 GPUs) against every heuristic under every queue
 # policy, 20 held-out seeds each, in the action mode MODE (gpu; placement for the distilled
 # networks). Tables in out/transfer/<MODEL>/<GPUs>/ (docs/ppo.md, docs/planning.md).
-#   scripts/size_transfer.sh [MODEL] [SEEDS] [MODE]
+#   experiments/size_transfer.sh [MODEL] [SEEDS] [MODE]
 # Needs build/apps/gpuplace-train (scripts/setup.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,11 +1,11 @@
-/// \file benchmarks/vector_env_bench.cpp
+/// \file benchmarks/vector_env_perf.cpp
 /// Batched stepping: basic_vector_env::step over 1 and 2 threads (adaptive, and on every step:
 /// BM_vector_threads, with and without a busy core), cluster sizes and env counts,
 /// with random valid actions chosen from the mask before each call (the chooser is timed too, as
 /// a training loop would pay for its policy), and step_random() (the vector env's own sampler,
 /// fused with the step in the worker threads). Autoresets are included in the time. Time is wall
 /// clock (UseRealTime); the CPU column is the process's CPU time (all threads).
-/// Run: build/benchmarks/bench_vector_env --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+/// Run: build/benchmarks/perf_vector_env --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 
 #include <benchmark/benchmark.h>
 
@@ -18,7 +18,7 @@
 #include <gpuplace/detail/rng.hpp>
 #include <gpuplace/vector_env.hpp>
 
-#include "bench_scenarios.hpp"
+#include "perf_scenarios.hpp"
 
 namespace {
 

@@ -1,9 +1,9 @@
-/// \file benchmarks/ppo_bench.cpp
+/// \file benchmarks/ppo_perf.cpp
 /// The C++ PPO (include/gpuplace/rl/): one iteration = a rollout of num_envs x num_steps env steps
 /// plus `epochs` passes of minibatch updates; items are env steps, so items/s is the training
 /// throughput to compare with SB3 MaskablePPO (benchmarks/python/ppo_vs_sb3.py uses the same
 /// settings: SB3's MlpPolicy network, i.e. a flat MLP of 64-64 tanh for the policy and the value).
-/// Run: build/benchmarks/bench_ppo --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
+/// Run: build/benchmarks/perf_ppo --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
 
 #include <benchmark/benchmark.h>
 
@@ -12,7 +12,7 @@
 #include <gpuplace/rl/blocking.hpp>
 #include <gpuplace/rl/ppo.hpp>
 
-#include "bench_scenarios.hpp"
+#include "perf_scenarios.hpp"
 
 namespace {
 

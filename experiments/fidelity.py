@@ -11,7 +11,7 @@ the duration times its consolidated V100 throughput at that count. The metric is
 jobs WINDOW_START .. WINDOW_END - 1 (a steady-state window: the jobs before it warm the cluster up,
 those after it keep it loaded while the window's finish). Each point is the mean over seeds.
 
-Usage: python3 scripts/fidelity.py [--rates 0.5,1,...] [--seeds 2] [--jobs 6000] [--window 4000,5000]
+Usage: python3 experiments/fidelity.py [--rates 0.5,1,...] [--seeds 2] [--jobs 6000] [--window 4000,5000]
            [--threads 2] [--out docs/fidelity.png] [--json docs/fidelity.json]
 Needs the Python package with the LP solver (gpuplace.have_lp_solver(); scripts/setup.sh) and matplotlib.
 """

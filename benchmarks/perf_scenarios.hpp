@@ -1,5 +1,5 @@
 #pragma once
-/// \file benchmarks/bench_scenarios.hpp
+/// \file benchmarks/perf_scenarios.hpp
 /// Scenarios shared by the benchmark programs: the default scenario scaled to a cluster size, and
 /// the loops that drive an env with a policy (resetting outside the timed region).
 

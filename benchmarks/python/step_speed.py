@@ -8,15 +8,15 @@
 - the RLlib batched facade (gpuplace.rllib.RLlibVectorEnv: Dict observations, NEXT_STEP autoreset),
   NumPy random valid actions, as RLlib's env runner steps it (needs the rllib extra);
 - the pure-Python/NumPy reference env (benchmarks/python/reference_env.py) on the same jobs;
-- optionally the C++ single env (bench_env's JSON), for the C++ / pure-Python ratio.
+- optionally the C++ single env (perf_env's JSON), for the C++ / pure-Python ratio.
 
 Actions: the first valid GPU of each mask (argmax), a uniformly random valid GPU drawn in NumPy,
 or the C++ sampler (uniform among the valid actions, one random stream per env, deterministic by
 seed); the reference env and the single env's "random" rows draw uniformly among the valid GPUs.
 Usage:
 
-    python benchmarks/python/bench.py                       # default scenario + proximity_drl
-    python benchmarks/python/bench.py --seconds 2 --json out.json --cxx build-bench/benchmarks/bench_env
+    python benchmarks/python/step_speed.py                       # default scenario + proximity_drl
+    python benchmarks/python/step_speed.py --seconds 2 --json out.json --cxx build-perf/benchmarks/perf_env
 """
 
 from __future__ import annotations
@@ -200,7 +200,7 @@ def bench_reference(seconds, repeats, seed=0):
 
 
 def cxx_rate(binary, bench_filter):
-    """items_per_second (median of 3, Google Benchmark's CPU-time rate) of a bench_env benchmark."""
+    """items_per_second (median of 3, Google Benchmark's CPU-time rate) of a perf_env benchmark."""
     if not binary:
         return None
     out = subprocess.run([binary, f"--benchmark_filter={bench_filter}$", "--benchmark_repetitions=3",
@@ -217,7 +217,7 @@ def main(argv=None):
     ap.add_argument("--seconds", type=float, default=1.0, help="time per repetition")
     ap.add_argument("--repeats", type=int, default=3, help="repetitions (the median is reported)")
     ap.add_argument("--num-envs", type=int, default=256)
-    ap.add_argument("--cxx", default="", help="path of bench_env, to add the C++ single-env rate")
+    ap.add_argument("--cxx", default="", help="path of perf_env, to add the C++ single-env rate")
     ap.add_argument("--json", default="", help="write the results here")
     ap.add_argument("--skip-sb3", action="store_true")
     ap.add_argument("--only", default="", help="comma-separated subset of: gym, raw, sb3, rllib, reference")
@@ -264,7 +264,7 @@ def main(argv=None):
         add("pure-Python reference env", "proximity_drl", ref, "random valid actions")
     cxx = cxx_rate(args.cxx, "BM_step_random_proximity_drl")
     if cxx and ref:
-        add("C++ env (bench_env), random valid actions", "proximity_drl", Rate(float("nan"), cxx), "CPU time")
+        add("C++ env (perf_env), random valid actions", "proximity_drl", Rate(float("nan"), cxx), "CPU time")
         print(f"  C++ / pure-Python reference (CPU time): {cxx / ref.cpu:,.0f}x;  "
               f"C++ / Proximity-DRL env (~2,400 steps/s): {cxx / 2400:,.0f}x")
     if args.json:

@@ -1,12 +1,12 @@
-/// \file benchmarks/planner_bench.cpp
+/// \file benchmarks/planner_perf.cpp
 /// Cost of one fair rollout planner decision (planner.hpp):
 /// BM_rollout_decision/gpus:<G>/futures:<F>/lazy:<0|1>/horizon:<H> is `rollout<F>:pack_wait+sjf` in
-/// the placement action mode on the default scenario scaled to G GPUs (bench_scenarios.hpp), one
+/// the placement action mode on the default scenario scaled to G GPUs (perf_scenarios.hpp), one
 /// thread, its rollouts on lazy forks or not (rollout_options::lazy), played to the end of the
 /// episode (horizon 0) or for H decisions (the cost per decision then linear in the cluster). Each run plays pack_wait+sjf until a quarter of the
 /// episode's decisions are made, then times the planner's decisions along its own trajectory
 /// (manual time: only act() is measured). docs/performance.md quotes it.
-/// Run: build-bench/benchmarks/bench_planner --benchmark_filter=BM_rollout_decision
+/// Run: build-perf/benchmarks/perf_planner --benchmark_filter=BM_rollout_decision
 
 #include <benchmark/benchmark.h>
 
@@ -18,7 +18,7 @@
 #include <gpuplace/planner.hpp>
 #include <gpuplace/policy_registry.hpp>
 
-#include "bench_scenarios.hpp"
+#include "perf_scenarios.hpp"
 
 namespace {
 

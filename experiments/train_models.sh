@@ -4,7 +4,7 @@
 # (gpuplace-train --print-config --config <name>), compares it with every heuristic under every
 # queue policy on the held-out seeds (the tables in docs/ppo.md and docs/planning.md), and copies
 # the kept network to data/models/<name>.json.
-#   scripts/train_models.sh [name ...]      (default: all six; run scripts/setup.sh first)
+#   experiments/train_models.sh [name ...]      (default: all six; run scripts/setup.sh first)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 names=("$@")

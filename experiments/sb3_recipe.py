@@ -6,7 +6,7 @@ and pack then on the same held-out seeds under the same queue policy (the scenar
 backfill). Prints per training seed the held-out mean JCT and the paired differences, then the
 median and range over the training seeds.
 
-    python scripts/sb3_recipe.py [--train-seeds 1,2,3] [--seeds 20] [--out out/sb3_recipe]
+    python experiments/sb3_recipe.py [--train-seeds 1,2,3] [--seeds 20] [--out out/sb3_recipe]
 
 Progress: a bar per phase (cloning, value warm-up, PPO) of each run, then one line per run.
 The numbers go to OUT/recipe.json too.

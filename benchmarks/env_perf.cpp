@@ -1,8 +1,8 @@
-/// \file benchmarks/env_bench.cpp
+/// \file benchmarks/env_perf.cpp
 /// Single-env throughput: step() with random valid and first-fit actions over cluster sizes and
-/// queue lengths, the action modes, reset(), the proximity_drl preset, co-location on and off, and
-/// the observation/mask rewrite on its own.
-/// Run: build/benchmarks/bench_env --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+/// queue lengths, the action modes, reset(), the proximity_drl preset, co-location on and off,
+/// hardware failures off and on, and the observation/mask rewrite on its own.
+/// Run: build/benchmarks/perf_env --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 
 #include <benchmark/benchmark.h>
 
@@ -14,7 +14,7 @@
 #include <gpuplace/json.hpp>
 #include <gpuplace/policy.hpp>
 
-#include "bench_scenarios.hpp"
+#include "perf_scenarios.hpp"
 
 namespace {
 
@@ -50,6 +50,26 @@ void BM_step_first_fit(benchmark::State& state) {
     run_steps(state, e, p);
 }
 BENCHMARK(BM_step_first_fit)->Apply(cluster_sizes);
+
+/// Hardware failures (docs/realities.md) off and on, side by side: random valid actions on the
+/// default scenario scaled, nodes failing every 2 h on average (Weibull, shape 0.7; a stress far
+/// above any measured rate, so that failures happen within the steps timed), hourly checkpoints.
+void BM_step_failures(benchmark::State& state) {
+    auto s = scaled_default(state.range(1));
+    if (state.range(0)) {
+        s.failures.enabled = true;
+        s.failures.mtbf_hours = 2;
+        s.failures.distribution = gpuplace::failure_distribution::weibull;
+        s.failures.shape = 0.7;
+        s.failures.repair_hours = 1;
+        s.failures.checkpoint_cost = 60;
+        s.failures.checkpoint_interval = 3600;
+    }
+    gpuplace::env e(s);
+    gpuplace::bench::fast_random_policy p;
+    run_steps(state, e, p);
+}
+BENCHMARK(BM_step_failures)->ArgNames({"failures", "gpus"})->ArgsProduct({{0, 1}, {64, 512}});
 
 /// Queue length: offered load (x10) drives how many jobs wait, the window K how many the
 /// observation describes. 64 GPUs, random valid actions.

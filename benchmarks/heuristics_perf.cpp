@@ -1,11 +1,11 @@
-/// \file benchmarks/heuristics_bench.cpp
+/// \file benchmarks/heuristics_perf.cpp
 /// Cost of one heuristic decision (act() in the GPU action mode) on clusters of 1k to 100k GPUs:
 /// BM_heuristic_decision/<heuristic>/gpus:<G>/gpn:<GPUs per node>. gpn 1: racks of 100 one-GPU
 /// nodes (the custom shape where topology_greedy has the most candidates); gpn 8: racks of 25
 /// DGX-A100 nodes. The default synthetic workload with 2.5 jobs per GPU. Each run first
 /// plays uniformly random valid actions until half the GPUs are busy, then times the heuristic's
 /// decisions along its own trajectory (manual time: only act() is measured, the steps are not).
-/// Run: build-bench/benchmarks/bench_heuristics --benchmark_filter=BM_heuristic_decision
+/// Run: build-perf/benchmarks/perf_heuristics --benchmark_filter=BM_heuristic_decision
 
 #include <benchmark/benchmark.h>
 
@@ -16,7 +16,7 @@
 #include <gpuplace/env.hpp>
 #include <gpuplace/heuristics.hpp>
 
-#include "bench_scenarios.hpp"
+#include "perf_scenarios.hpp"
 
 namespace {
 

@@ -5,8 +5,8 @@ starts next, placed by pack) with the same recipe and budget and several trainin
 scenario (default, proximity_drl, philly), evaluates every training seed on the held-out seeds
 (philly: the held-out trace files), and writes one table.
 
-    python3 scripts/ablation.py                      # the whole ablation (about 40 min of CPU)
-    python3 scripts/ablation.py --scenarios default --restarts 2 --steps 20000 --imitation 20000 --seeds 4
+    python3 experiments/ablation.py                      # the whole ablation (about 40 min of CPU)
+    python3 experiments/ablation.py --scenarios default --restarts 2 --steps 20000 --imitation 20000 --seeds 4
 
 Each (scenario, mode) run is gpuplace-train in its own folder out/ablation/<scenario>/<mode>/; a
 finished run is not run again and a stopped one resumes (--resume), so the script can be stopped and

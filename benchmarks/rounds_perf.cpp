@@ -1,4 +1,4 @@
-/// \file benchmarks/rounds_bench.cpp
+/// \file benchmarks/rounds_perf.cpp
 /// Rounds (docs/rounds.md) on Gavel's 96-GPU cluster (the heterogeneous_gavel preset: 32 V100, 32
 /// P100, 32 K80 in 8-GPU servers):
 ///  - BM_lp_allocation/<policy>: one LP allocation (rounds/gavel_lp.hpp) over 100 active jobs (Gavel's
@@ -9,7 +9,7 @@
 ///    suspending and placing the jobs (pack) and running the round's 360 s;
 ///  - BM_gavel_run/<queue>: the preset's whole run (227 Philly jobs) under pack, from a prototype that
 ///    has read the trace (items = episodes).
-/// Run: build-bench/benchmarks/bench_rounds --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+/// Run: build-perf/benchmarks/perf_rounds --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 
 #include <benchmark/benchmark.h>
 

@@ -5,7 +5,7 @@ included, and PPO: the kept network and each training seed's), mean and p95 JCT,
 utilisation of each GPU type, then PPO's median over training seeds with its spread and the paired
 difference of the median seed against the best heuristic.
 
-Usage: python3 scripts/heterogeneous_table.py OUT/compare.json [--types v100,p100,k80]
+Usage: python3 experiments/heterogeneous_table.py OUT/compare.json [--types v100,p100,k80]
 """
 import argparse
 import json

@@ -1,6 +1,6 @@
 """The generated part of a doc page: the text between `<!-- results:begin -->` and
-`<!-- results:end -->` (scripts/information.py, scripts/planning.py), or between the markers of
-another section name (`<!-- distilled:begin -->`, scripts/distilled.py)."""
+`<!-- results:end -->` (experiments/information.py, experiments/planning.py), or between the markers of
+another section name (`<!-- distilled:begin -->`, experiments/distilled.py)."""
 from __future__ import annotations
 
 import math
