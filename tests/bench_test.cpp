@@ -360,3 +360,19 @@ TEST_CASE("bench: yardstick ranks a track's heuristic variants by mean JCT; the 
         CHECK(std::is_sorted(ranked.begin(), ranked.end()));
     }
 }
+
+TEST_CASE("bench: the failures track: its best heuristic is the yardstick's first; its results add the failure metrics, others do not") {
+    const auto& t = bench::find_track("failures");
+    CHECK(bench::yardstick(t, 2).front().second == t.best_heuristic);
+    const auto j = bench::to_json(bench::run(t, "pack+sjf"));
+    for (const char* k : {"goodput", "wasted_gpu_hours", "avg_interruptions", "hardware_failures", "avg_jct_completed"}) {
+        CAPTURE(k);
+        CHECK(j.at("summary").contains(k));
+        CHECK(j.at("episodes").at(0).at("metrics").contains(k));
+    }
+    CHECK(j.at("summary").at("goodput").at("mean").get<double>() < 1.0);
+    CHECK(j.at("summary").at("hardware_failures").at("mean").get<double>() > 0.0);
+    CHECK(bench::validate(j).valid);
+    const auto other = bench::to_json(bench::run(bench::find_track("proximity_drl"), "pack+sjf"));
+    CHECK_FALSE(other.at("summary").contains("goodput"));
+}

@@ -110,6 +110,19 @@ struct metric_field {
     return v;
 }
 
+/// The metrics of hardware failures (failures.hpp), which a result reports after result_metrics()
+/// when its episodes had failures on (other results are unchanged).
+[[nodiscard]] inline const std::vector<metric_field>& failure_result_metrics() {
+    static const std::vector<metric_field> v = {
+        {"goodput", &metrics::goodput},
+        {"wasted_gpu_hours", &metrics::wasted_gpu_hours},
+        {"avg_interruptions", &metrics::avg_interruptions},
+        {"hardware_failures", &metrics::hardware_failures},
+        {"avg_jct_completed", &metrics::avg_jct_completed},
+    };
+    return v;
+}
+
 /// What scored the episodes.
 struct policy_ref {
     std::string name;  ///< e.g. "pack+sjf", "default" (a shipped model), "my_agent"
@@ -146,6 +159,14 @@ struct run_result {
     double seconds = 0;       ///< wall time of the policy's episodes (not of the best heuristic's)
     std::size_t threads = 0;
 
+    /// The metrics it reports: result_metrics(), then failure_result_metrics() when its episodes
+    /// had hardware failures on.
+    [[nodiscard]] std::vector<metric_field> reported_metrics() const {
+        auto v = result_metrics();
+        if (!episodes.empty() && episodes.front().m.failures)
+            v.insert(v.end(), failure_result_metrics().begin(), failure_result_metrics().end());
+        return v;
+    }
     [[nodiscard]] std::size_t decisions() const noexcept {
         std::size_t n = 0;
         for (const auto& e : episodes) n += e.actions.size();
@@ -191,10 +212,11 @@ namespace detail_bench {
     if (!r.policy.causal()) p["causal"] = false;
     j["policy"] = p;
     j["actions_kept"] = r.keep_actions;
+    const auto reported = r.reported_metrics();
     json eps = json::array();
     for (const auto& e : r.episodes) {
         json m = json::object();
-        for (const auto& f : result_metrics()) m[std::string(f.name)] = e.m.*f.field;
+        for (const auto& f : reported) m[std::string(f.name)] = e.m.*f.field;
         m["jobs_done"] = e.m.jobs_done;
         m["jobs_total"] = e.m.jobs_total;
         json ej = {{"seed", e.seed},
@@ -207,12 +229,12 @@ namespace detail_bench {
     }
     j["episodes"] = eps;
     json sum = json::object();
-    for (const auto& f : result_metrics()) sum[std::string(f.name)] = detail_bench::stat_json(r.summary(f.field));
+    for (const auto& f : reported) sum[std::string(f.name)] = detail_bench::stat_json(r.summary(f.field));
     j["summary"] = sum;
     json vs = {{"policy", r.t.best_heuristic}};
     vs["avg_jct"] = run_result::values(r.best, &metrics::avg_jct);
     json per = json::object();
-    for (const auto& f : result_metrics()) {
+    for (const auto& f : reported) {
         const auto ps = r.versus_best(f.field);
         per[std::string(f.name)] = {{"best", detail_bench::stat_json(summarize(run_result::values(r.best, f.field)))},
                                     {"diff", detail_bench::stat_json(ps.diff)},

@@ -131,6 +131,9 @@ struct track {
         // an NVL72-class cluster (preset nvl72): gangs of 8 to 288 GPUs, some larger than a rack
         t.push_back({"nvl72", v, "576 GPUs in 8 NVL72-style racks (72 GPUs in one NVLink domain each) under a 50 GB/s spine: "
                      "LLM-scale gangs of 8 to 288 GPUs", "nvl72", "", 1'000'000, 30, "topology_greedy+sjf"});
+        // cluster realities (docs/realities.md): hardware that fails, jobs that lose their work since their last checkpoint
+        t.push_back({"failures", v, "the philly preset with nodes failing (MTBF 24 h, Weibull 0.7, 2 h repairs, hourly checkpoints): "
+                     "goodput and JCT under failures", "failures", "", 1'000'000, 20, "load_balance+sjf"});
         return t;
     }();
     // clang-format on
