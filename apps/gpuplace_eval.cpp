@@ -115,6 +115,14 @@ void run_eval(const gpuplace::scenario& s, const std::vector<std::string>& polic
         std::printf("elastic jobs (seed %llu, round policies only): %zu of %zu, %zu with max_gpus capped at their model's largest "
                     "measured GPU count\n", static_cast<unsigned long long>(seed), sum.elastic, e.simulator().jobs().size(), sum.capped);
     }
+    if (s.tenants.enabled) {  // the tenant<i>_jct columns by name (tenancy.hpp): the field's declared categories
+        const auto f = gpuplace::field_index(s.job_fields, s.tenants.field);
+        std::string names;
+        if (f != std::string::npos)
+            for (std::size_t t = 0; t < std::min(s.job_fields[f].categories.size(), gpuplace::max_metric_tenants); ++t)
+                names += (names.empty() ? "" : ", ") + ("tenant" + std::to_string(t)) + " = " + s.job_fields[f].categories[t];
+        std::printf("tenants (field \"%s\", in category order): %s\n", s.tenants.field.c_str(), names.empty() ? "as they appear" : names.c_str());
+    }
     std::printf("%s", rep.table().c_str());
     for (const auto& p : policies)
         if (gpuplace::is_hindsight_policy(p)) {
@@ -162,7 +170,7 @@ int main(int argc, char** argv) {
         std::string s;
         for (const auto& q : gpuplace::all_queue_names()) s += (s.empty() ? "" : ", ") + q;
         return s;
-    }() + "; las, 2d_las and gittins preempt, the *_oracle ones read true durations, the round policies (Gavel's) "
+    }() + "; las, 2d_las and gittins preempt, and capacity, drf, themis (tenants), edf and edf_ac (deadlines), the *_oracle ones read true durations, the round policies (Gavel's) "
           "decide in rounds who runs on which GPU type)")->type_name("LIST");
     std::string durations;
     double restart_overhead = -1, round = -1, restore = -1;

@@ -285,3 +285,20 @@ TEST_CASE("alloc: with hardware failures env.step() allocates nothing after rese
             CHECK(e.failure_state().failures() > 0);
         }
 }
+
+TEST_CASE("alloc: tenants, spot and deadlines: env.step() allocates nothing after reset() under their disciplines") {
+    for (const char* preset : {"tenants", "spot", "deadlines"})
+        for (const char* queue : {"capacity", "drf", "themis", "edf", "edf_ac", "las", "backfill"}) {
+            auto s = gp::preset_scenario(preset);
+            if ((std::string(queue) == "capacity" || std::string(queue) == "drf") && !s.tenants.enabled) continue;
+            if (std::string(queue).starts_with("edf") && !s.deadlines.enabled) continue;
+            INFO(preset, " ", queue);
+            s.workload.synthetic.num_jobs = 60;
+            gp::apply_queue(s, queue);
+            s.preemption.round = 360;
+            s.durations.mode = gp::duration_info::hidden;
+            if (std::string(queue) == "backfill") s.durations.mode = gp::duration_info::oracle;
+            gp::env e(s);
+            CHECK(random_play_allocations(e, 60) == 0);
+        }
+}

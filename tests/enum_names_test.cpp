@@ -37,7 +37,7 @@ TEST_CASE("enum_names: every table round-trips, and to_string() reads it") {
 }
 
 TEST_CASE("enum_names: the allowed lists in declaration order") {
-    CHECK(gp::detail::enum_name_list<gp::queue_order>() == "fifo, sjf, fewest_gpus, las, 2d_las, gittins, srtf");
+    CHECK(gp::detail::enum_name_list<gp::queue_order>() == "fifo, sjf, fewest_gpus, las, 2d_las, gittins, srtf, capacity, drf, themis, edf, edf_ac");
     CHECK(gp::detail::enum_name_list<gp::action_mode>() == "gpu, placement, job, round");
     CHECK(gp::detail::enum_name_list<gp::placer_kind>() == "pack, first_fit, load_balance, topology_greedy");
     CHECK(gp::detail::enum_name_list<gp::trace_format>() == "philly, openb, csv");

@@ -77,7 +77,7 @@ const std::vector<example>& catalogue() {
             [] { (void)gp::parse_scenario(R"({"env": {"queue_policy": "fifo", "bogus": 1}})"); });
         add("ConfigError", "config /env/queue_window: value 5000 out of range [0, 1024]",
             [] { (void)gp::parse_scenario(R"({"env": {"queue_window": 5000}})"); });
-        add("ConfigError", "config /env/queue_policy: unknown queue policy \"lifo\" (allowed: fifo, sjf, fewest_gpus, las, 2d_las, gittins, srtf)",
+        add("ConfigError", "config /env/queue_policy: unknown queue policy \"lifo\" (allowed: fifo, sjf, fewest_gpus, las, 2d_las, gittins, srtf, capacity, drf, themis, edf, edf_ac)",
             [] { (void)gp::parse_scenario(R"({"env": {"queue_policy": "lifo"}})"); });
         add("ConfigError", "config /topology/racks: expected an integer, got \"two\"",
             [] { gp::env e(gp::parse_scenario(R"({"topology": {"racks": "two"}})")); });
@@ -138,7 +138,7 @@ const std::vector<example>& catalogue() {
             p.racks = 0;
             gp::TreeTopology t(p);
         });
-        add("ConfigError", "unknown scenario preset \"big\" (allowed: default, proximity_drl, colocation, philly, heterogeneous, philly_hidden, nvl72, heterogeneous_gavel, elastic, failures, philly:<file>, philly_hidden:<file>)",
+        add("ConfigError", "unknown scenario preset \"big\" (allowed: default, proximity_drl, colocation, philly, heterogeneous, philly_hidden, nvl72, heterogeneous_gavel, elastic, failures, tenants, spot, deadlines, philly:<file>, philly_hidden:<file>)",
             [] { (void)gp::preset_scenario("big"); });
         add("ConfigError", "cannot open scenario file \"/no/such/scenario.json\"",
             [] { (void)gp::load_scenario("/no/such/scenario.json"); });

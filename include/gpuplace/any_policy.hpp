@@ -49,6 +49,11 @@ struct any_policy {
 /// The preemptive disciplines that need no duration (docs/information.md): they turn preemption
 /// on, under the scenario's preemption costs.
 [[nodiscard]] inline std::vector<std::string> preemptive_queue_names() { return {"las", "2d_las", "gittins"}; }
+/// The preemptive disciplines of tenants, classes and deadlines (tenancy.hpp, env/tenancy.hpp):
+/// "capacity" (quotas with borrowing) and "drf" (progressive filling) need the scenario's tenants,
+/// "themis" (worst finish-time fairness first) none, "edf" and "edf_ac" (EDF with admission
+/// control) its deadlines. They turn preemption on, under the scenario's preemption costs.
+[[nodiscard]] inline std::vector<std::string> tenancy_queue_names() { return {"capacity", "drf", "themis", "edf", "edf_ac"}; }
 /// The references that read the true durations whatever the scenario's durations say (not
 /// causal): "sjf_oracle" (sjf, non-preemptive) and "srtf_oracle" (shortest remaining time first,
 /// preemptive: a bound).
@@ -57,7 +62,7 @@ struct any_policy {
 /// Gavel's: they decide in rounds who runs, on which GPU type; docs/rounds.md).
 [[nodiscard]] inline std::vector<std::string> all_queue_names() {
     auto v = queue_names();
-    for (auto* more : {&preemptive_queue_names, &oracle_queue_names, &round_policy_names})
+    for (auto* more : {&preemptive_queue_names, &tenancy_queue_names, &oracle_queue_names, &round_policy_names})
         for (auto& n : (*more)()) v.push_back(std::move(n));
     return v;
 }
@@ -80,6 +85,11 @@ inline void apply_queue(scenario& s, std::string_view queue) {
     else if (queue == "las") order(queue_order::las, true, true);
     else if (queue == "2d_las") order(queue_order::two_d_las, true, true);
     else if (queue == "gittins") order(queue_order::gittins, true, true);
+    else if (queue == "capacity") order(queue_order::capacity, true, true);
+    else if (queue == "drf") order(queue_order::drf, true, true);
+    else if (queue == "themis") order(queue_order::themis, true, true);
+    else if (queue == "edf") order(queue_order::edf, true, true);
+    else if (queue == "edf_ac") order(queue_order::edf_ac, true, true);
     else if (queue == "sjf_oracle" || queue == "srtf_oracle") {
         order(queue == "sjf_oracle" ? queue_order::sjf : queue_order::srtf, true, queue == "srtf_oracle");
         s.durations.mode = duration_info::oracle;

@@ -21,12 +21,14 @@
 #include "job_fields.hpp"
 #include "model_zoo.hpp"
 #include "round_config.hpp"
+#include "tenancy.hpp"
 #include "topology.hpp"
 #include "workload.hpp"
 
 namespace gpuplace {
-/// Order in which waiting jobs are considered. The last four are preemptive disciplines: they
-/// need preemption on and decide which jobs run (env/discipline.hpp, docs/information.md).
+/// Order in which waiting jobs are considered. From las on they are preemptive disciplines: they
+/// need preemption on and decide which jobs run (env/discipline.hpp, docs/information.md); the
+/// last five need tenants or deadlines (tenancy.hpp, env/tenancy.hpp).
 enum class queue_order : std::uint8_t {
     fifo,         ///< submit time
     sjf,          ///< shortest ideal duration first (the estimate with durations "predicted")
@@ -35,20 +37,30 @@ enum class queue_order : std::uint8_t {
     two_d_las,    ///< Tiresias' discretised 2D-LAS ("2d_las")
     gittins,      ///< highest Gittins index of attained GPU-service first
     srtf,         ///< shortest remaining time first (oracle)
+    capacity,     ///< tenants' jobs within their quota first (submit order), the rest borrow idle GPUs
+    drf,          ///< progressive filling: the tenant with the fewest GPUs held per weight next
+    themis,       ///< the worst estimated finish-time fairness rho first
+    edf,          ///< earliest deadline first
+    edf_ac,       ///< earliest deadline first, jobs that cannot meet theirs at arrival behind all others
 };
 
 template <>
 struct detail::enum_names<queue_order> {
-    static constexpr std::array<std::pair<queue_order, std::string_view>, 7> values{
+    static constexpr std::array<std::pair<queue_order, std::string_view>, 12> values{
         {{queue_order::fifo, "fifo"},
          {queue_order::sjf, "sjf"},
          {queue_order::fewest_gpus, "fewest_gpus"},
          {queue_order::las, "las"},
          {queue_order::two_d_las, "2d_las"},
          {queue_order::gittins, "gittins"},
-         {queue_order::srtf, "srtf"}}};
+         {queue_order::srtf, "srtf"},
+         {queue_order::capacity, "capacity"},
+         {queue_order::drf, "drf"},
+         {queue_order::themis, "themis"},
+         {queue_order::edf, "edf"},
+         {queue_order::edf_ac, "edf_ac"}}};
 };
-/// Whether an order is a preemptive discipline (las, 2d_las, gittins, srtf).
+/// Whether an order is a preemptive discipline (las and every one after it).
 [[nodiscard]] constexpr bool is_preemptive(queue_order q) noexcept { return q >= queue_order::las; }
 [[nodiscard]] inline std::string_view to_string(queue_order q) noexcept { return detail::enum_name(q); }
 
@@ -150,6 +162,9 @@ struct scenario {
     rounds_config rounds;          ///< off by default: round policies (round_env.hpp)
     failures_config failures;      ///< off by default: hardware failures and checkpoints (failures.hpp)
     std::vector<job_field> job_fields;  ///< declared job fields (job_fields.hpp): none by default
+    tenants_config tenants;      ///< off by default: tenants with quotas (tenancy.hpp)
+    spot_config spot;            ///< off by default: a spot class
+    deadlines_config deadlines;  ///< off by default: deadlines
 
     /// Makes the relative file paths of the scenario (the trace, a zoo file, a co-location profile)
     /// relative to base_dir (see relative_to()). "$GPUPLACE_DATA/..." paths stay as they are.

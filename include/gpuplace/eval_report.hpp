@@ -62,6 +62,25 @@ inline const std::vector<std::string>& eval_metric_names() {
     if (name == "avg_resizes") return m.avg_resizes;
     if (name == "avg_suspended_time") return m.avg_suspended_time;
     if (name == "gpu_time_efficiency") return m.gpu_time_efficiency;
+    const auto& g = m.groups;  // tenants, spot, deadlines (group_metrics.hpp)
+    if (name == "jain_index") return g.jain_index;
+    if (name == "worst_tenant_rho") return g.worst_tenant_rho;
+    if (name == "below_guarantee_hours") return g.below_guarantee_hours;
+    if (name == "guaranteed_jct") return g.guaranteed_jct;
+    if (name == "spot_jct") return g.spot_jct;
+    if (name == "guaranteed_queueing_delay") return g.guaranteed_delay;
+    if (name == "spot_queueing_delay") return g.spot_delay;
+    if (name == "spot_evictions") return g.spot_evictions;
+    if (name == "deadlines_met") return g.deadlines_met;
+    if (name == "avg_lateness") return g.avg_lateness;
+    if (name.starts_with("tenant") && name.size() > 6) {  // tenant<i>_jct, tenant<i>_slowdown
+        const auto us = name.find('_');
+        const std::string idx = name.substr(6, us == std::string::npos ? std::string::npos : us - 6), what = us == std::string::npos ? "" : name.substr(us + 1);
+        if (!idx.empty() && idx.size() <= 1 && idx[0] >= '0' && idx[0] < char('0' + max_metric_tenants) && (what == "jct" || what == "slowdown")) {
+            const auto t = std::size_t(idx[0] - '0');
+            return what == "jct" ? g.tenant_jct[t] : g.tenant_slowdown[t];
+        }
+    }
     if (name == "goodput") return m.goodput;
     if (name == "wasted_gpu_hours") return m.wasted_gpu_hours;
     if (name == "avg_interruptions") return m.avg_interruptions;
@@ -75,8 +94,10 @@ inline const std::vector<std::string>& eval_metric_names() {
 [[nodiscard]] inline bool is_time_metric(const std::string& name) noexcept {
     for (const char* other : {"avg_comm_cost", "total_comm_cost", "avg_slowdown", "utilization", "avg_preemptions",
                               "lost_gpu_hours", "avg_fairness", "max_fairness", "avg_moves", "avg_resizes", "gpu_time_efficiency",
-                              "goodput", "wasted_gpu_hours", "avg_interruptions", "hardware_failures"})
+                              "goodput", "wasted_gpu_hours", "avg_interruptions", "hardware_failures",
+                              "jain_index", "worst_tenant_rho", "below_guarantee_hours", "spot_evictions", "deadlines_met"})
         if (name == other) return false;
+    if (name.starts_with("tenant") && name.ends_with("_slowdown")) return false;
     return true;
 }
 
@@ -93,6 +114,23 @@ inline const std::vector<std::string>& preemption_metric_names() {
 inline const std::vector<std::string>& round_metric_names() {
     static const std::vector<std::string> names = {"avg_moves", "avg_resizes", "avg_suspended_time", "gpu_time_efficiency"};
     return names;
+}
+
+/// The metrics the table adds with tenants, a spot class or deadlines on (group_metrics.hpp; each
+/// list when its feature is on): per tenant (the first max_metric_tenants) its mean JCT as
+/// "tenant<i>_jct", Jain's index, the worst tenant rho and the hours below a guarantee; per class
+/// JCT, queueing delay and evictions per spot job; deadlines met and the mean lateness of misses.
+[[nodiscard]] inline std::vector<std::string> group_metric_names(const group_metrics& g) {
+    std::vector<std::string> v;
+    if (g.tenants) {
+        for (std::size_t t = 0; t < std::min(g.num_tenants, max_metric_tenants); ++t) v.push_back("tenant" + std::to_string(t) + "_jct");
+        for (const char* n : {"jain_index", "worst_tenant_rho", "below_guarantee_hours"}) v.emplace_back(n);
+    }
+    if (g.spot)
+        for (const char* n : {"guaranteed_jct", "spot_jct", "guaranteed_queueing_delay", "spot_queueing_delay", "spot_evictions"}) v.emplace_back(n);
+    if (g.deadlines)
+        for (const char* n : {"deadlines_met", "avg_lateness"}) v.emplace_back(n);
+    return v;
 }
 
 /// The metrics the table adds when hardware failed (failures.hpp, docs/realities.md): goodput,
@@ -149,6 +187,8 @@ struct eval_report {
         if (preempted) names.insert(names.end(), preemption_metric_names().begin(), preemption_metric_names().end());
         if (rounds) names.insert(names.end(), round_metric_names().begin(), round_metric_names().end());
         if (failures) names.insert(names.end(), failure_metric_names().begin(), failure_metric_names().end());
+        if (!policies.empty() && !policies.front().per_seed.empty())
+            for (auto& n : group_metric_names(policies.front().per_seed.front().groups)) names.push_back(std::move(n));
         std::snprintf(buf, sizeof buf, "%-*s", w, "policy");
         out += buf;
         for (const auto& n : names) {

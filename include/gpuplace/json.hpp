@@ -20,6 +20,7 @@
 #include "json/presets.hpp"
 #include "json/report.hpp"
 #include "json/scenario.hpp"
+#include "json/tenancy.hpp"
 #include "json/topology.hpp"
 #include "json/workload.hpp"
 #include "json/zoo.hpp"

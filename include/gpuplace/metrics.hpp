@@ -9,6 +9,7 @@
 #include <span>
 #include <vector>
 
+#include "group_metrics.hpp"
 #include "job.hpp"
 
 namespace gpuplace {
@@ -77,6 +78,8 @@ struct metrics {
     /// failures in the episode, and the mean JCT of the jobs that completed.
     bool failures = false;
     double goodput = 1, wasted_gpu_hours = 0, avg_interruptions = 0, hardware_failures = 0, avg_jct_completed = 0;
+    /// With tenants, a spot class or deadlines on (tenancy.hpp): metrics by group of jobs.
+    group_metrics groups;
 };
 
 /// Percentile (nearest-rank with linear interpolation) of sorted values, q in [0, 1].

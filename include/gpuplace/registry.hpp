@@ -187,6 +187,11 @@ inline void add_builtins(std::vector<registry_entry>& v) {
         {"las", "least attained GPU-service first (preemptive)"},
         {"2d_las", "Tiresias' discretised 2D-LAS (preemptive)"},
         {"gittins", "highest Gittins index of attained service first (preemptive)"},
+        {"capacity", "tenants' jobs within their quota first, the rest borrow idle GPUs and are preempted for the owner (preemptive; needs tenants)"},
+        {"drf", "progressive filling: the tenant with the fewest GPUs held per weight next (preemptive; needs tenants)"},
+        {"themis", "the worst estimated finish-time fairness rho first (preemptive)"},
+        {"edf", "earliest deadline first (preemptive; needs deadlines)"},
+        {"edf_ac", "EDF with admission control: a job that cannot meet its deadline at arrival runs behind all others (preemptive; needs deadlines)"},
         {"sjf_oracle", "sjf on the true durations whatever the scenario hides (not causal)"},
         {"srtf_oracle", "shortest true remaining time first, preemptive (not causal: a bound)"}};
     for (const auto& [q, about] : queues) v.push_back({"queue", q, about});

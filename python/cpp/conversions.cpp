@@ -12,8 +12,10 @@
 
 #include "bindings.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 namespace gpuplace_py {
 
@@ -261,6 +263,39 @@ gp::metrics metrics_from_dict(py::handle o) {
     }
     if (d.contains("jobs_done")) m.jobs_done = d["jobs_done"].cast<std::size_t>();
     if (d.contains("jobs_total")) m.jobs_total = d["jobs_total"].cast<std::size_t>();
+    auto& g = m.groups;  // tenants, spot, deadlines (group_metrics.hpp), as to_json(metrics) writes them
+    if (d.contains("tenants")) {
+        g.tenants = true;
+        auto t = py::reinterpret_borrow<py::dict>(d["tenants"]);
+        const auto fill = [&](const char* k, auto& arr) {
+            if (!t.contains(k)) return;
+            const auto v = t[k].cast<std::vector<double>>();
+            g.num_tenants = std::max(g.num_tenants, v.size());
+            for (std::size_t i = 0; i < std::min(v.size(), arr.size()); ++i) arr[i] = static_cast<std::remove_reference_t<decltype(arr[i])>>(v[i]);
+        };
+        fill("jobs", g.tenant_jobs);
+        fill("avg_jct", g.tenant_jct);
+        fill("avg_slowdown", g.tenant_slowdown);
+        fill("below_guarantee", g.tenant_below);
+        opt("jain_index", g.jain_index);
+        opt("worst_tenant_rho", g.worst_tenant_rho);
+        opt("below_guarantee_hours", g.below_guarantee_hours);
+    }
+    if (d.contains("spot_jct")) {
+        g.spot = true;
+        opt("guaranteed_jct", g.guaranteed_jct);
+        opt("spot_jct", g.spot_jct);
+        opt("guaranteed_queueing_delay", g.guaranteed_delay);
+        opt("spot_queueing_delay", g.spot_delay);
+        opt("spot_evictions", g.spot_evictions);
+        if (d.contains("spot_jobs")) g.spot_jobs = d["spot_jobs"].cast<std::size_t>();
+    }
+    if (d.contains("deadlines_met")) {
+        g.deadlines = true;
+        opt("deadlines_met", g.deadlines_met);
+        opt("avg_lateness", g.avg_lateness);
+        if (d.contains("not_admitted")) g.not_admitted = d["not_admitted"].cast<std::size_t>();
+    }
     return m;
 }
 

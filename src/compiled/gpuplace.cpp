@@ -15,6 +15,7 @@
 #include <gpuplace/json/impl/presets_inl.hpp>
 #include <gpuplace/json/impl/report_inl.hpp>
 #include <gpuplace/json/impl/scenario_inl.hpp>
+#include <gpuplace/json/impl/tenancy_inl.hpp>
 #include <gpuplace/json/impl/topology_inl.hpp>
 #include <gpuplace/json/impl/workload_inl.hpp>
 #include <gpuplace/json/impl/zoo_inl.hpp>

@@ -124,6 +124,53 @@ inline constexpr std::string_view elastic_scenario_json = R"json({
   "reward": {"jct": 1.0, "time_scale": 3600}
 })json";
 
+/// Tenants with quotas (tenancy.hpp, docs/realities-tenants.md): the default scenario's 64 GPUs and
+/// 160 synthetic jobs at offered load 1.0, each job drawn to one of three tenants (prod 30%,
+/// research 50%, dev 20%) whose guaranteed quotas are 32, 16 and 16 GPUs: research asks for more
+/// than its quota and borrows what prod leaves idle. Preemption with a 30 s restart; the
+/// capacity discipline (--queue backfill, drf, themis for the others).
+inline constexpr std::string_view tenants_scenario_json = R"json({
+  "name": "tenants",
+  "topology": {"preset": "dgx_a100", "racks": 2, "nodes_per_rack": 4},
+  "comm": {"model": "ring_allreduce"},
+  "job_fields": [{"name": "tenant", "categories": ["prod", "research", "dev"], "draw": {"prod": 0.3, "research": 0.5, "dev": 0.2}}],
+  "workload": {"kind": "synthetic", "num_jobs": 160, "load": 1.0},
+  "env": {"queue_policy": "capacity", "backfill": true, "allow_defer": true, "queue_window": 8},
+  "preemption": {"enabled": true, "restart_overhead": 30},
+  "tenants": {"quotas": {"prod": 32, "research": 16, "dev": 16}},
+  "reward": {"jct": 1.0, "time_scale": 3600}
+})json";
+
+/// A spot class (tenancy.hpp): the default scenario's 64 GPUs and 160 synthetic jobs at offered
+/// load 1.0, 30% of them spot jobs that run on leftover GPUs and are evicted (30 s restart) when a
+/// guaranteed job needs them; under LAS with the class first.
+inline constexpr std::string_view spot_scenario_json = R"json({
+  "name": "spot",
+  "topology": {"preset": "dgx_a100", "racks": 2, "nodes_per_rack": 4},
+  "comm": {"model": "ring_allreduce"},
+  "job_fields": [{"name": "class", "type": "category", "categories": ["guaranteed", "spot"], "draw": {"guaranteed": 0.7, "spot": 0.3}}],
+  "workload": {"kind": "synthetic", "num_jobs": 160, "load": 1.0},
+  "env": {"queue_policy": "las", "backfill": true, "allow_defer": true, "queue_window": 8},
+  "preemption": {"enabled": true, "restart_overhead": 30},
+  "spot": {},
+  "reward": {"jct": 1.0, "time_scale": 3600}
+})json";
+
+/// Deadlines (tenancy.hpp): the default scenario's 64 GPUs and 160 synthetic jobs at offered load
+/// 1.0, each with a deadline of submit + f x its ideal duration, f uniform in [0.5, 1.5]
+/// (ElasticFlow's evaluation); preemption with a 30 s restart, under EDF.
+inline constexpr std::string_view deadlines_scenario_json = R"json({
+  "name": "deadlines",
+  "topology": {"preset": "dgx_a100", "racks": 2, "nodes_per_rack": 4},
+  "comm": {"model": "ring_allreduce"},
+  "job_fields": ["deadline"],
+  "workload": {"kind": "synthetic", "num_jobs": 160, "load": 1.0},
+  "env": {"queue_policy": "edf", "backfill": true, "allow_defer": true, "queue_window": 8},
+  "preemption": {"enabled": true, "restart_overhead": 30},
+  "deadlines": {"factor": [0.5, 1.5]},
+  "reward": {"jct": 1.0, "time_scale": 3600}
+})json";
+
 /// The Philly-derived trace files (data/philly/, data/README.md) a policy is trained on, and those
 /// held out from training (results on Philly traces are reported on these, file by file).
 [[nodiscard]] inline std::vector<std::string> philly_training_files() {
@@ -188,13 +235,16 @@ inline constexpr std::string_view failures_overrides_json = R"json({
         return "philly with nodes failing every 24 h on average (Weibull, shape 0.7), 2 h repairs, hourly checkpoints" + dgx;
     if (name == "heterogeneous_gavel")
         return "Gavel's 96 GPUs (32 V100, P100, K80) on the zoo's measurement hardware (measured rates), 227 Philly jobs";
+    if (name == "tenants") return "default with three tenants (quotas 32/16/16 GPUs), preemption, the capacity discipline" + dgx;
+    if (name == "spot") return "default with 30% spot jobs evicted for guaranteed ones, preemption, LAS" + dgx;
+    if (name == "deadlines") return "default with deadlines of submit + U[0.5, 1.5] x ideal duration, preemption, EDF" + dgx;
     return "a preset scenario (data/presets.hpp)";
 }
 
 /// Names of the preset scenarios ("philly:<file>" and "philly_hidden:<file>" too: one file of data/philly/).
 [[nodiscard]] inline std::vector<std::string> preset_names() {
     return {"default", "proximity_drl", "colocation", "philly", "heterogeneous", "philly_hidden", "nvl72", "heterogeneous_gavel",
-            "elastic", "failures"};
+            "elastic", "failures", "tenants", "spot", "deadlines"};
 }
 
 }  // namespace gpuplace

@@ -31,6 +31,7 @@
 #include "discipline.hpp"
 #include "duration_knowledge.hpp"
 #include "room_index.hpp"
+#include "tenancy.hpp"
 #include "wait_queue.hpp"
 
 namespace gpuplace::env_detail {
@@ -71,6 +72,7 @@ public:
         if (types_.heterogeneous()) type_free_.assign(types_.num_types(), 0);
         workload_.validate(zoo_, G);
         if (cfg_.colocation.enabled) rooms_.reserve(workload_.max_job_kinds(zoo_.size()), G);
+        ten_.init(cfg_, workload_.dictionary(), G);
         init_information();
         init_failures();
     }
@@ -166,6 +168,7 @@ public:
                 set_current(i);
                 break;  // found one, or the episode is over (all finished)
             }
+            if (ten_.tenants()) account_tenants();
             const double until = preempt_ ? next_decision() : basic_simulator<J>::never;
             const auto ev = sim_.advance(fail_ ? std::min(until, fails_.next_time()) : until);
             for (auto j = ev.first_arrival; j < ev.first_arrival + ev.arrivals; ++j)
@@ -228,6 +231,8 @@ public:
     /// What the scheduler knows of durations, and whether it preempts.
     [[nodiscard]] duration_info information() const noexcept { return cfg_.durations.mode; }
     [[nodiscard]] bool preemptive() const noexcept { return preempt_; }
+    /// The jobs' tenants, classes and deadlines (env/tenancy.hpp; on() false when none is on).
+    [[nodiscard]] const tenancy& tenancy_state() const noexcept { return ten_; }
     /// Whether hardware fails (scenario "failures"), and the failure process (failures.hpp).
     [[nodiscard]] bool failures() const noexcept { return fail_; }
     [[nodiscard]] const failure_process& failure_state() const noexcept { return fails_; }
@@ -293,6 +298,10 @@ private:
     /// Preemption: when the discipline decides next. (This and the next out of line: advance()
     /// is on every decision's path, they only with preemption.)
     GPUPLACE_NOINLINE double next_decision() const noexcept { return disc_.next_decision(sim_, queue_.jobs(), sim_.now()); }
+    /// Tenants: their time below their guarantee until now (out of line: off by default).
+    GPUPLACE_NOINLINE void account_tenants() noexcept { ten_.account(sim_, queue_.jobs(), sim_.now()); }
+    /// Tenants, classes, deadlines: each job's from its fields, from job `from` on.
+    void describe_tenancy(std::uint32_t from, std::uint64_t seed);
     /// Preemption: tells the discipline the arrivals and completions of an event.
     GPUPLACE_NOINLINE void tell_discipline(const advance_result& ev);
 
@@ -413,6 +422,7 @@ private:
     std::vector<double> shown_;  ///< per job: the duration the scheduler is shown
     bool preempt_ = false;
     discipline disc_;  ///< preemption: the run set
+    tenancy ten_;      ///< tenants, classes and deadlines (off by default)
     duration_knowledge known_;  ///< the shown durations and the sampled size distribution
     bool fail_ = false;
     failure_process fails_;  ///< failures: when each unit fails and is repaired

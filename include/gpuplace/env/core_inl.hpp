@@ -35,6 +35,21 @@ void scheduling_core<T, J, C>::begin_episode(std::uint64_t seed, const Features&
     cur_gpus_ = 0;
     if (preempt_) disc_.reset(n, sim_.now());
     if (fail_) fails_.reset(seed, sim_.now());
+    if (ten_.on()) describe_tenancy(0, seed);
+}
+
+template <Topology T, Job J, class C>
+void scheduling_core<T, J, C>::describe_tenancy(std::uint32_t from, std::uint64_t seed) {
+    // the duration the scheduler may use: the one shown, or with durations hidden the sampled
+    // jobs' mean GPU-seconds over the job's GPUs (0 without a sample)
+    double mean = 0;
+    if (cfg_.durations.mode == duration_info::hidden && known_.sampled() && !known_.sizes().empty()) {
+        for (double x : known_.sizes()) mean += x;
+        mean /= double(known_.sizes().size());
+    }
+    ten_.reset(sim_, extras_.fields, extras_.width, from, seed, [&](std::uint32_t j) {
+        return cfg_.durations.mode == duration_info::hidden ? mean / double(sim_.job(j).num_gpus) : shown_[j];
+    });
 }
 
 template <Topology T, Job J, class C>
@@ -68,6 +83,7 @@ void scheduling_core<T, J, C>::redraw_future(std::uint64_t seed, const Features&
     if (sim_.colocation()) rooms_.build(sim_);
     if (preempt_) disc_.grow(n);
     if (fail_) fails_.reseed(seed, now);  // the failures to come are not known either
+    if (ten_.on()) describe_tenancy(keep, seed);
     if (cfg_.durations.mode != duration_info::hidden) return;
     if (!known_.sampled()) sample_durations();
     detail::rng r(detail::mix_seed(seed, 0x6475726174696f6eULL));  // "duration"
@@ -109,12 +125,16 @@ metrics scheduling_core<T, J, C>::episode_metrics() const {
         m.hardware_failures = fail_ ? double(fails_.failures()) : 0.0;
         m.avg_jct_completed = completed > 0 ? jct / completed : 0.0;
     }
+    if (ten_.on()) m.groups = ten_.compute(sim_.finished(), num_gpus());
     return m;
 }
 
 template <Topology T, Job J, class C>
 void scheduling_core<T, J, C>::tell_discipline(const advance_result& ev) {
-    for (auto j = ev.first_arrival; j < ev.first_arrival + ev.arrivals; ++j) disc_.arrived(j, sim_.now());
+    for (auto j = ev.first_arrival; j < ev.first_arrival + ev.arrivals; ++j) {
+        disc_.arrived(j, sim_.now());
+        if (ten_.on()) ten_.arrived(j, sim_.now());
+    }
     for (const auto& r : ev.finished) disc_.finished(std::uint32_t(r.id));
     disc_.touch(ev.arrivals == 0 && ev.finished.empty());  // neither: the discipline's own decision time
 }
@@ -150,7 +170,7 @@ bool scheduling_core<T, J, C>::is_finished(std::uint32_t j) const noexcept {
 
 template <Topology T, Job J, class C>
 void scheduling_core<T, J, C>::decide() {
-    for (auto j : disc_.decide(sim_, queue_.jobs(), num_gpus(), sim_.now())) {
+    for (auto j : disc_.decide(sim_, queue_.jobs(), num_gpus(), sim_.now(), ten_.on() ? &ten_ : nullptr)) {
         sim_.suspend(j);
         if (cfg_.durations.mode == duration_info::hidden)  // what it has attained, per GPU, as its duration feature
             queue_.info(j).ideal_feat = squash(sim_.attained(j) / double(sim_.job(j).num_gpus));

@@ -10,6 +10,8 @@
 ///    promotion returns to the first queue.
 ///  - gittins: the highest Gittins index of attained GPU-service first (information.hpp).
 ///  - srtf: the least remaining time first (the true one: an oracle, not causal).
+///  - capacity, drf, themis, edf, edf_ac: by tenant, fair share and deadline (env/tenancy.hpp).
+/// With a spot class (tenancy.hpp), every guaranteed job comes before every spot job.
 /// Ties: the earlier job.
 /// Progress: at a decision of the clock (a round, a 2D-LAS demotion or promotion) a running job
 /// whose current run has not yet kept useful work worth its restart (as many seconds as the
@@ -27,6 +29,7 @@
 
 #include "../config.hpp"
 #include "../information.hpp"
+#include "tenancy.hpp"
 
 namespace gpuplace::env_detail {
 
@@ -86,9 +89,13 @@ public:
     /// Decides the run set at `now` among the waiting and the running jobs on `num_gpus` GPUs:
     /// marks its members (in_run_set()); returns the running jobs outside it, to suspend (they
     /// leave the running list and wait again). order() then holds the jobs that will wait (the
-    /// waiting ones and those to suspend) in priority order.
+    /// waiting ones and those to suspend) in priority order. `ten`: the jobs' tenants, classes and
+    /// deadlines (env/tenancy.hpp), needed by capacity, drf, themis, edf and edf_ac; null when
+    /// none is on.
     template <class Sim>
-    std::span<const std::uint32_t> decide(const Sim& sim, std::span<const std::uint32_t> waiting, std::size_t num_gpus, double now) {
+    std::span<const std::uint32_t> decide(const Sim& sim, std::span<const std::uint32_t> waiting, std::size_t num_gpus, double now,
+                                          tenancy* ten = nullptr) {
+        ten_ = ten;
         const std::span<const std::uint32_t> running = running_;
         auto& order = order_out_;
         auto& suspend = suspend_;
@@ -97,13 +104,16 @@ public:
         auto& all = order_scratch_;
         all.assign(waiting.begin(), waiting.end());
         all.insert(all.end(), running.begin(), running.end());
-        for (auto j : all) key_[j] = key_of(sim, j);
+        if (order_ == queue_order::capacity) ten_->mark_in_quota(sim, all);
+        for (auto j : all) key_[j] = key_of(sim, j, now, all.size());
         std::sort(all.begin(), all.end(), [&](std::uint32_t a, std::uint32_t b) { return key_[a] < key_[b]; });
         std::size_t free = num_gpus;
         const bool settle = clock_ && (p_.restart_overhead > 0 || p_.checkpoint_interval > 0);
         if (settle)  // the runs that have not yet paid for their restart keep their GPUs first
             for (auto j : running)
                 if (settling(sim, j, now)) free -= sim.job(j).num_gpus;
+        if (order_ == queue_order::drf)
+            ten_->fill(sim, all, free, [&](std::uint32_t j) { return settle && sim.is_running(j) && settling(sim, j, now); });
         for (auto j : all) {
             const std::size_t k = sim.job(j).num_gpus;
             if (settle && sim.is_running(j) && settling(sim, j, now)) {
@@ -153,7 +163,9 @@ private:
     struct key {
         double a = 0, b = 0, c = 0;
         std::uint32_t j = 0;
+        std::uint32_t cls = 0;  ///< 1: a spot job (after every guaranteed one)
         friend bool operator<(const key& x, const key& y) noexcept {
+            if (x.cls != y.cls) return x.cls < y.cls;
             if (x.a != y.a) return x.a < y.a;
             if (x.b != y.b) return x.b < y.b;
             if (x.c != y.c) return x.c < y.c;
@@ -173,12 +185,23 @@ private:
     }
 
     template <class Sim>
-    [[nodiscard]] key key_of(const Sim& sim, std::uint32_t j) const noexcept {
+    [[nodiscard]] key key_of(const Sim& sim, std::uint32_t j, double now, std::size_t active) const noexcept {
+        key k = base_key(sim, j, now, active);
+        if (ten_ && ten_->spot(j)) k.cls = 1;
+        return k;
+    }
+    template <class Sim>
+    [[nodiscard]] key base_key(const Sim& sim, std::uint32_t j, double now, std::size_t active) const noexcept {
         switch (order_) {
             case queue_order::las: return {sim.attained(j), 0, 0, j};
             case queue_order::two_d_las: return {double(queue_[j]), sim.is_running(j) ? 0.0 : 1.0, entered_[j], j};
             case queue_order::gittins: return {-gittins_.index(sim.attained(j)), 0, 0, j};
             case queue_order::srtf: return {sim.work_left(j), 0, 0, j};
+            case queue_order::capacity: return {ten_->in_quota(j) ? 0.0 : 1.0, 0, 0, j};
+            case queue_order::drf: return {double(ten_->tenant(j)), 0, 0, j};  // then progressive filling (tenancy::fill)
+            case queue_order::themis: return {-ten_->rho(sim, j, now, active), 0, 0, j};
+            case queue_order::edf: return {ten_->deadline(j), 0, 0, j};
+            case queue_order::edf_ac: return {ten_->admitted(j) ? 0.0 : 1.0, ten_->deadline(j), 0, j};
             default: return {0, 0, 0, j};  // fifo, sjf and fewest_gpus are not preemptive disciplines
         }
     }
@@ -208,6 +231,7 @@ private:
     queue_order order_ = queue_order::fifo;
     preemption_config p_;
     gittins_table gittins_;
+    tenancy* ten_ = nullptr;             ///< during decide(): its `ten`
     std::vector<std::uint32_t> queue_;   ///< 2D-LAS: per job its queue
     std::vector<double> base_;           ///< 2D-LAS: per job its attained service at its last promotion
     std::vector<double> since_;          ///< per job: when it last started waiting

@@ -36,7 +36,7 @@ public:
         if (is_preemptive(order) && !p.enabled)
             throw ConfigError("config /env/queue_policy: \"" + name + "\" is a preemptive discipline: it needs /preemption/enabled");
         if (p.enabled && !is_preemptive(order))
-            throw ConfigError("config /preemption/enabled: needs a preemptive /env/queue_policy (las, 2d_las, gittins or srtf), got \"" + name + "\"");
+            throw ConfigError("config /preemption/enabled: needs a preemptive /env/queue_policy (las, 2d_las, gittins, srtf, capacity, drf, themis, edf or edf_ac), got \"" + name + "\"");
         if (p.enabled && cfg.colocation.enabled) throw ConfigError("config /preemption/enabled: not supported with co-location");
         if (d.mode != duration_info::oracle && cfg.colocation.enabled)
             throw ConfigError("config /durations/mode: \"" + std::string(to_string(d.mode)) + "\" is not supported with co-location");
@@ -65,7 +65,9 @@ public:
     /// estimates); forks of a hidden-duration env sample on first use.
     [[nodiscard]] static bool needs_sample(const scenario& cfg) noexcept {
         const auto& d = cfg.durations;
-        return cfg.env.order == queue_order::gittins || (d.mode == duration_info::predicted && d.error == duration_error::model_mean);
+        const auto o = cfg.env.order;
+        if (d.mode == duration_info::hidden && (o == queue_order::themis || o == queue_order::edf_ac)) return true;  // their estimates
+        return o == queue_order::gittins || (d.mode == duration_info::predicted && d.error == duration_error::model_mean);
     }
 
     /// The duration distribution of durations.sample_files (or of the scenario's own workload):

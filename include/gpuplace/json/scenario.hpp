@@ -12,6 +12,7 @@
 #include "colocation.hpp"
 #include "comm.hpp"
 #include "information.hpp"
+#include "tenancy.hpp"
 #include "topology.hpp"
 #include "workload.hpp"
 #include "zoo.hpp"

@@ -47,6 +47,30 @@ GPUPLACE_INLINE detail::json to_json(const metrics& m) {
         j["hardware_failures"] = m.hardware_failures;
         j["avg_jct_completed"] = m.avg_jct_completed;
     }
+    const auto& g = m.groups;  // written only with tenants, spot or deadlines on: other reports are unchanged
+    if (g.tenants) {
+        const std::size_t n = std::min(g.num_tenants, max_metric_tenants);
+        j["tenants"] = {{"jobs", std::vector<std::size_t>(g.tenant_jobs.begin(), g.tenant_jobs.begin() + std::ptrdiff_t(n))},
+                        {"avg_jct", std::vector<double>(g.tenant_jct.begin(), g.tenant_jct.begin() + std::ptrdiff_t(n))},
+                        {"avg_slowdown", std::vector<double>(g.tenant_slowdown.begin(), g.tenant_slowdown.begin() + std::ptrdiff_t(n))},
+                        {"below_guarantee", std::vector<double>(g.tenant_below.begin(), g.tenant_below.begin() + std::ptrdiff_t(n))}};
+        j["jain_index"] = g.jain_index;
+        j["worst_tenant_rho"] = g.worst_tenant_rho;
+        j["below_guarantee_hours"] = g.below_guarantee_hours;
+    }
+    if (g.spot) {
+        j["guaranteed_jct"] = g.guaranteed_jct;
+        j["spot_jct"] = g.spot_jct;
+        j["guaranteed_queueing_delay"] = g.guaranteed_delay;
+        j["spot_queueing_delay"] = g.spot_delay;
+        j["spot_evictions"] = g.spot_evictions;
+        j["spot_jobs"] = g.spot_jobs;
+    }
+    if (g.deadlines) {
+        j["deadlines_met"] = g.deadlines_met;
+        j["avg_lateness"] = g.avg_lateness;
+        j["not_admitted"] = g.not_admitted;
+    }
     return j;
 }
 
@@ -62,6 +86,11 @@ GPUPLACE_INLINE detail::json to_json(const eval_report& r) {
         }
         if (!p.per_seed.empty() && p.per_seed.front().failures)
             for (const auto& n : failure_metric_names()) {
+                const auto s = p.get(n);
+                pj["summary"][n] = {{"mean", s.mean}, {"sem", s.sem}};
+            }
+        if (!p.per_seed.empty())
+            for (const auto& n : group_metric_names(p.per_seed.front().groups)) {
                 const auto s = p.get(n);
                 pj["summary"][n] = {{"mean", s.mean}, {"sem", s.sem}};
             }

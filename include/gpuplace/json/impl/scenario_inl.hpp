@@ -14,6 +14,7 @@
 #include "../comm.hpp"
 #include "../failures.hpp"
 #include "../information.hpp"
+#include "../tenancy.hpp"
 #include "../topology.hpp"
 #include "../workload.hpp"
 #include "../zoo.hpp"
@@ -25,7 +26,7 @@ namespace gpuplace {
 GPUPLACE_INLINE scenario scenario_from_json(const detail::json& j) {
     using namespace detail;
     check_keys(j, "", {"name", "topology", "comm", "zoo", "workload", "env", "reward", "colocation", "durations", "preemption", "job_fields",
-                      "rounds", "failures"});
+                      "rounds", "failures", "tenants", "spot", "deadlines"});
     scenario s;
     read_string(j, "", "name", s.name);
     if (auto it = j.find("topology"); it != j.end()) {
@@ -51,6 +52,9 @@ GPUPLACE_INLINE scenario scenario_from_json(const detail::json& j) {
     if (auto it = j.find("preemption"); it != j.end()) s.preemption = preemption_from_json(*it, "/preemption");
     if (auto it = j.find("rounds"); it != j.end()) s.rounds = rounds_from_json(*it, "/rounds");
     if (auto it = j.find("failures"); it != j.end()) s.failures = failures_from_json(*it, "/failures");
+    if (auto it = j.find("tenants"); it != j.end()) s.tenants = tenants_from_json(*it, "/tenants");
+    if (auto it = j.find("spot"); it != j.end()) s.spot = spot_from_json(*it, "/spot");
+    if (auto it = j.find("deadlines"); it != j.end()) s.deadlines = deadlines_from_json(*it, "/deadlines");
     if (auto it = j.find("env"); it != j.end()) {
         const std::string p = "/env";
         check_keys(*it, p, {"queue_policy", "backfill", "allow_defer", "queue_window", "max_steps", "max_time", "action_mode",
@@ -123,6 +127,9 @@ GPUPLACE_INLINE detail::json to_json(const scenario& s) {
     if (!(s.rounds == rounds_config{})) j["rounds"] = to_json(s.rounds);
     if (!(s.failures == failures_config{})) j["failures"] = to_json(s.failures);
     if (!s.job_fields.empty()) j["job_fields"] = to_json(s.job_fields);
+    if (!(s.tenants == tenants_config{})) j["tenants"] = to_json(s.tenants);
+    if (!(s.spot == spot_config{})) j["spot"] = to_json(s.spot);
+    if (!(s.deadlines == deadlines_config{})) j["deadlines"] = to_json(s.deadlines);
     const auto& r = s.reward;
     j["reward"] = {{"jct", r.jct}, {"makespan", r.makespan}, {"comm", r.comm}, {"placement", r.placement}, {"time_scale", r.time_scale}};
     return j;
