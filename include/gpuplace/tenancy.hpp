@@ -4,7 +4,7 @@
 /// a spot class that runs on leftover capacity (key "spot") and deadlines (key "deadlines"). Each
 /// is off by default; each reads a declared job field (job_fields.hpp). The disciplines that use
 /// them (capacity, drf, themis, edf, edf_ac) are preemptive queue orders (config.hpp,
-/// env/tenancy.hpp); their metrics are in group_metrics.hpp (docs/realities-tenants.md).
+/// env/tenancy.hpp); their metrics are in group_metrics.hpp (docs/realities.md).
 
 #include <string>
 #include <utility>

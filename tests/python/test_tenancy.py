@@ -1,4 +1,4 @@
-"""Tenants, spot jobs and deadlines from Python (docs/realities-tenants.md): the presets, their
+"""Tenants, spot jobs and deadlines from Python (docs/realities.md): the presets, their
 queue policies, and the group metrics in the metrics dict, read back into an EvalReport."""
 
 import numpy as np

@@ -124,7 +124,7 @@ inline constexpr std::string_view elastic_scenario_json = R"json({
   "reward": {"jct": 1.0, "time_scale": 3600}
 })json";
 
-/// Tenants with quotas (tenancy.hpp, docs/realities-tenants.md): the default scenario's 64 GPUs and
+/// Tenants with quotas (tenancy.hpp, docs/realities.md): the default scenario's 64 GPUs and
 /// 160 synthetic jobs at offered load 1.0, each job drawn to one of three tenants (prod 30%,
 /// research 50%, dev 20%) whose guaranteed quotas are 32, 16 and 16 GPUs: research asks for more
 /// than its quota and borrows what prod leaves idle. Preemption with a 30 s restart; the

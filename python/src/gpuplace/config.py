@@ -90,7 +90,7 @@ def _json_type(v) -> str:
 # queue policy name -> the env settings it means, (env.queue_policy, env.backfill), as the C++
 # harness applies it (include/gpuplace/any_policy.hpp apply_queue): las, 2d_las and gittins turn
 # preemption on, and so do the tenant and deadline disciplines (capacity, drf, themis, edf,
-# edf_ac; docs/realities-tenants.md); the *_oracle references read the true durations (docs/information.md)
+# edf_ac; docs/realities.md); the *_oracle references read the true durations (docs/information.md)
 QUEUES = {"fifo": ("fifo", False), "backfill": ("fifo", True), "sjf": ("sjf", True), "fewest_gpus": ("fewest_gpus", True),
           "las": ("las", True), "2d_las": ("2d_las", True), "gittins": ("gittins", True),
           "capacity": ("capacity", True), "drf": ("drf", True), "themis": ("themis", True), "edf": ("edf", True),
