@@ -18,8 +18,8 @@
 
 namespace {
 
-using gpuplace::bench::run_steps;
-using gpuplace::bench::scaled_default;
+using gpuplace::perf::run_steps;
+using gpuplace::perf::scaled_default;
 
 void cluster_sizes(benchmark::internal::Benchmark* b) {
     for (std::int64_t g : {32, 64, 512, 4096}) b->Arg(g);
@@ -29,7 +29,7 @@ void cluster_sizes(benchmark::internal::Benchmark* b) {
 /// Random valid actions (uniform over the mask, O(1) expected sampler), the target workload.
 void BM_step_random(benchmark::State& state) {
     gpuplace::env e(scaled_default(state.range(0)));
-    gpuplace::bench::fast_random_policy p;
+    gpuplace::perf::fast_random_policy p;
     run_steps(state, e, p);
 }
 BENCHMARK(BM_step_random)->Apply(cluster_sizes);
@@ -66,16 +66,49 @@ void BM_step_failures(benchmark::State& state) {
         s.failures.checkpoint_interval = 3600;
     }
     gpuplace::env e(s);
-    gpuplace::bench::fast_random_policy p;
+    gpuplace::perf::fast_random_policy p;
     run_steps(state, e, p);
 }
 BENCHMARK(BM_step_failures)->ArgNames({"failures", "gpus"})->ArgsProduct({{0, 1}, {64, 512}});
+
+/// Every cluster reality on (docs/realities.md) against the same scenario with them off, side by
+/// side: the default scenario scaled under preemption (30 s restarts), off = LAS; on = nodes
+/// failing as in BM_step_failures, three tenants with quotas under the capacity scheduler, 30% spot
+/// jobs, deadlines drawn per job and observed, and the reward terms of realities weighted.
+void BM_step_realities(benchmark::State& state) {
+    auto s = gpuplace::perf::scaled_default(state.range(1));
+    s.preemption.enabled = true;
+    s.preemption.restart_overhead = 30;
+    s.env.order = gpuplace::queue_order::las;
+    if (state.range(0)) {
+        const double g = double(state.range(1));
+        auto j = gpuplace::to_json(s);
+        j["job_fields"] = gpuplace::detail::json::parse(R"([
+            {"name": "tenant", "categories": ["a", "b", "c"], "draw": {"a": 0.3, "b": 0.5, "c": 0.2}, "observe": true},
+            {"name": "class", "type": "category", "categories": ["guaranteed", "spot"], "draw": {"guaranteed": 0.7, "spot": 0.3}, "observe": true},
+            {"name": "deadline", "observe": true}])");
+        j["tenants"] = {{"quotas", {{"a", g / 2}, {"b", g / 4}, {"c", g / 4}}}};
+        j["spot"] = gpuplace::detail::json::object();
+        j["deadlines"] = gpuplace::detail::json::object();
+        j["env"]["queue_policy"] = "capacity";
+        j["failures"] = {{"enabled", true}, {"mtbf_hours", 2}, {"distribution", "weibull"}, {"shape", 0.7}, {"repair_hours", 1},
+                         {"checkpoint_cost", 60}, {"checkpoint_interval", 3600}};
+        j["reward"]["deadline_miss"] = 1.0;
+        j["reward"]["wasted"] = 1.0;
+        j["reward"]["unfairness"] = 1.0;
+        s = gpuplace::scenario_from_json(j);
+    }
+    gpuplace::env e(s);
+    gpuplace::perf::fast_random_policy p;
+    run_steps(state, e, p);
+}
+BENCHMARK(BM_step_realities)->ArgNames({"realities", "gpus"})->ArgsProduct({{0, 1}, {64, 512}});
 
 /// Queue length: offered load (x10) drives how many jobs wait, the window K how many the
 /// observation describes. 64 GPUs, random valid actions.
 void BM_step_random_queue(benchmark::State& state) {
     gpuplace::env e(scaled_default(64, double(state.range(0)) / 10.0, state.range(1)));
-    gpuplace::bench::fast_random_policy p;
+    gpuplace::perf::fast_random_policy p;
     run_steps(state, e, p);
 }
 BENCHMARK(BM_step_random_queue)->ArgNames({"load_x10", "window"})->ArgsProduct({{5, 10, 20, 40}, {8, 32}});
@@ -88,7 +121,7 @@ void BM_step_mode(benchmark::State& state) {
     auto s = scaled_default(state.range(1));
     s.env.mode = static_cast<gpuplace::action_mode>(state.range(0));
     gpuplace::env e(s);
-    gpuplace::bench::fast_random_policy p;
+    gpuplace::perf::fast_random_policy p;
     std::uint64_t seed = 1;
     e.reset(seed);
     p.reset(seed);
@@ -114,7 +147,7 @@ BENCHMARK(BM_step_mode)->ArgNames({"mode", "gpus"})->ArgsProduct({{0, 1, 2}, {64
 /// The Proximity-DRL preset (32 GPUs, tree route cost, 30 jobs), random valid actions.
 void BM_step_random_proximity_drl(benchmark::State& state) {
     gpuplace::tree_route_env e(gpuplace::preset_scenario("proximity_drl"));
-    gpuplace::bench::fast_random_policy p;
+    gpuplace::perf::fast_random_policy p;
     run_steps(state, e, p);
 }
 BENCHMARK(BM_step_random_proximity_drl);
@@ -126,7 +159,7 @@ void BM_step_random_colocation(benchmark::State& state) {
     auto s = scaled_default(state.range(0), double(state.range(1)) / 10.0);
     s.colocation.enabled = true;
     gpuplace::env e(s);
-    gpuplace::bench::fast_random_policy p;
+    gpuplace::perf::fast_random_policy p;
     run_steps(state, e, p);
 }
 BENCHMARK(BM_step_random_colocation)->ArgNames({"gpus", "load_x10"})->Args({64, 10})->Args({64, 40})->Args({512, 10});
@@ -137,7 +170,7 @@ void BM_step_random_colocation_preset(benchmark::State& state) {
     auto s = gpuplace::preset_scenario("colocation");
     s.colocation.enabled = state.range(0) != 0;
     gpuplace::env e(s);
-    gpuplace::bench::fast_random_policy p;
+    gpuplace::perf::fast_random_policy p;
     run_steps(state, e, p);
 }
 BENCHMARK(BM_step_random_colocation_preset)->ArgName("coloc")->Arg(0)->Arg(1);

@@ -33,7 +33,7 @@ namespace {
 /// Resets `e` with `seed` and plays random valid actions until half of its GPUs are busy (or the
 /// episode ends).
 void warm_up(gpuplace::env& e, std::uint64_t seed) {
-    gpuplace::bench::fast_random_policy r;
+    gpuplace::perf::fast_random_policy r;
     e.reset(seed);
     r.reset(seed);
     while (!e.done() && 2 * e.cluster().free_gpus() > e.num_gpus()) e.step(r.act(e));

@@ -13,7 +13,7 @@
 #include <gpuplace/env.hpp>
 #include <gpuplace/vector_env.hpp>
 
-namespace gpuplace::bench {
+namespace gpuplace::perf {
 
 /// The default scenario (DGX-A100 nodes of 8 GPUs, synthetic jobs of 1/2/4/8 GPUs at offered load
 /// `load`) on `gpus` GPUs: 32 = 1 rack x 4 nodes, 64 = 2 x 4 (the default), 512 = 8 x 8,
@@ -85,4 +85,4 @@ void run_steps(benchmark::State& state, Env& e, Policy& policy) {
     if (episodes > 0) state.counters["episodes"] = static_cast<double>(episodes);
 }
 
-}  // namespace gpuplace::bench
+}  // namespace gpuplace::perf

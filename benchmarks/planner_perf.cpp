@@ -23,7 +23,7 @@
 namespace {
 
 void BM_rollout_decision(benchmark::State& state) {
-    auto s = gpuplace::bench::scaled_default(state.range(0));
+    auto s = gpuplace::perf::scaled_default(state.range(0));
     s.env.mode = gpuplace::action_mode::placement;
     gpuplace::apply_queue(s, "sjf");
     const auto base = gpuplace::heuristic<gpuplace::env>("pack_wait+sjf");

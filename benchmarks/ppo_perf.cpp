@@ -28,7 +28,7 @@ void BM_ppo_iteration(benchmark::State& state) {
     c.network.hidden = {64, 64};
     c.network.value_hidden = {64, 64};
     gpuplace::rl::pin_cache_sizes();  // as gpuplace-train does (rl/blocking.hpp)
-    gpuplace::rl::basic_ppo<gpuplace::env> ppo(gpuplace::bench::scaled_default(state.range(0)), c);
+    gpuplace::rl::basic_ppo<gpuplace::env> ppo(gpuplace::perf::scaled_default(state.range(0)), c);
     double rollout = 0, update = 0;
     for (auto _ : state) {
         const auto st = ppo.iterate();

@@ -22,9 +22,9 @@
 
 namespace {
 
-/// Fills actions[i] with a uniformly random valid GPU of env i (bench::fast_random_policy).
+/// Fills actions[i] with a uniformly random valid GPU of env i (perf::fast_random_policy).
 struct batch_chooser {
-    std::vector<gpuplace::bench::fast_random_policy> p;
+    std::vector<gpuplace::perf::fast_random_policy> p;
     template <class V>
     void choose(const V& v, std::vector<std::int64_t>& actions) {
         for (std::size_t i = 0; i < v.num_envs(); ++i) actions[i] = p[i].act(v.env(i));
@@ -36,9 +36,9 @@ void BM_vector_step(benchmark::State& state) {
     const auto gpus = state.range(0);
     const auto n = static_cast<std::size_t>(state.range(1));
     const auto threads = static_cast<std::size_t>(state.range(2));
-    gpuplace::vector_env v(gpuplace::bench::scaled_default(gpus), n, threads);
+    gpuplace::vector_env v(gpuplace::perf::scaled_default(gpus), n, threads);
     v.reset(1);
-    batch_chooser c{std::vector<gpuplace::bench::fast_random_policy>(n)};
+    batch_chooser c{std::vector<gpuplace::perf::fast_random_policy>(n)};
     for (std::size_t i = 0; i < n; ++i) c.p[i].reset(i);
     std::vector<std::int64_t> actions(n);
     for (auto _ : state) {
@@ -72,10 +72,10 @@ void BM_vector_threads(benchmark::State& state) {
         hog = std::thread([&stop] {
             for (volatile std::uint64_t x = 0; !stop.load(std::memory_order_relaxed);) x = x + 1;
         });
-    gpuplace::vector_env v(gpuplace::bench::scaled_default(gpus), n, mode == 0 ? 1 : 2);
+    gpuplace::vector_env v(gpuplace::perf::scaled_default(gpus), n, mode == 0 ? 1 : 2);
     v.set_adaptive_threads(mode == 2);
     v.reset(1);
-    batch_chooser c{std::vector<gpuplace::bench::fast_random_policy>(n)};
+    batch_chooser c{std::vector<gpuplace::perf::fast_random_policy>(n)};
     for (std::size_t i = 0; i < n; ++i) c.p[i].reset(i);
     std::vector<std::int64_t> actions(n);
     std::size_t on_all = 0;
@@ -104,7 +104,7 @@ void BM_vector_step_random(benchmark::State& state) {
     const auto gpus = state.range(0);
     const auto n = static_cast<std::size_t>(state.range(1));
     const auto threads = static_cast<std::size_t>(state.range(2));
-    gpuplace::vector_env v(gpuplace::bench::scaled_default(gpus), n, threads);
+    gpuplace::vector_env v(gpuplace::perf::scaled_default(gpus), n, threads);
     v.reset(1);
     std::vector<std::int64_t> actions(n);
     for (auto _ : state) {
@@ -125,7 +125,7 @@ BENCHMARK(BM_vector_step_random)
 void BM_vector_step_first_fit(benchmark::State& state) {
     const auto n = static_cast<std::size_t>(state.range(0));
     const auto threads = static_cast<std::size_t>(state.range(1));
-    gpuplace::vector_env v(gpuplace::bench::scaled_default(64), n, threads);
+    gpuplace::vector_env v(gpuplace::perf::scaled_default(64), n, threads);
     v.reset(1);
     std::vector<std::int64_t> actions(n);
     const std::size_t A = v.num_actions();

@@ -376,3 +376,17 @@ TEST_CASE("bench: the failures track: its best heuristic is the yardstick's firs
     const auto other = bench::to_json(bench::run(bench::find_track("proximity_drl"), "pack+sjf"));
     CHECK_FALSE(other.at("summary").contains("goodput"));
 }
+
+TEST_CASE("bench: the tenants track: its best heuristic is the yardstick's first; its results add Jain's index, the worst tenant rho and the hours below a guarantee") {
+    const auto& t = bench::find_track("tenants");
+    CHECK(bench::yardstick(t, 2).front().second == t.best_heuristic);
+    const auto r = bench::run(t, "pack+capacity");
+    const auto j = bench::to_json(r);
+    for (const char* k : {"jain_index", "worst_tenant_rho", "below_guarantee_hours"}) {
+        CAPTURE(k);
+        CHECK(j.at("summary").contains(k));
+        CHECK(j.at("episodes").at(0).at("metrics").at(k).get<double>() == r.episodes.at(0).m.groups.*(k == std::string("jain_index") ? &group_metrics::jain_index : k == std::string("worst_tenant_rho") ? &group_metrics::worst_tenant_rho : &group_metrics::below_guarantee_hours));
+    }
+    CHECK(j.at("summary").at("jain_index").at("mean").get<double>() > 0.5);
+    CHECK(bench::validate(j).valid);
+}

@@ -381,3 +381,19 @@ TEST_CASE("failures: a job's own checkpoint interval and cost (declared job fiel
     CHECK(close_rel(by_id.at(1).end, 100.0 * 60 / 50, 1e-12));               // 2 periods of 60 s
     CHECK(close_rel(by_id.at(1).checkpoint_gpu_time, 120.0 * 10 / 60, 1e-12));  // 10 s of each 60
 }
+
+TEST_CASE("failures: the reward term wasted charges each finishing job's wasted GPU-time, beside the JCT term") {
+    auto s = failing(2.0, 40);
+    s.failures.checkpoint_cost = 60;
+    s.reward.wasted = 0.5;
+    gp::env e(s);
+    gp::first_fit_policy ff;
+    REQUIRE(gp::run_episode(e, ff, 5).terminated);
+    double jct = 0, wasted = 0;
+    for (const auto& r : e.finished()) {
+        jct += r.jct();
+        wasted += r.lost_gpu_time + r.checkpoint_gpu_time;
+    }
+    CHECK(wasted > 0);
+    CHECK(close_rel(e.episode_return(), -jct / 3600.0 - 0.5 * wasted / 3600.0, 1e-9));
+}

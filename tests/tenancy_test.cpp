@@ -283,3 +283,31 @@ TEST_CASE("tenancy: edf_ac admits by the duration the scheduler knows: the truth
     CHECK(hidden.jobs.at(1).end == 120);
     CHECK(hidden.m.groups.deadlines_met == doctest::Approx(2.0 / 3));
 }
+
+TEST_CASE("tenancy: the reward terms deadline_miss and unfairness, charged as jobs finish; deadline_miss needs deadlines") {
+    const json ex = json::parse(R"({"job_fields": ["deadline"], "deadlines": {}})");
+    const std::vector<tjob> jobs = {{0, 1, 10, {{"deadline", 100}}}, {0, 1, 10, {{"deadline", 5}}}, {0, 1, 10, {{"deadline", 50}}}};
+    auto s = tscenario(1, jobs, ex, "fifo");  // ends 10, 20, 30: job 1 misses its deadline (5 s)
+    s.reward.jct = 0;
+    s.reward.deadline_miss = 2.5;
+    gp::env e(s);
+    gp::first_fit_policy ff;
+    REQUIRE(gp::run_episode(e, ff, 1).terminated);
+    CHECK(e.episode_return() == -2.5);
+    // unfairness: rho = JCT / ideal (contention N: jobs in system over the job's life) beyond 1
+    s.reward.deadline_miss = 0;
+    s.reward.unfairness = 1;
+    gp::env u(s);
+    REQUIRE(gp::run_episode(u, ff, 1).terminated);
+    double want = 0;
+    for (const auto& r : u.finished()) want -= std::max(0.0, r.finish_time_fairness(u.num_gpus()) - 1.0);
+    CHECK(want < 0);
+    CHECK(u.episode_return() == doctest::Approx(want).epsilon(1e-12));
+    // weights set in JSON round-trip; unset ones stay out of the scenario's JSON
+    const auto j = gp::to_json(s);
+    CHECK(j.at("reward").at("unfairness") == 1.0);
+    CHECK_FALSE(j.at("reward").contains("wasted"));
+    auto none = tscenario(1, jobs, json::object(), "fifo");
+    none.reward.deadline_miss = 1;
+    CHECK_THROWS_WITH_AS(gp::env{none}, doctest::Contains("config /reward/deadline_miss: 1.000000 needs deadlines"), gp::ConfigError);
+}

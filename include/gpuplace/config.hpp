@@ -122,6 +122,11 @@ struct reward_config {
     double comm = 0.0;
     double placement = 0.0;
     double time_scale = 3600.0;  ///< seconds per unit of reward
+    // cluster realities (docs/realities.md), each charged when a job finishes; 0 (off) by default
+    double deadline_miss = 0.0;  ///< - weight per job that finishes after its deadline (needs "deadlines")
+    double wasted = 0.0;         ///< - weight x the finishing job's wasted GPU-time / time_scale (restarts, lost progress, checkpoint writes)
+    double unfairness = 0.0;     ///< - weight x max(0, rho - 1), the finishing job's finish-time fairness beyond 1 (Themis' rho)
+    [[nodiscard]] bool realities() const noexcept { return deadline_miss != 0 || wasted != 0 || unfairness != 0; }
 };
 
 /// A scenario's model zoo (key "zoo"): the built-in one (ModelZoo::builtin(): Gavel's V100

@@ -226,7 +226,10 @@ inline void add_builtins(std::vector<registry_entry>& v) {
         {"jct", "-(jobs in system x elapsed) / time_scale: an episode's sum is -(sum of JCTs) / time_scale"},
         {"makespan", "-elapsed / time_scale"},
         {"comm", "-(a placement's communication cost)"},
-        {"placement", "Proximity-DRL's placement score"}};
+        {"placement", "Proximity-DRL's placement score"},
+        {"deadline_miss", "-1 per job that finishes after its deadline (deadlines on)"},
+        {"wasted", "-(the finishing job's wasted GPU-time: restarts, lost progress, checkpoint writes) / time_scale"},
+        {"unfairness", "-max(0, rho - 1): the finishing job's finish-time fairness (Themis' rho) beyond 1"}};
     for (const auto& [n, about] : rewards) v.push_back({"reward_term", n, about});
     for (auto n : base_gpu_feature_names) v.push_back({"observation_feature", "gpu_" + std::string(n), "per GPU"});
     v.push_back({"observation_feature", "gpu_<level>_free", "per GPU: free GPUs in its domain of each level"});

@@ -86,7 +86,9 @@ inline constexpr int result_format_version = 1;
 /// One metric of an episode: its name and how to read it from the metrics.
 struct metric_field {
     std::string_view name;
-    double metrics::*field;
+    double metrics::*field = nullptr;
+    double group_metrics::*group = nullptr;  ///< a metric by group of jobs (metrics::groups) instead of `field`
+    [[nodiscard]] double of(const metrics& m) const noexcept { return field ? m.*field : m.groups.*group; }
 };
 
 /// The metrics a result reports per episode and summarises, in this order (times in seconds).
@@ -121,6 +123,27 @@ struct metric_field {
         {"avg_jct_completed", &metrics::avg_jct_completed},
     };
     return v;
+}
+
+/// The metrics by group of jobs (group_metrics.hpp) a result reports when its episodes had tenants,
+/// a spot class or deadlines on.
+[[nodiscard]] inline const std::vector<metric_field>& tenancy_result_metrics(const group_metrics& g) {
+    static const std::vector<metric_field> tenants = {
+        {"jain_index", nullptr, &group_metrics::jain_index},
+        {"worst_tenant_rho", nullptr, &group_metrics::worst_tenant_rho},
+        {"below_guarantee_hours", nullptr, &group_metrics::below_guarantee_hours},
+    };
+    static const std::vector<metric_field> spot = {
+        {"guaranteed_jct", nullptr, &group_metrics::guaranteed_jct},
+        {"spot_jct", nullptr, &group_metrics::spot_jct},
+        {"spot_evictions", nullptr, &group_metrics::spot_evictions},
+    };
+    static const std::vector<metric_field> deadlines = {
+        {"deadlines_met", nullptr, &group_metrics::deadlines_met},
+        {"avg_lateness", nullptr, &group_metrics::avg_lateness},
+    };
+    static const std::vector<metric_field> none;
+    return g.tenants ? tenants : g.spot ? spot : g.deadlines ? deadlines : none;
 }
 
 /// What scored the episodes.
@@ -165,6 +188,10 @@ struct run_result {
         auto v = result_metrics();
         if (!episodes.empty() && episodes.front().m.failures)
             v.insert(v.end(), failure_result_metrics().begin(), failure_result_metrics().end());
+        if (!episodes.empty()) {
+            const auto& g = tenancy_result_metrics(episodes.front().m.groups);
+            v.insert(v.end(), g.begin(), g.end());
+        }
         return v;
     }
     [[nodiscard]] std::size_t decisions() const noexcept {
@@ -174,9 +201,11 @@ struct run_result {
     }
     /// The mean and standard error of a metric over the episodes.
     [[nodiscard]] stat summary(double metrics::*f) const { return summarize(values(episodes, f)); }
+    [[nodiscard]] stat summary(const metric_field& f) const { return summarize(values(episodes, f)); }
     /// The policy minus the best heuristic, episode by episode: mean and standard error, and on how
     /// many episodes the policy's value is lower.
-    [[nodiscard]] paired_stat versus_best(double metrics::*f) const {
+    [[nodiscard]] paired_stat versus_best(double metrics::*f) const { return versus_best(metric_field{"", f}); }
+    [[nodiscard]] paired_stat versus_best(const metric_field& f) const {
         const auto a = values(episodes, f), b = values(best, f);
         paired_stat ps{t.best_heuristic, {}, 0, a.size()};
         std::vector<double> d;
@@ -189,8 +218,11 @@ struct run_result {
     }
 
     [[nodiscard]] static std::vector<double> values(const std::vector<episode_result>& eps, double metrics::*f) {
+        return values(eps, metric_field{"", f});
+    }
+    [[nodiscard]] static std::vector<double> values(const std::vector<episode_result>& eps, const metric_field& f) {
         std::vector<double> v;
-        for (const auto& e : eps) v.push_back(e.m.*f);
+        for (const auto& e : eps) v.push_back(f.of(e.m));
         return v;
     }
 };
@@ -216,7 +248,7 @@ namespace detail_bench {
     json eps = json::array();
     for (const auto& e : r.episodes) {
         json m = json::object();
-        for (const auto& f : reported) m[std::string(f.name)] = e.m.*f.field;
+        for (const auto& f : reported) m[std::string(f.name)] = f.of(e.m);
         m["jobs_done"] = e.m.jobs_done;
         m["jobs_total"] = e.m.jobs_total;
         json ej = {{"seed", e.seed},
@@ -229,14 +261,14 @@ namespace detail_bench {
     }
     j["episodes"] = eps;
     json sum = json::object();
-    for (const auto& f : reported) sum[std::string(f.name)] = detail_bench::stat_json(r.summary(f.field));
+    for (const auto& f : reported) sum[std::string(f.name)] = detail_bench::stat_json(r.summary(f));
     j["summary"] = sum;
     json vs = {{"policy", r.t.best_heuristic}};
     vs["avg_jct"] = run_result::values(r.best, &metrics::avg_jct);
     json per = json::object();
     for (const auto& f : reported) {
-        const auto ps = r.versus_best(f.field);
-        per[std::string(f.name)] = {{"best", detail_bench::stat_json(summarize(run_result::values(r.best, f.field)))},
+        const auto ps = r.versus_best(f);
+        per[std::string(f.name)] = {{"best", detail_bench::stat_json(summarize(run_result::values(r.best, f)))},
                                     {"diff", detail_bench::stat_json(ps.diff)},
                                     {"lower", ps.lower}};
     }

@@ -134,6 +134,8 @@ struct track {
         // cluster realities (docs/realities.md): hardware that fails, jobs that lose their work since their last checkpoint
         t.push_back({"failures", v, "the philly preset with nodes failing (MTBF 24 h, Weibull 0.7, 2 h repairs, hourly checkpoints): "
                      "goodput and JCT under failures", "failures", "", 1'000'000, 20, "load_balance+sjf"});
+        t.push_back({"tenants", v, "three tenants with guaranteed quotas (32/16/16 of 64 GPUs) sharing the default workload, preemption "
+                     "with 30 s restarts: quotas, borrowing and fairness", "tenants", "", 1'000'000, 20, "pack_wait+sjf"});
         return t;
     }();
     // clang-format on

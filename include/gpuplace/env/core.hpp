@@ -73,6 +73,9 @@ public:
         workload_.validate(zoo_, G);
         if (cfg_.colocation.enabled) rooms_.reserve(workload_.max_job_kinds(zoo_.size()), G);
         ten_.init(cfg_, workload_.dictionary(), G);
+        if (w.deadline_miss != 0 && !ten_.deadlines())
+            throw ConfigError("config /reward/deadline_miss: " + std::to_string(w.deadline_miss) +
+                              " needs deadlines (/deadlines/enabled): no job of this scenario has a deadline");
         init_information();
         init_failures();
     }
@@ -150,7 +153,7 @@ public:
     /// co-location). Returns the reward of the elapsed time.
     template <class OnFinish>
     progress advance(OnFinish&& finished) {
-        double area = 0, elapsed = 0;
+        double area = 0, elapsed = 0, penalty = 0;
         bool moved = false;
         for (;;) {
             if (preempt_ && disc_.stale()) decide();
@@ -176,13 +179,14 @@ public:
             if (!sim_.colocation())
                 for (const auto& r : ev.finished) finished(sim_.gpus_of(r));
             if (preempt_) tell_discipline(ev);
+            if (cfg_.reward.realities()) penalty += reality_terms(ev.finished);
             if (fail_ && fails_.next_time() <= sim_.now()) hardware_events(finished);
             area += ev.area;
             if (ev.in_makespan) elapsed += ev.elapsed;
             moved = true;
             queue_.next_epoch();
         }
-        return {-(opt_.jct * area + opt_.makespan * elapsed) / opt_.time_scale, moved};
+        return {-(opt_.jct * area + opt_.makespan * elapsed) / opt_.time_scale - penalty, moved};
     }
 
     /// Whether the current job may be held back: DEFER is enabled and an event is pending or
@@ -380,6 +384,20 @@ private:
     template <class OnFinish>
     GPUPLACE_NOINLINE void hardware_events(OnFinish& finished);
     GPUPLACE_NOINLINE double checkpointing(std::uint32_t j, std::span<const gpu_id> gpus, double slowdown) noexcept;
+
+    /// The reward terms of cluster realities (reward_config's deadline_miss, wasted, unfairness) of
+    /// the jobs that just finished, as a penalty (positive). Off the default path: called only when
+    /// a weight is set.
+    GPUPLACE_NOINLINE double reality_terms(std::span<const job_record> done) const noexcept {
+        const auto& w = cfg_.reward;
+        double p = 0;
+        for (const auto& r : done) {
+            if (w.deadline_miss != 0 && r.end > ten_.deadline(r.id)) p += w.deadline_miss;
+            if (w.wasted != 0) p += w.wasted * (r.lost_gpu_time + r.checkpoint_gpu_time) / w.time_scale;
+            if (w.unfairness != 0) p += w.unfairness * std::max(0.0, r.finish_time_fairness(num_gpus()) - 1.0);
+        }
+        return p;
+    }
 
     /// Checks the durations and preemption options and prepares the discipline.
     void init_information();

@@ -50,6 +50,13 @@ void scheduling_core<T, J, C>::describe_tenancy(std::uint32_t from, std::uint64_
     ten_.reset(sim_, extras_.fields, extras_.width, from, seed, [&](std::uint32_t j) {
         return cfg_.durations.mode == duration_info::hidden ? mean / double(sim_.job(j).num_gpus) : shown_[j];
     });
+    // a drawn deadline joins its job's fields (seconds after submission, as a given one): the
+    // observation (an observed "deadline" field), Python and the reports see it
+    if (const auto d = ten_.deadline_column(); d < extras_.width)
+        for (std::uint32_t j = from; j < sim_.jobs().size(); ++j) {
+            auto& v = extras_.fields[std::size_t(j) * extras_.width + d];
+            if (!(v == v) && ten_.deadline(j) < std::numeric_limits<double>::infinity()) v = ten_.deadline(j) - double(sim_.job(j).submit_time);
+        }
 }
 
 template <Topology T, Job J, class C>

@@ -141,6 +141,8 @@ public:
     [[nodiscard]] std::uint32_t tenant(std::uint32_t j) const noexcept { return tenant_[j]; }
     [[nodiscard]] bool spot(std::uint32_t j) const noexcept { return spot_[j] != 0; }
     [[nodiscard]] double deadline(std::uint32_t j) const noexcept { return deadline_[j]; }
+    /// The declared field the deadlines come from (its column in the episode's fields), or npos.
+    [[nodiscard]] std::size_t deadline_column() const noexcept { return df_; }
     [[nodiscard]] bool admitted(std::uint32_t j) const noexcept { return admitted_[j] != 0; }
     [[nodiscard]] double estimate(std::uint32_t j) const noexcept { return est_[j]; }
     [[nodiscard]] std::size_t num_tenants() const noexcept { return num_tenants_; }

@@ -5,7 +5,9 @@ information setting on the training trace files: durations hidden, preemption un
 docs/information.md). In the round action mode (docs/rounds.md, "An agent builds the allocation"):
 gpuplace/PhillyHiddenRound-v0 (philly_hidden with rounds deciding who runs instead of preemption)
 and gpuplace/HeterogeneousRound-v0. gpuplace/Failures-v0: nodes that fail and jobs that restart
-from checkpoints (docs/realities.md). Every id takes the env's keyword arguments, e.g.
+from checkpoints; gpuplace/Tenants-v0 (three tenants with quotas under the capacity scheduler),
+gpuplace/Spot-v0 (a spot class evicted for guaranteed jobs) and gpuplace/Deadlines-v0 (deadlines
+under EDF with admission control), each observing its job field (docs/realities.md). Every id takes the env's keyword arguments, e.g.
 ``durations="hidden"``."""
 
 from __future__ import annotations
@@ -24,6 +26,9 @@ ENV_IDS = {
     "gpuplace/PhillyHiddenRound-v0": "philly_hidden",
     "gpuplace/HeterogeneousRound-v0": "heterogeneous",
     "gpuplace/Failures-v0": "failures",
+    "gpuplace/Tenants-v0": "tenants",
+    "gpuplace/Spot-v0": "spot",
+    "gpuplace/Deadlines-v0": "deadlines",
 }
 
 #: The scenario overrides that make philly_hidden a round-mode scenario: rounds replace the

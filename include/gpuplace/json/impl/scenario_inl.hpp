@@ -80,12 +80,15 @@ GPUPLACE_INLINE scenario scenario_from_json(const detail::json& j) {
     }
     if (auto it = j.find("reward"); it != j.end()) {
         const std::string p = "/reward";
-        check_keys(*it, p, {"jct", "makespan", "comm", "placement", "time_scale"});
+        check_keys(*it, p, {"jct", "makespan", "comm", "placement", "time_scale", "deadline_miss", "wasted", "unfairness"});
         read_number(*it, p, "jct", s.reward.jct);
         read_number(*it, p, "makespan", s.reward.makespan);
         read_number(*it, p, "comm", s.reward.comm);
         read_number(*it, p, "placement", s.reward.placement);
         read_number(*it, p, "time_scale", s.reward.time_scale, 1e-12);
+        read_number(*it, p, "deadline_miss", s.reward.deadline_miss);
+        read_number(*it, p, "wasted", s.reward.wasted);
+        read_number(*it, p, "unfairness", s.reward.unfairness);
     }
     return s;
 }
@@ -132,6 +135,8 @@ GPUPLACE_INLINE detail::json to_json(const scenario& s) {
     if (!(s.deadlines == deadlines_config{})) j["deadlines"] = to_json(s.deadlines);
     const auto& r = s.reward;
     j["reward"] = {{"jct", r.jct}, {"makespan", r.makespan}, {"comm", r.comm}, {"placement", r.placement}, {"time_scale", r.time_scale}};
+    for (const auto& [k, v] : {std::pair{"deadline_miss", r.deadline_miss}, {"wasted", r.wasted}, {"unfairness", r.unfairness}})
+        if (v != 0) j["reward"][k] = v;  // written when set: other scenarios' JSON is unchanged
     return j;
 }
 
