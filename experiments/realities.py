@@ -90,13 +90,15 @@ def plot_tenants(seeds: int, threads: int, path: pathlib.Path) -> None:
     import matplotlib.pyplot as plt
     from gpuplace import _core
 
+    from gpuplace.config import load_scenario
+
+    tenants = list(load_scenario("tenants")["job_fields"][0]["categories"])  # the tenant field's categories, in index order
     rep = _core.evaluate("tenants", [f"pack+{q}" for q in TENANT_QUEUES], seeds, threads)
     per = {}
     for q in TENANT_QUEUES:
-        ms = rep.per_seed(f"pack+{q}")
-        tenants = sorted({t for m in ms for t in m.get("tenants", {})})
-        per[q] = {t: mean_sem([m["tenants"][t]["avg_jct"] / 3600 for m in ms if t in m.get("tenants", {})]) for t in tenants}
-    tenants = sorted({t for q in per for t in per[q]})
+        ms = rep.per_seed(f"pack+{q}")  # each a metrics dict; "tenants": per-tenant lists in category order
+        per[q] = {t: mean_sem([m["tenants"]["avg_jct"][i] / 3600 for m in ms if m["tenants"]["jobs"][i] > 0])
+                  for i, t in enumerate(tenants)}
     fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(tenants)), 4))
     width = 0.8 / len(TENANT_QUEUES)
     for i, q in enumerate(TENANT_QUEUES):
