@@ -60,6 +60,7 @@ def plot_sweep(out, path: pathlib.Path) -> None:
         b.errorbar(MTBF_HOURS, [x for x, _ in j], yerr=[s for _, s in j], label=row, ls=style, marker="o", ms=3, capsize=2)
     for ax, what in [(a, "goodput (useful / held GPU-time)"), (b, "mean JCT (h)")]:
         ax.set_xscale("log", base=2)
+        ax.set_xticks(MTBF_HOURS, [str(m) for m in MTBF_HOURS])
         ax.set_xlabel("MTBF of a node (h)")
         ax.set_ylabel(what)
         ax.grid(alpha=0.3)
