@@ -71,38 +71,53 @@ void BM_step_failures(benchmark::State& state) {
 }
 BENCHMARK(BM_step_failures)->ArgNames({"failures", "gpus"})->ArgsProduct({{0, 1}, {64, 512}});
 
-/// Every cluster reality on (docs/realities.md) against the same scenario with them off, side by
-/// side: the default scenario scaled under preemption (30 s restarts), off = LAS; on = nodes
-/// failing as in BM_step_failures, three tenants with quotas under the capacity scheduler, 30% spot
-/// jobs, deadlines drawn per job and observed, and the reward terms of realities weighted.
+/// Cluster realities (docs/realities.md) on against the same scenario with them off, side by side:
+/// the default scenario scaled under preemption (30 s restarts), off = LAS. The first argument is a
+/// set of features: 1 nodes failing as in BM_step_failures, 2 three tenants with quotas under the
+/// capacity scheduler, 4 30% spot jobs, 8 deadlines drawn per job, 16 their fields observed, 32 the
+/// reward terms of realities weighted; 63 is every one.
 void BM_step_realities(benchmark::State& state) {
     auto s = gpuplace::perf::scaled_default(state.range(1));
     s.preemption.enabled = true;
     s.preemption.restart_overhead = 30;
     s.env.order = gpuplace::queue_order::las;
-    if (state.range(0)) {
+    const auto on = state.range(0);
+    if (on) {
+        namespace gp = gpuplace;
         const double g = double(state.range(1));
-        auto j = gpuplace::to_json(s);
-        j["job_fields"] = gpuplace::detail::json::parse(R"([
-            {"name": "tenant", "categories": ["a", "b", "c"], "draw": {"a": 0.3, "b": 0.5, "c": 0.2}, "observe": true},
-            {"name": "class", "type": "category", "categories": ["guaranteed", "spot"], "draw": {"guaranteed": 0.7, "spot": 0.3}, "observe": true},
-            {"name": "deadline", "observe": true}])");
-        j["tenants"] = {{"quotas", {{"a", g / 2}, {"b", g / 4}, {"c", g / 4}}}};
-        j["spot"] = gpuplace::detail::json::object();
-        j["deadlines"] = gpuplace::detail::json::object();
-        j["env"]["queue_policy"] = "capacity";
-        j["failures"] = {{"enabled", true}, {"mtbf_hours", 2}, {"distribution", "weibull"}, {"shape", 0.7}, {"repair_hours", 1},
-                         {"checkpoint_cost", 60}, {"checkpoint_interval", 3600}};
-        j["reward"]["deadline_miss"] = 1.0;
-        j["reward"]["wasted"] = 1.0;
-        j["reward"]["unfairness"] = 1.0;
-        s = gpuplace::scenario_from_json(j);
+        auto j = gp::to_json(s);
+        const bool observe = (on & 16) != 0;
+        j["job_fields"] = gp::detail::json::array();
+        if (on & 2) {
+            j["job_fields"].push_back({{"name", "tenant"}, {"type", "category"}, {"categories", {"a", "b", "c"}},
+                                       {"draw", {{"a", 0.3}, {"b", 0.5}, {"c", 0.2}}}, {"observe", observe}});
+            j["tenants"] = {{"quotas", {{"a", g / 2}, {"b", g / 4}, {"c", g / 4}}}};
+            j["env"]["queue_policy"] = "capacity";
+        }
+        if (on & 4) {
+            j["job_fields"].push_back({{"name", "class"}, {"type", "category"}, {"categories", {"guaranteed", "spot"}},
+                                       {"draw", {{"guaranteed", 0.7}, {"spot", 0.3}}}, {"observe", observe}});
+            j["spot"] = gp::detail::json::object();
+        }
+        if (on & 8) {
+            j["job_fields"].push_back({{"name", "deadline"}, {"observe", observe}});
+            j["deadlines"] = gp::detail::json::object();
+        }
+        if (on & 1)
+            j["failures"] = {{"enabled", true}, {"mtbf_hours", 2}, {"distribution", "weibull"}, {"shape", 0.7}, {"repair_hours", 1},
+                             {"checkpoint_cost", 60}, {"checkpoint_interval", 3600}};
+        if (on & 32) {
+            j["reward"]["wasted"] = 1.0;
+            j["reward"]["unfairness"] = 1.0;
+            if (on & 8) j["reward"]["deadline_miss"] = 1.0;
+        }
+        s = gp::scenario_from_json(j);
     }
     gpuplace::env e(s);
     gpuplace::perf::fast_random_policy p;
     run_steps(state, e, p);
 }
-BENCHMARK(BM_step_realities)->ArgNames({"realities", "gpus"})->ArgsProduct({{0, 1}, {64, 512}});
+BENCHMARK(BM_step_realities)->ArgNames({"realities", "gpus"})->ArgsProduct({{0, 1, 2, 4, 8, 24, 32, 63}, {64, 512}});
 
 /// Queue length: offered load (x10) drives how many jobs wait, the window K how many the
 /// observation describes. 64 GPUs, random valid actions.
