@@ -113,13 +113,10 @@ struct obs_spec {
         s.num_gpus = e.num_actions() - 1;
         if constexpr (!requires { e.observation_layout(); }) {
             s.context = e.observation().size();
-            return s;
         } else {
             const auto& lay = e.observation_layout();
-            if (!lay.empty()) {
-                const auto u = lay.front().name.find('_');
-                if (u != std::string::npos) s.items = lay.front().name.substr(0, u);
-            }
+            if (!lay.empty() && lay.front().name.find('_') != std::string::npos)
+                s.items = lay.front().name.substr(0, lay.front().name.find('_'));
             if constexpr (requires { e.hierarchy().uniform_size(1); })
                 if (s.items == "gpu") s.gpus_per_node = e.hierarchy().uniform_size(1);
             const std::string prefix = s.items + "_";
@@ -130,8 +127,8 @@ struct obs_spec {
                 off += seg.size;
             }
             s.context = e.observation_size() - off;
-            return s;
         }
+        return s;
     }
 };
 
