@@ -196,7 +196,7 @@ TEST_CASE("action modes: the first candidate is pack's placement, and DEFER is t
     CHECK(decisions == e.steps());
 }
 
-TEST_CASE("action modes: invalid actions raise and change nothing; masks and errors") {
+TEST_CASE("action modes: invalid actions raise and change nothing, masks and errors") {
     auto s = gp::default_scenario();
     s.workload.synthetic.num_jobs = 30;
     for (const char* mode : modes) {
@@ -241,7 +241,7 @@ TEST_CASE("action modes: invalid actions raise and change nothing; masks and err
     CHECK_THROWS_AS(gp::env{zero}, gp::ConfigError);
 }
 
-TEST_CASE("action modes: JSON round trip; a GPU-mode scenario's JSON has no mode keys") {
+TEST_CASE("action modes: JSON round trip, a GPU-mode scenario's JSON has no mode keys") {
     const auto s = mode_scenario(gp::default_scenario(), "job", {{"slots", 5}, {"placer", "topology_greedy"}});
     CHECK(s.env.mode == gp::action_mode::job);
     CHECK(s.env.slots == 5);

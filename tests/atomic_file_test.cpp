@@ -9,7 +9,7 @@
 #include <gpuplace/atomic_file.hpp>
 #include <gpuplace/error.hpp>
 
-TEST_CASE("atomic file: a write replaces the file whole; the observer runs halfway") {
+TEST_CASE("atomic file: a write replaces the file whole, the observer runs halfway") {
     const auto file = (std::filesystem::temp_directory_path() / "gpuplace_atomic_test.txt").string();
     gpuplace::write_file_atomic(file, "old");
     std::string seen;

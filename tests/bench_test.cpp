@@ -105,7 +105,7 @@ TEST_CASE("bench: a run is deterministic whatever the thread count, and its JSON
     CHECK(c.at("episodes").at(0).at("actions_fnv1a64") == e0.at("actions_fnv1a64"));
 }
 
-TEST_CASE("bench: the best heuristic against itself; a policy's actions scored again give the same result") {
+TEST_CASE("bench: the best heuristic against itself, a policy's actions scored again give the same result") {
     const auto& t = bench_test::small();
     const auto best = bench::run(t, t.best_heuristic);
     CHECK(best.versus_best(&metrics::avg_jct).diff.mean == 0);
@@ -236,7 +236,7 @@ TEST_CASE("bench: validate accepts a fresh result and names what was edited") {
     }
 }
 
-TEST_CASE("bench: the steady-state and placement tracks; a v1 track without a window keeps its definition") {
+TEST_CASE("bench: the steady-state and placement tracks, a v1 track without a window keeps its definition") {
     for (const auto* n : {"steady-0.5", "steady-0.8", "steady-1.0", "steady-1.2", "steady-1.5", "steady-2.0"}) {
         CAPTURE(n);
         const auto& t = bench::find_track(n);
@@ -282,7 +282,7 @@ TEST_CASE("bench: window_metrics: the window's jobs, its span, and the whole clu
     CHECK(none.avg_jct == 0);
 }
 
-TEST_CASE("bench: a windowed track scores its window's jobs; a window of every job scores as no window") {
+TEST_CASE("bench: a windowed track scores its window's jobs, a window of every job scores as no window") {
     auto t = bench_test::small();  // 30 jobs an episode
     t.window_first = 5;
     t.window_end = 25;
@@ -350,7 +350,7 @@ TEST_CASE("bench: the rollout planners by name: kind planner, hindsight NOT caus
                          doctest::Contains("rollout: plans over the candidates of the placement or job action mode"), ConfigError);
 }
 
-TEST_CASE("bench: yardstick ranks a track's heuristic variants by mean JCT; the first is the best heuristic it records") {
+TEST_CASE("bench: yardstick ranks a track's heuristic variants by mean JCT, the first is the best heuristic it records") {
     for (const auto* n : {"placement-proximity_drl", "proximity_drl"}) {
         CAPTURE(n);
         const auto& t = bench::find_track(n);
@@ -361,7 +361,7 @@ TEST_CASE("bench: yardstick ranks a track's heuristic variants by mean JCT; the 
     }
 }
 
-TEST_CASE("bench: the failures track: its best heuristic is the yardstick's first; its results add the failure metrics, others do not") {
+TEST_CASE("bench: the failures track: its best heuristic is the yardstick's first, its results add the failure metrics, others do not") {
     const auto& t = bench::find_track("failures");
     CHECK(bench::yardstick(t, 2).front().second == t.best_heuristic);
     const auto j = bench::to_json(bench::run(t, "pack+sjf"));
@@ -377,7 +377,7 @@ TEST_CASE("bench: the failures track: its best heuristic is the yardstick's firs
     CHECK_FALSE(other.at("summary").contains("goodput"));
 }
 
-TEST_CASE("bench: the tenants track: its best heuristic is the yardstick's first; its results add Jain's index, the worst tenant rho and the hours below a guarantee") {
+TEST_CASE("bench: the tenants track: its best heuristic is the yardstick's first, its results add Jain's index, the worst tenant rho and the hours below a guarantee") {
     const auto& t = bench::find_track("tenants");
     CHECK(bench::yardstick(t, 2).front().second == t.best_heuristic);
     const auto r = bench::run(t, "pack+capacity");

@@ -70,7 +70,7 @@ const char* profile_ab = "model,other,factor\na,b,0.5\nb,a,0.8\na,c,0.25\nc,a,0.
 
 }  // namespace
 
-TEST_CASE("colocation: two jobs share a GPU; the partner finishes midway and the other speeds up") {
+TEST_CASE("colocation: two jobs share a GPU, the partner finishes midway and the other speeds up") {
     // A (100 s alone) and B (50 s alone) share GPU 0 from t=0: A at 0.5, B at 0.8.
     // B ends at 50/0.8 = 62.5; A has done 31.25 s of work, the rest 68.75 s at rate 1: ends at 131.25.
     gpuplace::env e(coloc_scenario(1, {coloc_job(0, 1, 0, 100), coloc_job(0, 1, 1, 50)}, write_profile(profile_ab)));

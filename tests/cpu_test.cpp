@@ -7,7 +7,7 @@
 
 #include <gpuplace/cpu.hpp>
 
-TEST_CASE("cpu: x86-64-v4 includes x86-64-v3; the levels this program was compiled for hold") {
+TEST_CASE("cpu: x86-64-v4 includes x86-64-v3, the levels this program was compiled for hold") {
     const bool v3 = gpuplace::has_x86_64_v3(), v4 = gpuplace::has_x86_64_v4();
     CHECK((!v4 || v3));
     CHECK(gpuplace::has_x86_64_v3() == v3);  // the same answer every time

@@ -27,7 +27,7 @@ struct data_temp_dir {
 };
 }  // namespace
 
-TEST_CASE("data: $GPUPLACE_DATA paths name the data folder; the build knows it") {
+TEST_CASE("data: $GPUPLACE_DATA paths name the data folder, the build knows it") {
     CHECK(is_data_path("$GPUPLACE_DATA/philly/0e4a51.trace"));
     CHECK_FALSE(is_data_path("philly/0e4a51.trace"));
     CHECK(std::filesystem::exists(resolve_data_path("$GPUPLACE_DATA/philly/0e4a51.trace")));
@@ -38,7 +38,7 @@ TEST_CASE("data: $GPUPLACE_DATA paths name the data folder; the build knows it")
     CHECK(std::filesystem::exists(resolve_data_path("$GPUPLACE_DATA/philly/0e4a51.trace")));
 }
 
-TEST_CASE("data: relative paths resolve against a base folder; others stay") {
+TEST_CASE("data: relative paths resolve against a base folder, others stay") {
     CHECK(resolve_data_path("a/b.csv", "/base/dir") == "/base/dir/a/b.csv");
     CHECK(resolve_data_path("../b.csv", "/base/dir") == "/base/b.csv");
     CHECK(resolve_data_path("/abs/b.csv", "/base/dir") == "/abs/b.csv");

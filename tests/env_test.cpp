@@ -322,7 +322,7 @@ TEST_CASE("env: Proximity-DRL placement reward") {
     CHECK(res.episode_return == doctest::Approx(8.0).epsilon(1e-12));
 }
 
-TEST_CASE("env determinism: same seed, same bytes; different seeds differ") {
+TEST_CASE("env determinism: same seed, same bytes, different seeds differ") {
     const auto s = with(small_scenario(dgx_a100_2x4::config(), {{"1", .4}, {"2", .2}, {"4", .2}, {"8", .2}}, 30),
                         {{"env", {{"allow_defer", true}}}});
     auto trace = [&](gp::env& e, std::uint64_t seed) {
@@ -418,7 +418,7 @@ TEST_CASE("env observation layout and features") {
     CHECK(p.done());
 }
 
-TEST_CASE("env queue policies: fifo, sjf, fewest-gpus; strict and backfill") {
+TEST_CASE("env queue policies: fifo, sjf, fewest-gpus, strict and backfill") {
     // all at time 0 on 4 GPUs: {gpus, work}; job 0 needs 3 GPUs
     const auto s = jobs_scenario({{0, 3, 1000}, {0, 2, 50}, {0, 1, 400}, {0, 2, 10}});
     auto current_after_reset = [&](const char* q) {

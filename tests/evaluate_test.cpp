@@ -30,7 +30,7 @@ TEST_CASE("evaluate: heuristics by name, with a queue policy") {
     CHECK(s.env.backfill);
 }
 
-TEST_CASE("evaluate: results do not depend on the thread count; the queue policy changes them") {
+TEST_CASE("evaluate: results do not depend on the thread count, the queue policy changes them") {
     const auto s = default_scenario();
     std::vector<any_policy<env>> ps = {heuristic("pack"), heuristic("pack+fifo"), heuristic("random+sjf")};
     const auto seeds = held_out_seeds(3);

@@ -117,7 +117,7 @@ TEST_CASE("failures: a failure at a known time loses exactly the work since the 
     CHECK(sim.cluster().free_gpus() == 4);
 }
 
-TEST_CASE("failures: checkpoint writes slow a run down and are counted; Young/Daly's interval") {
+TEST_CASE("failures: checkpoint writes slow a run down and are counted, Young/Daly's interval") {
     const auto t = tiny_topo::make();
     gp::simulator sim;
     sim.resize(t);
@@ -216,7 +216,7 @@ TEST_CASE("failures: episodes are reproduced by seed, and failures off change no
     CHECK(records(s, 5) != records(plain, 5));
 }
 
-TEST_CASE("failures: a fork redraws the failures to come; the observation does not reveal them") {
+TEST_CASE("failures: a fork redraws the failures to come, the observation does not reveal them") {
     auto s = failing(3.0);
     s.durations.mode = gp::duration_info::hidden;
     gp::env e(s);

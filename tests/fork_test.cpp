@@ -23,7 +23,7 @@ double finish(gp::env& e) {
 }
 }  // namespace
 
-TEST_CASE("fork: a copy replays the true future bit for bit; a fork keeps the present and redraws the future") {
+TEST_CASE("fork: a copy replays the true future bit for bit, a fork keeps the present and redraws the future") {
     for (auto info : {gp::duration_info::oracle, gp::duration_info::hidden})
         for (const char* mode : {"gpu", "placement"}) {
             INFO(std::string(gp::to_string(info)), " ", std::string(mode));

@@ -158,7 +158,7 @@ TEST_CASE("gpu types: a job on GPUs of several types runs at its slowest type's 
     CHECK(types.slowest(z, rec, gpus) == 0);
 }
 
-TEST_CASE("gpu types: an untyped cluster is as before; a single-type cluster runs at that type's speed") {
+TEST_CASE("gpu types: an untyped cluster is as before, a single-type cluster runs at that type's speed") {
     const auto z = gp::ModelZoo::builtin();
     auto topo = measurement_topology();
     topo.erase("gpu_types");

@@ -181,7 +181,7 @@ TEST_CASE("inputs: episode_jobs above a trace's jobs replays the whole trace (a 
     CHECK(e.simulator().jobs().size() == 2);
 }
 
-TEST_CASE("inputs: a training config must be an object; ppo and ppo/network too; no nulls") {
+TEST_CASE("inputs: a training config must be an object, ppo and ppo/network too, no nulls") {
     using layer = gp::rl::run_config::layer;
     const auto base = gp::rl::run_recipe("default");
     for (const auto& c : std::vector<inputs_case>{
@@ -211,7 +211,7 @@ TEST_CASE("inputs: a training config must be an object; ppo and ppo/network too;
     CHECK(gp::rl::run_config::from_layers(base, {layer{json{{"train_reward", nullptr}}, "f.json"}}).train_reward.is_null());
 }
 
-TEST_CASE("inputs: a resumed run keeps its config; what the user changes is named with its source") {
+TEST_CASE("inputs: a resumed run keeps its config, what the user changes is named with its source") {
     using layer = gp::rl::run_config::layer;
     const auto d = inputs_dir("resume");
     const auto rc = gp::rl::run_config::defaults();
@@ -246,7 +246,7 @@ TEST_CASE("inputs: an error inside a config's scenario object names its path in 
           }).rfind("cannot open scenario file \"", 0) == 0);
 }
 
-TEST_CASE("inputs: every training recipe reads as a run config; the distilled ones label with the fair planner") {
+TEST_CASE("inputs: every training recipe reads as a run config, the distilled ones label with the fair planner") {
     for (const auto& name : gp::rl::run_recipe_names()) {
         CAPTURE(name);
         const auto rc = gp::rl::run_config::from_json(gp::rl::run_recipe(name), "");

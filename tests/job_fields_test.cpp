@@ -100,7 +100,7 @@ TEST_CASE("job fields: trace rows carry declared fields from columns of their na
                          "t:2:8: vc: unknown category \"c\" (allowed: a, b)", gp::TraceError);
 }
 
-TEST_CASE("job fields: a field not declared is refused with its name; declarations are checked") {
+TEST_CASE("job fields: a field not declared is refused with its name, declarations are checked") {
     const auto fails = [](const char* text) {
         try {
             (void)gp::parse_scenario(text);
@@ -138,7 +138,7 @@ TEST_CASE("job fields: without declared fields the observation and the job recor
     static_assert(sizeof(gp::TrainingJob) <= 40, "the hot job record does not grow");
 }
 
-TEST_CASE("job fields: a generated workload draws its fields from a stream of their own; its jobs are the same without them") {
+TEST_CASE("job fields: a generated workload draws its fields from a stream of their own, its jobs are the same without them") {
     auto plain = gp::default_scenario();
     plain.workload.synthetic.num_jobs = 30;
     auto with = plain;

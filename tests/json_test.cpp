@@ -76,7 +76,7 @@ TEST_CASE("json: a zoo reads back from its JSON form, co-location pairs included
     CHECK(gp::to_json(gp::scenario_from_json(gp::to_json(s))) == gp::to_json(s));
 }
 
-TEST_CASE("json: the loading layer reads the zoo file a scenario names; no reader, a clear error") {
+TEST_CASE("json: the loading layer reads the zoo file a scenario names, no reader, a clear error") {
     const std::string file = std::string(GPUPLACE_SOURCE_DIR) + "/data/model_zoo_v100.json";
     // read through json/scenario.hpp: the scenario carries the reader of its zoo file
     const auto read = gp::scenario_from_json({{"zoo", file}});

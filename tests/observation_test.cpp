@@ -51,7 +51,7 @@ bool same(const gp::observation_writer& a, const gp::observation_writer& b) {
 
 }  // namespace
 
-TEST_CASE("observation: the layout tiles the vector; co-location adds three per-GPU segments") {
+TEST_CASE("observation: the layout tiles the vector, co-location adds three per-GPU segments") {
     for (const bool coloc : {false, true}) {
         const auto L = gp::observation_layout(32, 3, coloc);
         const gp::observation_writer w(gp::TreeTopology::proximity_drl().hierarchy(), 3, coloc, 3600.0);

@@ -104,7 +104,7 @@ TEST_CASE("rollout planner: with an unreachable margin it keeps the base heurist
     }
 }
 
-TEST_CASE("rollout planner: deterministic by seed, whatever the thread count; hindsight and fair alike") {
+TEST_CASE("rollout planner: deterministic by seed, whatever the thread count, hindsight and fair alike") {
     const auto s = small_placement(12);
     for (const bool hindsight : {false, true}) {
         gp::rollout_options o;

@@ -79,7 +79,7 @@ TEST_CASE("registry: a placer registered with one call is taken by name, with a 
     CHECK_THROWS_AS((void)gp::heuristic<registry_test_env>("registry_test_last_fit"), gp::ConfigError);
 }
 
-TEST_CASE("registry: a policy registered by a factory (no placer type) is taken by name; a rule is refused, a second registration replaces") {
+TEST_CASE("registry: a policy registered by a factory (no placer type) is taken by name, a rule is refused, a second registration replaces") {
     const auto first_valid = [](std::uint64_t) {
         return std::function<std::int64_t(const gp::env&)>([](const gp::env& e) {
             const auto m = e.action_mask();

@@ -86,7 +86,7 @@ TEST_CASE_TEMPLATE("adam: every step has the bits of the plain formula, whatever
     }
 }
 
-TEST_CASE("adam: bias correction makes the first step lr * sign(gradient); reset() starts over") {
+TEST_CASE("adam: bias correction makes the first step lr * sign(gradient), reset() starts over") {
     using V = gpuplace::rl::adam::vector;
     V p = V::Zero(40), g(40);
     for (Eigen::Index i = 0; i < 40; ++i) g(i) = (i % 2 ? 1.0f : -1.0f) * float(i + 1) * 0.01f;

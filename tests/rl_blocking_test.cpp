@@ -91,7 +91,7 @@ TEST_CASE("rl blocking: PPO trains to the same bits whatever cache sizes the CPU
     }
 }
 
-TEST_CASE("rl blocking: the library leaves Eigen's setting to the program; unpinned, other cache sizes take other paths") {
+TEST_CASE("rl blocking: the library leaves Eigen's setting to the program, unpinned, other cache sizes take other paths") {
     eigen_cache_guard guard;
     const auto s = default_scenario();
     auto train = [&](const rl::cache_sizes& cpu) {

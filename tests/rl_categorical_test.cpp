@@ -14,7 +14,7 @@ namespace {
 using namespace gpuplace;
 }  // namespace
 
-TEST_CASE("rl categorical: masked actions are never sampled; log-probs and entropy over valid actions") {
+TEST_CASE("rl categorical: masked actions are never sampled, log-probs and entropy over valid actions") {
     Eigen::VectorXf logits(4);
     logits << 5.0f, 0.0f, 0.0f, 9.0f;
     const std::vector<std::uint8_t> mask = {0, 1, 1, 0};

@@ -110,7 +110,7 @@ TEST_CASE("rl policy adapter: a network acts next to the heuristics in the evalu
     CHECK_THROWS_AS((void)pol.act(e), Error);
 }
 
-TEST_CASE("rl size-free: a per_gpu network acts on clusters of other sizes; checkpoints refuse only what differs") {
+TEST_CASE("rl size-free: a per_gpu network acts on clusters of other sizes, checkpoints refuse only what differs") {
     using namespace gpuplace;
     auto sized = [](std::size_t racks, std::size_t nodes) {
         auto s = default_scenario();
@@ -157,7 +157,7 @@ TEST_CASE("rl size-free: a per_gpu network acts on clusters of other sizes; chec
     CHECK(fnet.incompatibility(s16).find("a flat network acts only on the observation it was trained on") == 0);
 }
 
-TEST_CASE("rl checkpoint: the queue policy a network acts under round trips; unknown ones are refused") {
+TEST_CASE("rl checkpoint: the queue policy a network acts under round trips, unknown ones are refused") {
     using namespace gpuplace;
     const auto s = default_scenario();
     const rl::actor_critic net(rl::obs_spec::of(env(s)), rl::network_config{}, 2);
@@ -184,7 +184,7 @@ TEST_CASE("rl reference policies: every shipped model loads by name and schedule
     CHECK(rl::model_path("my_run/ppo.json") == "my_run/ppo.json");  // any other name is a path
 }
 
-TEST_CASE("rl action modes: PPO trains in the placement and job modes; checkpoints keep the mode's items") {
+TEST_CASE("rl action modes: PPO trains in the placement and job modes, checkpoints keep the mode's items") {
     for (const auto mode : {action_mode::placement, action_mode::job}) {
         INFO(to_string(mode));
         auto s = tiny_ppo_scenario();
@@ -216,7 +216,7 @@ TEST_CASE("rl action modes: PPO trains in the placement and job modes; checkpoin
     CHECK(error_of([&] { (void)rl::parse_checkpoint(bad.dump(), "bad.json"); }).find("/obs_spec/items") != std::string::npos);
 }
 
-TEST_CASE("rl action modes: PPO trains in the round mode; its checkpoint acts there and nowhere else") {
+TEST_CASE("rl action modes: PPO trains in the round mode, its checkpoint acts there and nowhere else") {
     auto s = tiny_ppo_scenario();
     s.env.mode = action_mode::round;
     s.env.slots = 3;

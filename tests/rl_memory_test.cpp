@@ -7,7 +7,7 @@
 
 #include <gpuplace/rl/memory.hpp>
 
-TEST_CASE("rl memory: keep_freed_memory() applies on glibc; blocks of changing sizes still allocate and free") {
+TEST_CASE("rl memory: keep_freed_memory() applies on glibc, blocks of changing sizes still allocate and free") {
     const bool kept = gpuplace::rl::keep_freed_memory();
 #if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
     CHECK(kept);  // (a sanitizer's allocator ignores mallopt)

@@ -159,7 +159,7 @@ TEST_CASE("rl expert iteration: config errors name the path and the value") {
                          ConfigError);
 }
 
-TEST_CASE("rl ppo: a mixture of cluster sizes trains one network in the placement mode; the gpu mode refuses it") {
+TEST_CASE("rl ppo: a mixture of cluster sizes trains one network in the placement mode, the gpu mode refuses it") {
     auto small = tiny_placement_scenario(), large = tiny_placement_scenario();
     large.name = "tiny@16";
     large.topology.nodes_per_rack = 4;  // 16 GPUs

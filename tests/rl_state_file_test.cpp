@@ -105,7 +105,7 @@ TEST_CASE("rl state: a state of another config or scenario is refused, naming wh
     CHECK_THROWS_WITH_AS(f.load_state(broken, "f.bin"), doctest::Contains("/envs/actions/0: has 3 bytes"), CheckpointError);
 }
 
-TEST_CASE("rl state file: values round trip exactly; truncation and corruption are named") {
+TEST_CASE("rl state file: values round trip exactly, truncation and corruption are named") {
     using gpuplace::detail::json;
     const std::vector<double> d = {0.1, -0.0, std::numeric_limits<double>::infinity(), 1e-310, std::nan("")};
     const std::vector<float> f = {1.5f, -3e-40f, std::numeric_limits<float>::max()};

@@ -99,7 +99,7 @@ double play(gp::env& e, std::uint64_t seed, double stop_prob, std::size_t* round
 
 }  // namespace
 
-TEST_CASE("round mode: masks and allocations under random play; the rewards sum to -(sum of JCTs) / time_scale") {
+TEST_CASE("round mode: masks and allocations under random play, the rewards sum to -(sum of JCTs) / time_scale") {
     for (double stop : {0.0, 0.2, 0.7}) {
         for (std::uint64_t seed : {1u, 2u, 3u}) {
             auto s = small_round();
@@ -131,7 +131,7 @@ TEST_CASE("round mode: the heterogeneous preset and restores as long as rounds k
     CHECK(close_rel(sum, -sum_jct(e.finished()) / s.reward.time_scale, 1e-9));
 }
 
-TEST_CASE("round mode: the same seed gives the same episode; the first-valid heuristic is a full allocation") {
+TEST_CASE("round mode: the same seed gives the same episode, the first-valid heuristic is a full allocation") {
     auto s = small_round();
     gp::env a(s), b(s);
     const double ra = play(a, 9, 0.3), rb = play(b, 9, 0.3);
@@ -153,7 +153,7 @@ TEST_CASE("round mode: the same seed gives the same episode; the first-valid heu
     CHECK(rep.policies.size() == 1);
 }
 
-TEST_CASE("round mode: an elastic job's GPU count is a second step under its own mask; other jobs never see it") {
+TEST_CASE("round mode: an elastic job's GPU count is a second step under its own mask, other jobs never see it") {
     // requests of at most 4 GPUs: each is a count the 4 slots can name (min_gpus + 0 .. 3)
     const auto base = small_scenario(dgx_a100_2x4::config(), json{{"1", .4}, {"2", .3}, {"4", .3}}, 24, 2.0);
     auto s = round_scenario(base, {{"job_fields", json::array({{{"name", "min_gpus"}, {"default", 1}}, {{"name", "max_gpus"}, {"default", 6}}})}});
@@ -208,7 +208,7 @@ TEST_CASE("round mode: an elastic job's GPU count is a second step under its own
     }
 }
 
-TEST_CASE("round mode: invalid actions raise and change nothing; settings it cannot run are ConfigErrors") {
+TEST_CASE("round mode: invalid actions raise and change nothing, settings it cannot run are ConfigErrors") {
     gp::env e(small_round());
     e.reset(1);
     const auto K = std::int64_t(e.num_actions() - 1);

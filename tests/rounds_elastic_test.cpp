@@ -64,7 +64,7 @@ bool close(double a, double b) { return std::abs(a - b) <= 1e-9 * std::abs(b); }
 
 }  // namespace
 
-TEST_CASE("elastic: a grant must lie in the job's bounds; the upper bound is capped at the largest measured count") {
+TEST_CASE("elastic: a grant must lie in the job's bounds, the upper bound is capped at the largest measured count") {
     const auto s = gp::scenario_from_json(elastic_server(
         json::array({job(0, 2, resnet, 1e5, 1, 4), job(0, 1, resnet, 1e5), job(0, 2, resnet, 1e5, NAN, 16), job(0, 1, "A3C", 1e5, NAN, 4)})));
     gp::round_env e(s);
@@ -288,7 +288,7 @@ TEST_CASE("elastic: random elastic grants: every job finishes, the rewards sum t
     }
 }
 
-TEST_CASE("elastic: afs_l and greedy_gain finish the elastic preset, resizing jobs; the same seed gives the same episode") {
+TEST_CASE("elastic: afs_l and greedy_gain finish the elastic preset, resizing jobs, the same seed gives the same episode") {
     auto s = gp::preset_scenario("elastic");
     s.workload.synthetic.num_jobs = 40;
     s.rounds.enabled = true;

@@ -117,7 +117,7 @@ TEST_CASE("tenancy: drf fills by GPUs held per weight, tenant by tenant") {
     CHECK(drfw.jobs.at(5).start == 1);
 }
 
-TEST_CASE("tenancy: EDF runs three jobs in deadline order; edf_ac puts a job that cannot make it last") {
+TEST_CASE("tenancy: EDF runs three jobs in deadline order, edf_ac puts a job that cannot make it last") {
     const json ex = json::parse(R"({"job_fields": ["deadline"], "deadlines": {}})");
     // one GPU, three 10 s jobs at 0 with deadlines 100, 5 and 50 s after submission
     const std::vector<tjob> jobs = {{0, 1, 10, {{"deadline", 100}}}, {0, 1, 10, {{"deadline", 5}}}, {0, 1, 10, {{"deadline", 50}}}};
@@ -284,7 +284,7 @@ TEST_CASE("tenancy: edf_ac admits by the duration the scheduler knows: the truth
     CHECK(hidden.m.groups.deadlines_met == doctest::Approx(2.0 / 3));
 }
 
-TEST_CASE("tenancy: the reward terms deadline_miss and unfairness, charged as jobs finish; deadline_miss needs deadlines") {
+TEST_CASE("tenancy: the reward terms deadline_miss and unfairness, charged as jobs finish, deadline_miss needs deadlines") {
     const json ex = json::parse(R"({"job_fields": ["deadline"], "deadlines": {}})");
     const std::vector<tjob> jobs = {{0, 1, 10, {{"deadline", 100}}}, {0, 1, 10, {{"deadline", 5}}}, {0, 1, 10, {{"deadline", 50}}}};
     auto s = tscenario(1, jobs, ex, "fifo");  // ends 10, 20, 30: job 1 misses its deadline (5 s)
@@ -307,7 +307,7 @@ TEST_CASE("tenancy: the reward terms deadline_miss and unfairness, charged as jo
     const auto j = gp::to_json(s);
     CHECK(j.at("reward").at("unfairness") == 1.0);
     CHECK_FALSE(j.at("reward").contains("wasted"));
-    auto none = tscenario(1, jobs, json::object(), "fifo");
+    auto none = tscenario(1, {{0, 1, 10}, {0, 1, 10}}, json::object(), "fifo");
     none.reward.deadline_miss = 1;
     CHECK_THROWS_WITH_AS(gp::env{none}, doctest::Contains("config /reward/deadline_miss: 1.000000 needs deadlines"), gp::ConfigError);
 }

@@ -13,7 +13,7 @@
 
 namespace gd = gpuplace::detail;
 
-TEST_CASE("block pool: each worker runs once per run(); a worker's exception reaches the caller") {
+TEST_CASE("block pool: each worker runs once per run(), a worker's exception reaches the caller") {
     for (std::size_t threads : {1u, 2u, 4u}) {
         gd::block_pool pool(threads);
         REQUIRE(pool.size() == threads);

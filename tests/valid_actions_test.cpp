@@ -13,7 +13,7 @@
 
 namespace gp = gpuplace;
 
-TEST_CASE("valid actions: count_valid() counts and select_valid() finds the k-th valid entry of any row; sample_valid() draws only valid ones") {
+TEST_CASE("valid actions: count_valid() counts and select_valid() finds the k-th valid entry of any row, sample_valid() draws only valid ones") {
     gp::detail::rng r(5);
     std::size_t checked = 0;
     // rows of every length up to 300 (partial words, groups of 64, the DEFER entry after 64 GPUs),

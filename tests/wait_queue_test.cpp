@@ -28,7 +28,7 @@ const auto never_fits = [](std::uint32_t) { return false; };
 
 }  // namespace
 
-TEST_CASE("wait_queue: insertion follows the order; ties keep arrival order") {
+TEST_CASE("wait_queue: insertion follows the order, ties keep arrival order") {
     const std::vector<std::uint32_t> gpus = {4, 1, 2, 1};
     auto fewest = [&](std::uint32_t a, std::uint32_t b) { return gpus[a] < gpus[b]; };  // ties: not less
     const auto q = queue_of(gpus, fewest);
