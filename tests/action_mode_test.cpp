@@ -375,3 +375,42 @@ TEST_CASE("action modes: a lazy placement env (set_lazy) plays every policy's ep
         CHECK(lazy.finished().size() == full.finished().size());
     }
 }
+
+TEST_CASE("action modes: with co-location a candidate's speed is the rate the job gets there") {
+    auto s = gp::preset_scenario("colocation");  // 1-GPU jobs sharing GPUs, Gavel's measured interference
+    s.env.mode = gp::action_mode::placement;
+    gp::env e(s);
+    std::size_t speed_at = 0, K = 0;
+    for (const auto& seg : e.observation_layout())
+        if (seg.name == "candidate_speed") speed_at = seg.offset, K = seg.size;
+    REQUIRE(K > 0);
+    const auto& sim = e.simulator();
+    const auto* table = sim.interference();
+    REQUIRE(table != nullptr);
+    gp::first_fit_policy ff;
+    e.reset(1000000);
+    ff.reset(1000000);
+    std::size_t shared = 0, checked = 0;
+    while (!e.done()) {
+        const auto mask = e.action_mask();
+        const auto& job = e.current_job();
+        for (std::size_t c = 0; c < K; ++c) {
+            if (!mask[c]) continue;
+            // the simulator's rate of the job on those GPUs: per GPU the product of its factors next
+            // to each job there, the slowest GPU's (basic_simulator's co-location rates)
+            double rate = 1.0;
+            for (const auto g : e.candidate(c)) {
+                double f = 1.0;
+                for (const auto o : e.cluster().jobs_on(g)) f *= table->factor(job.model, job.gpu_fraction, sim.job(o).model, sim.job(o).gpu_fraction);
+                rate = std::min(rate, f);
+            }
+            const auto comm = e.evaluate(e.candidate(c));
+            CHECK(e.observation()[speed_at + c] == doctest::Approx(rate / std::max(1.0, comm.slowdown)).epsilon(1e-6));
+            shared += rate < 1.0;
+            ++checked;
+        }
+        e.step(ff.act(e));
+    }
+    CHECK(checked > 100);
+    CHECK(shared > 0);  // candidates next to another job show its interference
+}

@@ -6,7 +6,8 @@
 /// pack, load_balance, topology_greedy, first_fit, spread (one GPU at a time from the level-1
 /// domain with most available GPUs), then pack within each top-level domain (each rack of a tree)
 /// that can hold the job, domain by domain. Per candidate ("candidate_<name>", K values each):
-/// valid, speed (1 / slowdown), comm (1 - (cost - best) / (worst - best)), nodes (level-1 domains
+/// valid, speed (1 / slowdown; with co-location times the rate the job would keep next to the jobs
+/// already on those GPUs), comm (1 - (cost - best) / (worst - best)), nodes (level-1 domains
 /// used / their number), racks (top-level domains used / their number), opened (share of its
 /// level-1 domains that were empty), left (free GPUs its level-1 domains keep / their GPUs),
 /// partial (partly used level-1 domains after it / their number); then the GPU mode's "job",
@@ -279,8 +280,11 @@ private:
                 if (r != last_top) ++racks, last_top = r;
             }
             const double score = b.worst > b.best ? 1.0 - (res.cost - b.best) / (b.worst - b.best) : 1.0;
+            double shared = 1.0;  // co-location: the rate the job keeps next to the jobs on those GPUs (its slowest GPU's)
+            if (core.simulator().interference())
+                for (const auto g : gpus) shared = std::min(shared, interference_on(core.simulator(), g, core.current()));
             const float v[] = {1.0f,
-                               static_cast<float>(1.0 / std::max(1.0, res.slowdown)),
+                               static_cast<float>(shared / std::max(1.0, res.slowdown)),
                                static_cast<float>(std::clamp(score, 0.0, 1.0)),
                                float(nodes) / float(N),
                                float(racks) / float(h.num_domains(top)),
