@@ -40,7 +40,7 @@ struct rollout_options {
     std::size_t horizon = 0;   ///< decisions played after the action (0: to the end of the episode)
     bool hindsight = false;    ///< score on the env's own future (not causal)
     double margin = 1.0;       ///< fair: standard errors by which an action must beat the base's action
-    std::size_t threads = 1;   ///< threads over (action, future) pairs
+    std::size_t threads = 1;   ///< threads over the forks, then over (action, future) pairs
     /// hindsight: the base policy's own action is kept unless another scores more than `min_gain`
     /// higher (a teacher's labels: where the future does not separate the actions clearly, the
     /// base's). Off: the lowest of the best-scoring actions.
@@ -148,7 +148,7 @@ public:
             for (std::size_t k; (k = next.fetch_add(1)) < A * F;) {
                 const std::size_t a = k / F, f = k % F;
                 const std::uint64_t fs = detail::mix_seed(decision, f);
-                // each worker's rollout env is assigned over, its buffers reused (no allocation)
+                // each worker's rollout env is assigned over, its buffers reused
                 const E& from = o_.hindsight ? e : *futures_[f];
                 if constexpr (std::is_copy_assignable_v<E>) {
                     if (sims_[w]) *sims_[w] = from;
