@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include <bit>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -218,4 +219,92 @@ TEST_CASE("rollout planner: a cluster larger than max_gpus is refused before any
     o.max_gpus = 8192;
     const auto rep = gp::evaluate(s, {gp::named_policy<gp::env>("rollout:pack", o)}, gp::held_out_seeds(1), 1);
     CHECK(rep.policies[0].per_seed[0].jobs_done == 4);
+}
+
+TEST_CASE("rollout planner: its decisions on fixed seeds are pinned (a faster planner plays the same actions)") {
+    // FNV-1a of each episode's actions and of its last decision scores' bits: any change to what
+    // the planner decides (or to the scores it decides on) changes these
+    const auto fnv = [](std::uint64_t h, std::uint64_t x) {
+        for (int b = 0; b < 8; ++b) h = (h ^ ((x >> (8 * b)) & 0xff)) * 0x100000001b3ULL;
+        return h;
+    };
+    struct pinned {
+        const char* name;
+        std::uint64_t seed;
+        std::size_t decisions;
+        std::uint64_t hash;
+    };
+    const auto s = small_placement(40);
+    for (const auto& p : {pinned{"rollout4:pack_wait+sjf", 1000000, 44, 7641130532452368256ULL},
+                          pinned{"rollout4:pack_wait+sjf", 1000001, 40, 4703249480067678027ULL},
+                          pinned{"rollout3h8:pack+fifo", 1000002, 582, 18199014924068332877ULL},
+                          pinned{"hindsight:pack_wait+sjf", 1000003, 40, 10536554428727229117ULL}}) {
+        CAPTURE(p.name);
+        CAPTURE(p.seed);
+        gp::rollout_options o;
+        std::string base;
+        REQUIRE(gp::parse_planner_name(p.name, o, base));
+        const auto named = gp::named_policy<gp::env>(base);
+        auto q = s;
+        gp::apply_queue(q, named.queue);
+        gp::rollout_policy<gp::env> planner(gp::heuristic<gp::env>(base).make, o);
+        planner.reset(p.seed);
+        std::uint64_t h = 0xcbf29ce484222325ULL;
+        const auto [actions, m] = play(q, p.seed, [&](const gp::env& e) {
+            const auto a = planner.act(e);
+            h = fnv(h, std::uint64_t(a));
+            for (const double x : planner.last_scores()) h = fnv(h, std::bit_cast<std::uint64_t>(x));
+            return a;
+        });
+        MESSAGE(std::string(p.name), " ", p.seed, " ", actions.size(), " ", h);
+        CHECK(m.jobs_done == 40);
+        CHECK(actions.size() == p.decisions);
+        CHECK(h == p.hash);
+    }
+}
+
+TEST_CASE("rollout planner: every score is that of a fresh fork per action, with co-location too") {
+    // the planner forks once per future and copies the fork for each action into a reused env:
+    // each score must equal the return of a fork made afresh for that action (the seeds as the
+    // planner draws them: decision d of seed s forks future f with mix_seed(mix_seed(s, c + d), f))
+    for (const char* preset : {"default", "colocation"}) {
+        CAPTURE(preset);
+        auto s = gp::preset_scenario(preset);
+        s.env.mode = gp::action_mode::placement;
+        s.workload.synthetic.num_jobs = 24;
+        gp::rollout_options o;
+        o.futures = 2;
+        o.horizon = 6;
+        o.margin = 0;
+        auto base = gp::heuristic<gp::env>("pack_wait").make;
+        gp::rollout_policy<gp::env> planner(base, o);
+        const std::uint64_t seed = 5;
+        planner.reset(seed);
+        std::uint64_t d = 0;
+        std::size_t checked = 0;
+        (void)play(s, 1000004, [&](const gp::env& e) {
+            const auto a = planner.act(e);
+            const auto actions = planner.last_actions();
+            if (actions.size() > 1) {
+                const auto decision = gp::detail::mix_seed(seed, 0x726f6c6c6f7574ULL + d);
+                for (std::size_t i = 0; i < actions.size(); ++i) {
+                    double mean = 0;
+                    for (std::size_t f = 0; f < o.futures; ++f) {
+                        const auto fs = gp::detail::mix_seed(decision, f);
+                        auto sim = e.fork(fs);
+                        sim.set_lazy(true);
+                        auto b = base(fs);
+                        double ret = sim.step(actions[i]).reward;
+                        for (std::size_t k = 0; !sim.done() && k < o.horizon; ++k) ret += sim.step(b(sim)).reward;
+                        mean += ret;
+                    }
+                    CHECK(planner.last_scores()[i] == mean / double(o.futures));
+                    ++checked;
+                }
+                ++d;  // the planner counts the decisions with a choice
+            }
+            return a;
+        });
+        CHECK(checked > 10);
+    }
 }

@@ -19,8 +19,10 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "config.hpp"
@@ -38,7 +40,7 @@ struct rollout_options {
     std::size_t horizon = 0;   ///< decisions played after the action (0: to the end of the episode)
     bool hindsight = false;    ///< score on the env's own future (not causal)
     double margin = 1.0;       ///< fair: standard errors by which an action must beat the base's action
-    std::size_t threads = 1;   ///< threads over (action, future) pairs
+    std::size_t threads = 1;   ///< threads over the forks, then over (action, future) pairs
     /// hindsight: the base policy's own action is kept unless another scores more than `min_gain`
     /// higher (a teacher's labels: where the future does not separate the actions clearly, the
     /// base's). Off: the lowest of the best-scoring actions.
@@ -125,14 +127,38 @@ public:
         score_.assign(A * F, 0.0);
         // common random numbers: future f's fork seed and base seed are the same for every action
         const std::uint64_t decision = detail::mix_seed(seed_, 0x726f6c6c6f7574ULL + decisions_);
+        // the futures: one fork per future, made once and copied for each action (a fork is a
+        // function of its seed, so a copy of it is the fork each action would have made; a copy
+        // costs a fraction of a fork, which redraws the workload to come)
+        if (!o_.hindsight) {
+            if (futures_.size() < F) futures_.resize(F);
+            std::atomic<std::size_t> nf{0};
+            auto make = [&](std::size_t) {
+                for (std::size_t f; (f = nf.fetch_add(1)) < F;) {
+                    futures_[f].emplace(fork(e, detail::mix_seed(decision, f)));
+                    if constexpr (requires { futures_[f]->set_lazy(true); })
+                        if (o_.lazy) futures_[f]->set_lazy(true);
+                }
+            };
+            pool_.run(make);
+        }
+        if (sims_.size() < pool_.size()) sims_.resize(pool_.size());
         std::atomic<std::size_t> next{0};
-        auto task = [&](std::size_t) {
+        auto task = [&](std::size_t w) {
             for (std::size_t k; (k = next.fetch_add(1)) < A * F;) {
                 const std::size_t a = k / F, f = k % F;
                 const std::uint64_t fs = detail::mix_seed(decision, f);
-                E sim = o_.hindsight ? E(e) : fork(e, fs);
+                // each worker's rollout env is assigned over, its buffers reused
+                const E& from = o_.hindsight ? e : *futures_[f];
+                if constexpr (std::is_copy_assignable_v<E>) {
+                    if (sims_[w]) *sims_[w] = from;
+                    else sims_[w].emplace(from);
+                } else {
+                    sims_[w].emplace(from);
+                }
+                E& sim = *sims_[w];
                 if constexpr (requires { sim.set_lazy(true); })
-                    if (o_.lazy) sim.set_lazy(true);
+                    if (o_.lazy && o_.hindsight) sim.set_lazy(true);
                 auto base = base_(fs);
                 double ret = sim.step(actions_[a]).reward;
                 for (std::size_t d = 0; !sim.done() && (o_.horizon == 0 || d < o_.horizon); ++d) ret += sim.step(base(sim)).reward;
@@ -197,6 +223,8 @@ private:
     std::unique_ptr<detail::progress_line> line_;  ///< with o_.progress: this episode's
     std::vector<std::int64_t> actions_;
     std::vector<double> score_, means_;
+    std::vector<std::optional<E>> futures_;  ///< fair: this decision's forks, one per future
+    std::vector<std::optional<E>> sims_;     ///< per worker: the env a rollout plays on
 };
 
 }  // namespace gpuplace

@@ -41,7 +41,7 @@ struct obs_buffers {
 
 private:
     void copy_from(const obs_buffers& o) {
-        allocate(o.obs.size(), o.mask.size());
+        if (!own_ || obs.size() != o.obs.size() || mask.size() != o.mask.size()) allocate(o.obs.size(), o.mask.size());
         std::copy(o.obs.begin(), o.obs.end(), obs.begin());
         std::copy(o.mask.begin(), o.mask.end(), mask.begin());
     }

@@ -70,7 +70,12 @@ public:
         else slots_.clear();
         if (!core.has_current()) return;
         const auto j = core.current();
-        for (std::size_t g = 0; g < G_; ++g) room_[g] = static_cast<std::uint8_t>(core.has_room(gpu_id(g), j));
+        if (const auto& sim = core.simulator(); !sim.colocation()) {  // has_room(): free (a step's hot loop)
+            const auto& cl = sim.cluster();
+            for (std::size_t g = 0; g < G_; ++g) room_[g] = static_cast<std::uint8_t>(cl.is_free(gpu_id(g)));
+        } else {
+            for (std::size_t g = 0; g < G_; ++g) room_[g] = static_cast<std::uint8_t>(core.has_room(gpu_id(g), j));
+        }
         slots_.mask()[slots_.slots()] = core.may_defer();
         if (lazy_) {
             pending_ = true;

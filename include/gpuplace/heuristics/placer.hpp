@@ -120,17 +120,28 @@ public:
     void compute(const V& v) {
         h_ = &v.hierarchy();
         const auto mask = v.mask();
-        const std::size_t G = mask.size(), L = h_->num_levels();
+        const std::size_t L = h_->num_levels();
         gpu.assign(mask.begin(), mask.end());
         for (auto g : v.picked()) gpu[g] = 1;
         off_.assign(L, 0);
         for (std::size_t l = 1; l + 1 < L; ++l) off_[l] = off_[l - 1] + h_->num_domains(l);
         count_.assign(off_[L - 2] + h_->num_domains(L - 1), 0);
-        for (std::size_t l = 1; l < L; ++l) {
+        // level 1 by its domains' GPU ranges, each level above by its children's counts: O(G +
+        // domains) instead of a pass over the GPUs per level
+        std::uint32_t* c1 = count_.data();
+        for (std::size_t d = 0, D = h_->num_domains(1); d < D; ++d) {
+            std::uint32_t n = 0;
+            for (gpu_id g = h_->first(1, d), end = h_->end(1, d); g < end; ++g) n += gpu[g] != 0;
+            c1[d] = n;
+        }
+        for (std::size_t l = 2; l < L; ++l) {
             std::uint32_t* c = count_.data() + off_[l - 1];
-            const auto m = h_->map(l);
-            for (std::size_t g = 0; g < G; ++g)
-                if (gpu[g]) ++c[m(gpu_id(g))];
+            const std::uint32_t* below = count_.data() + off_[l - 2];
+            for (std::size_t d = 0, D = h_->num_domains(l); d < D; ++d) {
+                std::uint32_t n = 0;
+                for (std::size_t k = h_->first_child(l, d), end = h_->end_child(l, d); k < end; ++k) n += below[k];
+                c[d] = n;
+            }
         }
     }
     /// Available GPUs of each domain of level l (1 .. L-1), indexed by domain.
