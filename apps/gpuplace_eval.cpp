@@ -61,9 +61,13 @@ void run_eval(const gpuplace::scenario& s, const std::vector<std::string>& polic
         whole.workload.episode_jobs = 0;
         const Env probe(whole);  // the zoo and cluster size the env uses
         probe_gpus = probe.num_gpus();
-        auto opts = s.workload.trace_opts;
-        opts.fields = s.job_fields;  // the declared job fields the trace may hold
-        tr = gpuplace::load_trace(s.workload.format, s.workload.path, probe.zoo(), opts, probe.num_gpus());
+        if (const auto* merged = s.workload.merge_as.empty() ? nullptr : probe.loaded_trace()) {
+            tr = *merged;  // its files merged into one (merge_as)
+        } else {
+            auto opts = s.workload.trace_opts;
+            opts.fields = s.job_fields;  // the declared job fields the trace may hold
+            tr = gpuplace::load_trace(s.workload.format, s.workload.path, probe.zoo(), opts, probe.num_gpus());
+        }
         const std::string jobs = "the trace " + tr->source + " has " + std::to_string(tr->jobs.size()) + " jobs (after the trace options)";
         if (episode_jobs_flag && s.workload.episode_jobs > tr->jobs.size())
             throw gpuplace::ConfigError("--episode-jobs " + std::to_string(s.workload.episode_jobs) + ": " + jobs + "; give at most " +

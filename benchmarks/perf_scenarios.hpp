@@ -57,14 +57,18 @@ private:
 };
 
 /// Steps `e` with `policy` for the whole benchmark; a finished episode is reset with the next
-/// seed outside the timed region. Sets items (steps) and the mean episode length.
+/// seed outside the timed region. Sets items (steps), the episodes and, for envs that count the
+/// jobs they finished, ns_per_job: the time per job finished, which compares schedules whose steps
+/// do different amounts of work (a discipline that suspends more jobs takes more steps to place
+/// them again, each cheap).
 template <class Env, class Policy>
 void run_steps(benchmark::State& state, Env& e, Policy& policy) {
     std::uint64_t seed = 1;
     e.reset(seed);
     policy.reset(seed);
     std::int64_t steps = 0, episodes = 0;
-    double reward = 0;
+    double reward = 0, jobs = 0;
+    constexpr bool counts_jobs = requires { e.info().jobs_done; };
     for (auto _ : state) {
         const auto r = e.step(policy.act(e));
         reward += r.reward;
@@ -72,6 +76,7 @@ void run_steps(benchmark::State& state, Env& e, Policy& policy) {
         if (r.terminated || r.truncated) {
             state.PauseTiming();
             ++episodes;
+            if constexpr (counts_jobs) jobs += static_cast<double>(e.info().jobs_done);
             e.reset(++seed);
             policy.reset(seed);
             state.ResumeTiming();
@@ -83,6 +88,10 @@ void run_steps(benchmark::State& state, Env& e, Policy& policy) {
     state.counters["ns_per_gpu"] = benchmark::Counter(static_cast<double>(steps) * static_cast<double>(e.num_gpus()),
                                                       benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
     if (episodes > 0) state.counters["episodes"] = static_cast<double>(episodes);
+    if constexpr (counts_jobs) {
+        jobs += static_cast<double>(e.info().jobs_done);
+        if (jobs > 0) state.counters["ns_per_job"] = benchmark::Counter(jobs, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+    }
 }
 
 }  // namespace gpuplace::perf

@@ -138,7 +138,7 @@ const std::vector<example>& catalogue() {
             p.racks = 0;
             gp::TreeTopology t(p);
         });
-        add("ConfigError", "unknown scenario preset \"big\" (allowed: default, proximity_drl, colocation, philly, heterogeneous, philly_hidden, nvl72, heterogeneous_gavel, elastic, failures, tenants, spot, deadlines, philly:<file>, philly_hidden:<file>)",
+        add("ConfigError", "unknown scenario preset \"big\" (allowed: default, proximity_drl, colocation, philly, heterogeneous, philly_hidden, nvl72, heterogeneous_gavel, elastic, failures, tenants, philly_tenants, spot, deadlines, philly:<file>, philly_hidden:<file>)",
             [] { (void)gp::preset_scenario("big"); });
         add("ConfigError", "cannot open scenario file \"/no/such/scenario.json\"",
             [] { (void)gp::load_scenario("/no/such/scenario.json"); });

@@ -81,7 +81,7 @@ TEST_CASE("scenario source: errors say what was tried") {
     const auto missing = std::filesystem::absolute("no_such_scenario.json").lexically_normal().string();
     CHECK_THROWS_WITH_AS((void)gp::read_scenario("no_such_scenario.json"),
                          ("scenario \"no_such_scenario.json\": not JSON text (it does not start with '{'), not a preset "
-                          "(default, proximity_drl, colocation, philly, heterogeneous, philly_hidden, nvl72, heterogeneous_gavel, elastic, failures, tenants, spot, deadlines, philly:<file>, philly_hidden:<file>) and not a file (no file \"" +
+                          "(default, proximity_drl, colocation, philly, heterogeneous, philly_hidden, nvl72, heterogeneous_gavel, elastic, failures, tenants, philly_tenants, spot, deadlines, philly:<file>, philly_hidden:<file>) and not a file (no file \"" +
                           missing + "\")")
                              .c_str(),
                          gp::ConfigError);

@@ -1,12 +1,15 @@
-// Tests of include/gpuplace/workload.hpp: the seeded synthetic generator and fixed job lists.
+// Tests of include/gpuplace/workload.hpp: the seeded synthetic generator, fixed job lists and traces.
 
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <set>
 #include <vector>
 
+#include <gpuplace/env.hpp>
 #include <gpuplace/json.hpp>
 #include <gpuplace/workload.hpp>
 
@@ -242,4 +245,64 @@ TEST_CASE("presets: philly (the training files) and philly:<file> (one file at l
     CHECK_FALSE(gpuplace::is_preset_name("nope"));
     CHECK_THROWS_AS(gpuplace::preset_scenario("philly:../x"), gpuplace::ConfigError);
     CHECK_THROWS_AS(gpuplace::env{gpuplace::preset_scenario("philly:nope")}, gpuplace::TraceError);
+}
+
+TEST_CASE("workload: merge_as replays several trace files as one, each job's field its file") {
+    using gpuplace::detail::json;
+    const auto dir = std::filesystem::temp_directory_path() / "gpuplace_workload_test_merge";
+    std::filesystem::create_directories(dir);
+    const auto write = [&](const char* name, const char* text) {
+        std::ofstream(dir / name) << text;
+        return (dir / name).string();
+    };
+    const auto a = write("a.csv", "submit_time,num_gpus,duration\n0,1,60\n100,2,60\n");
+    const auto b = write("b.csv", "submit_time,num_gpus,duration\n5,4,60\n55,1,60\n");  // shifted to 0 and 50
+    auto j = gp::to_json(gp::default_scenario());
+    j["job_fields"] = json::array({{{"name", "tenant"}, {"type", "category"}}});
+    j["workload"] = {{"kind", "trace"}, {"format", "csv"}, {"path", {a, b}}, {"merge_as", "tenant"}};
+    const auto s = gp::scenario_from_json(j);
+    CHECK(gp::to_json(s.workload)["merge_as"] == "tenant");
+    for (std::uint64_t seed : {1ULL, 2ULL}) {  // every episode replays both files
+        gp::env e(s);
+        e.reset(seed);
+        const auto& jobs = e.simulator().jobs();
+        REQUIRE(jobs.size() == 4);
+        std::vector<double> submit, gpus, tenant;
+        for (std::uint32_t i = 0; i < 4; ++i) {
+            submit.push_back(double(jobs[i].submit_time));
+            gpus.push_back(double(jobs[i].num_gpus));
+            tenant.push_back(e.field_value(i, 0));
+        }
+        CHECK(submit == std::vector<double>{0, 0, 50, 100});  // by submit time, the first file first at a tie
+        CHECK(gpus == std::vector<double>{1, 4, 1, 2});
+        CHECK(tenant == std::vector<double>{0, 1, 1, 0});
+        CHECK(e.field_categories(0) == std::vector<std::string>{"a", "b"});
+    }
+    j["workload"]["merge_as"] = "team";
+    CHECK_THROWS_WITH_AS(gp::env(gp::scenario_from_json(j)), "config /workload/merge_as: job field \"team\" is not declared (add it to /job_fields)",
+                         gp::ConfigError);
+    j["workload"]["merge_as"] = "tenant";
+    j["job_fields"][0]["categories"] = {"a"};
+    CHECK_THROWS_WITH_AS(gp::env(gp::scenario_from_json(j)),
+                         ("config /workload/merge_as: the file " + gp::display_path(b) +
+                          " would be category \"b\" of field \"tenant\", which is not among its categories (a)")
+                             .c_str(),
+                         gp::ConfigError);
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("presets: philly_tenants, Philly's virtual clusters as tenants") {
+    gp::env e(gp::preset_scenario("philly_tenants"));
+    for (std::uint64_t seed : {1000000ULL, 1000001ULL, 1000002ULL}) {
+        e.reset(seed);
+        const auto& jobs = e.simulator().jobs();
+        REQUIRE(jobs.size() == 200);
+        std::set<double> tenants;
+        for (std::uint32_t i = 0; i < jobs.size(); ++i) {
+            tenants.insert(e.field_value(i, 0));
+            if (i > 0) CHECK(jobs[i - 1].submit_time <= jobs[i].submit_time);
+        }
+        CHECK(tenants.size() >= 2);  // windows of the merged files hold jobs of several virtual clusters
+        CHECK(tenants.count(0.0) + tenants.count(1.0) + tenants.count(2.0) == tenants.size());
+    }
 }

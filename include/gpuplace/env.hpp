@@ -248,6 +248,9 @@ public:
     /// Why this env's episodes are shorter than its scenario asks (a trace with fewer jobs than
     /// episode_jobs, workload_source::short_episodes()), or "": the programs print it as a warning.
     [[nodiscard]] std::string short_episodes() const { return core_.workload().short_episodes(); }
+    /// The trace a "trace" workload replays when it replays one: its one file, or its files merged
+    /// (merge_as); else null.
+    [[nodiscard]] const trace* loaded_trace() const noexcept { return core_.workload().loaded(); }
 
     /// The scenario's declared job fields, in table order.
     [[nodiscard]] const std::vector<job_field>& job_fields() const noexcept { return core_.workload().fields(); }

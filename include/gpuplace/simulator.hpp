@@ -330,6 +330,12 @@ public:
     void count_preemption(std::uint32_t j) noexcept { ++rec_[j].preemptions; }
     /// The checkpoint-restore seconds job j's current (or last) run pays before progressing.
     [[nodiscard]] double restart_overhead(std::uint32_t j) const noexcept { return overhead_of(j); }
+    /// The seconds of progress between job j's checkpoints in its current (or last) run: its own
+    /// with failures on (set_checkpointing()), the preemption costs' otherwise (0: it checkpoints
+    /// when stopped, losing nothing).
+    [[nodiscard]] double checkpoint_interval(std::uint32_t j) const noexcept { return failing_ ? ckpt_[j] : costs_.checkpoint_interval; }
+    /// Whether failures are on (enable_failures()).
+    [[nodiscard]] bool failures_on() const noexcept { return failing_; }
     /// Seconds of progress running job j made since its current run started (after its overhead);
     /// 0 when it is not running.
     [[nodiscard]] double useful_run_time(std::uint32_t j) const noexcept {

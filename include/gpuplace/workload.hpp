@@ -81,6 +81,12 @@ struct workload_config {
     double target_load_max = 0;  ///< kind "trace": > 0: each episode compresses its file to a load drawn from
                                  ///< [target_load, target_load_max] (JSON "target_load": [lo, hi])
     std::size_t episode_jobs = 0;  ///< kind "trace": > 0 replays a seed-chosen run of this many consecutive jobs
+    /// kind "trace" of several files: a declared category field (JSON "merge_as"): every episode
+    /// replays all the files merged into one by submit time (each file's first job at 0), each
+    /// job's field the name of its file (its stem, e.g. a Philly virtual cluster); the trace
+    /// options apply to each file, target_load and episode_jobs to the merged trace. Empty: each
+    /// episode replays one file.
+    std::string merge_as;
     std::vector<workload_component> components;  ///< kind "mixture"
 
     /// Every trace file of a "trace" workload: path, then more_paths.
@@ -289,6 +295,12 @@ public:
         opts.fields = fields_;
         if (c.target_load_max > 0) opts.target_load = 0;  // compressed per episode instead
         const auto reader = c.format == trace_format::registered ? require_trace_format(c.format_name) : nullptr;  // looked up once
+        if (!c.merge_as.empty()) opts.fields[merge_field()].default_value = std::nan("");  // set from the file, not read from it
+        if (!c.merge_as.empty() && opts.target_load > 0) {  // the merged trace is compressed, per episode
+            cfg_.target_load_max = std::max(cfg_.target_load_max, opts.target_load);
+            cfg_.trace_opts.target_load = opts.target_load;
+            opts.target_load = 0;
+        }
         for (const auto& f : c.trace_paths()) {
             auto t = std::make_shared<const trace>(reader ? load_trace(reader->reader, f, zoo, opts, cluster_gpus)
                                                           : load_trace(c.format, f, zoo, opts, cluster_gpus));
@@ -297,6 +309,7 @@ public:
             if (!fields_.empty()) trace_fields_.push_back(intern_trace_fields(*t));
             traces_.push_back(std::move(t));
         }
+        if (!c.merge_as.empty()) merge_traces(zoo, cluster_gpus);
     }
 
     /// The loaded trace of a "trace" workload of one file, else nullptr.
@@ -450,6 +463,10 @@ private:
     GPUPLACE_INLINE void resolve_job_list(const ModelZoo& zoo);
     /// A trace's fields with its categories' indices into the dictionary's.
     [[nodiscard]] GPUPLACE_INLINE std::vector<double> intern_trace_fields(const trace& t);
+    /// merge_as: its declared category field (ConfigError naming it otherwise).
+    [[nodiscard]] GPUPLACE_INLINE std::size_t merge_field() const;
+    /// merge_as: the loaded files merged into one trace, the field merge_as set to each job's file.
+    GPUPLACE_INLINE void merge_traces(const ModelZoo& zoo, std::size_t cluster_gpus);
     /// The trace file an episode of `seed` replays.
     [[nodiscard]] std::size_t trace_file(std::uint64_t seed) const noexcept {
         if (traces_.size() <= 1) return 0;

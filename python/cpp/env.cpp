@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <gpuplace/idle_waiting.hpp>
+
 #include "bindings.hpp"
 #include "objects.hpp"
 
@@ -159,7 +161,14 @@ void bind_env(py::module_& m, const char* name, const char* doc) {
         .def("scenario", [](const P& p) { return to_py(gp::to_json(p.env.config())); }, "The scenario, every option filled in.")
         .def("finished_jobs", [](const P& p) { return finished_jobs(idle(p)); },
              "Finished jobs as numpy arrays: id, model, num_gpus, submit, start, end, ideal_duration, comm_cost, "
-             "slowdown, gpu_offset and the flat GPU list gpus.")
+             "slowdown, run_time, lost_gpu_time, checkpoint_gpu_time, preemptions, interruptions, gpu_offset and the "
+             "flat GPU list gpus.")
+        .def("idle_while_waiting_gpu_hours", [](const P& p) {
+                 const auto& e = idle(p);
+                 return gp::idle_while_waiting_gpu_hours(e.finished(), e.num_gpus());
+             },
+             "GPU-hours the finished jobs' schedule left idle while a waiting job would have fit on them "
+             "(include/gpuplace/idle_waiting.hpp); an episode without preemption, failures or co-location.")
         .def("comm_cost", [](const P& p, py::object gpus, py::object model) { return comm_cost_of(idle(p), gpus, model); },
              py::arg("gpus"), py::arg("model") = py::none(),
              "Cost and slowdown of placing a job of `model` (default: the current job's) on `gpus`.")

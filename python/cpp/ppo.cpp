@@ -7,6 +7,8 @@
 
 #include <gpuplace/rl/rl.hpp>
 
+#include <gpuplace/rl/hold_guard.hpp>
+
 #include "bindings.hpp"
 #include "objects.hpp"
 
@@ -59,10 +61,14 @@ struct PyNetwork {
 };
 
 template <class E>
-std::int64_t network_act(PyNetwork& n, const PyEnv<E>& p) {
+std::int64_t network_act(PyNetwork& n, const PyEnv<E>& p, const std::string& hold_with) {
     const auto& e = idle(p);
     if (e.done()) throw gp::StateError("Network.act: the episode is over; reset the env");
     if (!e.has_current()) throw gp::StateError("Network.act: no job is being placed; call reset() first");
+    if (!hold_with.empty()) {  // rl/hold_guard.hpp, for one step (the heuristic's state is not kept across steps)
+        auto pol = rl::hold_only_with<E>("ppo", n.net, gp::named_policy<E>(hold_with));
+        return pol.make(e.seed())(e);
+    }
     rl::basic_network_policy<float> pol(n.net);
     return pol.act(e);
 }
@@ -106,7 +112,9 @@ void bind_ppo(py::module_& m) {
         .def_property_readonly("ppo_config", [](const PyNetwork& n) { return to_py(n.ppo); })
         .def_property_readonly("queue", [](const PyNetwork& n) { return n.queue; },
                                "The queue policy the network acts under (\"\" = the scenario's).")
-        .def("act", &network_act<gp::env>, py::arg("env"));
+        .def("act", &network_act<gp::env>, py::arg("env"), py::arg("hold_with") = "",
+             "The greedy action in env's state; hold_with: a heuristic (e.g. \"pack_wait\"): DEFER only where it defers "
+             "too, else the most probable other valid action (include/gpuplace/rl/hold_guard.hpp).");
 
     m.def("keep_freed_memory", &rl::keep_freed_memory, py::arg("keep_bytes") = std::size_t{512} << 20,
           "Makes the C library keep freed memory for reuse (process-wide; glibc only, else returns False). Training "
@@ -130,17 +138,20 @@ void bind_ppo(py::module_& m) {
           }, py::arg("path"), "Loads a PPO checkpoint (CheckpointError when truncated, corrupted or of another version).");
 
     m.def("evaluate_network", [](py::object scenario, const PyNetwork& n, py::object seeds, const std::string& name,
-                                 py::object threads_arg) {
+                                 py::object threads_arg, const std::string& hold_with) {
               const auto threads = to_count(threads_arg, "evaluate_network: threads", 0, 4096);
               const auto sc = to_scenario(scenario);
               const auto sd = to_seeds(seeds);
               rl::check_information(n.scenario, sc, name);
               py::gil_scoped_release nogil;
-              auto p = rl::as_policy<gp::env>(name, n.net);
+              auto p = hold_with.empty() ? rl::as_policy<gp::env>(name, n.net)
+                                         : rl::hold_only_with<gp::env>(name, n.net, gp::named_policy<gp::env>(hold_with));
               p.queue = n.queue;  // under its own queue policy, as in training
               return gp::evaluate<gp::env>(sc, {std::move(p)}, sd, threads);
           }, py::arg("scenario"), py::arg("network"), py::arg("seeds") = 20, py::arg("name") = "ppo", py::arg("threads") = 1,
-          "Runs a loaded network through the C++ harness; returns an EvalReport.");
+          py::arg("hold_with") = "",
+          "Runs a loaded network through the C++ harness; returns an EvalReport. hold_with: a heuristic (e.g. \"pack_wait\"): "
+          "the network holds a job only where it would (include/gpuplace/rl/hold_guard.hpp).");
 
 }
 

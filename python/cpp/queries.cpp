@@ -143,7 +143,8 @@ py::dict finished_jobs(const E& e) {
     const auto fin = e.finished();
     const auto n = static_cast<py::ssize_t>(fin.size());
     py::array_t<std::int64_t> id(n), model(n), k(n), off(n);
-    py::array_t<double> submit(n), start(n), end(n), ideal(n), cost(n), slow(n);
+    py::array_t<double> submit(n), start(n), end(n), ideal(n), cost(n), slow(n), run(n), lost(n), ckpt(n);
+    py::array_t<std::int64_t> pre(n), intr(n);
     std::vector<std::int64_t> gpus;
     for (py::ssize_t i = 0; i < n; ++i) {
         const auto& r = fin[static_cast<std::size_t>(i)];
@@ -157,6 +158,11 @@ py::dict finished_jobs(const E& e) {
         ideal.mutable_at(i) = r.ideal_duration;
         cost.mutable_at(i) = r.comm_cost;
         slow.mutable_at(i) = r.slowdown;
+        run.mutable_at(i) = r.run_time;
+        lost.mutable_at(i) = r.lost_gpu_time;
+        ckpt.mutable_at(i) = r.checkpoint_gpu_time;
+        pre.mutable_at(i) = r.preemptions;
+        intr.mutable_at(i) = r.interruptions;
         for (auto g : e.simulator().gpus_of(r)) gpus.push_back(g);
     }
     py::dict d;
@@ -169,6 +175,11 @@ py::dict finished_jobs(const E& e) {
     d["ideal_duration"] = ideal;
     d["comm_cost"] = cost;
     d["slowdown"] = slow;
+    d["run_time"] = run;                    // seconds it held GPUs, over all its runs
+    d["lost_gpu_time"] = lost;              // GPU-seconds lost to restarts and to work past the last checkpoint
+    d["checkpoint_gpu_time"] = ckpt;        // GPU-seconds spent writing checkpoints (failures on)
+    d["preemptions"] = pre;                 // times a discipline suspended it
+    d["interruptions"] = intr;              // times a hardware failure stopped it
     d["gpu_offset"] = off;
     d["gpus"] = copy_array(gpus);
     const auto& fs = e.job_fields();

@@ -69,7 +69,7 @@ void bind_scenarios(py::module_& m) {
              "source: a preset name, a path to a JSON file or JSON text (JSON text when it starts with '{', else a "
              "preset when it names one, else a file that must exist), a path object (a file), a dict or a Scenario. "
              "overrides: a nested dict merged into it, e.g. {\"env\": {\"max_steps\": 100}}. action_mode: \"gpu\", "
-             "\"placement\" or \"job\", set last. Unknown keys and bad values raise ConfigError naming the JSON path.")
+             "\"placement\", \"job\" or \"round\", set last. Unknown keys and bad values raise ConfigError naming the JSON path.")
         .def("to_dict", [](const gp::scenario& s) { return to_py(gp::to_json(s)); },
              "The scenario as a dict, every option filled in (Scenario(d) gives it back).")
         .def_property_readonly("name", [](const gp::scenario& s) { return s.name; })

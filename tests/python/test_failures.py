@@ -33,3 +33,12 @@ def test_failures_id_masks_failed_gpus_and_reports_goodput():
     assert m["wasted_gpu_hours"] > 0.0
     assert m["hardware_failures"] > 0
     assert m["avg_interruptions"] > 0.0
+    jobs = core.finished_jobs()  # per job: what failures did to it, summing to the episode's metrics
+    n = len(jobs["id"])
+    assert jobs["interruptions"].sum() / n == m["avg_interruptions"]
+    assert (jobs["interruptions"] >= 0).all() and jobs["interruptions"].max() >= 1
+    hit = jobs["interruptions"] > 0
+    assert (jobs["lost_gpu_time"][hit] > 0).any()
+    assert (jobs["run_time"] <= jobs["end"] - jobs["start"] + 1e-6).all()  # a job holds GPUs only between its start and end
+    assert (jobs["checkpoint_gpu_time"] >= 0).all() and jobs["checkpoint_gpu_time"].sum() > 0
+    assert (jobs["preemptions"] == 0).all()  # no discipline suspends: only failures stop jobs

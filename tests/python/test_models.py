@@ -28,3 +28,31 @@ def test_a_per_gpu_reference_policy_acts_on_another_cluster_size():
     report = _core.evaluate_network(small, net, [1000000], "ppo", 1)
     (m,) = report.per_seed("ppo")
     assert m["jobs_done"] == m["jobs_total"] == 40
+
+
+def test_a_network_that_holds_only_where_a_heuristic_does():
+    """hold_with (include/gpuplace/rl/hold_guard.hpp): on 16 GPUs the default network holds jobs where
+    pack_wait would place them; guarded, it leaves fewer GPU-hours idle while a job would fit, and its
+    DEFER is taken only where pack_wait defers too."""
+    from gpuplace.config import make_core_env
+    from gpuplace.ppo import load_model
+
+    net = load_model("default")
+    small = load_scenario("default", {"topology": {"racks": 1, "nodes_per_rack": 2}, "workload": {"num_jobs": 40}})
+    idle = {}
+    for hold in ("", "pack_wait"):
+        e = make_core_env(small)
+        e.reset(1000000)
+        wait = _core.Heuristic("pack_wait")
+        while not e.done:
+            a = int(net.act(e, hold_with=hold) if hold else net.act(e))
+            if hold and a == e.defer_action:
+                wait.reset(1000000)
+                assert int(wait.act(e)) == e.defer_action
+            e.step(a)
+        idle[hold] = e.idle_while_waiting_gpu_hours()
+    assert idle["pack_wait"] < idle[""]
+    guarded = _core.evaluate_network(small, net, [1000000], "ppo", 1, hold_with="pack_wait").per_seed("ppo")[0]
+    assert guarded["jobs_done"] == 40
+    with pytest.raises(_core.ConfigError, match="unknown policy"):
+        _core.evaluate_network(small, net, [1000000], "ppo", 1, hold_with="best")

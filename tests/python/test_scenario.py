@@ -40,7 +40,7 @@ def test_one_rule_for_preset_file_and_json_text(tmp_path, monkeypatch, small):
     assert gpuplace.Scenario(tmp_path / "default").name == "small"  # a path object is always a file
     missing = os.path.join(str(tmp_path), "nope.json")
     msg = ('scenario "nope.json": not JSON text (it does not start with \'{\'), not a preset (default, proximity_drl, '
-           f'colocation, philly, heterogeneous, philly_hidden, nvl72, heterogeneous_gavel, elastic, failures, tenants, spot, deadlines, philly:<file>, philly_hidden:<file>) and not a file (no file "{missing}")')
+           f'colocation, philly, heterogeneous, philly_hidden, nvl72, heterogeneous_gavel, elastic, failures, tenants, philly_tenants, spot, deadlines, philly:<file>, philly_hidden:<file>) and not a file (no file "{missing}")')
     for make in (gpuplace.Scenario, gpuplace.load_scenario, gpuplace.GymnasiumEnv, gpuplace.make_core_env,
                  _core.Env, _core.scenario_source):
         with pytest.raises(gpuplace.ConfigError, match=re.escape(msg)):

@@ -13,6 +13,7 @@
 #include "../detail/input_file.hpp"
 #include "../heuristic_registry.hpp"
 #include "../rl/checkpoint.hpp"
+#include "../rl/hold_guard.hpp"
 #include "result.hpp"
 #include "run.hpp"
 
@@ -25,18 +26,25 @@ namespace gpuplace::bench {
     return hex64(fnv1a64(reinterpret_cast<const unsigned char*>(s.data()), s.size()));
 }
 
-/// A C++ checkpoint as a policy: a shipped model's name or a checkpoint file. It acts greedily
-/// under the queue policy it was trained under; the result records its file's checksum.
-[[nodiscard]] inline named_policy model_policy(const std::string& name) {
+/// A C++ checkpoint as a policy: a shipped model's name or a checkpoint file, optionally followed
+/// by "@hold:<heuristic>" (it holds a job only where that heuristic would, rl/hold_guard.hpp; e.g.
+/// "sizes_distilled@hold:pack_wait"). It acts greedily under the queue policy it was trained
+/// under; the result records its file's checksum.
+[[nodiscard]] inline named_policy model_policy(const std::string& spec) {
+    const auto at = spec.find("@hold:");
+    const std::string name = spec.substr(0, at);
     auto ck = rl::load_model(name);
     auto net = std::make_shared<const rl::actor_critic>(std::move(ck.network));
-    auto p = rl::as_policy<env>(name, net);
+    auto p = at == std::string::npos ? rl::as_policy<env>(spec, net)
+                                     : rl::hold_only_with<env>(spec, net, heuristic_or_planner(spec.substr(at + 6)).policy);
     p.queue = ck.queue;
-    return {std::move(p), {name, "model", ck.queue, file_checksum(resolve_data_path(rl::model_path(name)))}};
+    return {std::move(p), {spec, "model", ck.queue, file_checksum(resolve_data_path(rl::model_path(name)))}};
 }
 
-/// Whether a name means a model: "model:<x>", a shipped model's name, or a file name ending in .json.
-[[nodiscard]] inline bool is_model_name(const std::string& name) {
+/// Whether a name means a model: "model:<x>", a shipped model's name, or a file name ending in
+/// .json, each optionally followed by "@hold:<heuristic>".
+[[nodiscard]] inline bool is_model_name(const std::string& spec) {
+    const std::string name = spec.substr(0, spec.find("@hold:"));
     if (name.starts_with("model:")) return true;
     for (const auto& m : rl::model_names())
         if (name == m) return true;

@@ -142,6 +142,25 @@ inline constexpr std::string_view tenants_scenario_json = R"json({
   "reward": {"jct": 1.0, "time_scale": 3600}
 })json";
 
+/// Tenants from a real trace (tenancy.hpp, docs/realities.md): Microsoft Philly's virtual clusters
+/// as tenants. Three of Gavel's Philly-derived files (one virtual cluster each; training files of
+/// similar spans, 2,470 jobs in all) merged into one trace by submit time, each job's tenant its
+/// file; windows of 200 consecutive jobs compressed to an offered load drawn from [0.8, 1.2] on
+/// the default 64 GPUs. Each virtual cluster is guaranteed a third of the GPUs (the trace does not
+/// give Philly's quotas); preemption with a 30 s restart, the capacity discipline.
+inline constexpr std::string_view philly_tenants_scenario_json = R"json({
+  "name": "philly_tenants",
+  "topology": {"preset": "dgx_a100", "racks": 2, "nodes_per_rack": 4},
+  "comm": {"model": "ring_allreduce"},
+  "job_fields": [{"name": "tenant", "categories": ["103959", "2869ce", "ed69ec"], "observe": true}],
+  "workload": {"kind": "trace", "format": "philly", "merge_as": "tenant", "target_load": [0.8, 1.2], "episode_jobs": 200,
+               "path": ["$GPUPLACE_DATA/philly/103959.trace", "$GPUPLACE_DATA/philly/2869ce.trace", "$GPUPLACE_DATA/philly/ed69ec.trace"]},
+  "env": {"queue_policy": "capacity", "backfill": true, "allow_defer": true, "queue_window": 8},
+  "preemption": {"enabled": true, "restart_overhead": 30},
+  "tenants": {"share": true, "quotas": {"103959": 0.3333333333333333, "2869ce": 0.3333333333333333, "ed69ec": 0.3333333333333333}},
+  "reward": {"jct": 1.0, "time_scale": 3600}
+})json";
+
 /// A spot class (tenancy.hpp): the default scenario's 64 GPUs and 160 synthetic jobs at offered
 /// load 1.0, 30% of them spot jobs that run on leftover GPUs and are evicted (30 s restart) when a
 /// guaranteed job needs them; under LAS with the class first.
@@ -238,6 +257,8 @@ inline constexpr std::string_view failures_overrides_json = R"json({
     if (name == "heterogeneous_gavel")
         return "Gavel's 96 GPUs (32 V100, P100, K80) on the zoo's measurement hardware (measured rates), 227 Philly jobs";
     if (name == "tenants") return "default with three tenants (quotas 32/16/16 GPUs), preemption, the capacity discipline" + dgx;
+    if (name == "philly_tenants")
+        return "three Philly virtual clusters' files merged, each a tenant guaranteed a third of the GPUs, preemption, the capacity discipline" + dgx;
     if (name == "spot") return "default with 30% spot jobs evicted for guaranteed ones, preemption, LAS" + dgx;
     if (name == "deadlines") return "default with deadlines of submit + U[0.5, 1.5] x ideal duration, preemption, EDF" + dgx;
     return "a preset scenario (data/presets.hpp)";
@@ -246,7 +267,7 @@ inline constexpr std::string_view failures_overrides_json = R"json({
 /// Names of the preset scenarios ("philly:<file>" and "philly_hidden:<file>" too: one file of data/philly/).
 [[nodiscard]] inline std::vector<std::string> preset_names() {
     return {"default", "proximity_drl", "colocation", "philly", "heterogeneous", "philly_hidden", "nvl72", "heterogeneous_gavel",
-            "elastic", "failures", "tenants", "spot", "deadlines"};
+            "elastic", "failures", "tenants", "philly_tenants", "spot", "deadlines"};
 }
 
 }  // namespace gpuplace

@@ -303,7 +303,7 @@ private:
     /// is on every decision's path, they only with preemption.)
     GPUPLACE_NOINLINE double next_decision() const noexcept { return disc_.next_decision(sim_, queue_.jobs(), sim_.now()); }
     /// Tenants: their time below their guarantee until now (out of line: off by default).
-    GPUPLACE_NOINLINE void account_tenants() noexcept { ten_.account(sim_, queue_.jobs(), sim_.now()); }
+    GPUPLACE_NOINLINE void account_tenants() noexcept { ten_.account(sim_, queue_.jobs(), preempt_ ? &disc_.running() : nullptr, sim_.now()); }
     /// Tenants, classes, deadlines: each job's from its fields, from job `from` on.
     void describe_tenancy(std::uint32_t from, std::uint64_t seed);
     /// Preemption: tells the discipline the arrivals and completions of an event.

@@ -85,7 +85,7 @@ void scheduling_core<T, J, C>::hardware_events(OnFinish& finished) {
             queue_.insert(j, k, [this](std::uint32_t a, std::uint32_t b) { return queue_less(a, b); });
             if (hidden) queue_.info(j).ideal_feat = squash(sim_.attained(j) / double(k));  // as a suspended job's
             if (preempt_) {
-                disc_.finished(j);  // no longer running: the discipline decides again
+                disc_.stopped(j);  // no longer running: the discipline decides again
                 disc_.touch();
             }
         }

@@ -33,7 +33,7 @@ void scheduling_core<T, J, C>::begin_episode(std::uint64_t seed, const Features&
     if (sim_.colocation()) rooms_.build(sim_);
     current_ = none;
     cur_gpus_ = 0;
-    if (preempt_) disc_.reset(n, sim_.now());
+    if (preempt_) disc_.reset(n, sim_.now(), ten_.num_tenants());
     if (fail_) fails_.reset(seed, sim_.now());
     if (ten_.on()) describe_tenancy(0, seed);
 }

@@ -15,6 +15,10 @@
 ///    at init().
 /// With a spot class (tenancy.hpp), every guaranteed job comes before every spot job.
 /// Ties: the earlier job.
+/// Cost: a decision orders the active jobs. The continuous keys (las, gittins, srtf, themis, edf)
+/// are sorted, O(A log A) for A active jobs; the keys of capacity and drf are a few classes with
+/// ties broken by job id, so those orders are bucketed from the active jobs kept in id order,
+/// O(A + tenants), without a sort (the order a sort by the same keys gives).
 /// Progress: at a decision of the clock (a round, a 2D-LAS demotion or promotion) a running job
 /// whose current run has not yet kept useful work worth its restart (as many seconds as the
 /// restart overhead it paid, past its last checkpoint, and more than none) keeps its GPUs. Such
@@ -59,11 +63,14 @@ public:
         p_ = p;
         gittins_ = std::move(g);
     }
-    /// Sizes the per-job state for an episode of n jobs starting at `start` (allocates only for
-    /// more jobs than before).
-    void reset(std::size_t n, double start) {
+    /// Sizes the per-job state for an episode of n jobs starting at `start` among `tenants`
+    /// tenants (allocates only for more jobs or tenants than before).
+    void reset(std::size_t n, double start, std::size_t tenants = 0) {
+        start_of_.reserve(2 * (tenants + 2) + 1);
         running_.clear();
         running_.reserve(n);
+        active_.clear();
+        active_.reserve(n);
         order_out_.reserve(n);
         suspend_.reserve(n);
         dirty_ = true;
@@ -76,6 +83,7 @@ public:
         run_.assign(n, 0);
         key_.resize(n);
         order_scratch_.reserve(n);
+        bucketed_.reserve(n);
     }
     /// Makes room for n jobs in all, keeping the state of the present ones (a forked future).
     void grow(std::size_t n) {
@@ -86,12 +94,23 @@ public:
         run_.resize(n, 0);
         key_.resize(n);
         order_scratch_.reserve(n);
+        bucketed_.reserve(n);
+        active_.reserve(n);
     }
-    /// Job j arrived at `now` (into the first queue).
-    void arrived(std::uint32_t j, double now) noexcept { since_[j] = entered_[j] = now; }
-    /// Job j started; job j finished.
+    /// Job j arrived at `now` (into the first queue). Jobs arrive in id order, so this appends.
+    void arrived(std::uint32_t j, double now) {
+        since_[j] = entered_[j] = now;
+        active_.insert(std::upper_bound(active_.begin(), active_.end(), j), j);
+    }
+    /// Job j started; job j stopped running without finishing (a failure: it waits again); job j
+    /// finished.
     void started(std::uint32_t j) { running_.push_back(j); }
-    void finished(std::uint32_t j) noexcept { std::erase(running_, j); }
+    void stopped(std::uint32_t j) noexcept { std::erase(running_, j); }
+    void finished(std::uint32_t j) noexcept {
+        std::erase(running_, j);
+        const auto it = std::lower_bound(active_.begin(), active_.end(), j);
+        if (it != active_.end() && *it == j) active_.erase(it);
+    }
     /// An arrival or a completion (`clock` false), or a decision time of the clock alone (a round, a
     /// 2D-LAS queue change): the run set is decided again.
     void touch(bool clock = false) noexcept {
@@ -99,6 +118,8 @@ public:
         dirty_ = true;
     }
     [[nodiscard]] bool stale() const noexcept { return dirty_; }
+    /// The running jobs (in the order they started, since the last decision).
+    [[nodiscard]] const std::vector<std::uint32_t>& running() const noexcept { return running_; }
     [[nodiscard]] bool in_run_set(std::uint32_t j) const noexcept { return run_[j] != 0; }
     /// 2D-LAS: the queue job j is in.
     [[nodiscard]] std::uint32_t queue_of(std::uint32_t j) const noexcept { return queue_[j]; }
@@ -119,15 +140,20 @@ public:
         suspend.clear();
         update_queues(sim, waiting, running, now);
         auto& all = order_scratch_;
-        all.assign(waiting.begin(), waiting.end());
-        all.insert(all.end(), running.begin(), running.end());
-        if (order_ == queue_order::capacity) ten_->mark_in_quota(sim, all);
-        if (order_ == queue_order::registered) user_keys(sim, all, num_gpus, now, in);
-        else
-            for (auto j : all) key_[j] = key_of(sim, j, now, all.size());
-        std::sort(all.begin(), all.end(), [&](std::uint32_t a, std::uint32_t b) { return key_[a] < key_[b]; });
+        if (order_ == queue_order::capacity || order_ == queue_order::drf) {
+            all.assign(active_.begin(), active_.end());  // the waiting and the running jobs, in id order
+            if (order_ == queue_order::capacity) ten_->mark_in_quota(sim, all);
+            bucket(all);
+        } else {
+            all.assign(waiting.begin(), waiting.end());
+            all.insert(all.end(), running.begin(), running.end());
+            if (order_ == queue_order::registered) user_keys(sim, all, num_gpus, now, in);
+            else
+                for (auto j : all) key_[j] = key_of(sim, j, now, all.size());
+            std::sort(all.begin(), all.end(), [&](std::uint32_t a, std::uint32_t b) { return key_[a] < key_[b]; });
+        }
         std::size_t free = num_gpus;
-        const bool settle = clock_ && (p_.restart_overhead > 0 || p_.checkpoint_interval > 0);
+        const bool settle = clock_ && (p_.restart_overhead > 0 || p_.checkpoint_interval > 0 || sim.failures_on());
         if (settle)  // the runs that have not yet paid for their restart keep their GPUs first
             for (auto j : running)
                 if (settling(sim, j, now)) free -= sim.job(j).num_gpus;
@@ -192,12 +218,29 @@ private:
         }
     };
 
+    /// capacity and drf: orders `all` (in id order) by class, then within quota first (capacity) or
+    /// tenant (drf), then id: a stable counting sort over those few buckets, O(A + tenants).
+    void bucket(std::vector<std::uint32_t>& all) {
+        const std::size_t per = order_ == queue_order::capacity ? 2 : ten_->num_tenants() + 1;
+        const auto of = [&](std::uint32_t j) {
+            const std::size_t b = order_ == queue_order::capacity ? (ten_->in_quota(j) ? 0 : 1) : ten_->tenant(j);
+            return (ten_->spot(j) ? per : 0) + b;
+        };
+        start_of_.assign(2 * per + 1, 0);
+        for (auto j : all) ++start_of_[of(j) + 1];
+        for (std::size_t b = 1; b < start_of_.size(); ++b) start_of_[b] += start_of_[b - 1];
+        bucketed_.resize(all.size());
+        for (auto j : all) bucketed_[start_of_[of(j)]++] = j;
+        all.swap(bucketed_);
+    }
+
     /// Whether running job j's current run has not yet kept useful work worth its restart: as
-    /// many seconds as the restart overhead it paid (none on a first run), and more than none,
-    /// counted to its last checkpoint (as basic_simulator::suspend() keeps it).
+    /// many seconds as the restart overhead its run paid (none on a first run; after a failure the
+    /// failures' restart overhead), and more than none, counted to its last checkpoint at its
+    /// run's checkpoint interval (as basic_simulator::suspend() keeps it).
     template <class Sim>
     [[nodiscard]] bool settling(const Sim& sim, std::uint32_t j, double now) const noexcept {
-        const double overhead = sim.preemptions(j) ? p_.restart_overhead : 0.0, ci = p_.checkpoint_interval;
+        const double overhead = sim.restart_overhead(j), ci = sim.checkpoint_interval(j);
         const double useful = std::max(0.0, now - sim.run_start(j) - overhead);
         const double kept = ci > 0 ? std::floor(useful / ci) * ci : useful;
         return !(kept > 0 && kept >= overhead);
@@ -279,7 +322,9 @@ private:
     std::vector<double> entered_;        ///< 2D-LAS: per job when it entered its queue
     std::vector<std::uint8_t> run_;      ///< per job: in the run set of the last decision
     std::vector<key> key_;               ///< per job: its priority at the last decision
-    std::vector<std::uint32_t> order_scratch_;
+    std::vector<std::uint32_t> order_scratch_, bucketed_;
+    std::vector<std::uint32_t> active_;  ///< the arrived jobs not finished (waiting or running), in id order
+    std::vector<std::size_t> start_of_;  ///< bucket(): where each bucket starts
     std::vector<std::uint32_t> running_, order_out_, suspend_;  ///< running jobs; the last decision's
     double start_ = 0;                                         ///< the episode's start (rounds)
     bool dirty_ = true;                                        ///< the run set needs deciding

@@ -105,7 +105,6 @@ public:
         admitted_.resize(n);
         est_.resize(n);
         inq_.resize(n);
-        scratch_.reserve(n);
         out_.reserve(n);
         const std::size_t T = num_tenants_ + 1;
         used_.assign(T, 0.0);
@@ -155,13 +154,12 @@ public:
         if (order_ == queue_order::edf_ac) admitted_[j] = now + est_[j] <= deadline_[j];
     }
 
-    /// capacity: marks which of the active jobs `all` are within their tenant's quota.
+    /// capacity: marks which of the active jobs `all` (in id order, which is submit order) are
+    /// within their tenant's quota.
     template <class Sim>
     void mark_in_quota(const Sim& sim, std::span<const std::uint32_t> all) {
-        scratch_.assign(all.begin(), all.end());
-        std::sort(scratch_.begin(), scratch_.end());
         std::fill(used_.begin(), used_.end(), 0.0);
-        for (auto j : scratch_) {
+        for (auto j : all) {
             const double k = sim.job(j).num_gpus;
             const auto t = tenant_[j];
             inq_[j] = used_[t] + k <= quota_[t];
@@ -212,9 +210,11 @@ public:
 
     /// Tenants: before time moves from `now`, counts the time since the last call for each tenant
     /// that was below its guarantee, then whether each is below it now: its demand the GPUs of
-    /// its `waiting` and running jobs, what it holds those of its running ones. O(jobs arrived).
+    /// its `waiting` and running jobs, what it holds those of its running ones. `running`: the
+    /// running jobs, O(active jobs); or, where the caller keeps no such list, null: every arrived
+    /// job is asked whether it runs, O(jobs arrived).
     template <class Sim>
-    void account(const Sim& sim, std::span<const std::uint32_t> waiting, double now) noexcept {
+    void account(const Sim& sim, std::span<const std::uint32_t> waiting, const std::vector<std::uint32_t>* running, double now) noexcept {
         if (tf_ == npos) return;
         for (std::size_t t = 0; t < below_.size(); ++t)
             if (below_flag_[t]) below_[t] += now - last_;
@@ -222,11 +222,15 @@ public:
         std::fill(held_.begin(), held_.end(), 0.0);
         std::fill(demand_.begin(), demand_.end(), 0.0);
         for (auto j : waiting) demand_[tenant_[j]] += sim.job(j).num_gpus;
-        for (std::uint32_t j = 0, n = std::uint32_t(sim.arrived()); j < n; ++j)
-            if (sim.is_running(j)) {
-                demand_[tenant_[j]] += sim.job(j).num_gpus;
-                held_[tenant_[j]] += sim.job(j).num_gpus;
-            }
+        const auto hold = [&](std::uint32_t j) {
+            demand_[tenant_[j]] += sim.job(j).num_gpus;
+            held_[tenant_[j]] += sim.job(j).num_gpus;
+        };
+        if (running)
+            for (auto j : *running) hold(j);
+        else
+            for (std::uint32_t j = 0, n = std::uint32_t(sim.arrived()); j < n; ++j)
+                if (sim.is_running(j)) hold(j);
         for (std::size_t t = 0; t < below_.size(); ++t) below_flag_[t] = held_[t] < std::min(quota_[t], demand_[t]);
     }
 
@@ -248,7 +252,7 @@ private:
     std::vector<double> used_, held_, demand_, below_;
     std::vector<std::uint8_t> below_flag_;
     std::vector<std::size_t> cur_, end_;
-    std::vector<std::uint32_t> scratch_, out_;
+    std::vector<std::uint32_t> out_;
     double last_ = 0;
 };
 

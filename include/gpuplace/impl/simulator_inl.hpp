@@ -161,7 +161,7 @@ void basic_simulator<J>::stop_run(std::uint32_t j, bool checkpoint_now) {
     auto& r = rec_[j];
     const double ran = now_ - run_start_[j], overhead = overhead_of(j);
     const double useful = std::max(0.0, ran - overhead);
-    const double interval = failing_ ? ckpt_[j] : costs_.checkpoint_interval;
+    const double interval = checkpoint_interval(j);
     const double kept = !checkpoint_now && interval > 0 ? std::floor(useful / interval) * interval : useful;
     work_[j] = std::max(0.0, work_[j] - kept / r.slowdown);
     const double k = double(r.num_gpus);  // the GPUs of this run

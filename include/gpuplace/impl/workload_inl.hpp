@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -70,6 +72,57 @@ GPUPLACE_INLINE std::vector<double> workload_source::intern_trace_fields(const t
         }
     }
     return out;
+}
+
+GPUPLACE_INLINE std::size_t workload_source::merge_field() const {
+    const std::string path = "config /workload/merge_as";
+    const auto f = field_index(fields_, cfg_.merge_as);
+    if (f == std::string_view::npos) throw ConfigError(path + ": job field \"" + cfg_.merge_as + "\" is not declared (add it to /job_fields)");
+    if (fields_[f].type != field_type::category) throw ConfigError(path + ": job field \"" + cfg_.merge_as + "\" must be a category");
+    return f;
+}
+
+GPUPLACE_INLINE void workload_source::merge_traces(const ModelZoo& zoo, std::size_t cluster_gpus) {
+    const std::string path = "config /workload/merge_as";
+    const auto f = merge_field();
+    const std::size_t F = fields_.size();
+    struct row {
+        double submit;
+        std::size_t file, job;
+    };
+    std::vector<row> rows;
+    auto m = std::make_shared<trace>();
+    std::vector<double> value(traces_.size());
+    for (std::size_t k = 0; k < traces_.size(); ++k) {
+        const auto& t = *traces_[k];
+        const std::string stem = std::filesystem::path(t.source).stem().string();
+        const auto idx = dict_->intern(f, stem, fields_[f].closed);
+        if (!idx) {
+            std::string list;
+            for (const auto& c : dict_->categories(f)) list += (list.empty() ? "" : ", ") + c;
+            throw ConfigError(path + ": the file " + display_path(t.source) + " would be category \"" + stem + "\" of field \"" +
+                              cfg_.merge_as + "\", which is not among its categories (" + list + ")");
+        }
+        value[k] = *idx;
+        for (std::size_t j = 0; j < t.jobs.size(); ++j) rows.push_back({t.jobs[j].submit_time, k, j});
+        m->source += (m->source.empty() ? "" : " + ") + t.source;
+        m->rows += t.rows, m->skipped_bad += t.skipped_bad, m->filtered += t.filtered, m->outside += t.outside;
+        m->capped += t.capped, m->dropped += t.dropped, m->unmeasured += t.unmeasured, m->models_assigned += t.models_assigned;
+        m->bad_rows.insert(m->bad_rows.end(), t.bad_rows.begin(), t.bad_rows.end());
+    }
+    std::stable_sort(rows.begin(), rows.end(), [](const row& a, const row& b) { return a.submit < b.submit; });
+    std::vector<double> fields(rows.size() * F);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const auto& t = *traces_[rows[i].file];
+        m->jobs.push_back(t.jobs[rows[i].job]);
+        m->jobs.back().id = static_cast<job_id>(i);
+        m->model_assigned.push_back(rows[i].job < t.model_assigned.size() ? t.model_assigned[rows[i].job] : 0);
+        std::copy_n(trace_fields_[rows[i].file].begin() + std::ptrdiff_t(rows[i].job * F), F, fields.begin() + std::ptrdiff_t(i * F));
+        fields[i * F + f] = value[rows[i].file];
+    }
+    traces_.assign(1, std::move(m));
+    trace_fields_.assign(1, std::move(fields));
+    raw_load_.assign(1, traces_[0]->offered_load(zoo, cluster_gpus));
 }
 
 GPUPLACE_INLINE void workload_source::generate(const ModelZoo& zoo, std::size_t cluster_gpus, std::uint64_t seed,

@@ -13,6 +13,7 @@
 #include <concepts>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -290,6 +291,12 @@ public:
     /// (basic_actor_critic::for_spec(); made once per env shape); Error naming what differs otherwise.
     template <class E>
     std::int64_t act(const E& e) {
+        return act(e, e.action_mask());
+    }
+    /// The greedy action among the valid actions of `mask` (of e's action count; e.g. e's mask
+    /// without DEFER, rl/hold_guard.hpp).
+    template <class E>
+    std::int64_t act(const E& e, std::span<const std::uint8_t> mask) {
         const auto* net = net_.get();
         if (const auto want = obs_spec::of(e); want != net->spec()) {
             if (!bound_ || bound_->spec() != want) {
@@ -298,7 +305,7 @@ public:
             }
             net = bound_.get();
         }
-        return std::int64_t(net->act(e.observation(), e.action_mask(), ws_));
+        return std::int64_t(net->act(e.observation(), mask, ws_));
     }
 
 private:

@@ -20,6 +20,7 @@ GPUPLACE_INLINE scenario preset_scenario(std::string_view name) {
     if (name == "heterogeneous_gavel") return parse_scenario(heterogeneous_gavel_scenario_json, "heterogeneous_gavel scenario");
     if (name == "elastic") return parse_scenario(elastic_scenario_json, "elastic scenario");
     if (name == "tenants") return parse_scenario(tenants_scenario_json, "tenants scenario");
+    if (name == "philly_tenants") return parse_scenario(philly_tenants_scenario_json, "philly_tenants scenario");
     if (name == "spot") return parse_scenario(spot_scenario_json, "spot scenario");
     if (name == "deadlines") return parse_scenario(deadlines_scenario_json, "deadlines scenario");
     if (name == "nvl72") return parse_scenario(nvl72_scenario_json, "nvl72 scenario");

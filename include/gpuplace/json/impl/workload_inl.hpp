@@ -157,7 +157,7 @@ GPUPLACE_INLINE workload_config workload_from_json(const detail::json& j, std::s
     read_string(j, path, "kind", c.kind);
     if (c.kind == "trace") {
         check_keys(j, path, {"kind", "format", "path", "window", "max_jobs", "time_scale", "target_load", "max_gpus",
-                             "drop_oversized", "skip_bad_rows", "model", "model_mix", "columns", "ignore_columns", "episode_jobs", "unmeasured"});
+                             "drop_oversized", "skip_bad_rows", "model", "model_mix", "columns", "ignore_columns", "episode_jobs", "unmeasured", "merge_as"});
         std::string fmt;
         read_string(j, path, "format", fmt);
         if (!j.contains("format")) config_fail(path, "kind \"trace\" needs \"format\" (philly, openb or csv)");
@@ -194,6 +194,7 @@ GPUPLACE_INLINE workload_config workload_from_json(const detail::json& j, std::s
                         "maps a csv trace's header; format \"" + (c.format_name.empty() ? std::string(to_string(c.format)) : c.format_name) +
                             "\" has its own columns");
         read_int(j, path, "episode_jobs", c.episode_jobs, 0, 1LL << 40);
+        read_string(j, path, "merge_as", c.merge_as);
         return c;
     }
     if (c.kind == "mixture") {
@@ -369,6 +370,7 @@ GPUPLACE_INLINE detail::json to_json(const workload_config& w) {
         trace_options_to_json(w.trace_opts, j);
         if (w.target_load_max > 0) j["target_load"] = {w.trace_opts.target_load, w.target_load_max};
         j["episode_jobs"] = w.episode_jobs;
+        if (!w.merge_as.empty()) j["merge_as"] = w.merge_as;  // written only when set: other scenarios are unchanged
     } else if (w.kind == "mixture") {
         j["components"] = detail::json::array();
         for (const auto& comp : w.components) j["components"].push_back({{"weight", comp.weight}, {"workload", to_json(comp.workload)}});
