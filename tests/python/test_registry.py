@@ -225,3 +225,27 @@ def test_a_python_discipline_that_raises_or_returns_badly_is_named():
         gpuplace.unregister_discipline("py_bad_key")
     with pytest.raises(gpuplace.ConfigError, match=r'unknown queue policy "py_bad_key"'):
         gpuplace.evaluate(BUSY, ["pack+py_bad_key"], [1000000])
+
+
+DISCIPLINE_PLUGIN = '''
+import gpuplace
+
+@gpuplace.register_discipline("plugin_oldest", about="the earliest submitted first (a plugin)")
+def oldest(view, job):
+    return job.submit_time
+'''
+
+
+def test_the_cli_takes_a_plugin_discipline_in_info_list_and_evaluate(tmp_path, capsys):
+    plugin = tmp_path / "my_disciplines.py"
+    plugin.write_text(DISCIPLINE_PLUGIN)
+    try:
+        code, out, err = run_cli(capsys, cli_main, ["info", "--list", "--plugin", str(plugin)])
+        assert code == 0, err
+        assert "queue plugin_oldest: the earliest submitted first (a plugin)" in out.splitlines()
+        code, out, err = run_cli(capsys, cli_main, ["evaluate", "--scenario", "default", "--plugin", str(plugin), "--policies",
+                                                    "pack", "--queue", "plugin_oldest,las", "--seeds", "2", "-q"])
+        assert code == 0, err
+        assert "pack+plugin_oldest" in out and "pack+las" in out
+    finally:
+        gpuplace.unregister_discipline("plugin_oldest")
