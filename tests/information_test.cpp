@@ -216,7 +216,7 @@ TEST_CASE("information: configuration errors name the option") {
                          gp::ConfigError);
     s.env.order = gp::queue_order::fifo;
     s.preemption.enabled = true;
-    CHECK_THROWS_WITH_AS(gp::env{s}, "config /preemption/enabled: needs a preemptive /env/queue_policy (las, 2d_las, gittins, srtf, capacity, drf, themis, edf or edf_ac), got \"fifo\"",
+    CHECK_THROWS_WITH_AS(gp::env{s}, "config /preemption/enabled: needs a preemptive /env/queue_policy (las, 2d_las, gittins, srtf, capacity, drf, themis, edf, edf_ac or a registered discipline), got \"fifo\"",
                          gp::ConfigError);
     s = gp::default_scenario();
     s.durations.mode = gp::duration_info::hidden;

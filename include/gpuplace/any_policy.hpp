@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "config.hpp"
+#include "discipline_registry.hpp"
 #include "error.hpp"
 #include "metrics.hpp"
 #include "policy.hpp"
@@ -59,10 +60,11 @@ struct any_policy {
 /// preemptive: a bound).
 [[nodiscard]] inline std::vector<std::string> oracle_queue_names() { return {"sjf_oracle", "srtf_oracle"}; }
 /// Every queue policy name, in the order above, then the round policies (round_policy_names(),
-/// Gavel's: they decide in rounds who runs, on which GPU type; docs/rounds.md).
+/// Gavel's: they decide in rounds who runs, on which GPU type; docs/rounds.md), then the
+/// disciplines registered by name (registered_discipline_names(), discipline_registry.hpp).
 [[nodiscard]] inline std::vector<std::string> all_queue_names() {
     auto v = queue_names();
-    for (auto* more : {&preemptive_queue_names, &tenancy_queue_names, &oracle_queue_names, &round_policy_names})
+    for (auto* more : {&preemptive_queue_names, &tenancy_queue_names, &oracle_queue_names, &round_policy_names, &registered_discipline_names})
         for (auto& n : (*more)()) v.push_back(std::move(n));
     return v;
 }
@@ -70,11 +72,13 @@ struct any_policy {
 [[nodiscard]] inline bool is_oracle_queue(std::string_view queue) noexcept { return queue.ends_with("_oracle"); }
 
 /// Sets the scenario's queue order, backfill, preemption and, for the oracle references, durations
-/// from a queue policy name; a round policy turns rounds on with it (ConfigError otherwise).
+/// from a queue policy name; a round policy turns rounds on with it, a registered discipline
+/// (discipline_registry.hpp) preemption (ConfigError for an unknown name).
 inline void apply_queue(scenario& s, std::string_view queue) {
     if (queue.empty()) return;
     const auto order = [&](queue_order o, bool backfill, bool preempt) {
         s.env.order = o;
+        s.env.discipline.clear();
         s.env.backfill = backfill;
         s.preemption.enabled = preempt;
     };
@@ -98,6 +102,9 @@ inline void apply_queue(scenario& s, std::string_view queue) {
         if (is_preemptive(s.env.order)) s.env.order = queue_order::fifo;  // a preset's discipline (philly_hidden's las)
         s.rounds.enabled = true;
         s.rounds.policy = std::string(queue);
+    } else if (find_discipline(queue)) {  // registered by name: preemptive, like las
+        order(queue_order::registered, true, true);
+        s.env.discipline = std::string(queue);
     } else {
         std::string known;
         for (const auto& n : all_queue_names()) known += (known.empty() ? "" : ", ") + n;

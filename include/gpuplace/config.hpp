@@ -42,6 +42,7 @@ enum class queue_order : std::uint8_t {
     themis,       ///< the worst estimated finish-time fairness rho first
     edf,          ///< earliest deadline first
     edf_ac,       ///< earliest deadline first, jobs that cannot meet theirs at arrival behind all others
+    registered,   ///< a discipline registered by name (discipline_registry.hpp; env_options::discipline), not in the name table
 };
 
 template <>
@@ -100,6 +101,7 @@ struct detail::enum_names<placer_kind> {
 /// Options of the decision process.
 struct env_options {
     queue_order order = queue_order::fifo;
+    std::string discipline;          ///< order registered: the registered discipline's name (discipline_registry.hpp)
     bool backfill = true;            ///< false: strict head-of-line (only the first waiting job may start)
     bool allow_defer = false;        ///< add the DEFER action (index = number of GPUs)
     std::size_t queue_window = 8;    ///< waiting jobs described in the observation
@@ -113,6 +115,11 @@ struct env_options {
     /// GPU action mode without co-location.
     bool confine_type = false;
 };
+
+/// The queue policy's name: the registered discipline's for queue_order::registered.
+[[nodiscard]] inline std::string queue_policy_name(const env_options& e) {
+    return e.order == queue_order::registered ? e.discipline : std::string(to_string(e.order));
+}
 
 /// Reward weights. r = -jct * (jobs in system x elapsed) / time_scale - makespan * elapsed / time_scale
 ///                     - comm * cost of a placement + placement * Proximity-DRL placement score.

@@ -12,6 +12,9 @@
 /// (under a queue policy, "<name>+sjf", and a GPU-type rule, "fastest_type:<name>"), so the
 /// harness, gpuplace-eval-style programs, the rollout planners ("rollout:<name>") and the
 /// benchmark (bench::run(track, "<name>+sjf")) take it by name in the program that registered it.
+/// A preemptive queue discipline of one's own: register_discipline() (discipline_registry.hpp),
+/// listed here under kind "queue"; a trace format: register_trace_format() (trace_registry.hpp),
+/// under kind "trace_format".
 
 #include <algorithm>
 #include <cstdint>
@@ -24,6 +27,7 @@
 
 #include "any_policy.hpp"
 #include "config.hpp"
+#include "discipline_registry.hpp"
 #include "env.hpp"
 #include "error.hpp"
 #include "heuristic_registry.hpp"
@@ -31,6 +35,7 @@
 #include "observation_layout.hpp"
 #include "round_config.hpp"
 #include "trace.hpp"
+#include "trace_registry.hpp"
 
 namespace gpuplace {
 
@@ -77,12 +82,15 @@ inline void register_entry(registry_entry e) {
         r.builtins = true;
         detail::add_builtins(r.entries);
     }
+    auto all = r.entries;
+    for (const auto& d : registered_disciplines()) all.push_back({"queue", d->name, d->about});  // discipline_registry.hpp
+    for (const auto& f : registered_trace_formats()) all.push_back({"trace_format", f->name, f->about});  // trace_registry.hpp
     std::vector<std::string> kinds;
-    for (const auto& e : r.entries)
+    for (const auto& e : all)
         if (std::find(kinds.begin(), kinds.end(), e.kind) == kinds.end()) kinds.push_back(e.kind);
     std::vector<registry_entry> out;
     for (const auto& k : kinds)
-        for (const auto& e : r.entries)
+        for (const auto& e : all)
             if (e.kind == k) out.push_back(e);
     return out;
 }

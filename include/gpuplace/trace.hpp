@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <string>
 #include <string_view>
@@ -29,6 +30,7 @@ enum class trace_format : std::uint8_t {
     philly,  ///< Gavel's Philly-derived .trace: tab-separated, 7 fields, no header
     openb,   ///< Alibaba cluster-trace-gpu-v2023 openb_pod_list_*.csv
     csv,     ///< header "submit_time,num_gpus,duration|steps[,model][,gpu_fraction]", or any names mapped by trace_options::columns
+    registered,  ///< a reader registered by name (trace_registry.hpp; workload_config::format_name), not in the name table
 };
 
 template <>
@@ -204,6 +206,26 @@ struct trace {
 /// Reads a trace file (see read_trace). "$GPUPLACE_DATA/..." names a file of the data folder
 /// (data.hpp); errors show the file's absolute path.
 [[nodiscard]] GPUPLACE_INLINE trace load_trace(trace_format format, const std::string& path, const ModelZoo& zoo,
+                                               const trace_options& o = {}, std::size_t cluster_gpus = 0);
+
+/// A reader of a trace format of one's own (trace_registry.hpp): the rows of stream `in` (named
+/// `source` in errors) as a `trace` of jobs in file order, each with its submit_time (s), num_gpus,
+/// model (a zoo id) and work (steps: a duration in seconds times the model's consolidated
+/// throughput, zoo[model].at(num_gpus).consolidated), optionally gpu_fraction; `field_values`: per
+/// job one value per declared field of `o.fields` (NaN where the row gives none: the field's
+/// default is then used), a category as an index into `categories[f]` (which the reader extends);
+/// `model_assigned` per job (optional: none assigned); `rows`, `filtered`, `skipped_bad` and
+/// `bad_rows` as it counted them. read_trace() then checks it and applies the options (window, cap,
+/// unmeasured sizes, max_jobs, time scale, target load) as for the built-in formats.
+using trace_reader = std::function<trace(std::istream& in, const std::string& source, const ModelZoo& zoo, const trace_options& o)>;
+
+/// read_trace() through a reader of one's own. A job the reader made wrong (no GPU, a model not in
+/// the zoo, work not > 0 or not finite, a negative or non-finite submit time) is a TraceError naming
+/// `source` and the job; field values of the wrong count a ConfigError.
+[[nodiscard]] GPUPLACE_INLINE trace read_trace(const trace_reader& reader, std::istream& in, std::string source, const ModelZoo& zoo,
+                                               const trace_options& o = {}, std::size_t cluster_gpus = 0);
+/// load_trace() through a reader of one's own.
+[[nodiscard]] GPUPLACE_INLINE trace load_trace(const trace_reader& reader, const std::string& path, const ModelZoo& zoo,
                                                const trace_options& o = {}, std::size_t cluster_gpus = 0);
 
 }  // namespace gpuplace

@@ -20,6 +20,7 @@
 #include "job_fields.hpp"
 #include "model_zoo.hpp"
 #include "trace.hpp"
+#include "trace_registry.hpp"
 
 namespace gpuplace {
 
@@ -73,6 +74,7 @@ struct workload_config {
     std::vector<std::string> job_models;  ///< kind "jobs": per job, its model's zoo name when given by name ("" or none: the id)
     std::vector<std::vector<job_field_value>> job_values;  ///< kind "jobs": per job, the declared fields it gives
     trace_format format = trace_format::philly;  ///< kind "trace"
+    std::string format_name;                     ///< kind "trace", format registered: the registered format's name (trace_registry.hpp)
     std::string path;                            ///< kind "trace": the file ("$GPUPLACE_DATA/..." allowed, data.hpp)
     std::vector<std::string> more_paths;         ///< kind "trace": further files (JSON "path": [...]); each episode replays one
     trace_options trace_opts;                    ///< kind "trace": window, scaling, cap, bad rows
@@ -292,6 +294,7 @@ public:
         auto opts = c.trace_opts;
         opts.fields = fields_;
         if (c.target_load_max > 0) opts.target_load = 0;  // compressed per episode instead
+        const auto reader = c.format == trace_format::registered ? require_trace_format(c.format_name) : nullptr;  // looked up once
         if (!c.merge_as.empty()) opts.fields[merge_field()].default_value = std::nan("");  // set from the file, not read from it
         if (!c.merge_as.empty() && opts.target_load > 0) {  // the merged trace is compressed, per episode
             cfg_.target_load_max = std::max(cfg_.target_load_max, opts.target_load);
@@ -299,7 +302,8 @@ public:
             opts.target_load = 0;
         }
         for (const auto& f : c.trace_paths()) {
-            auto t = std::make_shared<const trace>(load_trace(c.format, f, zoo, opts, cluster_gpus));
+            auto t = std::make_shared<const trace>(reader ? load_trace(reader->reader, f, zoo, opts, cluster_gpus)
+                                                          : load_trace(c.format, f, zoo, opts, cluster_gpus));
             if (t->jobs.empty()) throw TraceError(t->empty_reason());
             raw_load_.push_back(t->offered_load(zoo, cluster_gpus));
             if (!fields_.empty()) trace_fields_.push_back(intern_trace_fields(*t));

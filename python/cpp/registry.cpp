@@ -6,10 +6,14 @@
 // object of its own: the policy may keep it, read it and fork it). Python objects are owned through
 // shared pointers that take the GIL to drop them, so the harness's threads may copy and drop the
 // act functions freely. An exception raised by the policy becomes a gpuplace.Error naming the policy.
+// gpuplace._core.register_discipline: a preemptive discipline's key written in Python
+// (discipline_registry.hpp), called with the GIL taken in the callback alone.
 
 #include <memory>
 #include <string>
+#include <vector>
 
+#include <gpuplace/discipline_registry.hpp>
 #include <gpuplace/registry.hpp>
 
 #include "bindings.hpp"
@@ -74,9 +78,79 @@ void register_policy(const std::string& name, const std::string& about, py::obje
     });
 }
 
+/// A Python key's result as a priority: a number, or a tuple or list of 1 to 3 numbers.
+gp::discipline_priority to_priority(const std::string& name, const py::handle& r) {
+    const auto fail = [&] {
+        return gp::Error("discipline \"" + name + "\" (registered from Python): key(view, job) returned " + std::string(py::repr(r)) +
+                         ", not a number or a tuple of 1 to 3 numbers");
+    };
+    const auto number = [&](const py::handle& h) {
+        if (!PyNumber_Check(h.ptr()) || PyUnicode_Check(h.ptr())) throw fail();
+        const double d = PyFloat_AsDouble(h.ptr());
+        if (d == -1.0 && PyErr_Occurred()) {
+            PyErr_Clear();
+            throw fail();
+        }
+        return d;
+    };
+    if (py::isinstance<py::tuple>(r) || py::isinstance<py::list>(r)) {
+        const auto seq = py::reinterpret_borrow<py::sequence>(r);
+        if (seq.size() < 1 || seq.size() > 3) throw fail();
+        double v[3] = {0, 0, 0};
+        for (std::size_t i = 0; i < seq.size(); ++i) v[i] = number(seq[i]);
+        return {v[0], v[1], v[2]};
+    }
+    return gp::discipline_priority(number(r));
+}
+
+void register_discipline(const std::string& name, const std::string& about, py::object key) {
+    if (!PyCallable_Check(key.ptr()))
+        throw gp::ConfigError("register_discipline(\"" + name + "\"): the key must be callable (view, job) -> priority, got " +
+                              std::string(py::repr(key)));
+    auto k = share(std::move(key));
+    gp::register_discipline(name, about, [k, name](const gp::discipline_view& v, const gp::discipline_job& j) {
+        py::gil_scoped_acquire gil;
+        try {
+            return to_priority(name, (*k)(v, j));
+        } catch (py::error_already_set& e) {
+            throw gp::Error("discipline \"" + name + "\" (registered from Python): key(view, job) raised " + e.what());
+        }
+    });
+}
+
 }  // namespace
 
 void bind_registry(py::module_& m) {
+    py::class_<gp::discipline_view>(m, "DisciplineView", "What a registered discipline's key sees of a decision (discipline_registry.hpp).")
+        .def_readonly("now", &gp::discipline_view::now, "the time, s")
+        .def_readonly("num_gpus", &gp::discipline_view::num_gpus, "the cluster's GPUs")
+        .def_readonly("active", &gp::discipline_view::active, "waiting and running jobs at this decision")
+        .def_property_readonly("job_fields", [](const gp::discipline_view& v) {
+            py::list out;
+            for (const auto& f : v.job_fields) out.append(f.name);
+            return out;
+        }, "the declared job fields' names, in the order of DisciplineJob.fields")
+        .def("field", [](const gp::discipline_view& v, const std::string& n) -> py::object {
+            const auto i = v.field(n);
+            return i == gp::discipline_view::npos ? py::object(py::none()) : py::object(py::int_(i));
+        }, py::arg("name"), "the index of a declared field in DisciplineJob.fields, or None");
+    py::class_<gp::discipline_job>(m, "DisciplineJob", "One active job as a registered discipline's key sees it.")
+        .def_readonly("index", &gp::discipline_job::index, "the job's index in the episode (submit order)")
+        .def_readonly("submit_time", &gp::discipline_job::submit_time, "s")
+        .def_readonly("gpus", &gp::discipline_job::gpus, "GPUs it requests")
+        .def_readonly("attained", &gp::discipline_job::attained, "GPU-seconds of service attained")
+        .def_readonly("shown_duration", &gp::discipline_job::shown_duration, "the duration the scheduler is shown (0 when hidden)")
+        .def_readonly("running", &gp::discipline_job::running, "whether it holds GPUs now")
+        .def_readonly("preemptions", &gp::discipline_job::preemptions, "times it was suspended")
+        .def_property_readonly("fields", [](const gp::discipline_job& j) {
+            return py::tuple(py::cast(std::vector<double>(j.fields.begin(), j.fields.end())));
+        }, "its declared job fields (NaN where missing; a category by index)");
+    m.def("register_discipline", &register_discipline, py::arg("name"), py::arg("about"), py::arg("key"),
+          "Registers a preemptive queue discipline by name (gpuplace.register_discipline is the decorator): key(view, job) "
+          "returns the job's priority, a number or a tuple of up to 3, lower first. The name is then a queue policy like "
+          "\"las\": a scenario's env.queue_policy, \"<placer>+<name>\". A built-in or registered name is a ConfigError.");
+    m.def("unregister_discipline", [](const std::string& name) { return gp::unregister_discipline(name); }, py::arg("name"),
+          "Removes a registered discipline; returns whether there was one (envs built with it keep it).");
     m.def("register_policy", &register_policy, py::arg("name"), py::arg("about"), py::arg("factory"),
           "Registers a Python policy by name (gpuplace.register_policy is the decorator): factory(seed) returns "
           "act(env) -> action for one episode. heuristic names, evaluate(), Heuristic, the rollout planners "

@@ -176,3 +176,76 @@ def test_the_benchmark_runs_and_validates_a_plugin_policy_by_name(tmp_path):
     assert out.returncode == 0 and ": valid:" in out.stdout, out.stdout + out.stderr
     out = bench_cli("validate", str(result))  # without the plugin the name is unknown, and said so
     assert out.returncode != 0 and "plugin_last_fit" in out.stdout + out.stderr
+
+
+# ---- disciplines registered from Python (gpuplace.register_discipline) ---------------------------
+
+BUSY = {**SMALL, "workload": {**SMALL["workload"], "load": 1.5}}
+
+
+def test_a_python_discipline_restating_las_plays_as_las_and_reads_its_view():
+    seen = {"active": 0, "fields": None}
+
+    @gpuplace.register_discipline("py_las", about="least attained service, in Python")
+    def py_las(view, job):
+        seen["active"] = max(seen["active"], view.active)
+        seen["fields"] = job.fields
+        assert view.num_gpus == 16 and job.gpus in (2, 4) and job.shown_duration > 0
+        return job.attained
+
+    try:
+        assert ("queue", "py_las", "least attained service, in Python") in _core.registry()
+        seeds = [1000000, 1000001]
+        rep = gpuplace.evaluate(BUSY, ["pack+py_las", "pack+las"], seeds, threads=2)
+        mine, las = rep.per_seed("pack+py_las"), rep.per_seed("pack+las")
+        assert [m["avg_jct"] for m in mine] == [m["avg_jct"] for m in las]  # bit for bit
+        assert sum(m["avg_preemptions"] for m in las) > 0
+        assert seen["active"] > 1 and seen["fields"] == ()
+        # by name in a scenario, with preemption on; a tuple priority
+        gpuplace.register_discipline("py_las", about="again")(lambda view, job: (0, job.attained))  # replaced
+        e = gpuplace.Env({**BUSY, "env": {"queue_policy": "py_las"}, "preemption": {"enabled": True}})
+        e.reset(1000000)
+        assert e.scenario()["env"]["queue_policy"] == "py_las"
+    finally:
+        gpuplace.unregister_discipline("py_las")
+    assert not any(n == "py_las" for _, n, _ in _core.registry())
+
+
+def test_a_python_discipline_that_raises_or_returns_badly_is_named():
+    @gpuplace.register_discipline("py_bad_key")
+    def bad(view, job):
+        return "soon"
+
+    try:
+        with pytest.raises(gpuplace.Error, match=r"discipline \"py_bad_key\" \(registered from Python\): key\(view, job\) returned 'soon'"):
+            gpuplace.evaluate(BUSY, ["pack+py_bad_key"], [1000000])
+        with pytest.raises(gpuplace.ConfigError, match='"las" is a built-in queue policy'):
+            gpuplace.register_discipline("las")(lambda view, job: 0)
+    finally:
+        gpuplace.unregister_discipline("py_bad_key")
+    with pytest.raises(gpuplace.ConfigError, match=r'unknown queue policy "py_bad_key"'):
+        gpuplace.evaluate(BUSY, ["pack+py_bad_key"], [1000000])
+
+
+DISCIPLINE_PLUGIN = '''
+import gpuplace
+
+@gpuplace.register_discipline("plugin_oldest", about="the earliest submitted first (a plugin)")
+def oldest(view, job):
+    return job.submit_time
+'''
+
+
+def test_the_cli_takes_a_plugin_discipline_in_info_list_and_evaluate(tmp_path, capsys):
+    plugin = tmp_path / "my_disciplines.py"
+    plugin.write_text(DISCIPLINE_PLUGIN)
+    try:
+        code, out, err = run_cli(capsys, cli_main, ["info", "--list", "--plugin", str(plugin)])
+        assert code == 0, err
+        assert "queue plugin_oldest: the earliest submitted first (a plugin)" in out.splitlines()
+        code, out, err = run_cli(capsys, cli_main, ["evaluate", "--scenario", "default", "--plugin", str(plugin), "--policies",
+                                                    "pack", "--queue", "plugin_oldest,las", "--seeds", "2", "-q"])
+        assert code == 0, err
+        assert "pack+plugin_oldest" in out and "pack+las" in out
+    finally:
+        gpuplace.unregister_discipline("plugin_oldest")

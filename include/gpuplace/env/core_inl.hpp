@@ -177,7 +177,8 @@ bool scheduling_core<T, J, C>::is_finished(std::uint32_t j) const noexcept {
 
 template <Topology T, Job J, class C>
 void scheduling_core<T, J, C>::decide() {
-    for (auto j : disc_.decide(sim_, queue_.jobs(), num_gpus(), sim_.now(), ten_.on() ? &ten_ : nullptr)) {
+    const discipline_inputs in{shown_, extras_.fields, extras_.width, cfg_.job_fields};
+    for (auto j : disc_.decide(sim_, queue_.jobs(), num_gpus(), sim_.now(), ten_.on() ? &ten_ : nullptr, in)) {
         sim_.suspend(j);
         if (cfg_.durations.mode == duration_info::hidden)  // what it has attained, per GPU, as its duration feature
             queue_.info(j).ideal_feat = squash(sim_.attained(j) / double(sim_.job(j).num_gpus));
@@ -209,7 +210,8 @@ void scheduling_core<T, J, C>::init_information() {
     preempt_ = true;
     sim_.set_preemption({p.restart_overhead, p.checkpoint_interval});
     const auto order = cfg_.env.order;
-    disc_.init(order, p, order == queue_order::gittins ? gittins_table(known_.sizes(), p.gittins_quantum) : gittins_table{});
+    disc_.init(order, p, order == queue_order::gittins ? gittins_table(known_.sizes(), p.gittins_quantum) : gittins_table{},
+               cfg_.env.discipline);
 }
 
 template <Topology T, Job J, class C>

@@ -11,6 +11,8 @@
 ///  - gittins: the highest Gittins index of attained GPU-service first (information.hpp).
 ///  - srtf: the least remaining time first (the true one: an oracle, not causal).
 ///  - capacity, drf, themis, edf, edf_ac: by tenant, fair share and deadline (env/tenancy.hpp).
+///  - registered: a discipline registered by name (discipline_registry.hpp), its key looked up once
+///    at init().
 /// With a spot class (tenancy.hpp), every guaranteed job comes before every spot job.
 /// Ties: the earlier job.
 /// Cost: a decision orders the active jobs. The continuous keys (las, gittins, srtf, themis, edf)
@@ -28,20 +30,35 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <memory>
+#include <string_view>
 #include <span>
 #include <vector>
 
 #include "../config.hpp"
+#include "../discipline_registry.hpp"
 #include "../information.hpp"
+#include "../detail/inline.hpp"
 #include "tenancy.hpp"
 
 namespace gpuplace::env_detail {
+
+/// What a registered discipline reads besides the simulator: the core's shown durations and the
+/// jobs' declared fields (job_fields.hpp's episode_extras).
+struct discipline_inputs {
+    std::span<const double> shown;
+    std::span<const double> fields;
+    std::size_t width = 0;
+    std::span<const job_field> decls;
+};
 
 class discipline {
 public:
     static constexpr double never = std::numeric_limits<double>::infinity();
 
-    void init(queue_order order, const preemption_config& p, gittins_table g) {
+    /// `name`: with order registered, the registered discipline's (ConfigError when none is).
+    void init(queue_order order, const preemption_config& p, gittins_table g, std::string_view name = {}) {
+        user_ = order == queue_order::registered ? require_discipline(name) : nullptr;
         order_ = order;
         p_ = p;
         gittins_ = std::move(g);
@@ -112,10 +129,10 @@ public:
     /// leave the running list and wait again). order() then holds the jobs that will wait (the
     /// waiting ones and those to suspend) in priority order. `ten`: the jobs' tenants, classes and
     /// deadlines (env/tenancy.hpp), needed by capacity, drf, themis, edf and edf_ac; null when
-    /// none is on.
+    /// none is on. `in`: what a registered discipline reads (needed by it alone).
     template <class Sim>
     std::span<const std::uint32_t> decide(const Sim& sim, std::span<const std::uint32_t> waiting, std::size_t num_gpus, double now,
-                                          tenancy* ten = nullptr) {
+                                          tenancy* ten = nullptr, const discipline_inputs& in = {}) {
         ten_ = ten;
         const std::span<const std::uint32_t> running = running_;
         auto& order = order_out_;
@@ -130,7 +147,9 @@ public:
         } else {
             all.assign(waiting.begin(), waiting.end());
             all.insert(all.end(), running.begin(), running.end());
-            for (auto j : all) key_[j] = key_of(sim, j, now, all.size());
+            if (order_ == queue_order::registered) user_keys(sim, all, num_gpus, now, in);
+            else
+                for (auto j : all) key_[j] = key_of(sim, j, now, all.size());
             std::sort(all.begin(), all.end(), [&](std::uint32_t a, std::uint32_t b) { return key_[a] < key_[b]; });
         }
         std::size_t free = num_gpus;
@@ -249,6 +268,27 @@ private:
         }
     }
 
+    /// A registered discipline: each active job's key from the registered function (out of line:
+    /// only this discipline calls it).
+    template <class Sim>
+    GPUPLACE_NOINLINE void user_keys(const Sim& sim, std::span<const std::uint32_t> all, std::size_t num_gpus, double now,
+                                     const discipline_inputs& in) {
+        const discipline_view v{now, num_gpus, all.size(), in.decls};
+        for (auto j : all) {
+            discipline_job d;
+            d.index = j;
+            d.submit_time = double(sim.job(j).submit_time);
+            d.gpus = sim.job(j).num_gpus;
+            d.attained = sim.attained(j);
+            d.shown_duration = j < in.shown.size() ? in.shown[j] : 0.0;
+            d.running = sim.is_running(j);
+            d.preemptions = sim.preemptions(j);
+            if (in.width) d.fields = in.fields.subspan(std::size_t(j) * in.width, in.width);
+            const auto p = user_->key(v, d);
+            key_[j] = {p.first, p.second, p.third, j, ten_ && ten_->spot(j) ? 1u : 0u};
+        }
+    }
+
     /// 2D-LAS: demotes the running jobs whose service since their last promotion crossed their
     /// queue's threshold; promotes the waiting jobs that starved.
     template <class Sim>
@@ -272,6 +312,7 @@ private:
     }
 
     queue_order order_ = queue_order::fifo;
+    std::shared_ptr<const registered_discipline> user_;  ///< order registered: the discipline (kept if it is unregistered)
     preemption_config p_;
     gittins_table gittins_;
     tenancy* ten_ = nullptr;             ///< during decide(): its `ten`

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "../config.hpp"
+#include "../discipline_registry.hpp"
 #include "../error.hpp"
 #include "../information.hpp"
 #include "../job.hpp"
@@ -30,13 +31,14 @@ public:
         const auto& d = cfg.durations;
         const auto& p = cfg.preemption;
         const auto order = cfg.env.order;
-        const std::string name(to_string(order));
+        const std::string name = queue_policy_name(cfg.env);
+        if (order == queue_order::registered) (void)require_discipline(name);  // a name no longer (or never) registered
         if (d.mode == duration_info::hidden && (order == queue_order::sjf || order == queue_order::srtf))
             throw ConfigError("config /env/queue_policy: \"" + name + "\" orders jobs by their duration, which durations \"hidden\" does not show");
         if (is_preemptive(order) && !p.enabled)
             throw ConfigError("config /env/queue_policy: \"" + name + "\" is a preemptive discipline: it needs /preemption/enabled");
         if (p.enabled && !is_preemptive(order))
-            throw ConfigError("config /preemption/enabled: needs a preemptive /env/queue_policy (las, 2d_las, gittins, srtf, capacity, drf, themis, edf or edf_ac), got \"" + name + "\"");
+            throw ConfigError("config /preemption/enabled: needs a preemptive /env/queue_policy (las, 2d_las, gittins, srtf, capacity, drf, themis, edf, edf_ac or a registered discipline), got \"" + name + "\"");
         if (p.enabled && cfg.colocation.enabled) throw ConfigError("config /preemption/enabled: not supported with co-location");
         if (d.mode != duration_info::oracle && cfg.colocation.enabled)
             throw ConfigError("config /durations/mode: \"" + std::string(to_string(d.mode)) + "\" is not supported with co-location");

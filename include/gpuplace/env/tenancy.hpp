@@ -46,7 +46,7 @@ public:
         const auto& sp = s.spot;
         const auto& d = s.deadlines;
         order_ = s.env.order;
-        on_ = t.enabled || sp.enabled || d.enabled || order_ >= queue_order::capacity;
+        on_ = t.enabled || sp.enabled || d.enabled || (order_ >= queue_order::capacity && order_ <= queue_order::edf_ac);
         const bool needs_t = order_ == queue_order::capacity || order_ == queue_order::drf;
         const bool needs_d = order_ == queue_order::edf || order_ == queue_order::edf_ac;
         const std::string q(to_string(order_));

@@ -28,14 +28,23 @@
 
 namespace gpuplace {
 
-GPUPLACE_INLINE trace read_trace(trace_format format, std::istream& in, std::string source, const ModelZoo& zoo,
-                                 const trace_options& o, std::size_t cluster_gpus) {
-    using namespace detail;
+namespace detail {
+/// The options every reader checks first.
+inline void check_trace_options(const trace_options& o) {
     if (!(o.time_scale > 0)) throw ConfigError("trace options: time_scale must be > 0 (got " + std::to_string(o.time_scale) + ")");
     if (!(o.target_load >= 0)) throw ConfigError("trace options: target_load must be >= 0 (got " + std::to_string(o.target_load) + ")");
     if (!(o.window_end > o.window_start))
         throw ConfigError("trace options: the window [" + std::to_string(o.window_start) + ", " + std::to_string(o.window_end) +
                           ") is empty");
+}
+}  // namespace detail
+
+GPUPLACE_INLINE trace read_trace(trace_format format, std::istream& in, std::string source, const ModelZoo& zoo,
+                                 const trace_options& o, std::size_t cluster_gpus) {
+    using namespace detail;
+    if (format == trace_format::registered)
+        throw ConfigError("trace options: the format \"registered\" is read through its reader (read_trace(reader, ...), trace_registry.hpp)");
+    check_trace_options(o);
     if (format != trace_format::csv) {
         if (!o.columns.empty() || !o.ignore.empty())
             throw ConfigError("trace options: columns and ignore_columns map a csv trace's header (format " + std::string(to_string(format)) + ")");
@@ -279,14 +288,66 @@ GPUPLACE_INLINE trace read_trace(trace_format format, std::istream& in, std::str
     return t;
 }
 
-GPUPLACE_INLINE trace load_trace(trace_format format, const std::string& path, const ModelZoo& zoo,
-                                 const trace_options& o, std::size_t cluster_gpus) {
-    const std::string file = resolve_data_path(path);
+namespace detail {
+/// A trace file's text as a stream; TraceError when it cannot be read.
+inline std::istringstream open_trace(const std::string& file) {
     std::string text;
     if (!detail::read_input_file<TraceError>(file, text, display_path(file), ""))
         throw TraceError(display_path(file) + ": cannot open the trace file");
-    std::istringstream in(std::move(text));
+    return std::istringstream(std::move(text));
+}
+}  // namespace detail
+
+GPUPLACE_INLINE trace load_trace(trace_format format, const std::string& path, const ModelZoo& zoo,
+                                 const trace_options& o, std::size_t cluster_gpus) {
+    const std::string file = resolve_data_path(path);
+    auto in = detail::open_trace(file);
     return read_trace(format, in, file, zoo, o, cluster_gpus);
+}
+
+GPUPLACE_INLINE trace read_trace(const trace_reader& reader, std::istream& in, std::string source, const ModelZoo& zoo,
+                                 const trace_options& o, std::size_t cluster_gpus) {
+    detail::check_trace_options(o);
+    trace t = reader(in, source, zoo, o);
+    t.source = source;
+    const std::size_t n = t.jobs.size(), F = o.fields.size();
+    if (t.field_values.size() != n * F)
+        throw ConfigError("trace reader of " + display_path(source) + ": " + std::to_string(t.field_values.size()) +
+                          " field values for " + std::to_string(n) + " jobs and " + std::to_string(F) + " declared fields (expected " +
+                          std::to_string(n * F) + ")");
+    t.categories.resize(F);
+    for (std::size_t f = 0; f < F; ++f) {
+        if (t.categories[f].empty()) t.categories[f] = o.fields[f].categories;
+        if (!o.fields[f].default_value) continue;
+        for (std::size_t i = 0; i < n; ++i)
+            if (double& v = t.field_values[i * F + f]; !(v == v)) v = *o.fields[f].default_value;
+    }
+    if (t.model_assigned.size() != n) t.model_assigned.assign(n, 0);
+    if (t.rows < n) t.rows = n;
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto& j = t.jobs[i];
+        const auto bad = [&](const std::string& why) { throw TraceError(display_path(source) + ": job " + std::to_string(i) + " of the reader: " + why); };
+        const auto g = [](double v) {  // as a person writes it: "nan", "-1", "1e+10"
+            char b[32];
+            std::snprintf(b, sizeof b, "%g", v);
+            return std::string(b);
+        };
+        if (j.num_gpus < 1) bad("no GPU requested");
+        if (j.model >= zoo.size()) bad("model id " + std::to_string(j.model) + " is not in the zoo (" + std::to_string(zoo.size()) + " models)");
+        if (!(j.work > 0) || !std::isfinite(j.work)) bad("work " + g(j.work) + " steps: expected a finite number > 0");
+        if (!(j.submit_time >= 0) || !(j.submit_time <= max_trace_time))
+            bad("submit time " + g(j.submit_time) + " s: expected a number in [0, " + g(max_trace_time) + "]");
+        if (!(j.gpu_fraction > 0 && j.gpu_fraction <= 1)) bad("gpu_fraction " + g(j.gpu_fraction) + ": expected a value in (0, 1]");
+    }
+    detail::finish_trace(t, zoo, o, cluster_gpus);
+    return t;
+}
+
+GPUPLACE_INLINE trace load_trace(const trace_reader& reader, const std::string& path, const ModelZoo& zoo,
+                                 const trace_options& o, std::size_t cluster_gpus) {
+    const std::string file = resolve_data_path(path);
+    auto in = detail::open_trace(file);
+    return read_trace(reader, in, file, zoo, o, cluster_gpus);
 }
 
 }  // namespace gpuplace

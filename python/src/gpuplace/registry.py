@@ -62,6 +62,41 @@ def register_policy(name: str, about: str = "") -> Callable[[Any], Any]:
     return decorate
 
 
+_disciplines: dict[str, Any] = {}
+
+
+def register_discipline(name: str, about: str = "") -> Callable[[Any], Any]:
+    """A decorator registering a preemptive queue discipline under ``name``: the decorated
+    ``key(view, job)`` returns a job's priority, a number or a tuple of up to three numbers
+    (lower runs first; ties go to the earlier job). ``view`` (:class:`gpuplace._core.DisciplineView`)
+    has ``now``, ``num_gpus``, ``active``, ``job_fields`` and ``field(name)``; ``job``
+    (:class:`gpuplace._core.DisciplineJob`) has ``index``, ``submit_time``, ``gpus``, ``attained``
+    (GPU-seconds), ``shown_duration``, ``running``, ``preemptions`` and ``fields``. The name is then
+    a queue policy like ``"las"``: ``"pack+name"`` in :func:`gpuplace.evaluate` and the command line
+    (``--plugin``), a scenario's ``env.queue_policy``. The C++ core calls the key with the GIL taken,
+    at every decision once per active job; `view` and `job` are valid during the call only. Registering a
+    name again from Python replaces it."""
+
+    def decorate(fn: Any) -> Any:
+        if not callable(fn):
+            raise _core.ConfigError(f"register_discipline({name!r}): expected a function key(view, job), got {fn!r}")
+        if name in _disciplines:
+            _core.unregister_discipline(name)
+            del _disciplines[name]
+        doc = (getattr(fn, "__doc__", None) or "").strip()
+        _core.register_discipline(name, about or ((doc.splitlines()[0] if doc else "a discipline registered from Python") + " (Python)"), fn)
+        _disciplines[name] = fn
+        return fn
+
+    return decorate
+
+
+def unregister_discipline(name: str) -> bool:
+    """Removes a discipline registered by name; returns whether there was one."""
+    _disciplines.pop(name, None)
+    return bool(_core.unregister_discipline(name))
+
+
 def registered_policies() -> dict[str, Any]:
     """The policies registered from Python, by name."""
     return dict(_registered)

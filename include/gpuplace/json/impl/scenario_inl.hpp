@@ -9,6 +9,7 @@
 
 #include "../../config.hpp"
 #include "../../data.hpp"
+#include "../../discipline_registry.hpp"
 #include "../../detail/input_file.hpp"
 #include "../colocation.hpp"
 #include "../comm.hpp"
@@ -60,10 +61,19 @@ GPUPLACE_INLINE scenario scenario_from_json(const detail::json& j) {
         check_keys(*it, p, {"queue_policy", "backfill", "allow_defer", "queue_window", "max_steps", "max_time", "action_mode",
                             "slots", "placer", "confine_type"});
         read_bool(*it, p, "confine_type", s.env.confine_type);
-        std::string q = std::string(to_string(s.env.order));
+        std::string q = queue_policy_name(s.env);
         read_string(*it, p, "queue_policy", q);
-        if (const auto o = detail::enum_from_name<queue_order>(q)) s.env.order = *o;
-        else config_fail(p + "/queue_policy", "unknown queue policy \"" + q + "\" (allowed: " + detail::enum_name_list<queue_order>() + ")");
+        if (const auto o = detail::enum_from_name<queue_order>(q)) {
+            s.env.order = *o;
+            s.env.discipline.clear();
+        } else if (find_discipline(q)) {  // a discipline registered by name (discipline_registry.hpp)
+            s.env.order = queue_order::registered;
+            s.env.discipline = q;
+        } else {
+            std::string allowed = detail::enum_name_list<queue_order>();
+            for (const auto& n : registered_discipline_names()) allowed += ", " + n;
+            config_fail(p + "/queue_policy", "unknown queue policy \"" + q + "\" (allowed: " + allowed + ")");
+        }
         read_bool(*it, p, "backfill", s.env.backfill);
         read_bool(*it, p, "allow_defer", s.env.allow_defer);
         read_int(*it, p, "queue_window", s.env.queue_window, 0, 1024);
@@ -115,7 +125,7 @@ GPUPLACE_INLINE detail::json to_json(const scenario& s) {
     else if (!s.zoo.file.empty()) j["zoo"] = s.zoo.file;
     j["workload"] = to_json(s.workload);
     const auto& e = s.env;
-    j["env"] = {{"queue_policy", to_string(e.order)}, {"backfill", e.backfill},   {"allow_defer", e.allow_defer},
+    j["env"] = {{"queue_policy", queue_policy_name(e)}, {"backfill", e.backfill},   {"allow_defer", e.allow_defer},
                 {"queue_window", e.queue_window},     {"max_steps", e.max_steps}, {"max_time", e.max_time}};
     if (e.mode != action_mode::gpu) {  // a GPU-mode scenario's JSON is as it was before the modes
         j["env"]["action_mode"] = to_string(e.mode);

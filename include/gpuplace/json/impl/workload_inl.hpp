@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "../../trace.hpp"
+#include "../../trace_registry.hpp"
 #include "../../workload.hpp"
 #include "../parse.hpp"
 #include "../workload.hpp"
@@ -160,7 +161,14 @@ GPUPLACE_INLINE workload_config workload_from_json(const detail::json& j, std::s
         std::string fmt;
         read_string(j, path, "format", fmt);
         if (!j.contains("format")) config_fail(path, "kind \"trace\" needs \"format\" (philly, openb or csv)");
-        c.format = parse_trace_format(fmt, join_path(path, "format"));
+        if (!detail::enum_from_name<trace_format>(fmt) && find_trace_format(fmt)) {  // a format registered by name (trace_registry.hpp)
+            c.format = trace_format::registered;
+            c.format_name = fmt;
+        } else if (!detail::enum_from_name<trace_format>(fmt)) {
+            config_fail(join_path(path, "format"), "unknown trace format \"" + fmt + "\" (allowed: " + trace_format_names() + ")");
+        } else {
+            c.format = parse_trace_format(fmt, join_path(path, "format"));
+        }
         if (auto it = j.find("path"); it != j.end() && it->is_array()) {  // several files: each episode replays one
             const auto p = join_path(path, "path");
             if (it->empty()) config_fail(p, "expected a file name or a non-empty list of file names");
@@ -183,7 +191,8 @@ GPUPLACE_INLINE workload_config workload_from_json(const detail::json& j, std::s
         c.trace_opts = trace_options_from_json(opts, path, fields);
         if ((!c.trace_opts.columns.empty() || !c.trace_opts.ignore.empty()) && c.format != trace_format::csv)
             config_fail(join_path(path, c.trace_opts.columns.empty() ? "ignore_columns" : "columns"),
-                        "maps a csv trace's header; format \"" + std::string(to_string(c.format)) + "\" has its own columns");
+                        "maps a csv trace's header; format \"" + (c.format_name.empty() ? std::string(to_string(c.format)) : c.format_name) +
+                            "\" has its own columns");
         read_int(j, path, "episode_jobs", c.episode_jobs, 0, 1LL << 40);
         read_string(j, path, "merge_as", c.merge_as);
         return c;
@@ -356,7 +365,7 @@ GPUPLACE_INLINE detail::json to_json(const workload_config& w) {
     detail::json j;
     j["kind"] = w.kind;
     if (w.kind == "trace") {
-        j["format"] = to_string(w.format);
+        j["format"] = w.format == trace_format::registered ? w.format_name : std::string(to_string(w.format));
         j["path"] = w.more_paths.empty() ? detail::json(w.path) : detail::json(w.trace_paths());
         trace_options_to_json(w.trace_opts, j);
         if (w.target_load_max > 0) j["target_load"] = {w.trace_opts.target_load, w.target_load_max};
