@@ -97,10 +97,11 @@ public:
         bucketed_.reserve(n);
         active_.reserve(n);
     }
-    /// Job j arrived at `now` (into the first queue). Jobs arrive in id order, so this appends.
+    /// Job j arrived at `now` (into the first queue). Jobs arrive in id order, so the active list
+    /// (kept by the bucketed disciplines alone) is appended to.
     void arrived(std::uint32_t j, double now) {
         since_[j] = entered_[j] = now;
-        active_.insert(std::upper_bound(active_.begin(), active_.end(), j), j);
+        if (bucketed()) active_.insert(std::upper_bound(active_.begin(), active_.end(), j), j);
     }
     /// Job j started; job j stopped running without finishing (a failure: it waits again); job j
     /// finished.
@@ -108,6 +109,7 @@ public:
     void stopped(std::uint32_t j) noexcept { std::erase(running_, j); }
     void finished(std::uint32_t j) noexcept {
         std::erase(running_, j);
+        if (!bucketed()) return;
         const auto it = std::lower_bound(active_.begin(), active_.end(), j);
         if (it != active_.end() && *it == j) active_.erase(it);
     }
@@ -140,7 +142,7 @@ public:
         suspend.clear();
         update_queues(sim, waiting, running, now);
         auto& all = order_scratch_;
-        if (order_ == queue_order::capacity || order_ == queue_order::drf) {
+        if (bucketed()) {
             all.assign(active_.begin(), active_.end());  // the waiting and the running jobs, in id order
             if (order_ == queue_order::capacity) ten_->mark_in_quota(sim, all);
             bucket(all);
@@ -217,6 +219,9 @@ private:
             return x.j < y.j;
         }
     };
+
+    /// Whether decisions bucket the active jobs (capacity, drf) instead of sorting them.
+    [[nodiscard]] bool bucketed() const noexcept { return order_ == queue_order::capacity || order_ == queue_order::drf; }
 
     /// capacity and drf: orders `all` (in id order) by class, then within quota first (capacity) or
     /// tenant (drf), then id: a stable counting sort over those few buckets, O(A + tenants).
