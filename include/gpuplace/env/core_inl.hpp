@@ -139,7 +139,7 @@ metrics scheduling_core<T, J, C>::episode_metrics() const {
 template <Topology T, Job J, class C>
 void scheduling_core<T, J, C>::tell_discipline(const advance_result& ev) {
     for (auto j = ev.first_arrival; j < ev.first_arrival + ev.arrivals; ++j) {
-        disc_.arrived(j, sim_.now());
+        disc_.arrived(j, sim_.now(), sim_.job(j).num_gpus);
         if (ten_.on()) ten_.arrived(j, sim_.now());
     }
     for (const auto& r : ev.finished) disc_.finished(std::uint32_t(r.id));

@@ -74,7 +74,8 @@ public:
         running_.reserve(n);
         active_.clear();
         active_.reserve(n);
-        order_out_.reserve(n);
+        if (order_out_.size() < n) order_out_.resize(n);
+        order_len_ = 0;
         suspend_.reserve(n);
         dirty_ = true;
         clock_ = false;
@@ -84,6 +85,7 @@ public:
         since_.assign(n, 0.0);
         entered_.assign(n, 0.0);
         run_.assign(n, 0);
+        gpus_.assign(n, 0);
         key_.resize(n);
         order_scratch_.reserve(n);
         bucketed_.reserve(n);
@@ -96,17 +98,19 @@ public:
         since_.resize(n, 0.0);
         entered_.resize(n, 0.0);
         run_.resize(n, 0);
+        gpus_.resize(n, 0);
         key_.resize(n);
         order_scratch_.reserve(n);
         bucketed_.reserve(n);
         for (auto& b : rest_) b.resize(n);
-        order_out_.reserve(n);
+        if (order_out_.size() < n) order_out_.resize(n);
         active_.reserve(n);
     }
-    /// Job j arrived at `now` (into the first queue). Jobs arrive in id order, so the active list
+    /// Job j of `gpus` GPUs arrived at `now` (into the first queue). Jobs arrive in id order, so the active list
     /// (kept by the bucketed disciplines alone) is appended to.
-    void arrived(std::uint32_t j, double now) {
+    void arrived(std::uint32_t j, double now, std::uint32_t gpus) {
         since_[j] = entered_[j] = now;
+        gpus_[j] = gpus;
         if (bucketed()) active_.insert(std::upper_bound(active_.begin(), active_.end(), j), j);
     }
     /// Job j started; job j stopped running without finishing (a failure: it waits again); job j
@@ -149,7 +153,7 @@ public:
         update_queues(sim, waiting, running, now);
         auto& all = order_scratch_;
         if (order_ == queue_order::capacity) {
-            bucket_capacity(sim, all);
+            bucket_capacity(all);
         } else if (bucketed()) {
             all.assign(active_.begin(), active_.end());  // the waiting and the running jobs, in id order
             bucket(all);
@@ -168,32 +172,34 @@ public:
                 if (settling(sim, j, now)) free -= sim.job(j).num_gpus;
         if (order_ == queue_order::drf)
             ten_->fill(sim, all, free, [&](std::uint32_t j) { return settle && sim.is_running(j) && settling(sim, j, now); });
-        order.resize(all.size());  // the waiting jobs and the running ones to suspend (no allocation: reserved)
-        std::size_t left_out = 0;
-        for (auto j : all) {  // one pass: the run set in priority order, and the jobs left out
+        // Through local pointers: a store to run_ (bytes) may alias any member, which would
+        // otherwise be loaded again at every job.
+        std::uint8_t* const run = run_.data();
+        std::uint32_t* const out = order.data();  // sized n at reset(): no allocation
+        std::size_t left_out = 0;                 // the waiting jobs and the running ones to suspend
+        for (auto j : all) {                      // one pass: the run set in priority order, and the jobs left out
             const bool runs = sim.is_running(j);
             if (settle && runs && settling(sim, j, now)) {
-                run_[j] = 1;
+                run[j] = 1;
                 continue;
             }
-            const std::size_t k = sim.job(j).num_gpus;
-            run_[j] = k <= free;
-            if (run_[j]) free -= k;
-            if (!(runs && run_[j])) order[left_out++] = j;
+            const std::size_t k = gpus_[j];
+            const bool fits = k <= free;
+            run[j] = fits;
+            if (fits) free -= k;
+            if (!(runs && fits)) out[left_out++] = j;
         }
-        order.resize(left_out);
+        order_len_ = left_out;
         for (auto j : running)
-            if (!run_[j]) suspend.push_back(j);
-        for (auto j : suspend) {
-            std::erase(running_, j);
-            since_[j] = now;  // it keeps its queue and its place there
-        }
+            if (!run[j]) suspend.push_back(j);
+        if (!suspend.empty()) std::erase_if(running_, [run](std::uint32_t j) { return !run[j]; });  // the suspended, in one pass
+        for (auto j : suspend) since_[j] = now;  // it keeps its queue and its place there
         dirty_ = false;
         clock_ = false;
         return suspend;
     }
     /// The jobs that wait after the last decide(), in priority order.
-    [[nodiscard]] std::span<const std::uint32_t> order() const noexcept { return order_out_; }
+    [[nodiscard]] std::span<const std::uint32_t> order() const noexcept { return {order_out_.data(), order_len_}; }
 
     /// The next time a priority jumps without an event: a 2D-LAS demotion or promotion, or the
     /// next round (counted from the episode's start); never when none.
@@ -236,8 +242,7 @@ private:
     /// one pass over them (a job is within quota when its tenant's earlier active jobs and it fit
     /// in the quota: tenancy::within_quota); the guaranteed jobs within quota, the usual first
     /// bucket, go straight to `all`, the other three are appended after.
-    template <class Sim>
-    void bucket_capacity(const Sim& sim, std::vector<std::uint32_t>& all) {
+    void bucket_capacity(std::vector<std::uint32_t>& all) {
         // Written through indices into buffers sized at reset(): an outlined push_back per job
         // was a tenth of the step at 512 GPUs (perf).
         const std::size_t A = active_.size();
@@ -246,7 +251,7 @@ private:
         std::array<std::size_t, 3> n{};
         ten_->clear_quota_use();
         for (auto j : active_) {
-            const std::size_t b = (ten_->spot(j) ? 2 : 0) + (ten_->within_quota(j, sim.job(j).num_gpus) ? 0 : 1);
+            const std::size_t b = (ten_->spot(j) ? 2 : 0) + (ten_->within_quota(j, gpus_[j]) ? 0 : 1);
             if (b == 0) all[n0++] = j;
             else rest_[b - 1][n[b - 1]++] = j;
         }
@@ -355,12 +360,14 @@ private:
     std::vector<double> since_;          ///< per job: when it last started waiting
     std::vector<double> entered_;        ///< 2D-LAS: per job when it entered its queue
     std::vector<std::uint8_t> run_;      ///< per job: in the run set of the last decision
+    std::vector<std::uint32_t> gpus_;    ///< per job: its GPUs (dense: the passes over the active jobs read it)
     std::vector<key> key_;               ///< per job: its priority at the last decision
     std::vector<std::uint32_t> order_scratch_, bucketed_;
     std::array<std::vector<std::uint32_t>, 3> rest_;  ///< bucket_capacity(): the buckets after the first
     std::vector<std::uint32_t> active_;  ///< the arrived jobs not finished (waiting or running), in id order
     std::vector<std::size_t> start_of_;  ///< bucket(): where each bucket starts
     std::vector<std::uint32_t> running_, order_out_, suspend_;  ///< running jobs; the last decision's
+    std::size_t order_len_ = 0;  ///< order_out_'s first order_len_ entries are order()
     double start_ = 0;                                         ///< the episode's start (rounds)
     bool dirty_ = true;                                        ///< the run set needs deciding
     bool clock_ = false;                                       ///< ... at a decision time of the clock alone
