@@ -15,13 +15,14 @@
 
 #include <gpuplace/atomic_file.hpp>
 #include <gpuplace/input_file.hpp>
-#include <gpuplace/bench/policy.hpp>
-#include <gpuplace/bench/run.hpp>
-#include <gpuplace/bench/track.hpp>
 #include <gpuplace/json.hpp>
 #include <gpuplace/progress.hpp>
 #include <gpuplace/rl/checkpoint.hpp>
 #include <gpuplace/scenario_source.hpp>
+
+#include "bench/policy.hpp"
+#include "bench/run.hpp"
+#include "bench/track.hpp"
 
 #include "cli.hpp"
 

@@ -9,11 +9,12 @@
 #include <cstdio>
 #include <memory>
 
-#include <gpuplace/bench/env_track.hpp>
 #include <gpuplace/gpuplace.hpp>
 #include <gpuplace/level_topology.hpp>
 #include <gpuplace/policy_registry.hpp>
 #include <gpuplace/rl/rl.hpp>
+
+#include "bench/env_track.hpp"
 
 using namespace gpuplace;
 

@@ -6,11 +6,12 @@
 #include <cstdio>
 #include <vector>
 
-#include <gpuplace/bench/run.hpp>
 #include <gpuplace/discipline_registry.hpp>
 #include <gpuplace/gpuplace.hpp>
 #include <gpuplace/json.hpp>
 #include <gpuplace/registry.hpp>
+
+#include "bench/run.hpp"
 
 // Shortest estimated remaining time first: the duration the scheduler is shown, less the time the
 // job has run (its attained GPU-seconds over its GPUs). Lower runs first; ties go to the earlier job.

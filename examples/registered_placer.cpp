@@ -5,11 +5,12 @@
 #include <string>
 #include <vector>
 
-#include <gpuplace/bench/run.hpp>
 #include <gpuplace/gpuplace.hpp>
 #include <gpuplace/json.hpp>
 #include <gpuplace/policy_registry.hpp>
 #include <gpuplace/registry.hpp>
+
+#include "bench/run.hpp"
 
 /// Last fit: the highest-numbered GPU the job may take, one pick at a time (first fit's mirror).
 class last_fit : public gpuplace::gpu_picker<last_fit> {

@@ -4,9 +4,10 @@
 #include <string>
 #include <vector>
 
-#include <gpuplace/bench/env_track.hpp>
-#include <gpuplace/bench/run.hpp>
 #include <gpuplace/json.hpp>
+
+#include "bench/env_track.hpp"
+#include "bench/run.hpp"
 
 #include "rl_test_util.hpp"
 

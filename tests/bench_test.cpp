@@ -8,10 +8,11 @@
 #include <string>
 #include <vector>
 
-#include <gpuplace/bench/result.hpp>
-#include <gpuplace/bench/run.hpp>
-#include <gpuplace/bench/track.hpp>
 #include <gpuplace/json.hpp>
+
+#include "bench/result.hpp"
+#include "bench/run.hpp"
+#include "bench/track.hpp"
 
 using namespace gpuplace;
 

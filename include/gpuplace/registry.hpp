@@ -14,7 +14,8 @@
 /// benchmark (bench::run(track, "<name>+sjf")) take it by name in the program that registered it.
 /// A preemptive queue discipline of one's own: register_discipline() (discipline_registry.hpp),
 /// listed here under kind "queue"; a trace format: register_trace_format() (trace_registry.hpp),
-/// under kind "trace_format".
+/// under kind "trace_format"; a workload kind: register_workload_kind() (json/workload_registry.hpp),
+/// under kind "workload" in json/registry.hpp's all_registry_entries().
 
 #include <algorithm>
 #include <cstdint>
@@ -213,13 +214,7 @@ inline void add_builtins(std::vector<registry_entry>& v) {
     v.push_back({"planner", "rollout<F>:<policy>", "the same with F futures"});
     v.push_back({"planner", "rollout<F>h<H>:<policy>", "the same, each future played H decisions after the action (not to the episode's end)"});
     v.push_back({"planner", "hindsight:<policy>", "every action scored on the episode's own future: NOT causal"});
-    const std::pair<const char*, const char*> workloads[] = {
-        {"synthetic", "Poisson arrivals at a target load, GPU counts and log-uniform durations, a model mix"},
-        {"proximity_drl", "Proximity-DRL's generator"},
-        {"trace", "trace files replayed (one, or each episode one of a list)"},
-        {"jobs", "a fixed job list"},
-        {"mixture", "each episode one of several workloads, drawn by weight"}};
-    for (const auto& [n, about] : workloads) v.push_back({"workload", n, about});
+    for (const auto& k : builtin_workload_kinds) v.push_back({"workload", std::string(k.name), std::string(k.about)});  // workload.hpp
     const std::pair<trace_format, const char*> formats[] = {
         {trace_format::philly, "Gavel's Philly-derived .trace (tab-separated, 7 fields)"},
         {trace_format::openb, "Alibaba's openb_pod_list_*.csv"},

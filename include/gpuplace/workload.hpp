@@ -8,8 +8,10 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <iterator>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -54,6 +56,44 @@ struct proximity_drl_workload {
 
 struct workload_component;
 
+/// A built-in workload kind: its name and what it is (the registry lists them under kind
+/// "workload"; json/workload_registry.hpp reads and registers kinds of one's own).
+struct builtin_workload_kind {
+    std::string_view name, about;
+};
+
+/// The built-in workload kinds, in the order of workload_kind_id.
+inline constexpr builtin_workload_kind builtin_workload_kinds[] = {
+    {"synthetic", "Poisson arrivals at a target load, GPU counts and log-uniform durations, a model mix"},
+    {"proximity_drl", "Proximity-DRL's generator"},
+    {"trace", "trace files replayed (one, or each episode one of a list)"},
+    {"jobs", "a fixed job list"},
+    {"mixture", "each episode one of several workloads, drawn by weight"}};
+
+/// Which kind a workload is: a built-in one (builtin_workload_kinds' order) or one of one's own.
+enum class workload_kind_id : std::uint8_t { synthetic, proximity_drl, trace, jobs, mixture, registered };
+
+/// The index of built-in kind `name` in builtin_workload_kinds, or its size when there is none.
+[[nodiscard]] constexpr std::size_t builtin_workload_kind_index(std::string_view name) noexcept {
+    std::size_t i = 0;
+    while (i < std::size(builtin_workload_kinds) && builtin_workload_kinds[i].name != name) ++i;
+    return i;
+}
+
+/// A workload kind of one's own (registered by name, json/workload_registry.hpp): makes each
+/// episode's jobs. generate() appends the jobs of the episode of `seed` to `out` (empty) in any
+/// order, each requesting 1 to `cluster_gpus` GPUs of a model of `zoo`, with work > 0 and a
+/// submit time >= 0; the workload sorts them by submit time (stably) and numbers them 0, 1, ...
+/// in that order. The same seed must give the same jobs; it is called from one thread per env.
+class workload_generator {
+public:
+    virtual ~workload_generator() = default;
+    virtual void generate(const ModelZoo& zoo, std::size_t cluster_gpus, std::uint64_t seed, std::vector<TrainingJob>& out) const = 0;
+    /// An upper bound on the GPUs all jobs of one episode request on `cluster_gpus` GPUs, for the
+    /// buffers an env reserves once; 0 (unknown): later episodes may allocate at reset().
+    [[nodiscard]] virtual std::size_t max_episode_gpus(std::size_t /*cluster_gpus*/) const { return 0; }
+};
+
 /// A declared job field's value as a `jobs` entry gives it (workload_config::job_values).
 struct job_field_value {
     std::string field;
@@ -65,8 +105,9 @@ struct job_field_value {
 
 /// How an episode's jobs are made.
 struct workload_config {
-    /// "synthetic", "proximity_drl", "trace" (replayed every episode), "jobs" (a fixed list) or
-    /// "mixture" (each episode one of several workloads, drawn by weight).
+    /// "synthetic", "proximity_drl", "trace" (replayed every episode), "jobs" (a fixed list),
+    /// "mixture" (each episode one of several workloads, drawn by weight; builtin_workload_kinds),
+    /// or a kind of one's own (json/workload_registry.hpp; `generator` then makes the jobs).
     std::string kind = "synthetic";
     synthetic_workload synthetic;
     proximity_drl_workload proximity_drl;
@@ -88,6 +129,10 @@ struct workload_config {
     /// episode replays one file.
     std::string merge_as;
     std::vector<workload_component> components;  ///< kind "mixture"
+    /// A kind of one's own: the generator its factory made from the workload's JSON, and that JSON
+    /// (written back as it was read).
+    std::shared_ptr<const workload_generator> generator;
+    std::string options;
 
     /// Every trace file of a "trace" workload: path, then more_paths.
     [[nodiscard]] std::vector<std::string> trace_paths() const {
@@ -284,13 +329,14 @@ public:
     workload_source(const workload_config& c, const ModelZoo& zoo, std::size_t cluster_gpus, std::vector<job_field> fields = {},
                     std::shared_ptr<field_dictionary> dict = nullptr)
         : cfg_(c), fields_(std::move(fields)) {
+        kind_ = resolve_kind(c);
         dict_ = dict ? std::move(dict) : std::make_shared<field_dictionary>(fields_);
         resolve_job_list(zoo);
-        if (c.kind == "mixture") {
+        if (kind_ == workload_kind_id::mixture) {
             for (const auto& comp : c.components) parts_.emplace_back(comp.workload, zoo, cluster_gpus, fields_, dict_);
             return;
         }
-        if (c.kind != "trace") return;
+        if (kind_ != workload_kind_id::trace) return;
         auto opts = c.trace_opts;
         opts.fields = fields_;
         if (c.target_load_max > 0) opts.target_load = 0;  // compressed per episode instead
@@ -340,11 +386,11 @@ public:
 
     /// Fills `out` with the jobs of the episode of `seed`, sorted by submit time.
     void generate(const ModelZoo& zoo, std::size_t cluster_gpus, std::uint64_t seed, std::vector<TrainingJob>& out) const {
-        if (cfg_.kind == "synthetic") {
+        if (kind_ == workload_kind_id::synthetic) {
             generate_synthetic(cfg_.synthetic, zoo, cluster_gpus, seed, out);
-        } else if (cfg_.kind == "proximity_drl") {
+        } else if (kind_ == workload_kind_id::proximity_drl) {
             generate_proximity_drl(cfg_.proximity_drl, zoo, seed, out);
-        } else if (cfg_.kind == "trace") {
+        } else if (kind_ == workload_kind_id::trace) {
             const std::size_t f = trace_file(seed);
             const auto& v = traces_[f]->jobs;
             std::size_t first = 0, n = v.size();
@@ -365,8 +411,10 @@ public:
                 out[i].submit_time -= t0;
                 if (scale != 1.0) out[i].submit_time *= scale;
             }
-        } else if (cfg_.kind == "mixture") {
+        } else if (kind_ == workload_kind_id::mixture) {
             parts_[pick_component(seed)].generate(zoo, cluster_gpus, seed, out);
+        } else if (kind_ == workload_kind_id::registered) {
+            generate_registered(zoo, cluster_gpus, seed, out);
         } else {
             out.assign(cfg_.jobs.begin(), cfg_.jobs.end());
             std::stable_sort(out.begin(), out.end(), detail::by_submit_time{});
@@ -375,8 +423,9 @@ public:
 
     /// An upper bound on the GPUs all jobs of one episode request on a cluster of G GPUs (0 for a
     /// fixed job list, whose first episode sizes the buffers for all).
-    [[nodiscard]] std::size_t max_episode_gpus(std::size_t G) const noexcept {
-        if (cfg_.kind == "synthetic") {
+    [[nodiscard]] std::size_t max_episode_gpus(std::size_t G) const {
+        if (kind_ == workload_kind_id::registered) return cfg_.generator->max_episode_gpus(G);
+        if (kind_ == workload_kind_id::synthetic) {
             std::size_t k = 0;
             for (std::size_t c = 0; c < cfg_.synthetic.gpu_counts.size(); ++c) {
                 const double hi = c < cfg_.synthetic.gpu_counts_max.size() ? cfg_.synthetic.gpu_counts_max[c] : 0.0;
@@ -385,7 +434,7 @@ public:
             }
             return cfg_.synthetic.num_jobs * std::min(k, G);
         }
-        if (cfg_.kind == "proximity_drl") return cfg_.proximity_drl.num_jobs * std::min<std::size_t>(cfg_.proximity_drl.max_request, G);
+        if (kind_ == workload_kind_id::proximity_drl) return cfg_.proximity_drl.num_jobs * std::min<std::size_t>(cfg_.proximity_drl.max_request, G);
         std::size_t best = 0;
         for (const auto& t : traces_) {
             std::size_t total = 0;
@@ -408,7 +457,7 @@ public:
             std::sort(keys.begin(), keys.end());
             n = std::max<std::size_t>(n, std::size_t(std::unique(keys.begin(), keys.end()) - keys.begin()));
         }
-        if (cfg_.kind == "jobs") n = std::max(n, cfg_.jobs.size());
+        if (kind_ == workload_kind_id::jobs) n = std::max(n, cfg_.jobs.size());
         for (const auto& p : parts_) n = std::max(n, p.max_job_kinds(zoo_models));
         return n;
     }
@@ -416,7 +465,7 @@ public:
     /// A job that can never run on G GPUs, or a model the zoo does not have, is a ConfigError naming
     /// its JSON path (checked when the env is built, not at the first reset()).
     void validate(const ModelZoo& zoo, std::size_t G, const std::string& path = "config /workload") const {
-        if (cfg_.kind == "jobs")
+        if (kind_ == workload_kind_id::jobs)
             for (std::size_t i = 0; i < cfg_.jobs.size(); ++i) {
                 const auto p = path + "/jobs/" + std::to_string(i);
                 if (cfg_.jobs[i].num_gpus > G)
@@ -426,7 +475,7 @@ public:
                     throw ConfigError(p + "/model: model id " + std::to_string(cfg_.jobs[i].model) + " is not in the zoo (" +
                                       std::to_string(zoo.size()) + " models)");
             }
-        if (cfg_.kind == "synthetic") {
+        if (kind_ == workload_kind_id::synthetic) {
             for (std::size_t c = 0; c < cfg_.synthetic.gpu_counts.size(); ++c) {
                 const auto [k, p] = cfg_.synthetic.gpu_counts[c];
                 const double hi = c < cfg_.synthetic.gpu_counts_max.size() ? cfg_.synthetic.gpu_counts_max[c] : 0.0;
@@ -446,6 +495,12 @@ public:
     }
 
 private:
+    /// The kind of `c`: a built-in one by name, or one of one's own (its generator); ConfigError
+    /// for a name that is neither.
+    [[nodiscard]] GPUPLACE_INLINE static workload_kind_id resolve_kind(const workload_config& c);
+    /// A kind of one's own: its generator's jobs, sorted and numbered, each checked.
+    GPUPLACE_INLINE void generate_registered(const ModelZoo& zoo, std::size_t cluster_gpus, std::uint64_t seed,
+                                             std::vector<TrainingJob>& out) const;
     /// A mixture's component for the episode of `seed`, drawn by weight.
     [[nodiscard]] std::size_t pick_component(std::uint64_t seed) const noexcept {
         double total = 0;
@@ -475,6 +530,7 @@ private:
     }
 
     workload_config cfg_;
+    workload_kind_id kind_ = workload_kind_id::synthetic;
     std::vector<job_field> fields_;
     std::shared_ptr<field_dictionary> dict_;
     std::vector<double> job_table_;                     ///< kind "jobs": jobs x fields, in list order

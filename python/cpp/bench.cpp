@@ -1,5 +1,5 @@
 // gpuplace._core: the benchmark (docs/bench.md), the same C++ code as gpuplace-bench
-// (include/gpuplace/bench/), so that a result's JSON is the same text bit for bit from either:
+// (src/bench/), so that a result's JSON is the same text bit for bit from either:
 // bench_tracks, bench_track_scenario, bench_run (a heuristic variant or a rollout planner, or with
 // the C++ PPO built a shipped model or checkpoint), bench_score_actions (a Python policy's actions, replayed and
 // scored), bench_validate. Compiled per CPU variant (python/CMakeLists.txt): it loads the PPO's
@@ -10,11 +10,11 @@
 #include <utility>
 #include <vector>
 
-#include <gpuplace/bench/result.hpp>
-#include <gpuplace/bench/run.hpp>
-#include <gpuplace/bench/track.hpp>
+#include "bench/result.hpp"
+#include "bench/run.hpp"
+#include "bench/track.hpp"
 #if defined(GPUPLACE_PY_HAVE_RL)
-#include <gpuplace/bench/policy.hpp>
+#include "bench/policy.hpp"
 #endif
 
 #include "bindings.hpp"

@@ -19,8 +19,10 @@
 /// user keeps is written atomically (gpuplace/atomic_file.hpp).
 ///
 /// This is an application's layer, not part of the header library: it is compiled once
-/// (src/training_run/training_run.cpp, the CMake target gpuplace_training_run) for gpuplace-train
-/// and for the Python package's gpuplace._core.train_run.
+/// (src/training_run/*.cpp, the CMake target gpuplace_training_run) for gpuplace-train and for the
+/// Python package's gpuplace._core.train_run: training_run.cpp reads the recipes and the config,
+/// compare.cpp compares with the heuristics, restart_state.cpp and restart.cpp keep and train one
+/// restart, run.cpp runs the whole (training_run_internal.hpp: what they share).
 
 #include <cstddef>
 #include <cstdint>

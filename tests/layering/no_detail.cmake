@@ -1,6 +1,7 @@
 # The programs (apps/) and the Python bindings (python/cpp/) use the library's public API only:
 # no gpuplace detail:: name and no gpuplace/detail/ header (pybind11's py::detail is not ours); and
-# no header of the installed library includes the training run.
+# no header of the installed library includes the training run (src/training_run/) or the benchmark
+# (src/bench/).
 #   cmake -DSOURCE_DIR=<repository> -P tests/layering/no_detail.cmake      (ctest: layering_no_detail)
 file(GLOB_RECURSE _files
      "${SOURCE_DIR}/apps/*.cpp" "${SOURCE_DIR}/apps/*.hpp"
@@ -21,13 +22,13 @@ endforeach()
 if(_found)
   message(FATAL_ERROR "apps/ and python/cpp/ use gpuplace's detail (make what they need public API):\n${_found}")
 endif()
-# No header of the installed library includes the training run (src/training_run/).
+# No header of the installed library includes the training run (src/training_run/) or the benchmark (src/bench/).
 file(GLOB_RECURSE _headers "${SOURCE_DIR}/include/*.hpp")
 foreach(_h ${_headers})
-  file(STRINGS "${_h}" _inc REGEX "#include.*training_run")
+  file(STRINGS "${_h}" _inc REGEX "#include.*(training_run|[\"<]bench/)")
   if(_inc)
     file(RELATIVE_PATH _rel "${SOURCE_DIR}" "${_h}")
-    message(FATAL_ERROR "${_rel} includes the training run: ${_inc}")
+    message(FATAL_ERROR "${_rel} includes the training run or the benchmark (programs' code, src/): ${_inc}")
   endif()
 endforeach()
 list(LENGTH _files _n)

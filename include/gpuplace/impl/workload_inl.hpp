@@ -17,8 +17,39 @@
 
 namespace gpuplace {
 
+GPUPLACE_INLINE workload_kind_id workload_source::resolve_kind(const workload_config& c) {
+    if (c.generator) return workload_kind_id::registered;
+    const auto i = builtin_workload_kind_index(c.kind);
+    if (i < std::size(builtin_workload_kinds)) return workload_kind_id(i);
+    std::string known;
+    for (const auto& k : builtin_workload_kinds) known += (known.empty() ? "" : ", ") + std::string(k.name);
+    throw ConfigError("workload kind \"" + c.kind + "\": not a built-in kind (" + known +
+                      ") and no generator (a kind of one's own is read from JSON: json/workload_registry.hpp)");
+}
+
+GPUPLACE_INLINE void workload_source::generate_registered(const ModelZoo& zoo, std::size_t cluster_gpus, std::uint64_t seed,
+                                                          std::vector<TrainingJob>& out) const {
+    out.clear();
+    cfg_.generator->generate(zoo, cluster_gpus, seed, out);
+    std::stable_sort(out.begin(), out.end(), detail::by_submit_time{});
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        auto& j = out[i];
+        const auto where = [&] { return "workload kind \"" + cfg_.kind + "\", episode seed " + std::to_string(seed) + ": job " + std::to_string(i); };
+        if (j.num_gpus < 1 || j.num_gpus > cluster_gpus)
+            throw ConfigError(where() + " requests " + std::to_string(j.num_gpus) + " GPUs (expected 1 to the cluster's " +
+                              std::to_string(cluster_gpus) + ")");
+        if (j.model >= zoo.size())
+            throw ConfigError(where() + ": model id " + std::to_string(j.model) + " is not in the zoo (" + std::to_string(zoo.size()) + " models)");
+        if (!(j.work > 0) || !std::isfinite(j.work) || !(j.submit_time >= 0) || !std::isfinite(j.submit_time))
+            throw ConfigError(where() + ": expected work > 0 and a submit time >= 0, got work " + std::to_string(j.work) + ", submit time " +
+                              std::to_string(j.submit_time));
+        j.id = static_cast<job_id>(i);
+    }
+    if (out.empty()) throw ConfigError("workload kind \"" + cfg_.kind + "\", episode seed " + std::to_string(seed) + ": no jobs");
+}
+
 GPUPLACE_INLINE void workload_source::resolve_job_list(const ModelZoo& zoo) {
-    if (cfg_.kind != "jobs") return;
+    if (kind_ != workload_kind_id::jobs) return;
     const std::string path = "config /workload/jobs/";
     for (std::size_t i = 0; i < cfg_.job_models.size() && i < cfg_.jobs.size(); ++i) {
         if (cfg_.job_models[i].empty()) continue;
@@ -54,7 +85,7 @@ GPUPLACE_INLINE void workload_source::resolve_job_list(const ModelZoo& zoo) {
                 job_table_[i * F + f] = *idx;
             }
         for (std::size_t f = 0; f < F; ++f)
-            if (!given[f] && !fields_[f].default_value && cfg_.kind == "jobs")
+            if (!given[f] && !fields_[f].default_value && kind_ == workload_kind_id::jobs)
                 throw ConfigError(path + std::to_string(i) + ": the job field \"" + fields_[f].name + "\" is missing, and it has no default");
     }
 }
@@ -127,7 +158,7 @@ GPUPLACE_INLINE void workload_source::merge_traces(const ModelZoo& zoo, std::siz
 
 GPUPLACE_INLINE void workload_source::generate(const ModelZoo& zoo, std::size_t cluster_gpus, std::uint64_t seed,
                                                std::vector<TrainingJob>& out, episode_extras& extras) const {
-    if (cfg_.kind == "mixture") {
+    if (kind_ == workload_kind_id::mixture) {
         parts_[pick_component(seed)].generate(zoo, cluster_gpus, seed, out, extras);
         return;
     }
@@ -136,7 +167,7 @@ GPUPLACE_INLINE void workload_source::generate(const ModelZoo& zoo, std::size_t 
     extras.width = F;
     extras.models_assigned = 0;
     extras.fields.assign(n * F, std::nan(""));
-    if (cfg_.kind == "trace") {
+    if (kind_ == workload_kind_id::trace) {
         const std::size_t f = trace_file(seed);
         const auto& t = *traces_[f];
         // the window generate() took: a run of n consecutive jobs, found again from the seed
@@ -150,7 +181,7 @@ GPUPLACE_INLINE void workload_source::generate(const ModelZoo& zoo, std::size_t 
         return;
     }
     if (F == 0) return;
-    if (cfg_.kind == "jobs") {  // the list sorted by submit time as generate() sorted it (stably), its indices in the ids
+    if (kind_ == workload_kind_id::jobs) {  // the list sorted by submit time as generate() sorted it (stably), its indices in the ids
         std::vector<TrainingJob> order(cfg_.jobs.begin(), cfg_.jobs.end());
         for (std::size_t i = 0; i < order.size(); ++i) order[i].id = static_cast<job_id>(i);
         std::stable_sort(order.begin(), order.end(), detail::by_submit_time{});

@@ -1,14 +1,18 @@
 #pragma once
 /// \file json/registry.hpp
 /// The registry (gpuplace/registry.hpp) with what the JSON layer declares: the topology presets
-/// written as levels (gpuplace/data/topologies.hpp) and the preset scenarios.
+/// written as levels (gpuplace/data/topologies.hpp), the preset scenarios and the workload kinds of
+/// one's own (workload_registry.hpp).
 
+#include <algorithm>
+#include <iterator>
 #include <string>
 #include <vector>
 
 #include "../registry.hpp"
 #include "presets.hpp"
 #include "topology.hpp"
+#include "workload_registry.hpp"
 
 namespace gpuplace {
 
@@ -24,10 +28,14 @@ inline void register_json_presets() {
     (void)done;
 }
 
-/// Every registry entry, the JSON layer's presets included.
+/// Every registry entry, the JSON layer's presets included, and the workload kinds of one's own
+/// after the built-in ones.
 [[nodiscard]] inline std::vector<registry_entry> all_registry_entries() {
     register_json_presets();
-    return registry_entries();
+    auto all = registry_entries();
+    auto at = std::find_if(all.rbegin(), all.rend(), [](const registry_entry& e) { return e.kind == "workload"; }).base();
+    for (const auto& k : registered_workload_kinds()) at = std::next(all.insert(at, {"workload", k->name, k->about}));
+    return all;
 }
 
 }  // namespace gpuplace

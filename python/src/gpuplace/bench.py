@@ -1,6 +1,6 @@
 """The benchmark (docs/bench.md): ``python -m gpuplace bench
 tracks|run|validate|leaderboard|yardstick|submit``, and the same from Python. Every run and check goes through the C++ code gpuplace-bench runs
-(include/gpuplace/bench/), so a result file is the same text bit for bit from either.
+(src/bench/), so a result file is the same text bit for bit from either.
 
 A policy is a name (a heuristic variant such as ``pack+sjf``; with the C++ PPO built, a shipped
 model such as ``default`` or a checkpoint file), scored in C++; or a Python callable

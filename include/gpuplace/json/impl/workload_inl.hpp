@@ -13,6 +13,7 @@
 #include "../../workload.hpp"
 #include "../parse.hpp"
 #include "../workload.hpp"
+#include "../workload_registry.hpp"
 #include "job_fields_inl.hpp"
 
 namespace gpuplace {
@@ -150,89 +151,90 @@ GPUPLACE_INLINE void detail::read_model_weights(const json& j, std::string_view 
     }
 }
 
-GPUPLACE_INLINE workload_config workload_from_json(const detail::json& j, std::string_view path, const std::vector<job_field>& fields) {
+// Each built-in kind's keys (builtin_workload_kinds' order: detail::builtin_workload_readers)
+
+GPUPLACE_INLINE void detail::read_trace_workload(const json& j, std::string_view path, const std::vector<job_field>& fields, workload_config& c) {
     using namespace detail;
-    workload_config c;
-    if (!j.is_object()) config_fail(path, "expected an object, got " + short_dump(j));
-    read_string(j, path, "kind", c.kind);
-    if (c.kind == "trace") {
-        check_keys(j, path, {"kind", "format", "path", "window", "max_jobs", "time_scale", "target_load", "max_gpus",
-                             "drop_oversized", "skip_bad_rows", "model", "model_mix", "columns", "ignore_columns", "episode_jobs", "unmeasured", "merge_as"});
-        std::string fmt;
-        read_string(j, path, "format", fmt);
-        if (!j.contains("format")) config_fail(path, "kind \"trace\" needs \"format\" (philly, openb or csv)");
-        if (!detail::enum_from_name<trace_format>(fmt) && find_trace_format(fmt)) {  // a format registered by name (trace_registry.hpp)
-            c.format = trace_format::registered;
-            c.format_name = fmt;
-        } else if (!detail::enum_from_name<trace_format>(fmt)) {
-            config_fail(join_path(path, "format"), "unknown trace format \"" + fmt + "\" (allowed: " + trace_format_names() + ")");
-        } else {
-            c.format = parse_trace_format(fmt, join_path(path, "format"));
-        }
-        if (auto it = j.find("path"); it != j.end() && it->is_array()) {  // several files: each episode replays one
-            const auto p = join_path(path, "path");
-            if (it->empty()) config_fail(p, "expected a file name or a non-empty list of file names");
-            for (std::size_t i = 0; i < it->size(); ++i) {
-                const auto& f = (*it)[i];
-                if (!f.is_string() || f.get<std::string>().empty())
-                    config_fail(join_path(p, std::to_string(i)), "expected a file name, got " + short_dump(f));
-                (i == 0 ? c.path : c.more_paths.emplace_back()) = f.get<std::string>();
-            }
-        } else {
-            read_string(j, path, "path", c.path);
-        }
-        if (c.path.empty()) config_fail(join_path(path, "path"), "kind \"trace\" needs the trace file's path");
-        auto opts = j;
-        if (auto it = j.find("target_load"); it != j.end() && it->is_array()) {  // a range: drawn per episode
-            const auto range = read_range(*it, join_path(path, "target_load"), 1e-6, 1e6);
-            opts["target_load"] = range.first;
-            c.target_load_max = range.second;
-        }
-        c.trace_opts = trace_options_from_json(opts, path, fields);
-        if ((!c.trace_opts.columns.empty() || !c.trace_opts.ignore.empty()) && c.format != trace_format::csv)
-            config_fail(join_path(path, c.trace_opts.columns.empty() ? "ignore_columns" : "columns"),
-                        "maps a csv trace's header; format \"" + (c.format_name.empty() ? std::string(to_string(c.format)) : c.format_name) +
-                            "\" has its own columns");
-        read_int(j, path, "episode_jobs", c.episode_jobs, 0, 1LL << 40);
-        read_string(j, path, "merge_as", c.merge_as);
-        return c;
+    check_keys(j, path, {"kind", "format", "path", "window", "max_jobs", "time_scale", "target_load", "max_gpus",
+                         "drop_oversized", "skip_bad_rows", "model", "model_mix", "columns", "ignore_columns", "episode_jobs", "unmeasured", "merge_as"});
+    std::string fmt;
+    read_string(j, path, "format", fmt);
+    if (!j.contains("format")) config_fail(path, "kind \"trace\" needs \"format\" (philly, openb or csv)");
+    if (!detail::enum_from_name<trace_format>(fmt) && find_trace_format(fmt)) {  // a format registered by name (trace_registry.hpp)
+        c.format = trace_format::registered;
+        c.format_name = fmt;
+    } else if (!detail::enum_from_name<trace_format>(fmt)) {
+        config_fail(join_path(path, "format"), "unknown trace format \"" + fmt + "\" (allowed: " + trace_format_names() + ")");
+    } else {
+        c.format = parse_trace_format(fmt, join_path(path, "format"));
     }
-    if (c.kind == "mixture") {
-        check_keys(j, path, {"kind", "components"});
-        const auto p = join_path(path, "components");
-        const auto it = j.find("components");
-        if (it == j.end() || !it->is_array() || it->empty())
-            config_fail(p, "kind \"mixture\" needs a non-empty list of {\"weight\": w, \"workload\": {...}}");
-        double total = 0;
+    if (auto it = j.find("path"); it != j.end() && it->is_array()) {  // several files: each episode replays one
+        const auto p = join_path(path, "path");
+        if (it->empty()) config_fail(p, "expected a file name or a non-empty list of file names");
         for (std::size_t i = 0; i < it->size(); ++i) {
-            const auto cp = join_path(p, std::to_string(i));
-            const auto& e = (*it)[i];
-            check_keys(e, cp, {"weight", "workload"});
-            workload_component comp;
-            read_number(e, cp, "weight", comp.weight, 0.0, 1e12);
-            if (!e.contains("workload")) config_fail(cp, "missing key \"workload\"");
-            comp.workload = workload_from_json(e["workload"], join_path(cp, "workload"), fields);
-            total += comp.weight;
-            c.components.push_back(std::move(comp));
+            const auto& f = (*it)[i];
+            if (!f.is_string() || f.get<std::string>().empty())
+                config_fail(join_path(p, std::to_string(i)), "expected a file name, got " + short_dump(f));
+            (i == 0 ? c.path : c.more_paths.emplace_back()) = f.get<std::string>();
         }
-        if (!(total > 0)) config_fail(p, "the weights sum to 0");
-        return c;
+    } else {
+        read_string(j, path, "path", c.path);
     }
-    if (c.kind == "proximity_drl") {
-        check_keys(j, path, {"kind", "num_jobs", "max_length", "max_request", "time_step", "arrival_rate", "models"});
-        auto& w = c.proximity_drl;
-        read_int(j, path, "num_jobs", w.num_jobs, 1, 10'000'000);
-        read_int(j, path, "max_length", w.max_length, 1, 1'000'000);
-        read_int(j, path, "max_request", w.max_request, 1, 1 << 24);
-        read_number(j, path, "time_step", w.time_step, 1e-9, 1e12);
-        read_number(j, path, "arrival_rate", w.arrival_rate, 0.0, 1e12);
-        read_model_weights(j, path, w.models);
-        return c;
+    if (c.path.empty()) config_fail(join_path(path, "path"), "kind \"trace\" needs the trace file's path");
+    auto opts = j;
+    if (auto it = j.find("target_load"); it != j.end() && it->is_array()) {  // a range: drawn per episode
+        const auto range = read_range(*it, join_path(path, "target_load"), 1e-6, 1e6);
+        opts["target_load"] = range.first;
+        c.target_load_max = range.second;
     }
+    c.trace_opts = trace_options_from_json(opts, path, fields);
+    if ((!c.trace_opts.columns.empty() || !c.trace_opts.ignore.empty()) && c.format != trace_format::csv)
+        config_fail(join_path(path, c.trace_opts.columns.empty() ? "ignore_columns" : "columns"),
+                    "maps a csv trace's header; format \"" + (c.format_name.empty() ? std::string(to_string(c.format)) : c.format_name) +
+                        "\" has its own columns");
+    read_int(j, path, "episode_jobs", c.episode_jobs, 0, 1LL << 40);
+    read_string(j, path, "merge_as", c.merge_as);
+}
+
+GPUPLACE_INLINE void detail::read_mixture_workload(const json& j, std::string_view path, const std::vector<job_field>& fields, workload_config& c) {
+    using namespace detail;
+    check_keys(j, path, {"kind", "components"});
+    const auto p = join_path(path, "components");
+    const auto it = j.find("components");
+    if (it == j.end() || !it->is_array() || it->empty())
+        config_fail(p, "kind \"mixture\" needs a non-empty list of {\"weight\": w, \"workload\": {...}}");
+    double total = 0;
+    for (std::size_t i = 0; i < it->size(); ++i) {
+        const auto cp = join_path(p, std::to_string(i));
+        const auto& e = (*it)[i];
+        check_keys(e, cp, {"weight", "workload"});
+        workload_component comp;
+        read_number(e, cp, "weight", comp.weight, 0.0, 1e12);
+        if (!e.contains("workload")) config_fail(cp, "missing key \"workload\"");
+        comp.workload = workload_from_json(e["workload"], join_path(cp, "workload"), fields);
+        total += comp.weight;
+        c.components.push_back(std::move(comp));
+    }
+    if (!(total > 0)) config_fail(p, "the weights sum to 0");
+}
+
+GPUPLACE_INLINE void detail::read_proximity_drl_workload(const json& j, std::string_view path, const std::vector<job_field>& fields, workload_config& c) {
+    using namespace detail;
+    check_keys(j, path, {"kind", "num_jobs", "max_length", "max_request", "time_step", "arrival_rate", "models"});
+    auto& w = c.proximity_drl;
+    read_int(j, path, "num_jobs", w.num_jobs, 1, 10'000'000);
+    read_int(j, path, "max_length", w.max_length, 1, 1'000'000);
+    read_int(j, path, "max_request", w.max_request, 1, 1 << 24);
+    read_number(j, path, "time_step", w.time_step, 1e-9, 1e12);
+    read_number(j, path, "arrival_rate", w.arrival_rate, 0.0, 1e12);
+    read_model_weights(j, path, w.models);
+    (void)fields;
+}
+
+// synthetic and jobs: the same keys (a synthetic workload may give a job list, which kind "jobs" replays)
+GPUPLACE_INLINE void detail::read_generated_workload(const json& j, std::string_view path, const std::vector<job_field>& fields, workload_config& c) {
+    using namespace detail;
     check_keys(j, path, {"kind", "num_jobs", "load", "gpu_counts", "duration_min", "duration_max", "models", "jobs"});
-    if (c.kind != "synthetic" && c.kind != "jobs")
-        config_fail(join_path(path, "kind"),
-                    "unknown workload kind \"" + c.kind + "\" (allowed: synthetic, proximity_drl, trace, jobs, mixture)");
     auto& s = c.synthetic;
     read_int(j, path, "num_jobs", s.num_jobs, 1, 10'000'000);
     if (auto it = j.find("load"); it != j.end() && it->is_array()) {
@@ -358,62 +360,89 @@ GPUPLACE_INLINE workload_config workload_from_json(const detail::json& j, std::s
         }
     }
     if (c.kind == "jobs" && c.jobs.empty()) config_fail(join_path(path, "jobs"), "kind \"jobs\" needs a job list");
+}
+
+GPUPLACE_INLINE workload_config workload_from_json(const detail::json& j, std::string_view path, const std::vector<job_field>& fields) {
+    using namespace detail;
+    workload_config c;
+    if (!j.is_object()) config_fail(path, "expected an object, got " + short_dump(j));
+    read_string(j, path, "kind", c.kind);
+    if (const auto i = builtin_workload_kind_index(c.kind); i < std::size(builtin_workload_kinds)) {
+        builtin_workload_readers[i](j, path, fields, c);
+        return c;
+    }
+    const auto k = find_workload_kind(c.kind);  // a kind of one's own (workload_registry.hpp)
+    if (!k) config_fail(join_path(path, "kind"), "unknown workload kind \"" + c.kind + "\" (allowed: " + workload_kind_names() + ")");
+    c.generator = k->make(j, std::string(path));
+    if (!c.generator) config_fail(path, "workload kind \"" + c.kind + "\": its factory made no generator");
+    c.options = j.dump();
     return c;
 }
 
+GPUPLACE_INLINE void detail::write_trace_workload(const workload_config& w, json& j) {
+    j["format"] = w.format == trace_format::registered ? w.format_name : std::string(to_string(w.format));
+    j["path"] = w.more_paths.empty() ? detail::json(w.path) : detail::json(w.trace_paths());
+    trace_options_to_json(w.trace_opts, j);
+    if (w.target_load_max > 0) j["target_load"] = {w.trace_opts.target_load, w.target_load_max};
+    j["episode_jobs"] = w.episode_jobs;
+    if (!w.merge_as.empty()) j["merge_as"] = w.merge_as;  // written only when set: other scenarios are unchanged
+}
+
+GPUPLACE_INLINE void detail::write_mixture_workload(const workload_config& w, json& j) {
+    j["components"] = detail::json::array();
+    for (const auto& comp : w.components) j["components"].push_back({{"weight", comp.weight}, {"workload", to_json(comp.workload)}});
+}
+
+GPUPLACE_INLINE void detail::write_proximity_drl_workload(const workload_config& w, json& j) {
+    const auto& p = w.proximity_drl;
+    j["num_jobs"] = p.num_jobs;
+    j["max_length"] = p.max_length;
+    j["max_request"] = p.max_request;
+    j["time_step"] = p.time_step;
+    j["arrival_rate"] = p.arrival_rate;
+    if (!p.models.empty()) {
+        detail::json m = detail::json::object();
+        for (auto& [n, wt] : p.models) m[n] = wt;
+        j["models"] = m;
+    }
+}
+
+GPUPLACE_INLINE void detail::write_synthetic_workload(const workload_config& w, json& j) {
+    j["num_jobs"] = w.synthetic.num_jobs;
+    j["load"] = w.synthetic.load_max > 0 ? detail::json{w.synthetic.load, w.synthetic.load_max} : detail::json(w.synthetic.load);
+    j["duration_min"] = w.synthetic.duration_min;
+    j["duration_max"] = w.synthetic.duration_max;
+    detail::json g = detail::json::object();
+    for (std::size_t i = 0; i < w.synthetic.gpu_counts.size(); ++i) {
+        const auto [k, p] = w.synthetic.gpu_counts[i];
+        g[std::to_string(k)] = w.synthetic.gpu_counts_max.empty() ? detail::json(p) : detail::json{p, w.synthetic.gpu_counts_max[i]};
+    }
+    j["gpu_counts"] = g;
+    if (!w.synthetic.models.empty()) {
+        detail::json m = detail::json::object();
+        for (auto& [n, p] : w.synthetic.models) m[n] = p;
+        j["models"] = m;
+    }
+}
+
+GPUPLACE_INLINE void detail::write_jobs_workload(const workload_config& w, json& j) {
+    detail::json arr = detail::json::array();
+    for (std::size_t i = 0; i < w.jobs.size(); ++i) {
+        const auto& jb = w.jobs[i];
+        detail::json e = {{"submit_time", jb.submit_time}, {"num_gpus", jb.num_gpus}, {"model", jb.model}, {"work", jb.work}};
+        if (i < w.job_models.size() && !w.job_models[i].empty()) e["model"] = w.job_models[i];
+        if (i < w.job_values.size())
+            for (const auto& v : w.job_values[i]) e[v.field] = v.category.empty() ? detail::json(v.number) : detail::json(v.category);
+        arr.push_back(std::move(e));
+    }
+    j["jobs"] = arr;
+}
+
 GPUPLACE_INLINE detail::json to_json(const workload_config& w) {
+    if (w.generator) return detail::json::parse(w.options);  // a kind of one's own: its JSON as read
     detail::json j;
     j["kind"] = w.kind;
-    if (w.kind == "trace") {
-        j["format"] = w.format == trace_format::registered ? w.format_name : std::string(to_string(w.format));
-        j["path"] = w.more_paths.empty() ? detail::json(w.path) : detail::json(w.trace_paths());
-        trace_options_to_json(w.trace_opts, j);
-        if (w.target_load_max > 0) j["target_load"] = {w.trace_opts.target_load, w.target_load_max};
-        j["episode_jobs"] = w.episode_jobs;
-        if (!w.merge_as.empty()) j["merge_as"] = w.merge_as;  // written only when set: other scenarios are unchanged
-    } else if (w.kind == "mixture") {
-        j["components"] = detail::json::array();
-        for (const auto& comp : w.components) j["components"].push_back({{"weight", comp.weight}, {"workload", to_json(comp.workload)}});
-    } else if (w.kind == "proximity_drl") {
-        const auto& p = w.proximity_drl;
-        j["num_jobs"] = p.num_jobs;
-        j["max_length"] = p.max_length;
-        j["max_request"] = p.max_request;
-        j["time_step"] = p.time_step;
-        j["arrival_rate"] = p.arrival_rate;
-        if (!p.models.empty()) {
-            detail::json m = detail::json::object();
-            for (auto& [n, wt] : p.models) m[n] = wt;
-            j["models"] = m;
-        }
-    } else if (w.kind == "synthetic") {
-        j["num_jobs"] = w.synthetic.num_jobs;
-        j["load"] = w.synthetic.load_max > 0 ? detail::json{w.synthetic.load, w.synthetic.load_max} : detail::json(w.synthetic.load);
-        j["duration_min"] = w.synthetic.duration_min;
-        j["duration_max"] = w.synthetic.duration_max;
-        detail::json g = detail::json::object();
-        for (std::size_t i = 0; i < w.synthetic.gpu_counts.size(); ++i) {
-            const auto [k, p] = w.synthetic.gpu_counts[i];
-            g[std::to_string(k)] = w.synthetic.gpu_counts_max.empty() ? detail::json(p) : detail::json{p, w.synthetic.gpu_counts_max[i]};
-        }
-        j["gpu_counts"] = g;
-        if (!w.synthetic.models.empty()) {
-            detail::json m = detail::json::object();
-            for (auto& [n, p] : w.synthetic.models) m[n] = p;
-            j["models"] = m;
-        }
-    } else {
-        detail::json arr = detail::json::array();
-        for (std::size_t i = 0; i < w.jobs.size(); ++i) {
-            const auto& jb = w.jobs[i];
-            detail::json e = {{"submit_time", jb.submit_time}, {"num_gpus", jb.num_gpus}, {"model", jb.model}, {"work", jb.work}};
-            if (i < w.job_models.size() && !w.job_models[i].empty()) e["model"] = w.job_models[i];
-            if (i < w.job_values.size())
-                for (const auto& v : w.job_values[i]) e[v.field] = v.category.empty() ? detail::json(v.number) : detail::json(v.category);
-            arr.push_back(std::move(e));
-        }
-        j["jobs"] = arr;
-    }
+    if (const auto i = builtin_workload_kind_index(w.kind); i < std::size(builtin_workload_kinds)) detail::builtin_workload_writers[i](w, j);
     return j;
 }
 

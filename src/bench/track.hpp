@@ -11,11 +11,11 @@
 #include <utility>
 #include <vector>
 
-#include "../config.hpp"
-#include "../error.hpp"
-#include "../json/parse.hpp"
-#include "../json/presets.hpp"
-#include "../json/scenario.hpp"
+#include <gpuplace/config.hpp>
+#include <gpuplace/error.hpp>
+#include <gpuplace/json/parse.hpp>
+#include <gpuplace/json/presets.hpp>
+#include <gpuplace/json/scenario.hpp>
 
 namespace gpuplace::bench {
 

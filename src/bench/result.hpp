@@ -13,12 +13,12 @@
 #include <string_view>
 #include <vector>
 
-#include "../error.hpp"
-#include "../eval_report.hpp"
-#include "../json/parse.hpp"
-#include "../metrics.hpp"
-#include "../policy_registry.hpp"
-#include "../version.hpp"
+#include <gpuplace/error.hpp>
+#include <gpuplace/eval_report.hpp>
+#include <gpuplace/json/parse.hpp>
+#include <gpuplace/metrics.hpp>
+#include <gpuplace/policy_registry.hpp>
+#include <gpuplace/version.hpp>
 #include "track.hpp"
 
 namespace gpuplace::bench {

@@ -21,14 +21,14 @@
 #include <utility>
 #include <vector>
 
-#include "../any_policy.hpp"
-#include "../env.hpp"
-#include "../error.hpp"
-#include "../evaluate.hpp"
-#include "../heuristic_registry.hpp"
-#include "../json/parse.hpp"
-#include "../metrics.hpp"
-#include "../policy_registry.hpp"
+#include <gpuplace/any_policy.hpp>
+#include <gpuplace/env.hpp>
+#include <gpuplace/error.hpp>
+#include <gpuplace/evaluate.hpp>
+#include <gpuplace/heuristic_registry.hpp>
+#include <gpuplace/json/parse.hpp>
+#include <gpuplace/metrics.hpp>
+#include <gpuplace/policy_registry.hpp>
 #include "result.hpp"
 #include "track.hpp"
 

@@ -9,11 +9,11 @@
 #include <string>
 #include <utility>
 
-#include "../data.hpp"
-#include "../detail/input_file.hpp"
-#include "../heuristic_registry.hpp"
-#include "../rl/checkpoint.hpp"
-#include "../rl/hold_guard.hpp"
+#include <gpuplace/data.hpp>
+#include <gpuplace/detail/input_file.hpp>
+#include <gpuplace/heuristic_registry.hpp>
+#include <gpuplace/rl/checkpoint.hpp>
+#include <gpuplace/rl/hold_guard.hpp>
 #include "result.hpp"
 #include "run.hpp"
 

@@ -16,10 +16,10 @@
 #include <utility>
 #include <vector>
 
-#include "../any_policy.hpp"
-#include "../env_concepts.hpp"
-#include "../error.hpp"
-#include "../evaluate.hpp"
+#include <gpuplace/any_policy.hpp>
+#include <gpuplace/env_concepts.hpp>
+#include <gpuplace/error.hpp>
+#include <gpuplace/evaluate.hpp>
 #include "result.hpp"
 #include "run.hpp"
 #include "track.hpp"
