@@ -52,7 +52,7 @@ TEST_CASE("idle_waiting: a preempted job's record is refused, naming it") {
     auto r = run(7, 2, 0, 0, 10);
     r.preemptions = 1;
     const std::vector<job_record> v = {r};
-    CHECK_THROWS_WITH_AS(idle_while_waiting_gpu_hours(v, 8),
+    CHECK_THROWS_WITH_AS((void)idle_while_waiting_gpu_hours(v, 8),
                          "idle_while_waiting_gpu_hours: job 7 was preempted; its record does not give its runs (an episode without "
                          "preemption, failures or co-location is needed)",
                          Error);

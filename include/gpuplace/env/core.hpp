@@ -124,6 +124,7 @@ public:
         queue_.erase(cur_pos_);
         current_ = none;
         if (preempt_) disc_.started(j);
+        if (ten_.tenants()) ten_.job_started(j, job.num_gpus);
         double r = -opt_.comm * res.cost;
         if (opt_.placement != 0) {
             const auto b = comm_.bounds(topo_, zoo_, job.model, job.num_gpus);
@@ -171,13 +172,14 @@ public:
                 set_current(i);
                 break;  // found one, or the episode is over (all finished)
             }
-            if (ten_.tenants()) account_tenants();
+            if (ten_.tenants()) ten_.account(sim_.now());
             const double until = preempt_ ? next_decision() : basic_simulator<J>::never;
             const auto ev = sim_.advance(fail_ ? std::min(until, fails_.next_time()) : until);
             for (auto j = ev.first_arrival; j < ev.first_arrival + ev.arrivals; ++j)
                 queue_.insert(j, sim_.job(j).num_gpus, [this](std::uint32_t a, std::uint32_t b) { return queue_less(a, b); });
             if (!sim_.colocation())
                 for (const auto& r : ev.finished) finished(sim_.gpus_of(r));
+            if (ten_.tenants()) count_tenants(ev);
             if (preempt_) tell_discipline(ev);
             if (cfg_.reward.realities()) penalty += reality_terms(ev.finished);
             if (fail_ && fails_.next_time() <= sim_.now()) hardware_events(finished);
@@ -303,7 +305,11 @@ private:
     /// is on every decision's path, they only with preemption.)
     GPUPLACE_NOINLINE double next_decision() const noexcept { return disc_.next_decision(sim_, queue_.jobs(), sim_.now()); }
     /// Tenants: their time below their guarantee until now (out of line: off by default).
-    GPUPLACE_NOINLINE void account_tenants() noexcept { ten_.account(sim_, queue_.jobs(), preempt_ ? &disc_.running() : nullptr, sim_.now()); }
+    /// Tenants: the arrivals and completions of `ev` into each tenant's demand and holding.
+    GPUPLACE_NOINLINE void count_tenants(const advance_result& ev) noexcept {
+        for (auto j = ev.first_arrival; j < ev.first_arrival + ev.arrivals; ++j) ten_.job_arrived(j, sim_.job(j).num_gpus);
+        for (const auto& r : ev.finished) ten_.job_finished(std::uint32_t(r.id), sim_.job(std::uint32_t(r.id)).num_gpus);
+    }
     /// Tenants, classes, deadlines: each job's from its fields, from job `from` on.
     void describe_tenancy(std::uint32_t from, std::uint64_t seed);
     /// Preemption: tells the discipline the arrivals and completions of an event.

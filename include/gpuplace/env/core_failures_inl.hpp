@@ -80,6 +80,7 @@ void scheduling_core<T, J, C>::hardware_events(OnFinish& finished) {
             const auto j = cluster().holder(g);
             if (j >= cluster_state::failed) continue;  // free
             sim_.fail(j);
+            if (ten_.tenants()) ten_.job_stopped(j, sim_.job(j).num_gpus);
             finished(sim_.gpus_of(sim_.record(j)));
             const auto k = sim_.job(j).num_gpus;
             queue_.insert(j, k, [this](std::uint32_t a, std::uint32_t b) { return queue_less(a, b); });

@@ -180,6 +180,7 @@ void scheduling_core<T, J, C>::decide() {
     const discipline_inputs in{shown_, extras_.fields, extras_.width, cfg_.job_fields};
     for (auto j : disc_.decide(sim_, queue_.jobs(), num_gpus(), sim_.now(), ten_.on() ? &ten_ : nullptr, in)) {
         sim_.suspend(j);
+        if (ten_.tenants()) ten_.job_stopped(j, sim_.job(j).num_gpus);
         if (cfg_.durations.mode == duration_info::hidden)  // what it has attained, per GPU, as its duration feature
             queue_.info(j).ideal_feat = squash(sim_.attained(j) / double(sim_.job(j).num_gpus));
     }

@@ -18,7 +18,9 @@
 /// Cost: a decision orders the active jobs. The continuous keys (las, gittins, srtf, themis, edf)
 /// are sorted, O(A log A) for A active jobs; the keys of capacity and drf are a few classes with
 /// ties broken by job id, so those orders are bucketed from the active jobs kept in id order,
-/// O(A + tenants), without a sort (the order a sort by the same keys gives).
+/// O(A + tenants), without a sort (the order a sort by the same keys gives; capacity's in one
+/// pass that also decides which jobs are within their quota). The run set and the jobs left out
+/// are then one more pass.
 /// Progress: at a decision of the clock (a round, a 2D-LAS demotion or promotion) a running job
 /// whose current run has not yet kept useful work worth its restart (as many seconds as the
 /// restart overhead it paid, past its last checkpoint, and more than none) keeps its GPUs. Such
@@ -27,6 +29,7 @@
 /// finite, decide as before.
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -84,6 +87,7 @@ public:
         key_.resize(n);
         order_scratch_.reserve(n);
         bucketed_.reserve(n);
+        for (auto& b : rest_) b.resize(n);
     }
     /// Makes room for n jobs in all, keeping the state of the present ones (a forked future).
     void grow(std::size_t n) {
@@ -95,6 +99,8 @@ public:
         key_.resize(n);
         order_scratch_.reserve(n);
         bucketed_.reserve(n);
+        for (auto& b : rest_) b.resize(n);
+        order_out_.reserve(n);
         active_.reserve(n);
     }
     /// Job j arrived at `now` (into the first queue). Jobs arrive in id order, so the active list
@@ -142,9 +148,10 @@ public:
         suspend.clear();
         update_queues(sim, waiting, running, now);
         auto& all = order_scratch_;
-        if (bucketed()) {
+        if (order_ == queue_order::capacity) {
+            bucket_capacity(sim, all);
+        } else if (bucketed()) {
             all.assign(active_.begin(), active_.end());  // the waiting and the running jobs, in id order
-            if (order_ == queue_order::capacity) ten_->mark_in_quota(sim, all);
             bucket(all);
         } else {
             all.assign(waiting.begin(), waiting.end());
@@ -161,18 +168,20 @@ public:
                 if (settling(sim, j, now)) free -= sim.job(j).num_gpus;
         if (order_ == queue_order::drf)
             ten_->fill(sim, all, free, [&](std::uint32_t j) { return settle && sim.is_running(j) && settling(sim, j, now); });
-        for (auto j : all) {
-            const std::size_t k = sim.job(j).num_gpus;
-            if (settle && sim.is_running(j) && settling(sim, j, now)) {
+        order.resize(all.size());  // the waiting jobs and the running ones to suspend (no allocation: reserved)
+        std::size_t left_out = 0;
+        for (auto j : all) {  // one pass: the run set in priority order, and the jobs left out
+            const bool runs = sim.is_running(j);
+            if (settle && runs && settling(sim, j, now)) {
                 run_[j] = 1;
                 continue;
             }
+            const std::size_t k = sim.job(j).num_gpus;
             run_[j] = k <= free;
             if (run_[j]) free -= k;
+            if (!(runs && run_[j])) order[left_out++] = j;
         }
-        order.clear();  // the waiting jobs and the running ones to suspend
-        for (auto j : all)
-            if (!(sim.is_running(j) && run_[j])) order.push_back(j);
+        order.resize(left_out);
         for (auto j : running)
             if (!run_[j]) suspend.push_back(j);
         for (auto j : suspend) {
@@ -223,14 +232,35 @@ private:
     /// Whether decisions bucket the active jobs (capacity, drf) instead of sorting them.
     [[nodiscard]] bool bucketed() const noexcept { return order_ == queue_order::capacity || order_ == queue_order::drf; }
 
-    /// capacity and drf: orders `all` (in id order) by class, then within quota first (capacity) or
-    /// tenant (drf), then id: a stable counting sort over those few buckets, O(A + tenants).
+    /// capacity: the active jobs by class (guaranteed, then spot), within quota first, then id, in
+    /// one pass over them (a job is within quota when its tenant's earlier active jobs and it fit
+    /// in the quota: tenancy::within_quota); the guaranteed jobs within quota, the usual first
+    /// bucket, go straight to `all`, the other three are appended after.
+    template <class Sim>
+    void bucket_capacity(const Sim& sim, std::vector<std::uint32_t>& all) {
+        // Written through indices into buffers sized at reset(): an outlined push_back per job
+        // was a tenth of the step at 512 GPUs (perf).
+        const std::size_t A = active_.size();
+        all.resize(A);
+        std::size_t n0 = 0;
+        std::array<std::size_t, 3> n{};
+        ten_->clear_quota_use();
+        for (auto j : active_) {
+            const std::size_t b = (ten_->spot(j) ? 2 : 0) + (ten_->within_quota(j, sim.job(j).num_gpus) ? 0 : 1);
+            if (b == 0) all[n0++] = j;
+            else rest_[b - 1][n[b - 1]++] = j;
+        }
+        for (std::size_t b = 0; b < 3; ++b) {
+            std::copy_n(rest_[b].begin(), n[b], all.begin() + std::ptrdiff_t(n0));
+            n0 += n[b];
+        }
+    }
+
+    /// drf: orders `all` (in id order) by class, then tenant, then id: a stable counting sort over
+    /// those few buckets, O(A + tenants).
     void bucket(std::vector<std::uint32_t>& all) {
-        const std::size_t per = order_ == queue_order::capacity ? 2 : ten_->num_tenants() + 1;
-        const auto of = [&](std::uint32_t j) {
-            const std::size_t b = order_ == queue_order::capacity ? (ten_->in_quota(j) ? 0 : 1) : ten_->tenant(j);
-            return (ten_->spot(j) ? per : 0) + b;
-        };
+        const std::size_t per = ten_->num_tenants() + 1;
+        const auto of = [&](std::uint32_t j) { return (ten_->spot(j) ? per : 0) + ten_->tenant(j); };
         start_of_.assign(2 * per + 1, 0);
         for (auto j : all) ++start_of_[of(j) + 1];
         for (std::size_t b = 1; b < start_of_.size(); ++b) start_of_[b] += start_of_[b - 1];
@@ -264,7 +294,6 @@ private:
             case queue_order::two_d_las: return {double(queue_[j]), sim.is_running(j) ? 0.0 : 1.0, entered_[j], j};
             case queue_order::gittins: return {-gittins_.index(sim.attained(j)), 0, 0, j};
             case queue_order::srtf: return {sim.work_left(j), 0, 0, j};
-            case queue_order::capacity: return {ten_->in_quota(j) ? 0.0 : 1.0, 0, 0, j};
             case queue_order::drf: return {double(ten_->tenant(j)), 0, 0, j};  // then progressive filling (tenancy::fill)
             case queue_order::themis: return {-ten_->rho(sim, j, now, active), 0, 0, j};
             case queue_order::edf: return {ten_->deadline(j), 0, 0, j};
@@ -328,6 +357,7 @@ private:
     std::vector<std::uint8_t> run_;      ///< per job: in the run set of the last decision
     std::vector<key> key_;               ///< per job: its priority at the last decision
     std::vector<std::uint32_t> order_scratch_, bucketed_;
+    std::array<std::vector<std::uint32_t>, 3> rest_;  ///< bucket_capacity(): the buckets after the first
     std::vector<std::uint32_t> active_;  ///< the arrived jobs not finished (waiting or running), in id order
     std::vector<std::size_t> start_of_;  ///< bucket(): where each bucket starts
     std::vector<std::uint32_t> running_, order_out_, suspend_;  ///< running jobs; the last decision's

@@ -104,17 +104,19 @@ public:
         deadline_.resize(n);
         admitted_.resize(n);
         est_.resize(n);
-        inq_.resize(n);
         out_.reserve(n);
         const std::size_t T = num_tenants_ + 1;
         used_.assign(T, 0.0);
-        held_.assign(T, 0.0);
-        demand_.assign(T, 0.0);
+        held_.resize(T);
+        demand_.resize(T);
+        share_.resize(T);
         below_.resize(T);
         below_flag_.resize(T);
         cur_.assign(T, 0);
         end_.assign(T, 0);
-        if (from == 0) {
+        if (from == 0) {  // a new episode (else a future forked: the arrived jobs' counts stay)
+            std::fill(held_.begin(), held_.end(), 0.0);
+            std::fill(demand_.begin(), demand_.end(), 0.0);
             std::fill(below_.begin(), below_.end(), 0.0);
             std::fill(below_flag_.begin(), below_flag_.end(), 0);
             last_ = sim.now();
@@ -154,19 +156,16 @@ public:
         if (order_ == queue_order::edf_ac) admitted_[j] = now + est_[j] <= deadline_[j];
     }
 
-    /// capacity: marks which of the active jobs `all` (in id order, which is submit order) are
-    /// within their tenant's quota.
-    template <class Sim>
-    void mark_in_quota(const Sim& sim, std::span<const std::uint32_t> all) {
-        std::fill(used_.begin(), used_.end(), 0.0);
-        for (auto j : all) {
-            const double k = sim.job(j).num_gpus;
-            const auto t = tenant_[j];
-            inq_[j] = used_[t] + k <= quota_[t];
-            if (inq_[j]) used_[t] += k;
-        }
+    /// capacity: a decision's count of each tenant's GPUs within quota starts at none; then
+    /// within_quota(j, k) for the active jobs in id order (which is submit order) says whether job j
+    /// of k GPUs fits in its tenant's quota after the earlier jobs within it.
+    void clear_quota_use() noexcept { std::fill(used_.begin(), used_.end(), 0.0); }
+    [[nodiscard]] bool within_quota(std::uint32_t j, double k) noexcept {
+        const auto t = tenant_[j];
+        const bool in = used_[t] + k <= quota_[t];
+        if (in) used_[t] += k;
+        return in;
     }
-    [[nodiscard]] bool in_quota(std::uint32_t j) const noexcept { return inq_[j] != 0; }
 
     /// themis: job j's estimated finish-time fairness at `now` among `active` jobs.
     template <class Sim>
@@ -181,9 +180,9 @@ public:
     /// out of `free`).
     template <class Sim, class Fixed>
     void fill(const Sim& sim, std::vector<std::uint32_t>& all, std::size_t free, Fixed&& fixed) {
-        std::fill(held_.begin(), held_.end(), 0.0);
+        std::fill(share_.begin(), share_.end(), 0.0);
         for (auto j : all)
-            if (fixed(j)) held_[tenant_[j]] += sim.job(j).num_gpus;
+            if (fixed(j)) share_[tenant_[j]] += sim.job(j).num_gpus;
         out_.clear();
         for (std::size_t s = 0; s < all.size();) {  // each class in turn (guaranteed, then spot)
             std::size_t e = s;
@@ -195,43 +194,40 @@ public:
             for (std::size_t left = e - s; left > 0; --left) {
                 std::size_t best = npos;
                 for (std::size_t t = 0; t < cur_.size(); ++t)
-                    if (cur_[t] < end_[t] && (best == npos || held_[t] * weight_[best] < held_[best] * weight_[t])) best = t;
+                    if (cur_[t] < end_[t] && (best == npos || share_[t] * weight_[best] < share_[best] * weight_[t])) best = t;
                 const auto j = all[cur_[best]++];
                 out_.push_back(j);
                 const std::size_t k = sim.job(j).num_gpus;
                 if (fixed(j) || k > free) continue;
                 free -= k;
-                held_[best] += double(k);
+                share_[best] += double(k);
             }
             s = e;
         }
         all.swap(out_);
     }
 
+    /// Tenants: each tenant's demand (the GPUs of its arrived, unfinished jobs) and holding (those
+    /// of its running ones), kept as jobs arrive, start, stop (suspended or failed) and finish,
+    /// O(1) each. The counts are whole numbers of GPUs, exact in any order of the sums.
+    void job_arrived(std::uint32_t j, double k) noexcept { demand_[tenant_[j]] += k; }
+    void job_started(std::uint32_t j, double k) noexcept { held_[tenant_[j]] += k; }
+    void job_stopped(std::uint32_t j, double k) noexcept { held_[tenant_[j]] -= k; }
+    void job_finished(std::uint32_t j, double k) noexcept {
+        held_[tenant_[j]] -= k;
+        demand_[tenant_[j]] -= k;
+    }
+
     /// Tenants: before time moves from `now`, counts the time since the last call for each tenant
-    /// that was below its guarantee, then whether each is below it now: its demand the GPUs of
-    /// its `waiting` and running jobs, what it holds those of its running ones. `running`: the
-    /// running jobs, O(active jobs); or, where the caller keeps no such list, null: every arrived
-    /// job is asked whether it runs, O(jobs arrived).
-    template <class Sim>
-    void account(const Sim& sim, std::span<const std::uint32_t> waiting, const std::vector<std::uint32_t>* running, double now) noexcept {
+    /// that was below its guarantee, then whether each is below it now (holds fewer GPUs than the
+    /// least of its quota and its demand). O(tenants).
+    void account(double now) noexcept {
         if (tf_ == npos) return;
-        for (std::size_t t = 0; t < below_.size(); ++t)
+        for (std::size_t t = 0; t < below_.size(); ++t) {
             if (below_flag_[t]) below_[t] += now - last_;
+            below_flag_[t] = held_[t] < std::min(quota_[t], demand_[t]);
+        }
         last_ = now;
-        std::fill(held_.begin(), held_.end(), 0.0);
-        std::fill(demand_.begin(), demand_.end(), 0.0);
-        for (auto j : waiting) demand_[tenant_[j]] += sim.job(j).num_gpus;
-        const auto hold = [&](std::uint32_t j) {
-            demand_[tenant_[j]] += sim.job(j).num_gpus;
-            held_[tenant_[j]] += sim.job(j).num_gpus;
-        };
-        if (running)
-            for (auto j : *running) hold(j);
-        else
-            for (std::uint32_t j = 0, n = std::uint32_t(sim.arrived()); j < n; ++j)
-                if (sim.is_running(j)) hold(j);
-        for (std::size_t t = 0; t < below_.size(); ++t) below_flag_[t] = held_[t] < std::min(quota_[t], demand_[t]);
     }
 
     /// The group metrics of the finished jobs `done` on a cluster of `num_gpus` GPUs.
@@ -247,9 +243,10 @@ private:
     double num_gpus_ = 1, lo_ = 0.5, hi_ = 1.5, spot_value_ = -1;
     std::vector<double> quota_, weight_;             ///< per tenant (the last: none)
     std::vector<std::uint32_t> tenant_;              ///< per job
-    std::vector<std::uint8_t> spot_, admitted_, inq_;
+    std::vector<std::uint8_t> spot_, admitted_;
     std::vector<double> deadline_, est_;             ///< per job: absolute deadline (inf: none), duration estimate
     std::vector<double> used_, held_, demand_, below_;
+    std::vector<double> share_;  ///< drf fill(): the GPUs each tenant is given so far
     std::vector<std::uint8_t> below_flag_;
     std::vector<std::size_t> cur_, end_;
     std::vector<std::uint32_t> out_;
