@@ -6,7 +6,7 @@ one by one and taken together.
 
     build/apps/gpuplace-train --config default_distilled --compare --seeds 20 --out out/distilled/default
     build/apps/gpuplace-train --config philly_distilled --compare --seeds 20 --out out/distilled/philly
-    experiments/distilled.py [--runs out/distilled] [--print]
+    experiments/distilled.py [--runs out/distilled] [--print] [--keep-missing]
 
 A run's compare*.csv files (one per scenario compared on) hold the per-seed metrics of every
 heuristic variant, of each training seed's network ("ppo+<queue>[seed k]") and of the network the
@@ -56,6 +56,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", default=str(ROOT / "out" / "distilled"), help="folder of the runs (default/, philly/)")
     ap.add_argument("--print", action="store_true", help="print the table instead of writing docs/planning.md")
+    ap.add_argument("--keep-missing", action="store_true", help="a run without a folder keeps its rows of the current table")
     args = ap.parse_args()
     out = ["Placement action mode; 20 held-out seeds per scenario (held-out trace files for philly); mean JCT in hours "
            "(mean ± standard error) and the paired difference against the best heuristic (every heuristic under every "
@@ -66,8 +67,14 @@ def main() -> int:
            "| scenario | policy | mean JCT (h) | minus the best heuristic (h) |", "|---|---|---|---|"]
     for run, recipe in RUNS.items():
         files = sorted(pathlib.Path(args.runs, run).glob("compare*.csv"))
+        if not files and args.keep_missing:  # the run's rows as the table has them
+            text = DOC.read_text()
+            section = text[text.index("<!-- distilled:begin -->"):text.index("<!-- distilled:end -->")]
+            out += [ln for ln in section.splitlines() if re.match(rf"\| {run}(:| \|)", ln)]
+            continue
         if not files:
-            sys.exit(f"{pathlib.Path(args.runs, run)}: no compare*.csv (run gpuplace-train --config {recipe} --compare there)")
+            sys.exit(f"{pathlib.Path(args.runs, run)}: no compare*.csv (run gpuplace-train --config {recipe} --compare there, "
+                     "or keep its rows of the table with --keep-missing)")
         data = {scenario_of(f): read_compare(f) for f in files}
         planners = []  # the teacher on the same seeds (gpuplace-eval), where the run folder has it
         for f in sorted(pathlib.Path(args.runs, run).glob("planner*.csv")):
@@ -101,9 +108,9 @@ def main() -> int:
                 m, s = mean_sem(v)
                 dm, ds = mean_sem(diff)
                 out.append(f"| {sc} | {label} | {m:.3f} ± {s:.3f} | {dm:+.3f} ± {ds:.3f} ({sum(x < 0 for x in diff)}/{len(diff)}) |")
-            if len(data) > 1:
+            if (n := sum(p in d for d in data.values())) > 1:
                 dm, ds = mean_sem(pairs)
-                out.append(f"| {run}: the {len(data)} files together | {label} | | {dm:+.3f} ± {ds:.3f} "
+                out.append(f"| {run}: the {n} files together | {label} | | {dm:+.3f} ± {ds:.3f} "
                            f"({sum(x < 0 for x in pairs)}/{len(pairs)}) |")
     return finish(out, DOC, ROOT, args.print, section="distilled")
 
