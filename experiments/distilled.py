@@ -6,11 +6,17 @@ one by one and taken together.
 
     build/apps/gpuplace-train --config default_distilled --compare --seeds 20 --out out/distilled/default
     build/apps/gpuplace-train --config philly_distilled --compare --seeds 20 --out out/distilled/philly
-    experiments/distilled.py [--runs out/distilled] [--print]
+    experiments/distilled.py [--runs out/distilled] [--print] [--keep-missing]
 
 A run's compare*.csv files (one per scenario compared on) hold the per-seed metrics of every
 heuristic variant, of each training seed's network ("ppo+<queue>[seed k]") and of the network the
-run kept. The table replaces the part of docs/planning.md between `<!-- distilled:begin -->` and
+run kept. Optional planner*.csv files in the run folder (gpuplace-eval --csv, with its --json next
+to it naming the scenario) add the teacher's rows on the same held-out seeds, e.g. for philly:
+
+    for f in 0e4a51 6c71a0 7f04ca e13805; do build/apps/gpuplace-eval --scenario philly:$f --action-mode placement \
+      --policies rollout16:pack_wait+sjf --seeds 20 --csv out/distilled/philly/planner_$f.csv --json out/distilled/philly/planner_$f.json; done
+
+The table replaces the part of docs/planning.md between `<!-- distilled:begin -->` and
 `<!-- distilled:end -->`.
 """
 from __future__ import annotations
@@ -50,6 +56,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", default=str(ROOT / "out" / "distilled"), help="folder of the runs (default/, philly/)")
     ap.add_argument("--print", action="store_true", help="print the table instead of writing docs/planning.md")
+    ap.add_argument("--keep-missing", action="store_true", help="a run without a folder keeps its rows of the current table")
     args = ap.parse_args()
     out = ["Placement action mode; 20 held-out seeds per scenario (held-out trace files for philly); mean JCT in hours "
            "(mean ± standard error) and the paired difference against the best heuristic (every heuristic under every "
@@ -60,34 +67,50 @@ def main() -> int:
            "| scenario | policy | mean JCT (h) | minus the best heuristic (h) |", "|---|---|---|---|"]
     for run, recipe in RUNS.items():
         files = sorted(pathlib.Path(args.runs, run).glob("compare*.csv"))
+        if not files and args.keep_missing:  # the run's rows as the table has them
+            text = DOC.read_text()
+            section = text[text.index("<!-- distilled:begin -->"):text.index("<!-- distilled:end -->")]
+            out += [ln for ln in section.splitlines() if re.match(rf"\| {run}(:| \|)", ln)]
+            continue
         if not files:
-            sys.exit(f"{pathlib.Path(args.runs, run)}: no compare*.csv (run gpuplace-train --config {recipe} --compare there)")
+            sys.exit(f"{pathlib.Path(args.runs, run)}: no compare*.csv (run gpuplace-train --config {recipe} --compare there, "
+                     "or keep its rows of the table with --keep-missing)")
         data = {scenario_of(f): read_compare(f) for f in files}
+        planners = []  # the teacher on the same seeds (gpuplace-eval), where the run folder has it
+        for f in sorted(pathlib.Path(args.runs, run).glob("planner*.csv")):
+            sc = json.loads(f.with_suffix(".json").read_text())["scenario"]
+            for p, v in read_compare(f).items():
+                if sc in data:
+                    data[sc][p] = v
+                    planners += [p] if p not in planners else []
         seeds = sorted({p for d in data.values() for p in d if re.match(r"ppo\+\w+\[seed \d+\]$", p)},
                        key=lambda p: int(re.search(r"(\d+)\]$", p).group(1)))
         best = {}
         for sc, d in data.items():
-            heur = [p for p in d if not p.startswith("ppo")]
+            heur = [p for p in d if not p.startswith("ppo") and p not in planners]
             best[sc] = min(heur, key=lambda p: statistics.fmean(d[p]))
         together = {p: statistics.fmean(x for sc, d in data.items() for x in d[p]) for p in seeds}
         median = sorted(seeds, key=lambda p: together[p])[len(seeds) // 2]
         for sc, d in data.items():
             m, s = mean_sem(d[best[sc]])
             out.append(f"| {sc} | best heuristic: `{best[sc]}` | {m:.3f} ± {s:.3f} | |")
-        for p in seeds:
-            k = re.search(r"(\d+)\]$", p).group(1)
-            label = f"distilled, training seed {k}" + (" (the median)" if p == median else "")
+        seed_of = {p: re.search(r"(\d+)\]$", p).group(1) for p in seeds}
+        rows = [(p, f"distilled, training seed {seed_of[p]}" + (" (the median)" if p == median else "")) for p in seeds]
+        rows += [(p, f"teacher: the fair planner `{p}` (causal)") for p in planners]
+        for p, label in rows:
             pairs = []
             for sc, d in data.items():
+                if p not in d:
+                    continue
                 v = d[p]
                 diff = [a - b for a, b in zip(v, d[best[sc]])]
                 pairs += diff
                 m, s = mean_sem(v)
                 dm, ds = mean_sem(diff)
                 out.append(f"| {sc} | {label} | {m:.3f} ± {s:.3f} | {dm:+.3f} ± {ds:.3f} ({sum(x < 0 for x in diff)}/{len(diff)}) |")
-            if len(data) > 1:
+            if (n := sum(p in d for d in data.values())) > 1:
                 dm, ds = mean_sem(pairs)
-                out.append(f"| {run}: the {len(data)} files together | {label} | | {dm:+.3f} ± {ds:.3f} "
+                out.append(f"| {run}: the {n} files together | {label} | | {dm:+.3f} ± {ds:.3f} "
                            f"({sum(x < 0 for x in pairs)}/{len(pairs)}) |")
     return finish(out, DOC, ROOT, args.print, section="distilled")
 

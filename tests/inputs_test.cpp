@@ -3,6 +3,7 @@
 // (JSON path, file:line:column, the file or the flag), and nothing is built or changed.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -253,11 +254,21 @@ TEST_CASE("inputs: every training recipe reads as a run config, the distilled on
         CHECK(rc.to_json().is_object());
         if (name.ends_with("_distilled")) {
             CHECK(rc.action_mode == "placement");
-            CHECK(rc.ppo.dagger_iterations == 10);
+            CHECK(rc.ppo.dagger_iterations >= 10);
             CHECK(rc.ppo.dagger_teacher.starts_with("rollout16:"));
             CHECK_FALSE(gp::is_hindsight_policy(rc.ppo.dagger_teacher));  // a causal teacher
             CHECK(rc.ppo.total_steps == 0);
             CHECK(rc.train_scenarios().size() == (name == "sizes_distilled" ? 2u : 1u));
+        }
+        if (name == "philly_distilled") {  // validated on training files that no training env replays, and on no held-out file
+            const auto file = [](const std::string& p) { return std::filesystem::path(p).stem().string(); };
+            std::vector<std::string> val, train;
+            for (const auto& p : rc.eval_scenario().workload.trace_paths()) val.push_back(file(p));
+            for (const auto& p : rc.train_scenarios()[0].workload.trace_paths()) train.push_back(file(p));
+            CHECK(val == std::vector<std::string>{"103959", "b436b2"});
+            CHECK(val.size() + train.size() == gp::philly_training_files().size());
+            for (const auto& f : gp::philly_training_files())
+                CHECK((std::count(val.begin(), val.end(), f) + std::count(train.begin(), train.end(), f)) == 1);
         }
     }
     CHECK_THROWS_WITH_AS((void)gp::rl::run_config::from_json(json::parse(R"({"train_on": [3]})")),

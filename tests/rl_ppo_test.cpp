@@ -152,6 +152,13 @@ TEST_CASE("rl expert iteration: config errors name the path and the value") {
     CHECK(c.dagger_teacher == "hindsight:pack_wait+sjf");
     CHECK(rl::ppo_config::from_json(c.to_json()).to_json() == c.to_json());
     CHECK_FALSE(rl::ppo_config{}.to_json().contains("dagger_teacher"));  // a config without it keeps its document
+    // the fair planner's margin: stated only where it is not the planner's own (1 standard error)
+    const auto m = rl::ppo_config::from_json(json::parse(R"({"dagger_teacher": "rollout16:pack_wait+sjf", "dagger_iterations": 3, "dagger_margin": 3})"));
+    CHECK(m.dagger_margin == 3.0);
+    CHECK(rl::ppo_config::from_json(m.to_json()).dagger_margin == 3.0);
+    CHECK_FALSE(c.to_json().contains("dagger_margin"));
+    CHECK_THROWS_WITH_AS((void)rl::ppo_config::from_json(json::parse(R"({"dagger_margin": -1})")),
+                         "config /ppo/dagger_margin: value -1 out of range [0.0, 1000000.0]", ConfigError);
     // a planner chooses among whole placements or jobs, not GPUs
     CHECK_THROWS_WITH_AS(rl::ppo(tiny_ppo_scenario(), dagger_config("hindsight:pack", 1)),
                          "ppo: dagger_teacher \"hindsight:pack\" is a rollout planner, which chooses among the candidates of the "

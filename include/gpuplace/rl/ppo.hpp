@@ -112,6 +112,7 @@ private:
             o.threads = cfg_.threads;
             o.ties_to_base = true;
             o.min_gain = cfg_.dagger_min_gain;
+            o.margin = cfg_.dagger_margin;
             dagger_teacher_ = named_policy<Env>(cfg_.dagger_teacher, o);
             if (std::string base; cfg_.dagger_loss == "advantage" && parse_planner_name(cfg_.dagger_teacher, o, base)) {
                 planner_.emplace(heuristic<Env>(base).make, o);  // its scores of every action, not only its choice

@@ -60,6 +60,10 @@ struct ppo_config {
     std::string dagger_teacher;
     std::size_t dagger_iterations = 0;
     double dagger_min_gain = 0;  ///< hindsight teacher: the gain in return over its base's action that moves a label
+    /// Fair planner teacher (rollout<F>:...): the standard errors of the paired difference by which
+    /// an action must beat its base's action to move a label (rollout_options::margin). With many
+    /// candidates, the best of them beats the base's by one standard error by chance alone.
+    double dagger_margin = 1.0;
     /// "label": the cross-entropy of the teacher's action. "advantage" (a rollout planner teacher):
     /// the planner's mean return of every valid action, all scored on the same futures, minus their
     /// mean (counterfactual advantages, scaled by their standard deviation over the
@@ -83,6 +87,7 @@ struct ppo_config {
         if (!dagger_teacher.empty()) j["dagger_teacher"] = dagger_teacher;
         if (dagger_iterations > 0) j["dagger_iterations"] = dagger_iterations;
         if (dagger_min_gain > 0) j["dagger_min_gain"] = dagger_min_gain;
+        if (dagger_margin != 1.0) j["dagger_margin"] = dagger_margin;
         if (dagger_loss != "label") j["dagger_loss"] = dagger_loss;
         return j;
     }
@@ -94,7 +99,7 @@ struct ppo_config {
                              "gamma", "discount", "discount_seconds", "gae_lambda", "clip", "clip_value", "vf_coef", "ent_coef", "max_grad_norm",
                              "normalize_advantages", "normalize_rewards", "seed", "threads", "teacher", "imitation_steps",
                              "imitation_learning_rate", "value_warmup", "teacher_coef", "dagger_teacher",
-                             "dagger_iterations", "dagger_min_gain", "dagger_loss", "network"});
+                             "dagger_iterations", "dagger_min_gain", "dagger_margin", "dagger_loss", "network"});
         ppo_config c;
         read_int(j, path, "total_steps", c.total_steps, 0, 1LL << 50);
         read_int(j, path, "num_envs", c.num_envs, 1, 1 << 16);
@@ -143,6 +148,7 @@ struct ppo_config {
         if (c.dagger_iterations > 0 && c.dagger_teacher.empty())
             config_fail(join_path(path, "dagger_iterations"), "needs a dagger_teacher");
         read_number(j, path, "dagger_min_gain", c.dagger_min_gain, 0.0, 1e12);
+        read_number(j, path, "dagger_margin", c.dagger_margin, 0.0, 1e6);
         read_string(j, path, "dagger_loss", c.dagger_loss);
         if (c.dagger_loss != "label" && c.dagger_loss != "advantage")
             config_fail(join_path(path, "dagger_loss"), "unknown loss \"" + c.dagger_loss + "\" (allowed: label, advantage)");
