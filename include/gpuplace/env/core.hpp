@@ -304,8 +304,8 @@ private:
     /// Preemption: when the discipline decides next. (This and the next out of line: advance()
     /// is on every decision's path, they only with preemption.)
     GPUPLACE_NOINLINE double next_decision() const noexcept { return disc_.next_decision(sim_, queue_.jobs(), sim_.now()); }
-    /// Tenants: their time below their guarantee until now (out of line: off by default).
-    /// Tenants: the arrivals and completions of `ev` into each tenant's demand and holding.
+    /// Tenants: the arrivals and completions of `ev` into each tenant's demand and holding (out of
+    /// line: off by default).
     GPUPLACE_NOINLINE void count_tenants(const advance_result& ev) noexcept {
         for (auto j = ev.first_arrival; j < ev.first_arrival + ev.arrivals; ++j) ten_.job_arrived(j, sim_.job(j).num_gpus);
         for (const auto& r : ev.finished) ten_.job_finished(std::uint32_t(r.id), sim_.job(std::uint32_t(r.id)).num_gpus);
