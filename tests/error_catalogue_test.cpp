@@ -79,6 +79,10 @@ const std::vector<example>& catalogue() {
             [] { (void)gp::parse_scenario(R"({"env": {"queue_window": 5000}})"); });
         add("ConfigError", "config /env/queue_policy: unknown queue policy \"lifo\" (allowed: fifo, sjf, fewest_gpus, las, 2d_las, gittins, srtf, capacity, drf, themis, edf, edf_ac)",
             [] { (void)gp::parse_scenario(R"({"env": {"queue_policy": "lifo"}})"); });
+        add("ConfigError",
+            "config /observation/exclude/0: unknown observation segment \"gpu_load\" (this env's: gpu_busy, gpu_picked, "
+            "gpu_remaining, gpu_proximity, gpu_node_free, gpu_rack_free, job, queue, global)",
+            [] { gp::env e(gp::parse_scenario(R"({"observation": {"exclude": ["gpu_load"]}})")); });
         add("ConfigError", "config /topology/racks: expected an integer, got \"two\"",
             [] { gp::env e(gp::parse_scenario(R"({"topology": {"racks": "two"}})")); });
         add("ConfigError", "config /comm/model: expected a string, got 5",

@@ -136,6 +136,18 @@ struct reward_config {
     [[nodiscard]] bool realities() const noexcept { return deadline_miss != 0 || wasted != 0 || unfairness != 0; }
 };
 
+/// Which segments of the observation an env shows (key "observation"; docs/mdp.md): every one by
+/// default; with `features`, only those; with `exclude`, every one but those. Names are the
+/// segments' (observation_layout(): "gpu_busy", "gpu_node_free", "queue", "global", ...,
+/// "candidate_cost" in the placement mode); the kept segments keep the layout's order. The env
+/// checks the names against its layout (ConfigError naming the unknown one and the known ones).
+struct observation_config {
+    std::vector<std::string> features;  ///< the segments to show (empty: see exclude)
+    std::vector<std::string> exclude;   ///< the segments to leave out
+    [[nodiscard]] bool selects() const noexcept { return !features.empty() || !exclude.empty(); }
+    bool operator==(const observation_config&) const = default;
+};
+
 /// A scenario's model zoo (key "zoo"): the built-in one (ModelZoo::builtin(): Gavel's V100
 /// measurements) unless a zoo file or a zoo given inline is set.
 struct zoo_config {
@@ -168,6 +180,7 @@ struct scenario {
     workload_config workload;
     env_options env;
     reward_config reward;
+    observation_config observation;  ///< every segment by default
     colocation_config colocation;  ///< off by default
     durations_config durations;    ///< what the scheduler knows of durations: oracle by default
     preemption_config preemption;  ///< off by default

@@ -33,6 +33,7 @@
 #include "env/core.hpp"
 #include "env/gpu_mode.hpp"
 #include "env/job_mode.hpp"
+#include "env/obs_selection.hpp"
 #include "env/placement_mode.hpp"
 #include "env/round_mode.hpp"
 #include "error.hpp"
@@ -105,11 +106,15 @@ public:
 
     // ---- buffers ------------------------------------------------------------------------------
 
+    /// The observation: the front end's buffer, or with scenario key "observation" the segments it
+    /// chose (env/obs_selection.hpp), copied after every reset and step.
     [[nodiscard]] std::span<const float> observation() const noexcept {
+        if (sel_.on()) [[unlikely]] return sel_.obs();
         complete_lazy();
         return visit([&](const auto& f) { return f.observation(obs_); });
     }
     [[nodiscard]] std::span<const std::uint8_t> action_mask() const noexcept {
+        if (sel_.on()) [[unlikely]] return sel_.mask();
         complete_lazy();
         return visit([&](const auto& f) { return f.action_mask(obs_); });
     }
@@ -127,7 +132,9 @@ public:
     }
     /// The DEFER action's index: the last one (= number of GPUs in the GPU mode; wait in the job mode).
     [[nodiscard]] std::int64_t defer_action() const noexcept { return static_cast<std::int64_t>(num_actions() - 1); }
+    /// The observation's named segments, in order (the chosen ones with scenario key "observation").
     [[nodiscard]] const std::vector<obs_segment>& observation_layout() const noexcept {
+        if (sel_.on()) [[unlikely]] return sel_.layout();
         return visit([](const auto& f) -> const std::vector<obs_segment>& { return f.layout(); });
     }
     /// What an action chooses (env.action_mode).
@@ -184,7 +191,8 @@ public:
     /// vector env's contiguous arrays). The current contents are copied over.
     void bind(std::span<float> obs, std::span<std::uint8_t> mask) {
         complete_lazy();
-        visit([&](auto& f) { f.bind(obs_, obs, mask); });
+        if (sel_.on()) sel_.bind(obs, mask);  // the front end keeps its own whole buffers
+        else visit([&](auto& f) { f.bind(obs_, obs, mask); });
     }
 
     // ---- state --------------------------------------------------------------------------------
@@ -295,6 +303,12 @@ private:
         }
     }
 
+    /// Copies the chosen segments and the mask from the front end's buffers (scenario key "observation").
+    GPUPLACE_NOINLINE void gather_selection() noexcept {
+        complete_lazy();
+        visit([&](const auto& f) { sel_.gather(f.observation(obs_), f.action_mask(obs_)); });
+    }
+
     [[nodiscard]] typename view_type::state view_state() const noexcept {
         return {&core_.topology(), &core_.comm(), &core_.zoo(), &core_.gpu_types(), &core_.simulator(), core_.queue().jobs(),
                 core_.config().colocation.gpu_memory_gb, core_.failures() ? &core_.failure_state() : nullptr};
@@ -332,6 +346,7 @@ private:
                  env_detail::job_mode<core_type, view_type>, env_detail::round_mode<core_type, view_type>>
         front_;
     core_type core_;
+    env_detail::obs_selection sel_;  ///< the segments shown when the scenario chooses them (else off)
 };
 
 // The members that do the work, defined outside the class: not inline, so that a program built
@@ -367,6 +382,7 @@ basic_env<T, J, C>::basic_env(T topo, C comm, ModelZoo zoo, scenario s)
     else if (e.mode == action_mode::job) front_.template emplace<2>();
     else if (e.mode == action_mode::round) front_.template emplace<3>();
     visit([&](auto& f) { f.init(core_, obs_); });
+    visit([&](auto& f) { sel_.init(f.layout(), cfg.observation, f.num_actions(obs_)); });
 }
 
 template <Topology T, Job J, CommModel<T> C>
@@ -404,6 +420,7 @@ step_result basic_env<T, J, C>::step(std::int64_t action) {
     else if (steps_ >= core_.options().step_limit || core_.simulator().now() >= core_.options().time_limit)
         truncated_ = true;
     episode_return_ += r.reward;
+    if (sel_.on()) [[unlikely]] gather_selection();
     return {r.reward, terminated_, truncated_, core_.simulator().now() - t_start};
 }
 
@@ -433,6 +450,7 @@ template <Topology T, Job J, CommModel<T> C>
 void basic_env<T, J, C>::refresh_observation() {
     if (!started_) return;
     visit([&](auto& f) { f.write(core_, obs_, view_state()); });
+    if (sel_.on()) gather_selection();
 }
 
 template <Topology T, Job J, CommModel<T> C>

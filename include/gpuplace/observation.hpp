@@ -20,6 +20,7 @@
 #include "cluster.hpp"
 #include "detail/bounded_vector.hpp"
 #include "detail/constant.hpp"
+#include "detail/feature_math.hpp"
 #include "detail/fill.hpp"
 #include "detail/inline.hpp"
 #include "detail/obs_buffers.hpp"
@@ -75,10 +76,7 @@ public:
     // ---- features ---------------------------------------------------------------------------------
 
     /// A duration as a feature: t / (t + time_scale), 0 for t <= 0.
-    [[nodiscard]] float squash(double seconds) const noexcept {
-        const double x = std::max(0.0, seconds);
-        return static_cast<float>(x / (x + time_scale_));
-    }
+    [[nodiscard]] float squash(double seconds) const noexcept { return detail::squash_duration(seconds, time_scale_); }
     /// A GPU's remaining-time feature, squash() in float arithmetic (the difference of times in
     /// double): the G of them are rewritten whenever time moves, and a float division is half the
     /// cost of a double one. Relative error against squash(): at most 4 x 2^-24. A time beyond
@@ -161,7 +159,7 @@ public:
         std::fill_n(o, (K_ - written) * L_.queue_fields(), 0.0f);  // the empty slots, in one fill
     }
     /// n preemptions as a feature: n / (n + 1).
-    [[nodiscard]] static float preemption_feature(std::uint32_t n) noexcept { return float(n) / float(n + 1); }
+    [[nodiscard]] static float preemption_feature(std::uint32_t n) noexcept { return detail::preemption_feature(n); }
 
     /// The per-GPU time row when the scheduler does not see true remaining times (durations
     /// hidden or predicted), rewritten whole: hidden, the run time of the GPU's job so far; predicted,

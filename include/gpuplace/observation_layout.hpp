@@ -37,6 +37,10 @@ struct obs_segment {
     std::string name;                 ///< e.g. "gpu_busy"
     std::size_t offset = 0, size = 0; ///< position in the observation vector
     std::vector<std::string> fields;  ///< per-element names when the segment is not per GPU
+    /// What a per-item segment has one value for ("gpu", "candidate" or "slot": what every action
+    /// but the last chooses), "" for a context segment. Per-item segments come first; a network
+    /// finds them by this, never by their names.
+    std::string item;
 };
 
 /// The per-GPU features every layout has first (segment "gpu_<name>", G values each), before the
@@ -173,11 +177,11 @@ public:
             const auto f = gpu_feature(i);
             if (!has(f)) continue;
             const std::size_t n = f == gpu_feature::domain_free ? levels_.size() : 1;
-            for (std::size_t l = 1; l <= n; ++l) out.push_back({"gpu_" + name(f, l), offset(f, l), G_, {}});
+            for (std::size_t l = 1; l <= n; ++l) out.push_back({"gpu_" + name(f, l), offset(f, l), G_, {}, "gpu"});
         }
         const auto add = [&](obs_part p, std::span<const std::string_view> names, std::size_t repeat) {
             if (!has(p)) return;
-            obs_segment s{std::string(name(p)), offset(p), size(p), {}};
+            obs_segment s{std::string(name(p)), offset(p), size(p), {}, {}};
             const bool slots = p == obs_part::job || p == obs_part::queue;
             for (std::size_t r = 0; r < repeat; ++r) {
                 const std::string pre = repeat > 1 ? std::to_string(r) + "." : "";
@@ -191,7 +195,7 @@ public:
         add(obs_part::global, global_feature_names, 1);
         add(obs_part::job_type, job_type_feature_names, 1);
         if (has(obs_part::job_fields)) {
-            obs_segment f{std::string(name(obs_part::job_fields)), offset(obs_part::job_fields), size(obs_part::job_fields), {}};
+            obs_segment f{std::string(name(obs_part::job_fields)), offset(obs_part::job_fields), size(obs_part::job_fields), {}, {}};
             for (const auto& n : fields_) f.fields.push_back(n);
             for (std::size_t k = 0; k < K_; ++k)
                 for (const auto& n : fields_) f.fields.push_back(std::to_string(k) + "." + n);

@@ -313,6 +313,7 @@ py::list layout_list(const std::vector<gp::obs_segment>& layout) {
         d["offset"] = s.offset;
         d["size"] = s.size;
         d["fields"] = s.fields;
+        d["item"] = s.item;
         l.append(d);
     }
     return l;

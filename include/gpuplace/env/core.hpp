@@ -25,6 +25,7 @@
 #include "../simulator.hpp"
 #include "../topology.hpp"
 #include "../workload.hpp"
+#include "../detail/feature_math.hpp"
 #include "../detail/inline.hpp"
 #include "../detail/rng.hpp"
 #include "../information.hpp"
@@ -359,11 +360,8 @@ private:
     /// again, the waiting ones in priority order.
     void decide();
 
-    /// The observation's duration feature, as observation_writer::squash() computes it.
-    [[nodiscard]] float squash(double seconds) const noexcept {
-        const double x = std::max(0.0, seconds);
-        return static_cast<float>(x / (x + cfg_.reward.time_scale));
-    }
+    /// The observation's duration feature (detail/feature_math.hpp, as observation_writer::squash()).
+    [[nodiscard]] float squash(double seconds) const noexcept { return detail::squash_duration(seconds, cfg_.reward.time_scale); }
 
     /// The shown durations and queue features of jobs `from` onwards.
     template <class Features>

@@ -198,7 +198,7 @@ void scheduling_core<T, J, C>::describe(std::uint32_t from, const Features& feat
         const auto& j = sim_.job(i);
         const auto p = zoo_[j.model].at(j.num_gpus);
         queue_.info(i) = {features.request(j.num_gpus), features.squash(shown_[i]),
-                          static_cast<float>(std::clamp(1.0 - p.spread / p.consolidated, 0.0, 1.0)), double(j.submit_time), 0};
+                          detail::comm_intensity(p.spread, p.consolidated), double(j.submit_time), 0};
     }
 }
 

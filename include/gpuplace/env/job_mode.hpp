@@ -38,7 +38,7 @@ public:
         const std::size_t K = core.config().env.slots;
         placer_ = core.config().env.placer;
         core.always_backfill();
-        obs_segment cluster{"cluster", 0, std::size(cluster_feature_names), {}};
+        obs_segment cluster{"cluster", 0, std::size(cluster_feature_names), {}, {}};
         for (auto n : cluster_feature_names) cluster.fields.emplace_back(n);
         constexpr obs_part parts[] = {obs_part::global};
         slots_.init(K, "slot_", slot_feature_names, obs.layout(), parts, &cluster);

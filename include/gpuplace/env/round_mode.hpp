@@ -66,7 +66,7 @@ public:
         for (std::size_t t = 0; t < T; ++t) names.push_back("on_" + tn[t]);
         const std::vector<std::string_view> views(names.begin(), names.end());
         F_ = views.size();
-        obs_segment round{"round", 0, std::size(round_feature_names), {}};
+        obs_segment round{"round", 0, std::size(round_feature_names), {}, {}};
         for (auto n : round_feature_names) round.fields.emplace_back(n);
         slots_.init(K, "slot_", views, obs.layout(), {}, &round);
         round_off_ = K * F_;

@@ -26,8 +26,9 @@ public:
         K_ = K;
         layout_.clear();
         std::size_t off = 0;
+        const std::string item(prefix.substr(0, prefix.find('_')));  // "candidate_" -> "candidate"
         for (auto n : names) {
-            layout_.push_back({std::string(prefix) + std::string(n), off, K_, {}});
+            layout_.push_back({std::string(prefix) + std::string(n), off, K_, {}, item});
             off += K_;
         }
         if (extra) {

@@ -5,7 +5,8 @@
 /// harness (greedy: the most probable valid action).
 ///
 /// Format (version 1):
-///   {"format": "gpuplace-ppo", "version": 1, "obs_spec": {"num_gpus", "gpu_features", "context", "gpus_per_node" (optional)},
+///   {"format": "gpuplace-ppo", "version": 1, "obs_spec": {"num_gpus", "gpu_features", "context", "gpus_per_node" (optional),
+///    "items" (optional), "names" (optional: each input's name, the per-item segments' then the context's "<segment>.<field>")},
 ///    "network": {...network_config}, "ppo": {...ppo_config}, "scenario": {...}, "queue" (optional),
 ///    "parts": {"<name>": {"sizes": [...], "params": [...]}},
 ///    "normalizers": [{"mean": [...], "var": [...], "count": n}, ...]}
@@ -54,6 +55,7 @@ template <std::floating_point S>
     j["obs_spec"] = {{"num_gpus", sp.num_gpus}, {"gpu_features", sp.gpu_features}, {"context", sp.context},
                      {"gpus_per_node", sp.gpus_per_node}};
     if (sp.items != "gpu") j["obs_spec"]["items"] = sp.items;  // GPU-mode checkpoints are as before the action modes
+    if (!sp.names.empty()) j["obs_spec"]["names"] = sp.names;  // what each input is: the layout travels with the model
     j["network"] = net.config().to_json();
     j["ppo"] = cfg.to_json();
     j["scenario"] = gpuplace::to_json(s);
@@ -131,6 +133,13 @@ template <std::floating_point S = float>
             ckpt_fail(source, "/obs_spec/items", "expected \"gpu\", \"candidate\" or \"slot\"");
         sp.items = it->template get<std::string>();
     }
+    if (auto it = sj.find("names"); it != sj.end()) {  // optional: absent in checkpoints written before names were recorded
+        if (!it->is_array()) ckpt_fail(source, "/obs_spec/names", "expected a list of input names");
+        for (std::size_t i = 0; i < it->size(); ++i) {
+            if (!(*it)[i].is_string()) ckpt_fail(source, "/obs_spec/names/" + std::to_string(i), "expected a name");
+            sp.names.push_back((*it)[i].template get<std::string>());
+        }
+    }
     // sane bounds before anything is sized from the document
     for (auto [key, v, hi] : {std::tuple{"num_gpus", sp.num_gpus, std::size_t{1} << 20},
                               {"gpu_features", sp.gpu_features, std::size_t{1} << 10},
@@ -138,6 +147,9 @@ template <std::floating_point S = float>
                               {"gpus_per_node", sp.gpus_per_node, std::size_t{1} << 20}})
         if (v > hi)
             ckpt_fail(source, std::string("/obs_spec/") + key, "value " + std::to_string(v) + " out of range [0, " + std::to_string(hi) + "]");
+    if (!sp.names.empty() && sp.names.size() != sp.gpu_features + sp.context)
+        ckpt_fail(source, "/obs_spec/names", std::to_string(sp.names.size()) + " names for " + std::to_string(sp.gpu_features) +
+                                                 " per-item features + " + std::to_string(sp.context) + " context values");
     basic_checkpoint<S> c;
     network_config cfg;
     std::vector<typename basic_actor_critic<S>::part_layout> layout;
@@ -298,8 +310,15 @@ public:
     template <class E>
     std::int64_t act(const E& e, std::span<const std::uint8_t> mask) {
         const auto* net = net_.get();
-        if (const auto want = obs_spec::of(e); want != net->spec()) {
-            if (!bound_ || bound_->spec() != want) {
+        // the inputs by name once (an env's layout is fixed; the names cost a string per input),
+        // then the shape at every decision
+        const auto want = obs_spec::of(e, !named_);
+        if (!named_) {
+            if (const auto why = net->incompatibility(want); !why.empty()) throw Error("network policy: " + why);
+            named_ = true;
+        }
+        if (!want.same_shape(net->spec())) {
+            if (!bound_ || !bound_->spec().same_shape(want)) {
                 if (const auto why = net_->incompatibility(want); !why.empty()) throw Error("network policy: " + why);
                 bound_ = std::make_shared<const basic_actor_critic<S>>(net_->for_spec(want));
             }
@@ -311,6 +330,7 @@ public:
 private:
     std::shared_ptr<const basic_actor_critic<S>> net_;
     std::shared_ptr<const basic_actor_critic<S>> bound_;  ///< net_ for another cluster's shape, when needed
+    bool named_ = false;  ///< the env's inputs were checked by name against the network's
     typename basic_actor_critic<S>::workspace ws_;
 };
 using network_policy = basic_network_policy<float>;

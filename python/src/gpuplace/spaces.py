@@ -19,7 +19,8 @@ import numpy as np
 from gymnasium import spaces
 
 
-#: The observation space attribute holding the layout: ``{"segments": [{"name", "offset", "size"}, ...],
+#: The observation space attribute holding the layout: ``{"segments": [{"name", "offset", "size", "fields",
+#: "item"}, ...]`` (``item``: what a per-item segment has a value for, "" for context),
 #: "num_gpus": G, "num_items": num_actions - 1, "gpus_per_node": n}``, and, for an env made from a
 #: scenario, what a policy trained on it acts under: ``"queue": {"queue_policy", "backfill"}`` (the
 #: env settings; the order jobs wait in is not in the observation) and ``"information"`` (what the
@@ -36,7 +37,8 @@ def layout_of(core, scenario: dict | None = None) -> dict:
     env's ``scenario``, its queue settings and information setting too."""
     topo = core.topology()
     lay = {
-        "segments": [{"name": str(s["name"]), "offset": int(s["offset"]), "size": int(s["size"])}
+        "segments": [{"name": str(s["name"]), "offset": int(s["offset"]), "size": int(s["size"]),
+                      "fields": [str(f) for f in s["fields"]], "item": str(s["item"])}
                      for s in core.observation_layout],
         "num_gpus": int(core.num_gpus),
         "num_items": int(core.num_actions) - 1,  # what every action but the last chooses: GPUs, candidates or slots

@@ -61,13 +61,20 @@ class ObsSpec:
     ``gpu_features`` segments of ``num_gpus`` values first (feature-major), then ``context``
     values. The items are what every action but the last chooses: GPUs (``items`` "gpu", the GPU
     action mode), candidate placements ("candidate") or queue slots ("slot"); ``num_gpus`` counts
-    them. ``gpus_per_node``: GPUs are numbered node by node, this many per node (0 = unknown)."""
+    them. ``gpus_per_node``: GPUs are numbered node by node, this many per node (0 = unknown).
+    ``names``: what each input is, the per-item segments' names then each context value's
+    ``"<segment>.<field>"`` (empty when unknown): saved with a network, so that it refuses an env
+    whose observation differs, naming the difference (:func:`check_compatible`)."""
 
     num_gpus: int
     gpu_features: int
     context: int
     gpus_per_node: int = 0
     items: str = "gpu"
+    names: tuple[str, ...] = ()
+
+    def __post_init__(self):
+        object.__setattr__(self, "names", tuple(str(n) for n in self.names))
 
     @property
     def obs_size(self) -> int:
@@ -77,21 +84,58 @@ class ObsSpec:
     def num_actions(self) -> int:
         return self.num_gpus + 1
 
+    def same_shape(self, other: "ObsSpec") -> bool:
+        """Every count and the items equal (not the names, which either side may not record)."""
+        return (self.num_gpus, self.gpu_features, self.context, self.gpus_per_node, self.items) == (
+            other.num_gpus, other.gpu_features, other.context, other.gpus_per_node, other.items)
+
+    def name_difference(self, other: "ObsSpec", mine: str = "the network", theirs: str = "the env") -> str:
+        """How this spec's inputs differ from ``other``'s by name, as the C++ ``obs_spec::name_difference``
+        says it ("" when they do not or either records none)."""
+        if not self.names or not other.names or self.names == other.names:
+            return ""
+
+        def only(a, b):
+            rest = [x for x in a if x not in set(b)]
+            text = ", ".join(rest[:6])
+            return text + (f" and {len(rest) - 6} more" if len(rest) > 6 else "")
+
+        a, b = only(self.names, other.names), only(other.names, self.names)
+        why = []
+        if a:
+            why.append(f"{mine} reads {a}, which {theirs} does not observe")
+        if b:
+            why.append(f"{theirs} observes {b}, which {mine} was not trained on")
+        return "; ".join(why) or "the same inputs in another order"
+
     @classmethod
     def from_layout(cls, segments: Sequence[Mapping[str, Any]], observation_size: int, num_gpus: int,
                     gpus_per_node: int = 0) -> "ObsSpec":
-        """Like the C++ ``obs_spec::of``: the leading segments named ``<items>_*`` (items: the first
-        segment's name up to its '_') of ``num_gpus`` values (the items: num_actions - 1) at
-        consecutive offsets are the per-item features, the rest is the context."""
-        first = str(segments[0]["name"]) if segments else "gpu_"
-        items = first.split("_", 1)[0] if "_" in first else "gpu"
+        """Like the C++ ``obs_spec::of``: the leading segments whose ``item`` is set (what they have a
+        value for: "gpu", "candidate" or "slot") of ``num_gpus`` values (the items: num_actions - 1) at
+        consecutive offsets are the per-item features, the rest is the context. A layout recorded
+        without ``item`` (an observation space saved before it was) is read by the segments' names:
+        ``<items>_*``, items being the first segment's name up to its '_'."""
+        if segments and "item" not in segments[0]:  # a layout recorded before "item"
+            first = str(segments[0]["name"])
+            legacy = first.split("_", 1)[0] if "_" in first else "gpu"
+            segments = [dict(s, item=legacy if str(s["name"]).startswith(legacy + "_") else "") for s in segments]
+        items = str(segments[0]["item"]) if segments and segments[0]["item"] else "gpu"
         f = off = 0
+        names = []
         for s in segments:
-            if not str(s["name"]).startswith(items + "_") or int(s["size"]) != num_gpus or int(s["offset"]) != off:
+            if str(s["item"]) != items or int(s["size"]) != num_gpus or int(s["offset"]) != off:
                 break
             f += 1
             off += num_gpus
-        return cls(int(num_gpus), f, int(observation_size) - off, int(gpus_per_node) if items == "gpu" else 0, items)
+            names.append(str(s["name"]))
+        for s in segments:
+            if int(s["offset"]) >= off:
+                names += [f'{s["name"]}.{x}' for x in s.get("fields", ())]
+        context = int(observation_size) - off
+        if len(names) != f + context:
+            names = []  # a layout without every field's name
+        return cls(int(num_gpus), f, context, int(gpus_per_node) if items == "gpu" else 0, items, tuple(names))
 
     @classmethod
     def from_space(cls, space) -> "ObsSpec":
@@ -120,6 +164,8 @@ class ObsSpec:
              "gpus_per_node": self.gpus_per_node}
         if self.items != "gpu":  # as the C++ checkpoint writes it
             j["items"] = self.items
+        if self.names:
+            j["names"] = list(self.names)
         return j
 
 
@@ -418,7 +464,13 @@ def spec_from_checkpoint(doc: Mapping[str, Any], source: str = "<checkpoint>") -
     items = sj.get("items", "gpu")
     if items not in ("gpu", "candidate", "slot"):
         raise CheckpointError(f'checkpoint {source}: /obs_spec/items: expected "gpu", "candidate" or "slot", got {items!r}')
-    spec = ObsSpec(sj["num_gpus"], sj["gpu_features"], sj["context"], int(sj.get("gpus_per_node", 0)), items)
+    names = sj.get("names", [])
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise CheckpointError(f"checkpoint {source}: /obs_spec/names: expected a list of input names")
+    if names and len(names) != sj["gpu_features"] + sj["context"]:
+        raise CheckpointError(f"checkpoint {source}: /obs_spec/names: {len(names)} names for {sj['gpu_features']} "
+                              f"per-item features + {sj['context']} context values")
+    spec = ObsSpec(sj["num_gpus"], sj["gpu_features"], sj["context"], int(sj.get("gpus_per_node", 0)), items, tuple(names))
     if not isinstance(doc.get("network"), Mapping):
         raise CheckpointError(f"checkpoint {source}: /network: missing")
     try:
@@ -490,6 +542,9 @@ def check_compatible(have: ObsSpec, want: ObsSpec, config: NetConfig, what: str 
         diffs.append(f"nodes of {have.gpus_per_node} GPUs vs {want.gpus_per_node} (node_features)")
     if config.node_features and want.items == "gpu" and want.gpus_per_node and want.num_gpus % want.gpus_per_node:
         diffs.append(f"{want.num_gpus} GPUs are not whole nodes of {want.gpus_per_node}")
+    named = have.name_difference(want, theirs=what)
+    if named:
+        diffs.append(named)
     if diffs:
         raise LayoutError(f"the network does not fit {what}: " + "; ".join(diffs))
 

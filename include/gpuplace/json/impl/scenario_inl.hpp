@@ -27,7 +27,7 @@ namespace gpuplace {
 GPUPLACE_INLINE scenario scenario_from_json(const detail::json& j) {
     using namespace detail;
     check_keys(j, "", {"name", "topology", "comm", "zoo", "workload", "env", "reward", "colocation", "durations", "preemption", "job_fields",
-                      "rounds", "failures", "tenants", "spot", "deadlines"});
+                      "rounds", "failures", "tenants", "spot", "deadlines", "observation"});
     scenario s;
     read_string(j, "", "name", s.name);
     if (auto it = j.find("topology"); it != j.end()) {
@@ -100,6 +100,26 @@ GPUPLACE_INLINE scenario scenario_from_json(const detail::json& j) {
         read_number(*it, p, "wasted", s.reward.wasted);
         read_number(*it, p, "unfairness", s.reward.unfairness);
     }
+    if (auto it = j.find("observation"); it != j.end()) {
+        const std::string p = "/observation";
+        if (!it->is_object()) config_fail(p, "expected an object, got " + short_dump(*it));
+        check_keys(*it, p, {"features", "exclude"});
+        const auto names = [&](const char* key, std::vector<std::string>& out) {
+            const auto k = it->find(key);
+            if (k == it->end()) return;
+            const std::string kp = p + "/" + key;
+            if (!k->is_array() || k->empty()) config_fail(kp, "expected a non-empty list of segment names, got " + short_dump(*k));
+            for (std::size_t i = 0; i < k->size(); ++i) {
+                const auto& v = (*k)[i];
+                if (!v.is_string()) config_fail(kp + "/" + std::to_string(i), "expected a segment name, got " + short_dump(v));
+                out.push_back(v.get<std::string>());
+            }
+        };
+        names("features", s.observation.features);
+        names("exclude", s.observation.exclude);
+        if (!s.observation.features.empty() && !s.observation.exclude.empty())
+            config_fail(p, "give \"features\" (the segments to show) or \"exclude\" (those to leave out), not both");
+    }
     return s;
 }
 
@@ -143,6 +163,8 @@ GPUPLACE_INLINE detail::json to_json(const scenario& s) {
     if (!(s.tenants == tenants_config{})) j["tenants"] = to_json(s.tenants);
     if (!(s.spot == spot_config{})) j["spot"] = to_json(s.spot);
     if (!(s.deadlines == deadlines_config{})) j["deadlines"] = to_json(s.deadlines);
+    if (!s.observation.features.empty()) j["observation"]["features"] = s.observation.features;  // written when set
+    if (!s.observation.exclude.empty()) j["observation"]["exclude"] = s.observation.exclude;
     const auto& r = s.reward;
     j["reward"] = {{"jct", r.jct}, {"makespan", r.makespan}, {"comm", r.comm}, {"placement", r.placement}, {"time_scale", r.time_scale}};
     for (const auto& [k, v] : {std::pair{"deadline_miss", r.deadline_miss}, {"wasted", r.wasted}, {"unfairness", r.unfairness}})

@@ -135,4 +135,8 @@ def scenario_for_model(model, scenario: ScenarioLike, name: str = "maskable_ppo"
                 f"and {have_act} actions, the scenario's have {int(core.observation_size)} and "
                 f"{int(core.num_actions)}; a policy over the whole observation (such as MlpPolicy) acts only on the "
                 "cluster, queue window and features it was trained on (a PerGpuPolicy acts on any number of GPUs)")
+        if lay.get("segments"):  # the same size: the same inputs, by name, when the model recorded them
+            named = ObsSpec.from_space(pol.observation_space).name_difference(want, mine="the model", theirs=what)
+            if named:
+                raise LayoutError(f"the model ({type(pol).__name__}) does not fit {what}: its observation differs: {named}")
     return sc, name
