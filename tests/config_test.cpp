@@ -74,7 +74,7 @@ TEST_CASE("config: JSON round trip") {
 
 TEST_CASE("config: errors name the JSON path and the value") {
     CHECK(parse_error(R"({"foo": 1})") ==
-          "config /foo: unknown key \"foo\" (allowed: name, topology, comm, zoo, workload, env, reward, colocation, durations, preemption, job_fields, rounds, failures, tenants, spot, deadlines)");
+          "config /foo: unknown key \"foo\" (allowed: name, topology, comm, zoo, workload, env, reward, colocation, durations, preemption, job_fields, rounds, failures, tenants, spot, deadlines, observation)");
     CHECK(parse_error(R"({"env": {"queue_policy": "lifo"}})") ==
           "config /env/queue_policy: unknown queue policy \"lifo\" (allowed: fifo, sjf, fewest_gpus, las, 2d_las, gittins, srtf, capacity, drf, themis, edf, edf_ac)");
     CHECK(parse_error(R"({"env": {"backfill": "yes"}})") == "config /env/backfill: expected true or false, got \"yes\"");

@@ -170,13 +170,16 @@ TEST_CASE("rl checkpoint: the queue policy a network acts under round trips, unk
     CHECK(rl::model_path("my/ppo.json") == "my/ppo.json");
 }
 
-TEST_CASE("rl reference policies: every shipped model loads by name and schedules every job of its scenario") {
+TEST_CASE("rl reference policies: every shipped model loads by name, records its inputs and schedules every job of its scenario") {
     for (const auto& name : rl::model_names()) {
         CAPTURE(name);
         const auto ck = rl::load_model(name);
         CHECK(rl::model_path(name) == "$GPUPLACE_DATA/models/" + name + ".json");
         auto s = scenario_from_json(ck.scenario);
         if (!ck.queue.empty()) apply_queue(s, ck.queue);
+        // it records the name of every input, and they are its scenario's
+        CHECK(ck.network.spec().names.size() == ck.network.spec().gpu_features + ck.network.spec().context);
+        CHECK(ck.network.spec() == rl::obs_spec::of(env(s)));
         const auto net = std::make_shared<const rl::actor_critic>(ck.network);
         const auto rep = evaluate<env>(s, {rl::as_policy<env>("ppo", net)}, held_out_seeds(2), 1);
         for (const auto& m : rep.policies[0].per_seed) CHECK(m.jobs_done == m.jobs_total);

@@ -8,12 +8,17 @@
 // act functions freely. An exception raised by the policy becomes a gpuplace.Error naming the policy.
 // gpuplace._core.register_discipline: a preemptive discipline's key written in Python
 // (discipline_registry.hpp), called with the GIL taken in the callback alone.
+// gpuplace._core.register_workload_kind: a workload kind whose jobs a Python function makes
+// (json/workload_registry.hpp), called with the GIL taken once per episode, at reset.
 
 #include <memory>
 #include <string>
 #include <vector>
 
+#include <cmath>
+
 #include <gpuplace/discipline_registry.hpp>
+#include <gpuplace/json/workload_registry.hpp>
 #include <gpuplace/registry.hpp>
 
 #include "bindings.hpp"
@@ -118,6 +123,103 @@ void register_discipline(const std::string& name, const std::string& about, py::
     });
 }
 
+/// The jobs of a workload kind registered from Python: generate(options, num_gpus, seed) returns
+/// the episode's jobs, each a mapping with submit_time (s), num_gpus, model (a zoo name or id),
+/// and work (training steps) or duration (seconds at the model's measured rate on its GPUs), and
+/// optionally gpu_fraction.
+class python_workload final : public gp::workload_generator {
+public:
+    python_workload(std::string name, shared_py generate, shared_py options)
+        : name_(std::move(name)), gen_(std::move(generate)), options_(std::move(options)) {}
+
+    void generate(const gp::ModelZoo& zoo, std::size_t cluster_gpus, std::uint64_t seed, std::vector<gp::TrainingJob>& out) const override {
+        py::gil_scoped_acquire gil;
+        const std::string who = "workload kind \"" + name_ + "\" (registered from Python): ";
+        py::object r;
+        try {
+            r = (*gen_)(*options_, cluster_gpus, seed);
+        } catch (py::error_already_set& e) {
+            throw gp::Error(who + "generate(options, num_gpus, seed) raised " + e.what());
+        }
+        if (!py::isinstance<py::sequence>(r) || py::isinstance<py::str>(r))
+            throw gp::ConfigError(who + "generate() returned " + std::string(py::repr(r)) + ", not a list of jobs");
+        const auto jobs = py::reinterpret_borrow<py::sequence>(r);
+        for (std::size_t i = 0; i < jobs.size(); ++i) out.push_back(job(zoo, jobs[i], who + "job " + std::to_string(i)));
+    }
+
+private:
+    /// One job from its mapping; ConfigError naming the job and the key otherwise.
+    static gp::TrainingJob job(const gp::ModelZoo& zoo, const py::handle& h, const std::string& where) {
+        if (!py::isinstance<py::dict>(h)) throw gp::ConfigError(where + ": " + std::string(py::repr(h)) + " is not a dict");
+        const auto d = py::reinterpret_borrow<py::dict>(h);
+        for (const auto& kv : d) {
+            const auto k = py::str(kv.first).cast<std::string>();
+            if (k != "submit_time" && k != "num_gpus" && k != "model" && k != "work" && k != "duration" && k != "gpu_fraction")
+                throw gp::ConfigError(where + ": unknown key \"" + k + "\" (allowed: submit_time, num_gpus, model, work or duration, gpu_fraction)");
+        }
+        const auto number = [&](const char* key, double lo) {
+            if (!d.contains(key)) throw gp::ConfigError(where + ": missing \"" + key + "\"");
+            const py::handle v = d[key];
+            if (!PyNumber_Check(v.ptr()) || PyBool_Check(v.ptr()))
+                throw gp::ConfigError(where + ": " + key + " " + std::string(py::repr(v)) + " is not a number");
+            const double x = py::cast<double>(v);
+            if (!std::isfinite(x) || x < lo)
+                throw gp::ConfigError(where + ": " + key + " " + std::string(py::repr(v)) + " (expected a finite number >= " +
+                                      std::string(py::repr(py::float_(lo))) + ")");
+            return x;
+        };
+        gp::TrainingJob j;
+        j.submit_time = number("submit_time", 0.0);
+        const double g = number("num_gpus", 1.0);
+        if (g != std::floor(g) || g > 1e6)
+            throw gp::ConfigError(where + ": num_gpus " + std::string(py::repr(d["num_gpus"])) + " is not a whole number of GPUs");
+        j.num_gpus = std::uint32_t(g);
+        if (!d.contains("model")) throw gp::ConfigError(where + ": missing \"model\" (a zoo model's name or id)");
+        const py::handle m = d["model"];
+        if (py::isinstance<py::str>(m)) {
+            try {
+                j.model = zoo.find(m.cast<std::string>());
+            } catch (const gp::ConfigError& e) {
+                throw gp::ConfigError(where + ": " + e.what());
+            }
+        } else if (py::isinstance<py::int_>(m) && !PyBool_Check(m.ptr())) {
+            const auto id = m.cast<long long>();
+            if (id < 0 || std::size_t(id) >= zoo.size())
+                throw gp::ConfigError(where + ": model id " + std::to_string(id) + " is not in the zoo (" + std::to_string(zoo.size()) + " models)");
+            j.model = gp::model_id(id);
+        } else {
+            throw gp::ConfigError(where + ": model " + std::string(py::repr(m)) + " is not a zoo model's name or id");
+        }
+        const bool work = d.contains("work"), dur = d.contains("duration");
+        if (work == dur) throw gp::ConfigError(where + ": give \"work\" (training steps) or \"duration\" (seconds), exactly one");
+        if (work) {
+            j.work = number("work", 0.0);
+        } else {
+            j.work = number("duration", 0.0) * zoo[j.model].at(j.num_gpus).consolidated;  // (interpolated between measured counts)
+        }
+        if (!(j.work > 0)) throw gp::ConfigError(where + ": a job needs work > 0");
+        if (d.contains("gpu_fraction")) {
+            j.gpu_fraction = number("gpu_fraction", 0.0);
+            if (!(j.gpu_fraction > 0 && j.gpu_fraction <= 1)) throw gp::ConfigError(where + ": gpu_fraction must be in (0, 1]");
+        }
+        return j;
+    }
+
+    std::string name_;
+    shared_py gen_, options_;
+};
+
+void register_workload_kind(const std::string& name, const std::string& about, py::object generate) {
+    if (!PyCallable_Check(generate.ptr()))
+        throw gp::ConfigError("register_workload_kind(\"" + name + "\"): generate must be callable (options, num_gpus, seed) -> jobs, got " +
+                              std::string(py::repr(generate)));
+    auto g = share(std::move(generate));
+    gp::register_workload_kind(name, about, [g, name](const gp::json& j, const std::string&) -> std::shared_ptr<const gp::workload_generator> {
+        py::gil_scoped_acquire gil;
+        return std::make_shared<python_workload>(name, g, share(to_py(j)));
+    });
+}
+
 }  // namespace
 
 void bind_registry(py::module_& m) {
@@ -151,6 +253,13 @@ void bind_registry(py::module_& m) {
           "\"las\": a scenario's env.queue_policy, \"<placer>+<name>\". A built-in or registered name is a ConfigError.");
     m.def("unregister_discipline", [](const std::string& name) { return gp::unregister_discipline(name); }, py::arg("name"),
           "Removes a registered discipline; returns whether there was one (envs built with it keep it).");
+    m.def("register_workload_kind", &register_workload_kind, py::arg("name"), py::arg("about"), py::arg("generate"),
+          "Registers a workload kind by name (gpuplace.register_workload_kind is the decorator): generate(options, num_gpus, "
+          "seed) returns an episode's jobs, each a dict with submit_time (s), num_gpus, model (a zoo name or id), work "
+          "(steps) or duration (s at the model's measured rate), and optionally gpu_fraction. The name is then a "
+          "scenario's workload kind; its other keys are the options. A built-in or registered name is a ConfigError.");
+    m.def("unregister_workload_kind", [](const std::string& name) { return gp::unregister_workload_kind(name); }, py::arg("name"),
+          "Removes a registered workload kind; returns whether there was one (scenarios read before keep it).");
     m.def("register_policy", &register_policy, py::arg("name"), py::arg("about"), py::arg("factory"),
           "Registers a Python policy by name (gpuplace.register_policy is the decorator): factory(seed) returns "
           "act(env) -> action for one episode. heuristic names, evaluate(), Heuristic, the rollout planners "

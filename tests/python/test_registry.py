@@ -249,3 +249,70 @@ def test_the_cli_takes_a_plugin_discipline_in_info_list_and_evaluate(tmp_path, c
         assert "pack+plugin_oldest" in out and "pack+las" in out
     finally:
         gpuplace.unregister_discipline("plugin_oldest")
+
+
+# ---- workload kinds registered from Python (gpuplace.register_workload_kind) ----------------------
+
+
+def test_a_python_workload_kind_makes_each_episodes_jobs_from_its_seed():
+    import random
+
+    calls = []
+
+    @gpuplace.register_workload_kind("py_bursts", about="bursts of same-sized jobs, in Python")
+    def bursts(options, num_gpus, seed):
+        calls.append((options["kind"], num_gpus))
+        rng = random.Random(seed)
+        return [{"submit_time": 1200.0 * b, "num_gpus": options.get("gpus", 2), "model": rng.choice(["ResNet-50 (batch size 64)", 3]),
+                 "duration": rng.uniform(600, 3600)} for b in range(options.get("bursts", 3)) for _ in range(4)]
+
+    try:
+        assert ("workload", "py_bursts", "bursts of same-sized jobs, in Python") in _core.registry()
+        sc = {**SMALL, "workload": {"kind": "py_bursts", "bursts": 5, "gpus": 4}}
+        rep = gpuplace.evaluate(sc, ["pack", "pack+sjf"], [1000000, 1000001])
+        assert [m["jobs_total"] for m in rep.per_seed("pack")] == [20, 20]
+        assert calls[0] == ("py_bursts", 16)
+        again = gpuplace.evaluate(sc, ["pack", "pack+sjf"], [1000000, 1000001])
+        assert [m["avg_jct"] for m in again.per_seed("pack")] == [m["avg_jct"] for m in rep.per_seed("pack")]  # by seed
+        e = gpuplace.Env(sc)
+        e.reset(7)
+        assert e.scenario()["workload"]["kind"] == "py_bursts" and e.scenario()["workload"]["bursts"] == 5
+    finally:
+        gpuplace.unregister_workload_kind("py_bursts")
+    assert not any(n == "py_bursts" for _, n, _ in _core.registry())
+    with pytest.raises(gpuplace.ConfigError, match='unknown workload kind "py_bursts"'):
+        gpuplace.Env({**SMALL, "workload": {"kind": "py_bursts"}})
+
+
+def test_a_python_workload_kinds_bad_jobs_are_named():
+    @gpuplace.register_workload_kind("py_bad_jobs")
+    def bad(options, num_gpus, seed):
+        """jobs with a mistake chosen by the options"""
+        job = {"submit_time": 0.0, "num_gpus": 2, "model": "ResNet-50 (batch size 64)", "work": 100.0}
+        if options["mistake"] == "raise":
+            raise ValueError("no jobs today")
+        if options["mistake"] == "key":
+            return [job, {**job, "gpus": 2}]
+        if options["mistake"] == "model":
+            return [{**job, "model": "GPT-9"}]
+        if options["mistake"] == "both":
+            return [{**job, "duration": 60.0}]
+        return "jobs"
+
+    try:
+        assert ("workload", "py_bad_jobs", "jobs with a mistake chosen by the options (Python)") in _core.registry()
+        cases = {"key": r'job 1: unknown key "gpus" \(allowed: submit_time, num_gpus, model, work or duration, gpu_fraction\)',
+                 "model": r'job 0: model zoo: unknown model "GPT-9"',
+                 "both": r'job 0: give "work" \(training steps\) or "duration" \(seconds\), exactly one',
+                 "text": r"generate\(\) returned 'jobs', not a list of jobs"}
+        for mistake, msg in cases.items():
+            e = gpuplace.Env({**SMALL, "workload": {"kind": "py_bad_jobs", "mistake": mistake}})
+            with pytest.raises(gpuplace.ConfigError, match=r'workload kind "py_bad_jobs" \(registered from Python\): ' + msg):
+                e.reset(1)
+        e = gpuplace.Env({**SMALL, "workload": {"kind": "py_bad_jobs", "mistake": "raise"}})
+        with pytest.raises(gpuplace.Error, match=r"generate\(options, num_gpus, seed\) raised ValueError: no jobs today"):
+            e.reset(1)
+        with pytest.raises(gpuplace.ConfigError, match='"synthetic" is a built-in kind'):
+            gpuplace.register_workload_kind("synthetic")(bad)
+    finally:
+        gpuplace.unregister_workload_kind("py_bad_jobs")

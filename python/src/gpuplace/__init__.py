@@ -50,7 +50,14 @@ from ._deprecated import module_getattr  # noqa: E402
 from .evaluation import evaluate, evaluate_agent  # noqa: E402
 from .gymnasium import GymnasiumEnv, GymnasiumVectorEnv  # noqa: E402
 from .registration import ENV_IDS, register_envs  # noqa: E402
-from .registry import register_discipline, register_policy, registered_policies, unregister_discipline  # noqa: E402
+from .registry import (  # noqa: E402
+    register_discipline,
+    register_policy,
+    register_workload_kind,
+    registered_policies,
+    unregister_discipline,
+    unregister_workload_kind,
+)
 
 __version__ = _core.__version__
 

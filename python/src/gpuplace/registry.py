@@ -97,6 +97,51 @@ def unregister_discipline(name: str) -> bool:
     return bool(_core.unregister_discipline(name))
 
 
+_workload_kinds: dict[str, Any] = {}
+
+
+def register_workload_kind(name: str, about: str = "") -> Callable[[Any], Any]:
+    """A decorator registering a workload kind under ``name``: the decorated
+    ``generate(options, num_gpus, seed)`` returns one episode's jobs, a list of dicts with
+    ``submit_time`` (seconds), ``num_gpus``, ``model`` (a zoo model's name or id), ``work``
+    (training steps) or ``duration`` (seconds at the model's measured rate on its GPUs), and
+    optionally ``gpu_fraction``. ``options`` is the scenario's workload object (its ``kind``
+    included), ``num_gpus`` the cluster's GPUs, ``seed`` the episode's seed: draw from it, so that
+    a seed gives the same episode. The name is then a scenario's workload ``kind`` (a mixture's
+    component too), listed by ``info --list``; a bad job is a :class:`gpuplace.ConfigError`
+    naming it and the key. The C++ core calls ``generate`` with the GIL taken, once per episode,
+    at reset. Registering a name again from Python replaces it; a built-in kind's name is a
+    ConfigError.
+
+        @gpuplace.register_workload_kind("bursts", about="bursts of 8 same-sized jobs")
+        def bursts(options, num_gpus, seed):
+            rng = random.Random(seed)
+            return [{"submit_time": 1800.0 * b, "num_gpus": options.get("gpus", 2), "model": "ResNet-50 (batch size 64)",
+                     "duration": rng.uniform(600, 3600)} for b in range(4) for _ in range(8)]
+    """
+
+    def decorate(fn: Any) -> Any:
+        if not callable(fn):
+            raise _core.ConfigError(f"register_workload_kind({name!r}): expected a function generate(options, num_gpus, seed), "
+                                    f"got {fn!r}")
+        if name in _workload_kinds:
+            _core.unregister_workload_kind(name)
+            del _workload_kinds[name]
+        doc = (getattr(fn, "__doc__", None) or "").strip()
+        _core.register_workload_kind(
+            name, about or ((doc.splitlines()[0] if doc else "a workload kind registered from Python") + " (Python)"), fn)
+        _workload_kinds[name] = fn
+        return fn
+
+    return decorate
+
+
+def unregister_workload_kind(name: str) -> bool:
+    """Removes a workload kind registered by name; returns whether there was one."""
+    _workload_kinds.pop(name, None)
+    return bool(_core.unregister_workload_kind(name))
+
+
 def registered_policies() -> dict[str, Any]:
     """The policies registered from Python, by name."""
     return dict(_registered)
