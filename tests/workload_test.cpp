@@ -1,4 +1,4 @@
-// Tests of include/gpuplace/workload.hpp: the seeded synthetic generator, fixed job lists and traces.
+// Tests of include/gpuplace/workload.hpp and workload_source.hpp: the seeded synthetic generator, fixed job lists and traces.
 
 #include <doctest/doctest.h>
 
@@ -12,6 +12,7 @@
 #include <gpuplace/env.hpp>
 #include <gpuplace/json.hpp>
 #include <gpuplace/workload.hpp>
+#include <gpuplace/workload_source.hpp>
 
 #include "test_util.hpp"
 

@@ -28,7 +28,6 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <span>
 #include <string>
 #include <string_view>
@@ -37,6 +36,7 @@
 #include <utility>
 #include <vector>
 
+#include "detail/named_store.hpp"
 #include "config.hpp"
 #include "error.hpp"
 #include "job_fields.hpp"
@@ -88,12 +88,8 @@ struct registered_discipline {
 };
 
 namespace detail {
-struct discipline_store {
-    std::mutex m;
-    std::vector<std::shared_ptr<const registered_discipline>> v;
-};
-[[nodiscard]] inline discipline_store& disciplines() {
-    static discipline_store s;
+[[nodiscard]] inline named_store<registered_discipline>& disciplines() {
+    static named_store<registered_discipline> s;
     return s;
 }
 /// A key's result as a priority: a number, a discipline_priority, or a tuple/pair of 1-3 numbers.
@@ -137,27 +133,19 @@ bool register_discipline(const std::string& name, const std::string& about, F ke
         d->key = std::move(key);
     else
         d->key = [k = std::move(key)](const discipline_view& v, const discipline_job& j) { return detail::to_priority(k(v, j)); };
-    auto& s = detail::disciplines();
-    std::lock_guard lock(s.m);
-    for (const auto& x : s.v)
-        if (x->name == name) throw ConfigError("discipline \"" + name + "\" is registered already (" + x->about + ")");
-    s.v.push_back(std::move(d));
+    detail::disciplines().add(std::move(d), "discipline");
     return true;
 }
 
 /// Removes the discipline registered under `name`; returns whether there was one. Envs built with
 /// it keep it. For a test or a plugin that must leave the registry as it found it.
 inline bool unregister_discipline(std::string_view name) {
-    auto& s = detail::disciplines();
-    std::lock_guard lock(s.m);
-    return std::erase_if(s.v, [&](const auto& d) { return d->name == name; }) > 0;
+    return detail::disciplines().remove(name);
 }
 
 /// The registered disciplines, in registration order.
 [[nodiscard]] inline std::vector<std::shared_ptr<const registered_discipline>> registered_disciplines() {
-    auto& s = detail::disciplines();
-    std::lock_guard lock(s.m);
-    return s.v;
+    return detail::disciplines().all();
 }
 
 /// Their names, in registration order.
@@ -169,11 +157,7 @@ inline bool unregister_discipline(std::string_view name) {
 
 /// The discipline registered under `name`, or null.
 [[nodiscard]] inline std::shared_ptr<const registered_discipline> find_discipline(std::string_view name) {
-    auto& s = detail::disciplines();
-    std::lock_guard lock(s.m);
-    for (const auto& d : s.v)
-        if (d->name == name) return d;
-    return nullptr;
+    return detail::disciplines().find(name);
 }
 
 /// The discipline registered under `name`; a ConfigError naming `where`, the value and the

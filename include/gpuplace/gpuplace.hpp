@@ -30,6 +30,7 @@
 #include "version.hpp"
 #include "compiled.hpp"
 #include "workload.hpp"
+#include "workload_source.hpp"
 
 // with GPUPLACE_COMPILED: the env types gpuplace::compiled instantiates (compiled.hpp)
 #include "impl/extern_templates.hpp"

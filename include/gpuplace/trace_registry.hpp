@@ -14,12 +14,12 @@
 
 #include <algorithm>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "detail/named_store.hpp"
 #include "detail/enum_names.hpp"
 #include "error.hpp"
 #include "trace.hpp"
@@ -33,12 +33,8 @@ struct registered_trace_format {
 };
 
 namespace detail {
-struct trace_format_store {
-    std::mutex m;
-    std::vector<std::shared_ptr<const registered_trace_format>> v;
-};
-[[nodiscard]] inline trace_format_store& trace_formats() {
-    static trace_format_store s;
+[[nodiscard]] inline named_store<registered_trace_format>& trace_formats() {
+    static named_store<registered_trace_format> s;
     return s;
 }
 }  // namespace detail
@@ -50,36 +46,25 @@ inline bool register_trace_format(const std::string& name, const std::string& ab
     if (name.empty()) throw ConfigError("trace format name \"\": empty");
     if (detail::enum_from_name<trace_format>(name)) throw ConfigError("trace format \"" + name + "\" is a built-in format");
     if (!reader) throw ConfigError("trace format \"" + name + "\": no reader");
-    auto& s = detail::trace_formats();
-    std::lock_guard lock(s.m);
-    for (const auto& x : s.v)
-        if (x->name == name) throw ConfigError("trace format \"" + name + "\" is registered already (" + x->about + ")");
-    s.v.push_back(std::make_shared<const registered_trace_format>(registered_trace_format{name, about, std::move(reader)}));
+    detail::trace_formats().add(std::make_shared<const registered_trace_format>(registered_trace_format{name, about, std::move(reader)}),
+                                "trace format");
     return true;
 }
 
 /// Removes the format registered under `name`; returns whether there was one. For a test or a
 /// plugin that must leave the registry as it found it.
 inline bool unregister_trace_format(std::string_view name) {
-    auto& s = detail::trace_formats();
-    std::lock_guard lock(s.m);
-    return std::erase_if(s.v, [&](const auto& f) { return f->name == name; }) > 0;
+    return detail::trace_formats().remove(name);
 }
 
 /// The registered formats, in registration order.
 [[nodiscard]] inline std::vector<std::shared_ptr<const registered_trace_format>> registered_trace_formats() {
-    auto& s = detail::trace_formats();
-    std::lock_guard lock(s.m);
-    return s.v;
+    return detail::trace_formats().all();
 }
 
 /// The format registered under `name`, or null.
 [[nodiscard]] inline std::shared_ptr<const registered_trace_format> find_trace_format(std::string_view name) {
-    auto& s = detail::trace_formats();
-    std::lock_guard lock(s.m);
-    for (const auto& f : s.v)
-        if (f->name == name) return f;
-    return nullptr;
+    return detail::trace_formats().find(name);
 }
 
 /// Every trace format's name: the built-in ones, then the registered ones.

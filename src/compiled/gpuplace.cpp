@@ -21,7 +21,7 @@
 #include <gpuplace/json/impl/zoo_inl.hpp>
 #include <gpuplace/impl/topology_levels_inl.hpp>
 #include <gpuplace/impl/trace_inl.hpp>
-#include <gpuplace/impl/workload_inl.hpp>
+#include <gpuplace/impl/workload_source_inl.hpp>
 
 namespace gpuplace {
 template class basic_simulator<TrainingJob>;

@@ -24,7 +24,7 @@
 #include "../model_zoo.hpp"
 #include "../simulator.hpp"
 #include "../topology.hpp"
-#include "../workload.hpp"
+#include "../workload_source.hpp"
 #include "../detail/feature_math.hpp"
 #include "../detail/inline.hpp"
 #include "../detail/rng.hpp"

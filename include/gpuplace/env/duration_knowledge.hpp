@@ -18,7 +18,7 @@
 #include "../information.hpp"
 #include "../job.hpp"
 #include "../model_zoo.hpp"
-#include "../workload.hpp"
+#include "../workload_source.hpp"
 #include "../detail/rng.hpp"
 
 namespace gpuplace::env_detail {

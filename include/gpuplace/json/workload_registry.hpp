@@ -16,12 +16,12 @@
 #include <algorithm>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "../detail/named_store.hpp"
 #include "../error.hpp"
 #include "../workload.hpp"
 #include "parse.hpp"
@@ -40,12 +40,8 @@ struct registered_workload_kind {
 };
 
 namespace detail {
-struct workload_kind_store {
-    std::mutex m;
-    std::vector<std::shared_ptr<const registered_workload_kind>> v;
-};
-[[nodiscard]] inline workload_kind_store& workload_kinds() {
-    static workload_kind_store s;
+[[nodiscard]] inline named_store<registered_workload_kind>& workload_kinds() {
+    static named_store<registered_workload_kind> s;
     return s;
 }
 }  // namespace detail
@@ -57,36 +53,25 @@ inline bool register_workload_kind(const std::string& name, const std::string& a
     if (builtin_workload_kind_index(name) < std::size(builtin_workload_kinds))
         throw ConfigError("workload kind \"" + name + "\" is a built-in kind");
     if (!make) throw ConfigError("workload kind \"" + name + "\": no factory");
-    auto& s = detail::workload_kinds();
-    std::lock_guard lock(s.m);
-    for (const auto& x : s.v)
-        if (x->name == name) throw ConfigError("workload kind \"" + name + "\" is registered already (" + x->about + ")");
-    s.v.push_back(std::make_shared<const registered_workload_kind>(registered_workload_kind{name, about, std::move(make)}));
+    detail::workload_kinds().add(std::make_shared<const registered_workload_kind>(registered_workload_kind{name, about, std::move(make)}),
+                                 "workload kind");
     return true;
 }
 
 /// Removes the kind registered under `name`; returns whether there was one. For a test or a plugin
 /// that must leave the registry as it found it (scenarios read before keep their generators).
 inline bool unregister_workload_kind(std::string_view name) {
-    auto& s = detail::workload_kinds();
-    std::lock_guard lock(s.m);
-    return std::erase_if(s.v, [&](const auto& k) { return k->name == name; }) > 0;
+    return detail::workload_kinds().remove(name);
 }
 
 /// The registered kinds, in registration order.
 [[nodiscard]] inline std::vector<std::shared_ptr<const registered_workload_kind>> registered_workload_kinds() {
-    auto& s = detail::workload_kinds();
-    std::lock_guard lock(s.m);
-    return s.v;
+    return detail::workload_kinds().all();
 }
 
 /// The kind registered under `name`, or null.
 [[nodiscard]] inline std::shared_ptr<const registered_workload_kind> find_workload_kind(std::string_view name) {
-    auto& s = detail::workload_kinds();
-    std::lock_guard lock(s.m);
-    for (const auto& k : s.v)
-        if (k->name == name) return k;
-    return nullptr;
+    return detail::workload_kinds().find(name);
 }
 
 /// Every workload kind's name: the built-in ones, then the registered ones.

@@ -1,9 +1,9 @@
 #pragma once
-/// \file impl/workload_inl.hpp
-/// workload_source's declared job fields and episode extras (workload.hpp declares them): a job
+/// \file impl/workload_source_inl.hpp
+/// workload_source's declared job fields and episode extras (workload_source.hpp declares them): a job
 /// list's models given by name and its fields' table, a trace's fields with their categories
 /// interned into the workload's dictionary, and generate() with the extras: included by
-/// workload.hpp in the header-only library, compiled once into gpuplace::compiled
+/// workload_source.hpp in the header-only library, compiled once into gpuplace::compiled
 /// (src/compiled/gpuplace.cpp) when GPUPLACE_COMPILED is defined.
 
 #include <algorithm>
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "../workload.hpp"
+#include "../workload_source.hpp"
 
 namespace gpuplace {
 
