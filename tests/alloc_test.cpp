@@ -175,6 +175,25 @@ TEST_CASE("alloc: env.step() allocates nothing after reset() on a heterogeneous 
     }
 }
 
+TEST_CASE("alloc: with the observation's segments chosen (scenario key \"observation\") env.step() allocates nothing") {
+    for (const char* mode : {"gpu", "placement"}) {
+        auto s = with(gp::default_scenario(), {{"workload", {{"num_jobs", 60}}}, {"observation", {{"exclude", {"queue", "global"}}}}});
+        s.env.mode = gp::parse_action_mode(mode);
+        gp::env e(s);
+        gp::detail::rng r(4);
+        for (std::uint64_t seed = 1; seed <= 2; ++seed) {
+            INFO(mode, " seed ", seed);
+            e.reset(seed);
+            {
+                alloc_counter c;
+                while (!e.done()) (void)e.step(random_action(e, r, 0.3));
+                CHECK(c.stop() == 0);
+            }
+            CHECK(e.finished().size() == 60);
+        }
+    }
+}
+
 TEST_CASE("alloc: vector_env.step() allocates nothing once every env has finished an episode") {
     const auto s = with(small_scenario(dgx_a100_2x4::config(), {{"1", .4}, {"2", .2}, {"4", .2}, {"8", .2}}, 20),
                         {{"env", {{"allow_defer", true}}}});

@@ -122,3 +122,28 @@ TEST_CASE("registry: a policy registered by a factory (no placer type) is taken 
     CHECK_THROWS_AS((void)gp::heuristic<gp::env>("registry_test_first_valid"), gp::ConfigError);
     CHECK_THROWS_WITH_AS((void)gp::unregister_policy<gp::env>("pack"), doctest::Contains("built-in heuristic"), gp::ConfigError);
 }
+
+TEST_CASE("registry: a scenario registered by name is a preset's equal: built, listed, refused by name") {
+    auto doc = gp::to_json(gp::preset_scenario("default"));
+    doc["workload"]["num_jobs"] = 12;
+    REQUIRE(gp::register_scenario("small_default", "the default with 12 jobs", doc));
+    const auto s = gp::preset_scenario("small_default");
+    CHECK(s.name == "small_default");
+    CHECK(s.workload.synthetic.num_jobs == 12);
+    CHECK(gp::is_preset_name("small_default"));
+    const auto all = gp::all_registry_entries();
+    CHECK(std::find_if(all.begin(), all.end(), [](const gp::registry_entry& e) {
+              return e.kind == "scenario" && e.name == "small_default" && e.about == "the default with 12 jobs";
+          }) != all.end());
+    CHECK_THROWS_WITH_AS(gp::register_scenario("small_default", "again", doc),
+                         "scenario \"small_default\" is registered already (the default with 12 jobs)", gp::ConfigError);
+    CHECK_THROWS_WITH_AS(gp::register_scenario("philly", "mine", doc), "scenario \"philly\" is a preset", gp::ConfigError);
+    CHECK_THROWS_WITH_AS(gp::register_scenario("a:b", "mine", doc), doctest::Contains("with ':', '/' or"), gp::ConfigError);
+    doc["env"]["queue_window"] = 5000;
+    CHECK_THROWS_WITH_AS(gp::register_scenario("bad", "mine", doc), "config /env/queue_window: value 5000 out of range [0, 1024]",
+                         gp::ConfigError);
+    CHECK(gp::unregister_scenario("small_default"));
+    CHECK(!gp::is_preset_name("small_default"));
+    CHECK_THROWS_WITH_AS(gp::preset_scenario("small_default"), doctest::Contains("unknown scenario preset \"small_default\""),
+                         gp::ConfigError);
+}

@@ -10,6 +10,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "colocation.hpp"
@@ -133,7 +134,11 @@ struct reward_config {
     double deadline_miss = 0.0;  ///< - weight per job that finishes after its deadline (needs "deadlines")
     double wasted = 0.0;         ///< - weight x the finishing job's wasted GPU-time / time_scale (restarts, lost progress, checkpoint writes)
     double unfairness = 0.0;     ///< - weight x max(0, rho - 1), the finishing job's finish-time fairness beyond 1 (Themis' rho)
-    [[nodiscard]] bool realities() const noexcept { return deadline_miss != 0 || wasted != 0 || unfairness != 0; }
+    /// Reward terms of one's own (reward_registry.hpp) and their weights, by name: + weight x
+    /// term(job) when a job finishes. None by default.
+    std::vector<std::pair<std::string, double>> terms;
+    /// Whether any term charged when a job finishes is on (the realities' or one's own).
+    [[nodiscard]] bool realities() const noexcept { return deadline_miss != 0 || wasted != 0 || unfairness != 0 || !terms.empty(); }
 };
 
 /// Which segments of the observation an env shows (key "observation"; docs/mdp.md): every one by

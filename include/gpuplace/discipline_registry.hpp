@@ -133,7 +133,7 @@ bool register_discipline(const std::string& name, const std::string& about, F ke
         d->key = std::move(key);
     else
         d->key = [k = std::move(key)](const discipline_view& v, const discipline_job& j) { return detail::to_priority(k(v, j)); };
-    detail::disciplines().add(std::move(d), "discipline");
+    detail::disciplines().add<ConfigError>(std::move(d), "discipline");
     return true;
 }
 

@@ -36,6 +36,7 @@
 #include "observation_layout.hpp"
 #include "round_config.hpp"
 #include "trace.hpp"
+#include "reward_registry.hpp"
 #include "trace_registry.hpp"
 
 namespace gpuplace {
@@ -86,6 +87,7 @@ inline void register_entry(registry_entry e) {
     auto all = r.entries;
     for (const auto& d : registered_disciplines()) all.push_back({"queue", d->name, d->about});  // discipline_registry.hpp
     for (const auto& f : registered_trace_formats()) all.push_back({"trace_format", f->name, f->about});  // trace_registry.hpp
+    for (const auto& t : registered_reward_terms()) all.push_back({"reward_term", t->name, t->about});   // reward_registry.hpp
     std::vector<std::string> kinds;
     for (const auto& e : all)
         if (std::find(kinds.begin(), kinds.end(), e.kind) == kinds.end()) kinds.push_back(e.kind);

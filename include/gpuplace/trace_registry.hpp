@@ -46,7 +46,7 @@ inline bool register_trace_format(const std::string& name, const std::string& ab
     if (name.empty()) throw ConfigError("trace format name \"\": empty");
     if (detail::enum_from_name<trace_format>(name)) throw ConfigError("trace format \"" + name + "\" is a built-in format");
     if (!reader) throw ConfigError("trace format \"" + name + "\": no reader");
-    detail::trace_formats().add(std::make_shared<const registered_trace_format>(registered_trace_format{name, about, std::move(reader)}),
+    detail::trace_formats().add<ConfigError>(std::make_shared<const registered_trace_format>(registered_trace_format{name, about, std::move(reader)}),
                                 "trace format");
     return true;
 }

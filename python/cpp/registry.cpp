@@ -10,6 +10,8 @@
 // (discipline_registry.hpp), called with the GIL taken in the callback alone.
 // gpuplace._core.register_workload_kind: a workload kind whose jobs a Python function makes
 // (json/workload_registry.hpp), called with the GIL taken once per episode, at reset.
+// gpuplace._core.register_reward_term: a reward term written in Python (reward_registry.hpp),
+// called with the GIL taken once per finished job of a scenario that weighs it.
 
 #include <memory>
 #include <string>
@@ -18,8 +20,10 @@
 #include <cmath>
 
 #include <gpuplace/discipline_registry.hpp>
+#include <gpuplace/json/presets.hpp>
 #include <gpuplace/json/workload_registry.hpp>
 #include <gpuplace/registry.hpp>
+#include <gpuplace/reward_registry.hpp>
 
 #include "bindings.hpp"
 #include "objects.hpp"
@@ -220,6 +224,54 @@ void register_workload_kind(const std::string& name, const std::string& about, p
     });
 }
 
+/// A finished job's record as a reward term of Python sees it: a dict of its numbers.
+py::dict record_dict(const gp::job_record& r) {
+    py::dict d;
+    d["id"] = r.id;
+    d["model"] = r.model;
+    d["num_gpus"] = r.num_gpus;
+    d["submit"] = r.submit;
+    d["start"] = r.start;
+    d["end"] = r.end;
+    d["ideal_duration"] = r.ideal_duration;
+    d["comm_cost"] = r.comm_cost;
+    d["slowdown"] = r.slowdown;
+    d["preemptions"] = r.preemptions;
+    d["run_time"] = r.run_time;
+    d["lost_gpu_time"] = r.lost_gpu_time;
+    d["checkpoint_gpu_time"] = r.checkpoint_gpu_time;
+    d["interruptions"] = r.interruptions;
+    return d;
+}
+
+void register_reward_term(const std::string& name, const std::string& about, py::object term) {
+    if (!PyCallable_Check(term.ptr()))
+        throw gp::ConfigError("register_reward_term(\"" + name + "\"): the term must be callable (job, view) -> number, got " +
+                              std::string(py::repr(term)));
+    auto t = share(std::move(term));
+    gp::register_reward_term(name, about, [t, name](const gp::job_record& r, const gp::reward_term_view& v) {
+        py::gil_scoped_acquire gil;
+        py::object x;
+        try {
+            py::dict view;
+            view["num_gpus"] = v.num_gpus;
+            view["time_scale"] = v.time_scale;
+            view["now"] = v.now;
+            x = (*t)(record_dict(r), view);
+        } catch (py::error_already_set& e) {
+            throw gp::Error("reward term \"" + name + "\" (registered from Python): term(job, view) raised " + e.what());
+        }
+        if (!PyNumber_Check(x.ptr()) || PyBool_Check(x.ptr()))
+            throw gp::Error("reward term \"" + name + "\" (registered from Python): term(job, view) returned " + std::string(py::repr(x)) +
+                            ", not a number");
+        const double d = py::cast<double>(x);
+        if (!std::isfinite(d))
+            throw gp::Error("reward term \"" + name + "\" (registered from Python): term(job, view) returned " + std::string(py::repr(x)) +
+                            ", not a finite number");
+        return d;
+    });
+}
+
 }  // namespace
 
 void bind_registry(py::module_& m) {
@@ -260,6 +312,20 @@ void bind_registry(py::module_& m) {
           "scenario's workload kind; its other keys are the options. A built-in or registered name is a ConfigError.");
     m.def("unregister_workload_kind", [](const std::string& name) { return gp::unregister_workload_kind(name); }, py::arg("name"),
           "Removes a registered workload kind; returns whether there was one (scenarios read before keep it).");
+    m.def("register_reward_term", &register_reward_term, py::arg("name"), py::arg("about"), py::arg("term"),
+          "Registers a reward term by name (gpuplace.register_reward_term is the decorator): term(job, view) returns a "
+          "finished job's value (job: a dict of its record; view: num_gpus, time_scale, now). A scenario weighs it in "
+          "\"reward\" like a built-in term: + weight x term(job) for each job that finishes. A built-in or registered "
+          "name is a ConfigError.");
+    m.def("unregister_reward_term", [](const std::string& name) { return gp::unregister_reward_term(name); }, py::arg("name"),
+          "Removes a registered reward term; returns whether there was one (envs built with it keep it).");
+    m.def("register_scenario", [](const std::string& name, const std::string& about, py::object scenario) {
+              gp::register_scenario(name, about, gp::to_json(to_scenario(scenario)));
+          }, py::arg("name"), py::arg("about"), py::arg("scenario"),
+          "Registers a scenario by name (a preset name, JSON text, a file, a dict or a Scenario, read now): the name is "
+          "then a scenario wherever a preset's is, and info --list shows it. A preset's or registered name is a ConfigError.");
+    m.def("unregister_scenario", [](const std::string& name) { return gp::unregister_scenario(name); }, py::arg("name"),
+          "Removes a registered scenario; returns whether there was one.");
     m.def("register_policy", &register_policy, py::arg("name"), py::arg("about"), py::arg("factory"),
           "Registers a Python policy by name (gpuplace.register_policy is the decorator): factory(seed) returns "
           "act(env) -> action for one episode. heuristic names, evaluate(), Heuristic, the rollout planners "

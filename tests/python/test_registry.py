@@ -316,3 +316,110 @@ def test_a_python_workload_kinds_bad_jobs_are_named():
             gpuplace.register_workload_kind("synthetic")(bad)
     finally:
         gpuplace.unregister_workload_kind("py_bad_jobs")
+
+
+# ---- reward terms registered from Python (gpuplace.register_reward_term) --------------------------
+
+
+def test_a_python_reward_term_adds_its_weighted_value_for_each_finished_job():
+    @gpuplace.register_reward_term("py_late_hours", about="-hours past twice the ideal duration, in Python")
+    def late_hours(job, view):
+        assert view["num_gpus"] == 16 and view["now"] == job["end"]
+        return -max(0.0, job["end"] - job["submit"] - 2 * job["ideal_duration"]) / view["time_scale"]
+
+    try:
+        assert ("reward_term", "py_late_hours", "-hours past twice the ideal duration, in Python") in _core.registry()
+        sc = {**BUSY, "reward": {"jct": 0, "py_late_hours": 0.5}}
+        env = gpuplace.GymnasiumEnv(sc)
+        env.reset(seed=3)
+        total, done = 0.0, False
+        while not done:
+            mask = env.action_masks()
+            _, r, term, trunc, _ = env.step(int(np.flatnonzero(mask)[0]))
+            total += r
+            done = term or trunc
+        jobs = env.unwrapped.core.finished_jobs()
+        want = sum(-0.5 * max(0.0, e - s - 2 * i) / 3600 for e, s, i in zip(jobs["end"], jobs["submit"], jobs["ideal_duration"]))
+        assert want < 0 and total == pytest.approx(want, rel=1e-9)
+    finally:
+        gpuplace.unregister_reward_term("py_late_hours")
+    with pytest.raises(gpuplace.ConfigError, match=r'config /reward/py_late_hours: unknown key "py_late_hours"'):
+        gpuplace.GymnasiumEnv({**BUSY, "reward": {"py_late_hours": 1}})
+
+
+def test_a_python_reward_term_that_returns_badly_is_named():
+    @gpuplace.register_reward_term("py_bad_term")
+    def bad(job, view):
+        """a term that returns text"""
+        return "late"
+
+    try:
+        env = gpuplace.Env({**BUSY, "reward": {"py_bad_term": 1}})
+        env.reset(1)
+        with pytest.raises(gpuplace.Error, match=r'reward term "py_bad_term" \(registered from Python\): term\(job, view\) returned '
+                                                 r"'late', not a number"):
+            while True:
+                env.step(int(np.flatnonzero(env.action_mask)[0]))
+        with pytest.raises(gpuplace.ConfigError, match='"wasted" is a built-in reward key'):
+            gpuplace.register_reward_term("wasted")(bad)
+    finally:
+        gpuplace.unregister_reward_term("py_bad_term")
+
+
+# ---- scenarios registered by name (gpuplace.register_scenario) ------------------------------------
+
+
+def test_a_registered_scenario_is_named_wherever_a_presets_is():
+    gpuplace.register_scenario("py_small", {**SMALL, "workload": {**SMALL["workload"], "num_jobs": 9}}, about="a small cluster")
+    try:
+        assert ("scenario", "py_small", "a small cluster") in _core.registry()
+        env = gpuplace.GymnasiumEnv("py_small")
+        assert env.unwrapped.scenario["name"] == "py_small"
+        rep = gpuplace.evaluate("py_small", ["pack"], [1000000])
+        assert rep.per_seed("pack")[0]["jobs_total"] == 9
+        with pytest.raises(gpuplace.ConfigError, match='scenario "default" is a preset'):
+            gpuplace.register_scenario("default", SMALL)
+        gpuplace.register_scenario("py_small", SMALL)  # replaced from Python
+        assert gpuplace.evaluate("py_small", ["pack"], [1000000]).per_seed("pack")[0]["jobs_total"] == 20
+    finally:
+        gpuplace.unregister_scenario("py_small")
+    assert not any(n == "py_small" for _, n, _ in _core.registry())
+
+
+LANGUAGE_PLUGIN = '''
+import gpuplace
+
+@gpuplace.register_workload_kind("plugin_waves", about="waves of 1-GPU jobs (a plugin)")
+def waves(options, num_gpus, seed):
+    return [{"submit_time": 600.0 * w, "num_gpus": 1, "model": 0, "duration": 1800.0}
+            for w in range(options.get("waves", 3)) for _ in range(num_gpus)]
+
+@gpuplace.register_reward_term("plugin_slow", about="-slowdown above 1 (a plugin)")
+def slow(job, view):
+    return 1.0 - job["slowdown"]
+
+gpuplace.register_scenario("plugin_small", {"topology": {"preset": "dgx_a100", "racks": 1, "nodes_per_rack": 1},
+                                            "workload": {"kind": "plugin_waves", "waves": 2},
+                                            "reward": {"plugin_slow": 0.1}}, about="two waves on 8 GPUs (a plugin)")
+'''
+
+
+def test_the_cli_takes_a_plugins_workload_kind_reward_term_and_scenario(tmp_path, capsys):
+    plugin = tmp_path / "my_language.py"
+    plugin.write_text(LANGUAGE_PLUGIN)
+    try:
+        code, out, err = run_cli(capsys, cli_main, ["info", "--list", "--plugin", str(plugin)])
+        assert code == 0, err
+        lines = out.splitlines()
+        for line in ("workload plugin_waves: waves of 1-GPU jobs (a plugin)", "reward_term plugin_slow: -slowdown above 1 (a plugin)",
+                     "scenario plugin_small: two waves on 8 GPUs (a plugin)"):
+            assert line in lines
+        code, out, err = run_cli(capsys, cli_main, ["evaluate", "--plugin", str(plugin), "--scenario", "plugin_small",
+                                                    "--policies", "pack", "--seeds", "1", "--json", str(tmp_path / "r.json"), "-q"])
+        assert code == 0, err
+        import json as _json
+        assert _json.loads((tmp_path / "r.json").read_text())["policies"]["pack"]["per_seed"][0]["jobs_total"] == 16
+    finally:
+        gpuplace.unregister_scenario("plugin_small")
+        gpuplace.unregister_reward_term("plugin_slow")
+        gpuplace.unregister_workload_kind("plugin_waves")

@@ -11,8 +11,6 @@
 #include <string_view>
 #include <vector>
 
-#include "../error.hpp"
-
 namespace gpuplace::detail {
 
 template <class Entry>
@@ -20,12 +18,13 @@ class named_store {
 public:
     using pointer = std::shared_ptr<const Entry>;
 
-    /// Adds `e`; ConfigError "<what> "<name>" is registered already (<about>)" when its name is taken.
+    /// Adds `e`; throws E "<what> "<name>" is registered already (<about>)" when its name is
+    /// taken (the caller's error type: this header includes no public one).
+    template <class E>
     void add(pointer e, std::string_view what) {
         std::lock_guard lock(m_);
         for (const auto& x : v_)
-            if (x->name == e->name)
-                throw ConfigError(std::string(what) + " \"" + e->name + "\" is registered already (" + x->about + ")");
+            if (x->name == e->name) throw E(std::string(what) + " \"" + e->name + "\" is registered already (" + x->about + ")");
         v_.push_back(std::move(e));
     }
     /// Removes the entry named `name`; returns whether there was one.

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 
 namespace gpuplace::detail {
 
@@ -30,6 +31,15 @@ struct obs_buffers {
         own_ = std::make_unique<float[]>(n_obs + (n_mask + sizeof(float) - 1) / sizeof(float));  // zeroed
         obs = {own_.get(), n_obs};
         mask = {reinterpret_cast<std::uint8_t*>(own_.get() + n_obs), n_mask};
+    }
+    /// bind() to buffers of these sizes; else throws E naming both (the caller's error type:
+    /// this header includes no public one).
+    template <class E>
+    void bind_checked(std::span<float> o, std::span<std::uint8_t> m) {
+        if (o.size() != obs.size() || m.size() != mask.size())
+            throw E("bind(): buffer sizes " + std::to_string(o.size()) + "/" + std::to_string(m.size()) + " do not match observation_size " +
+                        std::to_string(obs.size()) + " / num_actions " + std::to_string(mask.size()));
+        bind(o, m);
     }
     void bind(std::span<float> o, std::span<std::uint8_t> m) {
         std::copy(obs.begin(), obs.end(), o.begin());

@@ -12,6 +12,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../colocation.hpp"
@@ -22,6 +23,7 @@
 #include "../job.hpp"
 #include "../metrics.hpp"
 #include "../model_zoo.hpp"
+#include "../reward_registry.hpp"
 #include "../simulator.hpp"
 #include "../topology.hpp"
 #include "../workload_source.hpp"
@@ -77,6 +79,16 @@ public:
         if (w.deadline_miss != 0 && !ten_.deadlines())
             throw ConfigError("config /reward/deadline_miss: " + std::to_string(w.deadline_miss) +
                               " needs deadlines (/deadlines/enabled): no job of this scenario has a deadline");
+        for (const auto& [name, weight] : w.terms) {  // reward terms of one's own, found once
+            auto t = find_reward_term(name);
+            if (!t) {
+                std::string known;
+                for (const auto& r : registered_reward_terms()) known += (known.empty() ? "" : ", ") + r->name;
+                throw ConfigError("config /reward/" + name + ": no reward term is registered as \"" + name + "\" (registered: " +
+                                  (known.empty() ? "none" : known) + ")");
+            }
+            own_terms_.emplace_back(weight, std::move(t));
+        }
         init_information();
         init_failures();
     }
@@ -392,13 +404,15 @@ private:
     /// The reward terms of cluster realities (reward_config's deadline_miss, wasted, unfairness) of
     /// the jobs that just finished, as a penalty (positive). Off the default path: called only when
     /// a weight is set.
-    GPUPLACE_NOINLINE double reality_terms(std::span<const job_record> done) const noexcept {
+    /// Reward terms of one's own (reward_registry.hpp) count too, each + weight x term(job).
+    GPUPLACE_NOINLINE double reality_terms(std::span<const job_record> done) const {
         const auto& w = cfg_.reward;
         double p = 0;
         for (const auto& r : done) {
             if (w.deadline_miss != 0 && r.end > ten_.deadline(r.id)) p += w.deadline_miss;
             if (w.wasted != 0) p += w.wasted * (r.lost_gpu_time + r.checkpoint_gpu_time) / w.time_scale;
             if (w.unfairness != 0) p += w.unfairness * std::max(0.0, r.finish_time_fairness(num_gpus()) - 1.0);
+            for (const auto& [weight, term] : own_terms_) p -= weight * term->value(r, {num_gpus(), w.time_scale, r.end});
         }
         return p;
     }
@@ -451,6 +465,8 @@ private:
     std::size_t outcome_field_ = ~std::size_t{0}, run_time_field_ = ~std::size_t{0};  ///< trace outcomes' fields, or npos
     std::size_t interval_field_ = ~std::size_t{0}, cost_field_ = ~std::size_t{0};     ///< per-job checkpoint fields, or npos
     std::vector<double> cut_;  ///< trace outcomes: per job, read_outcomes()'s run time
+    /// Reward terms of one's own the scenario weighs (reward_registry.hpp), with their weights.
+    std::vector<std::pair<double, std::shared_ptr<const registered_reward_term>>> own_terms_;
 };
 
 }  // namespace gpuplace::env_detail

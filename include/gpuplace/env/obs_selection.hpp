@@ -79,13 +79,7 @@ public:
     }
 
     /// Shows the chosen observation and the mask in external buffers (sizes: obs().size(), mask().size()).
-    void bind(std::span<float> obs, std::span<std::uint8_t> mask) {
-        if (obs.size() != buf_.obs.size() || mask.size() != buf_.mask.size())
-            throw Error("bind(): buffer sizes " + std::to_string(obs.size()) + "/" + std::to_string(mask.size()) +
-                        " do not match observation_size " + std::to_string(buf_.obs.size()) + " / num_actions " +
-                        std::to_string(buf_.mask.size()));
-        buf_.bind(obs, mask);
-    }
+    void bind(std::span<float> obs, std::span<std::uint8_t> mask) { buf_.bind_checked<Error>(obs, mask); }
 
 private:
     struct run {

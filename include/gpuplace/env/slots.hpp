@@ -58,13 +58,7 @@ public:
     [[nodiscard]] const std::vector<obs_segment>& layout() const noexcept { return layout_; }
     /// Where context segment p starts in this observation.
     [[nodiscard]] float* context(obs_part p) const noexcept { return buf_.obs.data() + ctx_[std::size_t(p)]; }
-    void bind(std::span<float> obs, std::span<std::uint8_t> mask) {
-        if (obs.size() != buf_.obs.size() || mask.size() != buf_.mask.size())
-            throw Error("bind(): buffer sizes " + std::to_string(obs.size()) + "/" + std::to_string(mask.size()) +
-                        " do not match observation_size " + std::to_string(buf_.obs.size()) + " / num_actions " +
-                        std::to_string(buf_.mask.size()));
-        buf_.bind(obs, mask);
-    }
+    void bind(std::span<float> obs, std::span<std::uint8_t> mask) { buf_.bind_checked<Error>(obs, mask); }
     void clear() noexcept {
         std::fill(buf_.obs.begin(), buf_.obs.end(), 0.0f);
         std::fill(buf_.mask.begin(), buf_.mask.end(), std::uint8_t{0});

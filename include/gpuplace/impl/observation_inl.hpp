@@ -58,13 +58,7 @@ inline void observation_writer::observe_fields(std::vector<observed_field> field
     buf_.allocate(size_, G_ + 1);
 }
 
-inline void observation_writer::bind(std::span<float> obs, std::span<std::uint8_t> mask) {
-    if (obs.size() != size_ || mask.size() != G_ + 1)
-        throw Error("bind(): buffer sizes " + std::to_string(obs.size()) + "/" + std::to_string(mask.size()) +
-                    " do not match observation_size " + std::to_string(size_) + " / num_actions " +
-                    std::to_string(G_ + 1));
-    buf_.bind(obs, mask);
-}
+inline void observation_writer::bind(std::span<float> obs, std::span<std::uint8_t> mask) { buf_.bind_checked<Error>(obs, mask); }
 
 template <class J>
 inline void observation_writer::gpu_rows(const basic_simulator<J>& sim, const env_detail::pick_set& picks, bool active) noexcept {

@@ -28,13 +28,15 @@ inline void register_json_presets() {
     (void)done;
 }
 
-/// Every registry entry, the JSON layer's presets included, and the workload kinds of one's own
-/// after the built-in ones.
+/// Every registry entry, the JSON layer's presets included, and the workload kinds and scenarios
+/// of one's own after the built-in ones.
 [[nodiscard]] inline std::vector<registry_entry> all_registry_entries() {
     register_json_presets();
     auto all = registry_entries();
     auto at = std::find_if(all.rbegin(), all.rend(), [](const registry_entry& e) { return e.kind == "workload"; }).base();
     for (const auto& k : registered_workload_kinds()) at = std::next(all.insert(at, {"workload", k->name, k->about}));
+    at = std::find_if(all.rbegin(), all.rend(), [](const registry_entry& e) { return e.kind == "scenario"; }).base();
+    for (const auto& r : registered_scenarios()) at = std::next(all.insert(at, {"scenario", r->name, r->about}));
     return all;
 }
 

@@ -53,7 +53,7 @@ inline bool register_workload_kind(const std::string& name, const std::string& a
     if (builtin_workload_kind_index(name) < std::size(builtin_workload_kinds))
         throw ConfigError("workload kind \"" + name + "\" is a built-in kind");
     if (!make) throw ConfigError("workload kind \"" + name + "\": no factory");
-    detail::workload_kinds().add(std::make_shared<const registered_workload_kind>(registered_workload_kind{name, about, std::move(make)}),
+    detail::workload_kinds().add<ConfigError>(std::make_shared<const registered_workload_kind>(registered_workload_kind{name, about, std::move(make)}),
                                  "workload kind");
     return true;
 }

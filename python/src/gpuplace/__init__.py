@@ -53,9 +53,13 @@ from .registration import ENV_IDS, register_envs  # noqa: E402
 from .registry import (  # noqa: E402
     register_discipline,
     register_policy,
+    register_reward_term,
+    register_scenario,
     register_workload_kind,
     registered_policies,
     unregister_discipline,
+    unregister_reward_term,
+    unregister_scenario,
     unregister_workload_kind,
 )
 

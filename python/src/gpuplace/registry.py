@@ -62,6 +62,26 @@ def register_policy(name: str, about: str = "") -> Callable[[Any], Any]:
     return decorate
 
 
+def _function_decorator(kind: str, name: str, about: str, signature: str, held: dict[str, Any]) -> Callable[[Any], Any]:
+    """The decorator of a function registered in the C++ registry of ``kind`` (its
+    ``_core.register_<kind>`` and ``_core.unregister_<kind>``), kept in ``held`` by name; a name
+    registered again from Python replaces the earlier function."""
+
+    def decorate(fn: Any) -> Any:
+        if not callable(fn):
+            raise _core.ConfigError(f"register_{kind}({name!r}): expected a function {signature}, got {fn!r}")
+        if name in held:
+            getattr(_core, f"unregister_{kind}")(name)
+            del held[name]
+        doc = (getattr(fn, "__doc__", None) or "").strip()
+        default = f"a {kind.replace('_', ' ')} registered from Python"
+        getattr(_core, f"register_{kind}")(name, about or ((doc.splitlines()[0] if doc else default) + " (Python)"), fn)
+        held[name] = fn
+        return fn
+
+    return decorate
+
+
 _disciplines: dict[str, Any] = {}
 
 
@@ -77,18 +97,7 @@ def register_discipline(name: str, about: str = "") -> Callable[[Any], Any]:
     at every decision once per active job; `view` and `job` are valid during the call only. Registering a
     name again from Python replaces it."""
 
-    def decorate(fn: Any) -> Any:
-        if not callable(fn):
-            raise _core.ConfigError(f"register_discipline({name!r}): expected a function key(view, job), got {fn!r}")
-        if name in _disciplines:
-            _core.unregister_discipline(name)
-            del _disciplines[name]
-        doc = (getattr(fn, "__doc__", None) or "").strip()
-        _core.register_discipline(name, about or ((doc.splitlines()[0] if doc else "a discipline registered from Python") + " (Python)"), fn)
-        _disciplines[name] = fn
-        return fn
-
-    return decorate
+    return _function_decorator("discipline", name, about, "key(view, job)", _disciplines)
 
 
 def unregister_discipline(name: str) -> bool:
@@ -120,26 +129,65 @@ def register_workload_kind(name: str, about: str = "") -> Callable[[Any], Any]:
                      "duration": rng.uniform(600, 3600)} for b in range(4) for _ in range(8)]
     """
 
-    def decorate(fn: Any) -> Any:
-        if not callable(fn):
-            raise _core.ConfigError(f"register_workload_kind({name!r}): expected a function generate(options, num_gpus, seed), "
-                                    f"got {fn!r}")
-        if name in _workload_kinds:
-            _core.unregister_workload_kind(name)
-            del _workload_kinds[name]
-        doc = (getattr(fn, "__doc__", None) or "").strip()
-        _core.register_workload_kind(
-            name, about or ((doc.splitlines()[0] if doc else "a workload kind registered from Python") + " (Python)"), fn)
-        _workload_kinds[name] = fn
-        return fn
-
-    return decorate
+    return _function_decorator("workload_kind", name, about, "generate(options, num_gpus, seed)", _workload_kinds)
 
 
 def unregister_workload_kind(name: str) -> bool:
     """Removes a workload kind registered by name; returns whether there was one."""
     _workload_kinds.pop(name, None)
     return bool(_core.unregister_workload_kind(name))
+
+
+_reward_terms: dict[str, Any] = {}
+
+
+def register_reward_term(name: str, about: str = "") -> Callable[[Any], Any]:
+    """A decorator registering a reward term under ``name``: the decorated ``term(job, view)``
+    returns the value of a job that just finished (``job``: a dict of its record, with ``submit``,
+    ``start``, ``end``, ``ideal_duration``, ``num_gpus``, ``model``, ``slowdown``, ``comm_cost``,
+    ``preemptions``, ``run_time``, ...; ``view``: ``num_gpus``, ``time_scale``, ``now``). A scenario
+    then weighs it in ``"reward"`` like a built-in term, ``{"reward": {"name": 0.5}}``: each job
+    that finishes adds weight x term(job) to the step's reward. The C++ core calls it with the GIL
+    taken, once per finished job. Registering a name again from Python replaces it; a built-in
+    key's name is a :class:`gpuplace.ConfigError`.
+
+        @gpuplace.register_reward_term("late_hours", about="-hours past twice the ideal duration")
+        def late_hours(job, view):
+            return -max(0.0, job["end"] - job["submit"] - 2 * job["ideal_duration"]) / 3600
+    """
+
+    return _function_decorator("reward_term", name, about, "term(job, view)", _reward_terms)
+
+
+def unregister_reward_term(name: str) -> bool:
+    """Removes a reward term registered by name; returns whether there was one."""
+    _reward_terms.pop(name, None)
+    return bool(_core.unregister_reward_term(name))
+
+
+def register_scenario(name: str, scenario: Any, about: str = "") -> None:
+    """Registers ``scenario`` (a preset name, JSON text, a file, a dict or a
+    :class:`gpuplace.Scenario`, read and checked now) under ``name``: the name is then a scenario
+    wherever a preset's is (:class:`gpuplace.GymnasiumEnv`, :func:`gpuplace.evaluate`, the command
+    line's ``--scenario`` after ``--plugin``) and ``info --list`` shows it. A preset's name, or one
+    with ``:`` or ``/``, is a :class:`gpuplace.ConfigError`; registering a name again from Python
+    replaces it."""
+    from .config import load_scenario
+
+    doc = load_scenario(scenario)
+    if name in _scenarios:
+        _core.unregister_scenario(name)
+    _core.register_scenario(name, about or f"{doc.get('name', 'a scenario')}, registered from Python", doc)
+    _scenarios.add(name)
+
+
+def unregister_scenario(name: str) -> bool:
+    """Removes a scenario registered by name; returns whether there was one."""
+    _scenarios.discard(name)
+    return bool(_core.unregister_scenario(name))
+
+
+_scenarios: set[str] = set()
 
 
 def registered_policies() -> dict[str, Any]:

@@ -53,15 +53,18 @@ GPUPLACE_INLINE scenario preset_scenario(std::string_view name) {
         j["name"] = std::string(name);
         return scenario_from_json(j);
     }
+    if (const auto r = detail::registered_scenarios_store().find(name)) return scenario_from_json(r->doc);  // register_scenario()
     std::string known;
     for (const auto& p : preset_names()) known += (known.empty() ? "" : ", ") + p;
-    throw ConfigError("unknown scenario preset \"" + std::string(name) + "\" (allowed: " + known + ", philly:<file>, philly_hidden:<file>)");
+    known += ", philly:<file>, philly_hidden:<file>";
+    for (const auto& r : registered_scenarios()) known += ", " + r->name;
+    throw ConfigError("unknown scenario preset \"" + std::string(name) + "\" (allowed: " + known + ")");
 }
 
 GPUPLACE_INLINE bool is_preset_name(std::string_view name) {
     for (const auto& p : preset_names())
         if (name == p) return true;
-    return name.starts_with("philly:") || name.starts_with("philly_hidden:");
+    return name.starts_with("philly:") || name.starts_with("philly_hidden:") || detail::registered_scenarios_store().find(name) != nullptr;
 }
 
 }  // namespace gpuplace

@@ -3,6 +3,7 @@
 /// The definitions json/scenario.hpp declares: included by it in the header-only library, compiled once
 /// into gpuplace::compiled (src/compiled/gpuplace.cpp) when GPUPLACE_COMPILED is defined.
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -10,6 +11,7 @@
 #include "../../config.hpp"
 #include "../../data.hpp"
 #include "../../discipline_registry.hpp"
+#include "../../reward_registry.hpp"
 #include "../../detail/input_file.hpp"
 #include "../colocation.hpp"
 #include "../comm.hpp"
@@ -90,7 +92,19 @@ GPUPLACE_INLINE scenario scenario_from_json(const detail::json& j) {
     }
     if (auto it = j.find("reward"); it != j.end()) {
         const std::string p = "/reward";
-        check_keys(*it, p, {"jct", "makespan", "comm", "placement", "time_scale", "deadline_miss", "wasted", "unfairness"});
+        if (!it->is_object()) config_fail(p, "expected an object, got " + short_dump(*it));
+        for (auto k = it->begin(); k != it->end(); ++k) {  // the built-in keys, and reward terms of one's own (reward_registry.hpp)
+            if (std::find(std::begin(builtin_reward_keys), std::end(builtin_reward_keys), k.key()) != std::end(builtin_reward_keys)) continue;
+            if (!find_reward_term(k.key())) {
+                std::string allowed;
+                for (auto b : builtin_reward_keys) allowed += (allowed.empty() ? "" : ", ") + std::string(b);
+                for (const auto& t : registered_reward_terms()) allowed += ", " + t->name;
+                config_fail(join_path(p, k.key()), "unknown key \"" + k.key() + "\" (allowed: " + allowed + ")");
+            }
+            double w = 0;
+            read_number(*it, p, k.key().c_str(), w);
+            s.reward.terms.emplace_back(k.key(), w);
+        }
         read_number(*it, p, "jct", s.reward.jct);
         read_number(*it, p, "makespan", s.reward.makespan);
         read_number(*it, p, "comm", s.reward.comm);
@@ -169,6 +183,7 @@ GPUPLACE_INLINE detail::json to_json(const scenario& s) {
     j["reward"] = {{"jct", r.jct}, {"makespan", r.makespan}, {"comm", r.comm}, {"placement", r.placement}, {"time_scale", r.time_scale}};
     for (const auto& [k, v] : {std::pair{"deadline_miss", r.deadline_miss}, {"wasted", r.wasted}, {"unfairness", r.unfairness}})
         if (v != 0) j["reward"][k] = v;  // written when set: other scenarios' JSON is unchanged
+    for (const auto& [k, v] : r.terms) j["reward"][k] = v;
     return j;
 }
 
