@@ -12,18 +12,24 @@
 // (json/workload_registry.hpp), called with the GIL taken once per episode, at reset.
 // gpuplace._core.register_reward_term: a reward term written in Python (reward_registry.hpp),
 // called with the GIL taken once per finished job of a scenario that weighs it.
+// gpuplace._core.register_trace_format: a trace reader written in Python (trace_registry.hpp),
+// called with the GIL taken once per file, when an env is built.
 
 #include <memory>
 #include <string>
 #include <vector>
 
+#include <algorithm>
 #include <cmath>
+#include <istream>
+#include <iterator>
 
 #include <gpuplace/discipline_registry.hpp>
 #include <gpuplace/json/presets.hpp>
 #include <gpuplace/json/workload_registry.hpp>
 #include <gpuplace/registry.hpp>
 #include <gpuplace/reward_registry.hpp>
+#include <gpuplace/trace_registry.hpp>
 
 #include "bindings.hpp"
 #include "objects.hpp"
@@ -127,6 +133,71 @@ void register_discipline(const std::string& name, const std::string& about, py::
     });
 }
 
+/// One job from its mapping (submit_time, num_gpus, model, work or duration, gpu_fraction, and the
+/// names of `fields`, declared job fields a trace reader may give); ConfigError naming the job and
+/// the key otherwise.
+gp::TrainingJob job_from_dict(const gp::ModelZoo& zoo, const py::handle& h, const std::string& where,
+                              const std::vector<gp::job_field>& fields = {}) {
+    if (!py::isinstance<py::dict>(h)) throw gp::ConfigError(where + ": " + std::string(py::repr(h)) + " is not a dict");
+    const auto d = py::reinterpret_borrow<py::dict>(h);
+    for (const auto& kv : d) {
+        const auto k = py::str(kv.first).cast<std::string>();
+        if (k != "submit_time" && k != "num_gpus" && k != "model" && k != "work" && k != "duration" && k != "gpu_fraction" &&
+            std::none_of(fields.begin(), fields.end(), [&](const gp::job_field& f) { return f.name == k; })) {
+            std::string declared;
+            for (const auto& f : fields) declared += ", " + f.name;
+            throw gp::ConfigError(where + ": unknown key \"" + k + "\" (allowed: submit_time, num_gpus, model, work or duration, gpu_fraction" +
+                                  declared + ")");
+        }
+    }
+    const auto number = [&](const char* key, double lo) {
+        if (!d.contains(key)) throw gp::ConfigError(where + ": missing \"" + key + "\"");
+        const py::handle v = d[key];
+        if (!PyNumber_Check(v.ptr()) || PyBool_Check(v.ptr()))
+            throw gp::ConfigError(where + ": " + key + " " + std::string(py::repr(v)) + " is not a number");
+        const double x = py::cast<double>(v);
+        if (!std::isfinite(x) || x < lo)
+            throw gp::ConfigError(where + ": " + key + " " + std::string(py::repr(v)) + " (expected a finite number >= " +
+                                  std::string(py::repr(py::float_(lo))) + ")");
+        return x;
+    };
+    gp::TrainingJob j;
+    j.submit_time = number("submit_time", 0.0);
+    const double g = number("num_gpus", 1.0);
+    if (g != std::floor(g) || g > 1e6)
+        throw gp::ConfigError(where + ": num_gpus " + std::string(py::repr(d["num_gpus"])) + " is not a whole number of GPUs");
+    j.num_gpus = std::uint32_t(g);
+    if (!d.contains("model")) throw gp::ConfigError(where + ": missing \"model\" (a zoo model's name or id)");
+    const py::handle m = d["model"];
+    if (py::isinstance<py::str>(m)) {
+        try {
+            j.model = zoo.find(m.cast<std::string>());
+        } catch (const gp::ConfigError& e) {
+            throw gp::ConfigError(where + ": " + e.what());
+        }
+    } else if (py::isinstance<py::int_>(m) && !PyBool_Check(m.ptr())) {
+        const auto id = m.cast<long long>();
+        if (id < 0 || std::size_t(id) >= zoo.size())
+            throw gp::ConfigError(where + ": model id " + std::to_string(id) + " is not in the zoo (" + std::to_string(zoo.size()) + " models)");
+        j.model = gp::model_id(id);
+    } else {
+        throw gp::ConfigError(where + ": model " + std::string(py::repr(m)) + " is not a zoo model's name or id");
+    }
+    const bool work = d.contains("work"), dur = d.contains("duration");
+    if (work == dur) throw gp::ConfigError(where + ": give \"work\" (training steps) or \"duration\" (seconds), exactly one");
+    if (work) {
+        j.work = number("work", 0.0);
+    } else {
+        j.work = number("duration", 0.0) * zoo[j.model].at(j.num_gpus).consolidated;  // (interpolated between measured counts)
+    }
+    if (!(j.work > 0)) throw gp::ConfigError(where + ": a job needs work > 0");
+    if (d.contains("gpu_fraction")) {
+        j.gpu_fraction = number("gpu_fraction", 0.0);
+        if (!(j.gpu_fraction > 0 && j.gpu_fraction <= 1)) throw gp::ConfigError(where + ": gpu_fraction must be in (0, 1]");
+    }
+    return j;
+}
+
 /// The jobs of a workload kind registered from Python: generate(options, num_gpus, seed) returns
 /// the episode's jobs, each a mapping with submit_time (s), num_gpus, model (a zoo name or id),
 /// and work (training steps) or duration (seconds at the model's measured rate on its GPUs), and
@@ -148,70 +219,74 @@ public:
         if (!py::isinstance<py::sequence>(r) || py::isinstance<py::str>(r))
             throw gp::ConfigError(who + "generate() returned " + std::string(py::repr(r)) + ", not a list of jobs");
         const auto jobs = py::reinterpret_borrow<py::sequence>(r);
-        for (std::size_t i = 0; i < jobs.size(); ++i) out.push_back(job(zoo, jobs[i], who + "job " + std::to_string(i)));
+        for (std::size_t i = 0; i < jobs.size(); ++i) out.push_back(job_from_dict(zoo, jobs[i], who + "job " + std::to_string(i)));
     }
 
 private:
-    /// One job from its mapping; ConfigError naming the job and the key otherwise.
-    static gp::TrainingJob job(const gp::ModelZoo& zoo, const py::handle& h, const std::string& where) {
-        if (!py::isinstance<py::dict>(h)) throw gp::ConfigError(where + ": " + std::string(py::repr(h)) + " is not a dict");
-        const auto d = py::reinterpret_borrow<py::dict>(h);
-        for (const auto& kv : d) {
-            const auto k = py::str(kv.first).cast<std::string>();
-            if (k != "submit_time" && k != "num_gpus" && k != "model" && k != "work" && k != "duration" && k != "gpu_fraction")
-                throw gp::ConfigError(where + ": unknown key \"" + k + "\" (allowed: submit_time, num_gpus, model, work or duration, gpu_fraction)");
-        }
-        const auto number = [&](const char* key, double lo) {
-            if (!d.contains(key)) throw gp::ConfigError(where + ": missing \"" + key + "\"");
-            const py::handle v = d[key];
-            if (!PyNumber_Check(v.ptr()) || PyBool_Check(v.ptr()))
-                throw gp::ConfigError(where + ": " + key + " " + std::string(py::repr(v)) + " is not a number");
-            const double x = py::cast<double>(v);
-            if (!std::isfinite(x) || x < lo)
-                throw gp::ConfigError(where + ": " + key + " " + std::string(py::repr(v)) + " (expected a finite number >= " +
-                                      std::string(py::repr(py::float_(lo))) + ")");
-            return x;
-        };
-        gp::TrainingJob j;
-        j.submit_time = number("submit_time", 0.0);
-        const double g = number("num_gpus", 1.0);
-        if (g != std::floor(g) || g > 1e6)
-            throw gp::ConfigError(where + ": num_gpus " + std::string(py::repr(d["num_gpus"])) + " is not a whole number of GPUs");
-        j.num_gpus = std::uint32_t(g);
-        if (!d.contains("model")) throw gp::ConfigError(where + ": missing \"model\" (a zoo model's name or id)");
-        const py::handle m = d["model"];
-        if (py::isinstance<py::str>(m)) {
-            try {
-                j.model = zoo.find(m.cast<std::string>());
-            } catch (const gp::ConfigError& e) {
-                throw gp::ConfigError(where + ": " + e.what());
-            }
-        } else if (py::isinstance<py::int_>(m) && !PyBool_Check(m.ptr())) {
-            const auto id = m.cast<long long>();
-            if (id < 0 || std::size_t(id) >= zoo.size())
-                throw gp::ConfigError(where + ": model id " + std::to_string(id) + " is not in the zoo (" + std::to_string(zoo.size()) + " models)");
-            j.model = gp::model_id(id);
-        } else {
-            throw gp::ConfigError(where + ": model " + std::string(py::repr(m)) + " is not a zoo model's name or id");
-        }
-        const bool work = d.contains("work"), dur = d.contains("duration");
-        if (work == dur) throw gp::ConfigError(where + ": give \"work\" (training steps) or \"duration\" (seconds), exactly one");
-        if (work) {
-            j.work = number("work", 0.0);
-        } else {
-            j.work = number("duration", 0.0) * zoo[j.model].at(j.num_gpus).consolidated;  // (interpolated between measured counts)
-        }
-        if (!(j.work > 0)) throw gp::ConfigError(where + ": a job needs work > 0");
-        if (d.contains("gpu_fraction")) {
-            j.gpu_fraction = number("gpu_fraction", 0.0);
-            if (!(j.gpu_fraction > 0 && j.gpu_fraction <= 1)) throw gp::ConfigError(where + ": gpu_fraction must be in (0, 1]");
-        }
-        return j;
-    }
-
     std::string name_;
     shared_py gen_, options_;
 };
+
+/// A trace format whose rows a Python function reads: read(text, source, fields) returns the jobs,
+/// dicts as a workload kind's, each with the declared fields it gives (a number, or a category's
+/// name); the library then applies the trace options as for a built-in format.
+void register_trace_format(const std::string& name, const std::string& about, py::object read) {
+    if (!PyCallable_Check(read.ptr()))
+        throw gp::ConfigError("register_trace_format(\"" + name + "\"): read must be callable (text, source, fields) -> jobs, got " +
+                              std::string(py::repr(read)));
+    auto r = share(std::move(read));
+    gp::register_trace_format(name, about, [r, name](std::istream& in, const std::string& source, const gp::ModelZoo& zoo,
+                                                     const gp::trace_options& o) {
+        const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+        py::gil_scoped_acquire gil;
+        const std::string who = "trace format \"" + name + "\" (registered from Python), " + source + ": ";
+        py::list names;
+        for (const auto& f : o.fields) names.append(f.name);
+        py::object rows;
+        try {
+            rows = (*r)(text, source, names);
+        } catch (py::error_already_set& e) {
+            throw gp::Error(who + "read(text, source, fields) raised " + e.what());
+        }
+        if (!py::isinstance<py::sequence>(rows) || py::isinstance<py::str>(rows))
+            throw gp::TraceError(who + "read() returned " + std::string(py::repr(rows)) + ", not a list of jobs");
+        gp::trace t;
+        t.categories.resize(o.fields.size());
+        const auto jobs = py::reinterpret_borrow<py::sequence>(rows);
+        for (std::size_t i = 0; i < jobs.size(); ++i) {
+            const std::string where = who + "job " + std::to_string(i);
+            try {
+                t.jobs.push_back(job_from_dict(zoo, jobs[i], where, o.fields));
+            } catch (const gp::ConfigError& e) {
+                throw gp::TraceError(e.what());
+            }
+            const auto d = py::reinterpret_borrow<py::dict>(jobs[i]);
+            for (std::size_t f = 0; f < o.fields.size(); ++f) {
+                const auto& field = o.fields[f];
+                double v = std::nan("");
+                if (d.contains(field.name.c_str())) {
+                    const py::handle x = d[field.name.c_str()];
+                    if (field.type == gp::field_type::category) {
+                        if (!py::isinstance<py::str>(x))
+                            throw gp::TraceError(where + ": " + field.name + " " + std::string(py::repr(x)) + " is not a category's name");
+                        auto& cats = t.categories[f];
+                        const auto c = x.cast<std::string>();
+                        const auto at = std::find(cats.begin(), cats.end(), c);
+                        v = double(at - cats.begin());
+                        if (at == cats.end()) cats.push_back(c);
+                    } else {
+                        if (!PyNumber_Check(x.ptr()) || PyBool_Check(x.ptr()) || !std::isfinite(py::cast<double>(x)))
+                            throw gp::TraceError(where + ": " + field.name + " " + std::string(py::repr(x)) + " is not a finite number");
+                        v = py::cast<double>(x);
+                    }
+                }
+                t.field_values.push_back(v);
+            }
+        }
+        t.rows = t.jobs.size();
+        return t;
+    });
+}
 
 void register_workload_kind(const std::string& name, const std::string& about, py::object generate) {
     if (!PyCallable_Check(generate.ptr()))
@@ -312,6 +387,13 @@ void bind_registry(py::module_& m) {
           "scenario's workload kind; its other keys are the options. A built-in or registered name is a ConfigError.");
     m.def("unregister_workload_kind", [](const std::string& name) { return gp::unregister_workload_kind(name); }, py::arg("name"),
           "Removes a registered workload kind; returns whether there was one (scenarios read before keep it).");
+    m.def("register_trace_format", &register_trace_format, py::arg("name"), py::arg("about"), py::arg("read"),
+          "Registers a trace format by name (gpuplace.register_trace_format is the decorator): read(text, source, fields) "
+          "returns the file's jobs, each a dict as a workload kind's, with the declared fields it gives (a number, or a "
+          "category's name). The name is then a trace workload's format; the trace options apply as for a built-in one. "
+          "A built-in or registered name is a ConfigError.");
+    m.def("unregister_trace_format", [](const std::string& name) { return gp::unregister_trace_format(name); }, py::arg("name"),
+          "Removes a registered trace format; returns whether there was one.");
     m.def("register_reward_term", &register_reward_term, py::arg("name"), py::arg("about"), py::arg("term"),
           "Registers a reward term by name (gpuplace.register_reward_term is the decorator): term(job, view) returns a "
           "finished job's value (job: a dict of its record; view: num_gpus, time_scale, now). A scenario weighs it in "

@@ -423,3 +423,62 @@ def test_the_cli_takes_a_plugins_workload_kind_reward_term_and_scenario(tmp_path
         gpuplace.unregister_scenario("plugin_small")
         gpuplace.unregister_reward_term("plugin_slow")
         gpuplace.unregister_workload_kind("plugin_waves")
+
+
+# ---- trace formats registered from Python (gpuplace.register_trace_format) ------------------------
+
+
+def test_a_python_trace_format_reads_a_file_with_its_declared_fields(tmp_path):
+    @gpuplace.register_trace_format("py_ssv", about="submit gpus seconds team, space-separated (Python)")
+    def read_ssv(text, source, fields):
+        assert fields == ["team", "priority"]
+        jobs = []
+        for line in text.splitlines():
+            if not line or line.startswith("#"):
+                continue
+            submit, gpus, seconds, team = line.split()
+            jobs.append({"submit_time": float(submit), "num_gpus": int(gpus), "model": 0, "duration": float(seconds),
+                         "team": team, **({"priority": 2.0} if team == "b" else {})})
+        return jobs
+
+    path = tmp_path / "jobs.ssv"
+    path.write_text("# submit gpus seconds team\n100 2 600 a\n40 1 7200 b\n250 4 1800 a\n")
+    sc = {"topology": {"preset": "dgx_a100", "racks": 1, "nodes_per_rack": 2},
+          "job_fields": [{"name": "team", "type": "category"}, {"name": "priority", "default": 1}],
+          "workload": {"kind": "trace", "format": "py_ssv", "path": str(path)}}
+    try:
+        assert ("trace_format", "py_ssv", "submit gpus seconds team, space-separated (Python)") in _core.registry()
+        env = gpuplace.Env(sc)
+        env.reset(1)
+        assert env.scenario()["workload"]["format"] == "py_ssv"
+        rep = gpuplace.evaluate(sc, ["pack"], [1000000])
+        assert rep.per_seed("pack")[0]["jobs_total"] == 3
+        while not env.done:
+            env.step(int(np.flatnonzero(env.action_mask)[0]))
+        f = env.finished_jobs()["fields"]
+        by_submit = sorted(zip(env.finished_jobs()["submit"], f["team"], f["priority"]))
+        assert [(t, p) for _, t, p in by_submit] == [("b", 2.0), ("a", 1.0), ("a", 1.0)]  # sorted by submit, the default applied
+        path.write_text("100 2 600 a\n40 one 7200 b\n")
+        with pytest.raises(gpuplace.Error, match=r'trace format "py_ssv" \(registered from Python\), .*jobs.ssv: read\(text, source, '
+                                                 r"fields\) raised ValueError"):
+            gpuplace.Env(sc)
+    finally:
+        gpuplace.unregister_trace_format("py_ssv")
+
+
+def test_a_python_trace_formats_bad_job_is_a_trace_error_naming_it(tmp_path):
+    @gpuplace.register_trace_format("py_bad_rows")
+    def bad(text, source, fields):
+        """a reader that gives a job without GPUs"""
+        return [{"submit_time": 0.0, "model": 0, "work": 10.0}]
+
+    path = tmp_path / "any.txt"
+    path.write_text("x\n")
+    try:
+        with pytest.raises(gpuplace.TraceError, match=r'trace format "py_bad_rows" \(registered from Python\), .*any.txt: job 0: '
+                                                      r'missing "num_gpus"'):
+            gpuplace.Env({"workload": {"kind": "trace", "format": "py_bad_rows", "path": str(path)}})
+        with pytest.raises(gpuplace.ConfigError, match='"csv" is a built-in format'):
+            gpuplace.register_trace_format("csv")(bad)
+    finally:
+        gpuplace.unregister_trace_format("py_bad_rows")

@@ -55,11 +55,13 @@ from .registry import (  # noqa: E402
     register_policy,
     register_reward_term,
     register_scenario,
+    register_trace_format,
     register_workload_kind,
     registered_policies,
     unregister_discipline,
     unregister_reward_term,
     unregister_scenario,
+    unregister_trace_format,
     unregister_workload_kind,
 )
 

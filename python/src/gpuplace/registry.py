@@ -138,6 +138,29 @@ def unregister_workload_kind(name: str) -> bool:
     return bool(_core.unregister_workload_kind(name))
 
 
+_trace_formats: dict[str, Any] = {}
+
+
+def register_trace_format(name: str, about: str = "") -> Callable[[Any], Any]:
+    """A decorator registering a trace format under ``name``: the decorated ``read(text, source,
+    fields)`` returns a trace file's jobs (``text``: the file's contents; ``source``: its name;
+    ``fields``: the scenario's declared job fields' names), each a dict with ``submit_time`` (s),
+    ``num_gpus``, ``model`` (a zoo name or id), ``work`` (steps) or ``duration`` (seconds at the
+    model's measured rate), optionally ``gpu_fraction``, and the declared fields it gives (a number,
+    or a category's name). The name is then a trace workload's ``format``
+    (``{"kind": "trace", "format": name, "path": ...}``): the library sorts the jobs and applies
+    the trace options, the declared fields' defaults and the checks as for a built-in format. A bad
+    job is a :class:`gpuplace.TraceError` naming the format, the file, the job and the key.
+    Registering a name again from Python replaces it; a built-in format's name is a ConfigError."""
+    return _function_decorator("trace_format", name, about, "read(text, source, fields)", _trace_formats)
+
+
+def unregister_trace_format(name: str) -> bool:
+    """Removes a trace format registered by name; returns whether there was one."""
+    _trace_formats.pop(name, None)
+    return bool(_core.unregister_trace_format(name))
+
+
 _reward_terms: dict[str, Any] = {}
 
 
