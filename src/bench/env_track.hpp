@@ -73,21 +73,10 @@ template <EpisodeEnv E>
 [[nodiscard]] run_result run(const env_track<E>& t, const any_policy<E>& p, policy_ref ref, const run_options& o = {}) {
     if (!t.make || t.episodes == 0 || !t.best.make)
         throw ConfigError("env track " + t.name + ": needs a factory (make), at least one episode and a best policy (best)");
-    run_result r;
+    auto r = detail_bench::start_result(std::move(ref), p.queue, o);
     r.t = t.definition();
-    r.policy = std::move(ref);
-    r.policy.queue = p.queue;
-    r.commit = o.commit;
-    r.keep_actions = o.keep_actions;
-    r.threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
-    const std::size_t n = t.episodes;
     const bool same = r.policy.name == t.best.name;
-    const std::size_t total = same ? n : 2 * n;
-    eval_progress first, second;
-    if (o.progress) {
-        first = [&](std::size_t done, std::size_t) { o.progress(done, total); };
-        second = [&](std::size_t done, std::size_t) { o.progress(n + done, total); };
-    }
+    const auto [first, second] = detail_bench::halves(o, t.episodes, same);
     r.episodes = detail_bench::env_episodes(t, p, o.threads, first, &r.seconds);
     r.best = same ? r.episodes : detail_bench::env_episodes(t, t.best, o.threads, second, nullptr);
     return r;

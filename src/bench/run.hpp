@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -158,27 +159,37 @@ inline std::vector<episode_result> episodes_of(const scenario& s, const track& t
     return out;
 }
 
+/// A run's result before its episodes: policy `ref` under queue `queue`, and the options' commit,
+/// kept actions and threads.
+inline run_result start_result(policy_ref ref, const std::string& queue, const run_options& o) {
+    run_result r;
+    r.policy = std::move(ref);
+    r.policy.queue = queue;
+    r.commit = o.commit;
+    r.keep_actions = o.keep_actions;
+    r.threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+    return r;
+}
+
+/// The progress of a run's two halves as one count: the policy's n episodes, then the best
+/// policy's n (none when `same`: the policy is the best one).
+inline std::pair<eval_progress, eval_progress> halves(const run_options& o, std::size_t n, bool same) {
+    if (!o.progress) return {};
+    const std::size_t total = same ? n : 2 * n;
+    return {[&o, total](std::size_t done, std::size_t) { o.progress(done, total); },
+            [&o, n, total](std::size_t done, std::size_t) { o.progress(n + done, total); }};
+}
+
 }  // namespace detail_bench
 
 /// Scores policy `p` (described by `ref`) on track `t`: its episodes, then the track's best
 /// heuristic on the same seeds (for the paired difference; not run again when `p` is it).
 [[nodiscard]] inline run_result run(const track& t, const any_policy<env>& p, policy_ref ref, const run_options& o = {}) {
     const auto s = track_scenario(t);
-    run_result r;
+    auto r = detail_bench::start_result(std::move(ref), p.queue, o);
     r.t = t;
-    r.policy = std::move(ref);
-    r.policy.queue = p.queue;
-    r.commit = o.commit;
-    r.keep_actions = o.keep_actions;
-    r.threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
-    const std::size_t n = t.episodes;
     const bool same = r.policy.kind == "heuristic" && r.policy.name == t.best_heuristic;
-    const std::size_t total = same ? n : 2 * n;
-    eval_progress first, second;
-    if (o.progress) {
-        first = [&](std::size_t done, std::size_t) { o.progress(done, total); };
-        second = [&](std::size_t done, std::size_t) { o.progress(n + done, total); };
-    }
+    const auto [first, second] = detail_bench::halves(o, t.episodes, same);
     r.episodes = detail_bench::episodes_of(s, t, p, o.threads, first, &r.seconds);
     r.best = same ? r.episodes : detail_bench::episodes_of(s, t, heuristic<env>(t.best_heuristic), o.threads, second, nullptr);
     return r;
