@@ -40,7 +40,7 @@ struct obs_segment {
     /// What a per-item segment has one value for ("gpu", "candidate" or "slot": what every action
     /// but the last chooses), "" for a context segment. Per-item segments come first; a network
     /// finds them by this, never by their names.
-    std::string item;
+    std::string item{};
 };
 
 /// The per-GPU features every layout has first (segment "gpu_<name>", G values each), before the

@@ -105,7 +105,7 @@ struct obs_spec {
     /// value's "<segment>.<field>" (context of them); empty when unknown (an env without
     /// observation_layout(), a checkpoint written before names were recorded). Saved with the
     /// network, so that a model refuses an env whose observation differs, naming the difference.
-    std::vector<std::string> names;
+    std::vector<std::string> names{};
     [[nodiscard]] std::size_t obs_size() const noexcept { return num_gpus * gpu_features + context; }
     [[nodiscard]] std::size_t num_actions() const noexcept { return num_gpus + 1; }
     /// The same shape: every count and the items (not the names, which may be unknown on either side).
