@@ -146,9 +146,11 @@ TEST_CASE("rl size-free: a per_gpu network acts on clusters of other sizes, chec
     // what truly differs is refused, naming it
     auto window = sized(1, 2);
     window.env.queue_window = 4;
-    CHECK(net->incompatibility(rl::obs_spec::of(env(window))).find("queue window") != std::string::npos);
+    CHECK(net->incompatibility(rl::obs_spec::of(env(window))).find("context values (job, queue window, global), this env has 25 (the network "
+                                                                  "reads queue.4.present") != std::string::npos);
     auto coloc = preset_scenario("colocation");
-    CHECK(net->incompatibility(rl::obs_spec::of(env(coloc))).find("features per GPU") != std::string::npos);
+    CHECK(net->incompatibility(rl::obs_spec::of(env(coloc))).find("features per GPU, this env has 9 (this env observes gpu_occupancy, "
+                                                                 "gpu_memory_headroom, gpu_interference") != std::string::npos);
     CHECK_THROWS_WITH_AS(evaluate(window, {rl::as_policy<env>("ppo", net)}, {1}, 1), doctest::Contains("network policy: the network reads"),
                          Error);
     rl::network_config flat;

@@ -269,10 +269,10 @@ public:
             return "the network scores " + spec_.items + "s (trained in that action mode); this env's actions choose " + env.items + "s";
         if (cfg_.arch == architecture::flat)
             return "a flat network acts only on the observation it was trained on (" + shape(spec_) + "); this env has " + shape(env);
-        // the likely cause, and what differs by name when both record names
+        // what differs by name when both record names, else the likely cause
         const auto named = [&](const std::string& hint) {
             const auto why = spec_.name_difference(env);
-            return why.empty() ? hint : hint + "; " + why;
+            return why.empty() ? hint : why;
         };
         if (env.gpu_features != spec_.gpu_features)
             return "the network reads " + std::to_string(spec_.gpu_features) + " features per GPU, this env has " +
