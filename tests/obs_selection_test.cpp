@@ -171,7 +171,8 @@ TEST_CASE("obs_selection: the JSON key round trips, bad choices are ConfigErrors
                                                                 "\"gpu_speed\" (this env's: gpu_busy, gpu_picked") != std::string::npos);
     CHECK(bad(R"({"exclude": ["queue", "queue"]})").find("/observation/exclude/1: \"queue\" is listed twice") != std::string::npos);
     CHECK(bad(R"({"features": ["job"], "exclude": ["queue"]})").find("config /observation: give \"features\"") != std::string::npos);
-    CHECK(bad(R"({"features": []})").find("/observation/features: expected a non-empty list") != std::string::npos);
+    CHECK(bad(R"({"features": []})").find("/observation/features: expected a segment name or a non-empty array of them, got []") !=
+          std::string::npos);
     CHECK(bad(R"({"features": [1]})").find("/observation/features/0: expected a segment name, got 1") != std::string::npos);
     CHECK(bad(R"({"inputs": ["job"]})").find("config /observation/inputs: unknown key") != std::string::npos);
     json all = json::array();

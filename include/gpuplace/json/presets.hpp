@@ -32,7 +32,18 @@ namespace detail {
 /// and the registry lists it under kind "scenario". Its "name" becomes `name`. ConfigError for an
 /// empty name, one with ':' or '/', a preset's name or one registered already. Returns true (for
 /// an initializer at namespace scope).
-inline bool register_scenario(const std::string& name, const std::string& about, json doc);
+inline bool register_scenario(const std::string& name, const std::string& about, json doc) {
+    if (name.empty() || name.find_first_of(":/\\") != std::string::npos)
+        throw ConfigError("scenario name \"" + name + "\": empty or with ':', '/' or '\\' (they name a trace file or a path)");
+    for (const auto& p : preset_names())
+        if (p == name) throw ConfigError("scenario \"" + name + "\" is a preset");
+    if (!doc.is_object()) throw ConfigError("scenario \"" + name + "\": expected a scenario object, got " + detail::short_dump(doc));
+    doc["name"] = name;
+    (void)scenario_from_json(doc);  // checked now
+    auto entry = std::make_shared<const registered_scenario>(registered_scenario{name, about, std::move(doc)});
+    detail::registered_scenarios_store().add<ConfigError>(std::move(entry), "scenario");
+    return true;
+}
 
 /// Removes the scenario registered under `name`; returns whether there was one.
 inline bool unregister_scenario(std::string_view name) { return detail::registered_scenarios_store().remove(name); }
@@ -49,19 +60,6 @@ inline bool unregister_scenario(std::string_view name) { return detail::register
 /// Whether a name is a preset (preset_names(), "philly:<file>" or "philly_hidden:<file>") or a
 /// registered scenario.
 [[nodiscard]] GPUPLACE_INLINE bool is_preset_name(std::string_view name);
-
-inline bool register_scenario(const std::string& name, const std::string& about, json doc) {
-    if (name.empty() || name.find_first_of(":/\\") != std::string::npos)
-        throw ConfigError("scenario name \"" + name + "\": empty or with ':', '/' or '\\' (they name a trace file or a path)");
-    for (const auto& p : preset_names())
-        if (p == name) throw ConfigError("scenario \"" + name + "\" is a preset");
-    if (!doc.is_object()) throw ConfigError("scenario \"" + name + "\": expected a scenario object, got " + detail::short_dump(doc));
-    doc["name"] = name;
-    (void)scenario_from_json(doc);  // checked now
-    detail::registered_scenarios_store().add<ConfigError>(std::make_shared<const registered_scenario>(registered_scenario{name, about, std::move(doc)}),
-                                             "scenario");
-    return true;
-}
 
 }  // namespace gpuplace
 

@@ -79,6 +79,20 @@ inline void read_int(const json& obj, std::string_view path, const char* key, In
     return {lo, hi};
 }
 
+/// One string, or a non-empty array of strings, at `path`.
+[[nodiscard]] inline std::vector<std::string> read_names(const json& v, std::string_view path, std::string_view what) {
+    std::vector<std::string> out;
+    if (v.is_string()) out.push_back(v.get<std::string>());
+    else if (v.is_array() && !v.empty())
+        for (std::size_t i = 0; i < v.size(); ++i) {
+            if (!v[i].is_string()) config_fail(join_path(path, std::to_string(i)), "expected " + std::string(what) + ", got " + short_dump(v[i]));
+            out.push_back(v[i].get<std::string>());
+        }
+    else
+        config_fail(path, "expected " + std::string(what) + " or a non-empty array of them, got " + short_dump(v));
+    return out;
+}
+
 inline void read_bool(const json& obj, std::string_view path, const char* key, bool& out) {
     auto it = obj.find(key);
     if (it == obj.end()) return;

@@ -118,19 +118,8 @@ GPUPLACE_INLINE scenario scenario_from_json(const detail::json& j) {
         const std::string p = "/observation";
         if (!it->is_object()) config_fail(p, "expected an object, got " + short_dump(*it));
         check_keys(*it, p, {"features", "exclude"});
-        const auto names = [&](const char* key, std::vector<std::string>& out) {
-            const auto k = it->find(key);
-            if (k == it->end()) return;
-            const std::string kp = p + "/" + key;
-            if (!k->is_array() || k->empty()) config_fail(kp, "expected a non-empty list of segment names, got " + short_dump(*k));
-            for (std::size_t i = 0; i < k->size(); ++i) {
-                const auto& v = (*k)[i];
-                if (!v.is_string()) config_fail(kp + "/" + std::to_string(i), "expected a segment name, got " + short_dump(v));
-                out.push_back(v.get<std::string>());
-            }
-        };
-        names("features", s.observation.features);
-        names("exclude", s.observation.exclude);
+        if (auto k = it->find("features"); k != it->end()) s.observation.features = read_names(*k, p + "/features", "a segment name");
+        if (auto k = it->find("exclude"); k != it->end()) s.observation.exclude = read_names(*k, p + "/exclude", "a segment name");
         if (!s.observation.features.empty() && !s.observation.exclude.empty())
             config_fail(p, "give \"features\" (the segments to show) or \"exclude\" (those to leave out), not both");
     }

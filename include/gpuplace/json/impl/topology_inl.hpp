@@ -42,19 +42,6 @@ inline constexpr std::string_view tree_topology_keys[] = {
     return static_cast<std::uint32_t>(v.get<long long>());
 }
 
-/// One string, or a non-empty array of strings, at `path`.
-[[nodiscard]] inline std::vector<std::string> read_names(const json& v, const std::string& path, std::string_view what) {
-    std::vector<std::string> out;
-    if (v.is_string()) out.push_back(v.get<std::string>());
-    else if (v.is_array() && !v.empty())
-        for (std::size_t i = 0; i < v.size(); ++i) {
-            if (!v[i].is_string()) config_fail(join_path(path, std::to_string(i)), "expected " + std::string(what) + ", got " + short_dump(v[i]));
-            out.push_back(v[i].get<std::string>());
-        }
-    else
-        config_fail(path, "expected " + std::string(what) + " or a non-empty array of them, got " + short_dump(v));
-    return out;
-}
 
 /// A catalogue preset read as levels, with the keys of `j` beside "preset" applied.
 [[nodiscard]] inline topology_config levels_preset(const json& entry, std::string_view name, const json& j, std::string_view path) {
