@@ -114,7 +114,7 @@ TEST_CASE("job fields: a field not declared is refused with its name, declaratio
           "be declared in /job_fields)");
     CHECK(fails(R"({"job_fields": ["team"]})") ==
           "config /job_fields/0: unknown field \"team\": give its \"type\" (number or category), or declare a known one (tenant, "
-          "priority, deadline, min_gpus, max_gpus)");
+          "priority, deadline, min_gpus, max_gpus) or a registered observation feature");
     CHECK(fails(R"({"job_fields": ["priority", "priority"]})") == "config /job_fields/1: field \"priority\" is declared twice");
     CHECK(fails(R"({"job_fields": [{"name": "work", "type": "number"}]})") == "config /job_fields/0/name: \"work\" is a job key already, not a field");
     CHECK(fails(R"({"job_fields": [{"name": "team", "type": "category"}], "workload": {"kind": "jobs", "jobs": [{"submit_time": 0,

@@ -6,6 +6,7 @@
 
 #include <gpuplace/gpuplace.hpp>
 #include <gpuplace/json.hpp>
+#include <gpuplace/json/registry.hpp>
 #include <gpuplace/level_topology.hpp>
 
 #include "test_util.hpp"
@@ -177,4 +178,60 @@ TEST_CASE("topology levels: errors name the JSON path and the value") {
     }
     CHECK_THROWS_WITH_AS(gp::topology_preset("nvl"), "unknown topology preset \"nvl\" (known: dgx_a100, dgx1, proximity_drl, nvl72, fat_tree, heterogeneous)",
                          gp::ConfigError);
+}
+
+TEST_CASE("topology levels: a preset of one's own, registered by name, is a built-in preset's equal") {
+    const char* entry = R"({"about": "two-tier pods of 4-GPU boards",
+        "parameters": {"pods": "spine", "boards_per_pod": "pod"},
+        "levels": [{"name": "board", "fanout": 4, "bandwidth": 200, "latency": 1e-6},
+                   {"name": "shelf", "fanout": 2, "bandwidth": 50, "latency": 3e-6},
+                   {"name": "pod", "fanout": 4, "bandwidth": 25, "latency": 5e-6},
+                   {"name": "spine", "fanout": 2, "bandwidth": 10, "latency": 1e-5}]})";
+    REQUIRE(gp::register_topology("my_pods", entry));
+    // a scenario names it with its parameters and a level's link, as it would a built-in preset
+    const auto s = gp::parse_scenario(R"({"topology": {"preset": "my_pods", "pods": 3, "shelf_bandwidth": 60}})");
+    REQUIRE(s.topology.levels.size() == 4);
+    CHECK(*s.topology.name == "my_pods");
+    CHECK(s.topology.levels[3].fanout == std::vector<std::uint32_t>{3});
+    CHECK(s.topology.levels[1].bandwidth == 60.0);
+    const gp::env e(s);
+    CHECK(e.num_gpus() == 4 * 2 * 4 * 3);
+    CHECK(gp::topology_preset("my_pods").levels.size() == 4);
+    CHECK(gp::topology_config_of("my_pods").levels[0].name == "board");
+    CHECK(gp::topology_preset_about("my_pods") == "two-tier pods of 4-GPU boards; parameters: boards_per_pod (pod fan-out), pods (spine fan-out)");
+    const auto all = gp::all_registry_entries();
+    CHECK(std::find_if(all.begin(), all.end(), [](const gp::registry_entry& r) { return r.kind == "topology" && r.name == "my_pods"; }) !=
+          all.end());
+    // the scenario's JSON holds the levels: it reads back without the registration
+    const auto j = gp::to_json(s);
+    CHECK_THROWS_WITH_AS(gp::register_topology("my_pods", entry), "topology \"my_pods\" is registered already (two-tier pods of 4-GPU boards)",
+                         gp::ConfigError);
+    CHECK_THROWS_WITH_AS(gp::parse_scenario(R"({"topology": {"preset": "my_pods", "racks": 3}})"),
+                         "config /topology/racks: unknown key \"racks\" for preset \"my_pods\" (allowed: preset, boards_per_pod, pods, "
+                         "board_bandwidth, board_latency, shelf_bandwidth, shelf_latency, pod_bandwidth, pod_latency, spine_bandwidth, spine_latency)",
+                         gp::ConfigError);
+    CHECK(gp::unregister_topology("my_pods"));
+    CHECK(!gp::unregister_topology("my_pods"));
+    CHECK(gp::to_json(gp::scenario_from_json(j)) == j);
+    CHECK_THROWS_WITH_AS(gp::parse_scenario(R"({"topology": {"preset": "my_pods"}})"),
+                         "config /topology/preset: unknown preset \"my_pods\" (allowed: dgx_a100, dgx1, proximity_drl, custom, nvl72, fat_tree, "
+                         "heterogeneous)",
+                         gp::ConfigError);
+    // errors name the topology and the JSON path
+    const std::pair<std::pair<const char*, const char*>, const char*> bad[] = {
+        {{"nvl72", entry}, "topology \"nvl72\" is a built-in preset"},
+        {{"custom", entry}, "topology \"custom\" is a built-in preset"},
+        {{"a/b", entry}, "topology \"a/b\": an empty name or one with ':', '/', '\\' or '{' (they name a file or JSON text)"},
+        {{"t", R"({"about": "x"})"}, "topology \"t\" config /: missing key \"levels\""},
+        {{"t", R"({"levels": [{"name": "a", "fanout": 4, "bandwidth": 1}]})"},
+         "topology \"t\" config /levels: 1 level: a topology needs at least two (a level of domains, e.g. \"node\", and the root, e.g. \"spine\")"},
+        {{"t", R"({"levels": [{"name": "a", "fanout": 4, "bandwidth": 1}, {"name": "b", "fanout": 2, "bandwidth": 1}], "parameters": {"n": "c"}})"},
+         "topology \"t\" config /parameters/n: expected the name of the level whose fan-out it sets (a, b), got \"c\""},
+        {{"t", R"({"levels": [], "size": 3})"}, "topology \"t\" config /size: unknown key \"size\" (allowed: about, levels, parameters)"},
+    };
+    for (const auto& [args, msg] : bad) {
+        INFO(args.first, " ", args.second);
+        CHECK_THROWS_WITH_AS(gp::register_topology(args.first, args.second), msg, gp::ConfigError);
+    }
+    CHECK(gp::registered_topologies().empty());
 }

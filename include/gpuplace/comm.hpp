@@ -8,6 +8,7 @@
 #include <cmath>
 #include <concepts>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -294,63 +295,110 @@ struct TreeRouteCost {
 static_assert(CommModel<RingAllReduce, TreeTopology>);
 static_assert(CommModel<TreeRouteCost, TreeTopology>);
 
-/// The built-in comm models as one run-time value (the scenario's /comm/model): one env type
-/// serves every scenario, and the model is evaluated once per job start, so the dispatch costs
-/// nothing measurable. Another model is a CommModel type given to basic_env as its C.
+/// A communication model as a run-time object on TreeTopology (the topology type of every env a
+/// scenario builds): what comm_model holds for a model registered by name (comm_registry.hpp),
+/// written in C++ or in another language.
+class comm_model_interface {
+public:
+    virtual ~comm_model_interface() = default;
+    [[nodiscard]] virtual std::string_view name() const noexcept = 0;
+    [[nodiscard]] virtual double ideal_step_time(const TreeTopology& t, const ModelZoo& z, model_id m, std::uint32_t k) const noexcept = 0;
+    [[nodiscard]] virtual comm_result evaluate(const TreeTopology& t, const ModelZoo& z, model_id m, std::span<const gpu_id> gpus) const noexcept = 0;
+    [[nodiscard]] virtual cost_bounds bounds(const TreeTopology& t, const ModelZoo& z, model_id m, std::uint32_t k) const noexcept = 0;
+    /// ConfigError when the model is not defined on topology t.
+    virtual void check(const TreeTopology& /*t*/, std::string_view /*path*/) const {}
+    /// The first error a call met since the last take, or "": a model whose calls can fail (one
+    /// written in Python) answers neutral values meanwhile, and the env raises it (take_error()).
+    [[nodiscard]] virtual std::string take_error() const { return {}; }
+};
+
+namespace detail {
+/// The model registered under c.model made from `c` (comm_registry.hpp, included below), or null.
+[[nodiscard]] inline std::shared_ptr<const comm_model_interface> make_registered_comm(const comm_config& c, std::string_view path);
+/// The registered models' names, ", name" each (comm_registry.hpp).
+[[nodiscard]] inline std::string registered_comm_names();
+}  // namespace detail
+
+/// The built-in comm models and those registered by name as one run-time value (the scenario's
+/// /comm/model): one env type serves every scenario, and the model is evaluated once per job
+/// start, so the dispatch costs nothing measurable. Another model is a CommModel type given to
+/// basic_env as its C, or registered (comm_registry.hpp).
 class comm_model {
 public:
+    /// A model registered by name (comm_registry.hpp).
+    using registered = std::shared_ptr<const comm_model_interface>;
+
     comm_model() = default;
     comm_model(RingAllReduce m) : m_(m) {}  // NOLINT: implicit, as the variant's alternatives
     comm_model(TreeRouteCost m) : m_(m) {}  // NOLINT
+    explicit comm_model(registered m) : m_(std::move(m)) {}
 
-    /// The model a config describes ("ring_allreduce" or "tree_route" and its keys); ConfigError
-    /// naming `path`/model or the bad key otherwise.
+    /// The model a config describes ("ring_allreduce", "tree_route" and its keys, or a model
+    /// registered by name); ConfigError naming `path`/model or the bad key otherwise.
     [[nodiscard]] static comm_model from_config(const comm_config& c, std::string_view path = "/comm") {
         if (c.model == RingAllReduce::name) return RingAllReduce::from_config(c, path);
         if (c.model == TreeRouteCost::name) return TreeRouteCost::from_config(c, path);
+        if (auto r = detail::make_registered_comm(c, path)) return comm_model(std::move(r));
         throw ConfigError("config " + std::string(path) + "/model: unknown model \"" + c.model + "\" (allowed: " +
-                          std::string(RingAllReduce::name) + ", " + std::string(TreeRouteCost::name) + ")");
+                          std::string(RingAllReduce::name) + ", " + std::string(TreeRouteCost::name) + detail::registered_comm_names() + ")");
     }
 
-    /// "ring_allreduce" or "tree_route".
+    /// "ring_allreduce", "tree_route" or a registered model's name.
     [[nodiscard]] std::string_view name() const noexcept {
-        return std::visit([](const auto& m) { return std::string_view(m.name); }, m_);
+        if (m_.index() == 2) return std::get<2>(m_)->name();
+        if (m_.index() == 1) return TreeRouteCost::name;
+        return RingAllReduce::name;
     }
     /// The model when it is an M, else null.
     template <class M>
     [[nodiscard]] const M* get_if() const noexcept {
         return std::get_if<M>(&m_);
     }
-    /// ConfigError when the model is not defined on topology t (TreeRouteCost::check()).
+    /// ConfigError when the model is not defined on topology t (TreeRouteCost::check(), a
+    /// registered model's check(); a registered model is defined on TreeTopology alone).
     template <Topology T>
     void check(const T& t, std::string_view path = "/comm") const {
         if (const auto* r = get_if<TreeRouteCost>()) r->check(t, path);
+        if (m_.index() == 2) {
+            if constexpr (std::same_as<T, TreeTopology>) std::get<2>(m_)->check(t, path);
+            else
+                throw ConfigError("config " + std::string(path) + "/model: \"" + std::string(name()) +
+                                  "\" is registered for TreeTopology, the topology type of the envs scenarios build; this env's is another");
+        }
+    }
+    /// Throws the first error a registered model's calls met (one written in Python), if any.
+    void rethrow_error() const {
+        if (m_.index() == 2) [[unlikely]]
+            if (auto e = std::get<2>(m_)->take_error(); !e.empty()) throw Error(e);
     }
 
     template <Topology T>
     [[nodiscard]] double ideal_step_time(const T& t, const ModelZoo& z, model_id m, std::uint32_t k) const noexcept {
-        return visit([&](const auto& c) { return double(c.ideal_step_time(t, z, m, k)); });
+        return visit<T>([&](const auto& c) { return double(c.ideal_step_time(t, z, m, k)); });
     }
     template <Topology T>
     [[nodiscard]] comm_result evaluate(const T& t, const ModelZoo& z, model_id m, std::span<const gpu_id> gpus) const noexcept {
-        return visit([&](const auto& c) { return c.evaluate(t, z, m, gpus); });
+        return visit<T>([&](const auto& c) { return c.evaluate(t, z, m, gpus); });
     }
     template <Topology T>
     [[nodiscard]] cost_bounds bounds(const T& t, const ModelZoo& z, model_id m, std::uint32_t k) const noexcept {
-        return visit([&](const auto& c) { return c.bounds(t, z, m, k); });
+        return visit<T>([&](const auto& c) { return c.bounds(t, z, m, k); });
     }
 
 private:
     /// std::visit's work as an index switch (GCC calls std::visit's table out of line: a call per
     /// job start), inlined into the caller (GCC kept this switch out of line too: a call per job
-    /// start, and the model's evaluate() then could not be inlined into the env's start()).
-    template <class F>
+    /// start, and the model's evaluate() then could not be inlined into the env's start()). A
+    /// registered model (index 2) exists on TreeTopology alone (check()).
+    template <class T, class F>
     GPUPLACE_ALWAYS_INLINE decltype(auto) visit(F&& f) const {
         if (m_.index() == 1) return f(std::get<1>(m_));
+        if constexpr (std::same_as<T, TreeTopology>)
+            if (m_.index() == 2) [[unlikely]] return f(*std::get<2>(m_));
         return f(std::get<0>(m_));
     }
 
-    std::variant<RingAllReduce, TreeRouteCost> m_;
+    std::variant<RingAllReduce, TreeRouteCost, registered> m_;
 };
 
 static_assert(CommModel<comm_model, TreeTopology>);
@@ -364,3 +412,5 @@ template <class C>
 }
 
 }  // namespace gpuplace
+
+#include "comm_registry.hpp"  // communication models of one's own, by name (detail::make_registered_comm())

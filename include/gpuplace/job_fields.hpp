@@ -36,6 +36,9 @@ struct job_field {
     bool closed = false;
     double lo = 0, hi = 1;  ///< a number's range in the observation: (value - lo) / (hi - lo), clamped to [0, 1]
     bool observe = false;   ///< a named feature of the current job and of each queue slot (segment "job_fields")
+    /// A computed field: its values are the observation feature of one's own of this name
+    /// (feature_registry.hpp), computed for each job when its episode is drawn; "" for a given field.
+    std::string feature;
     /// Generated workloads (synthetic, proximity_drl): each job's value drawn, from a stream of the
     /// episode's seed of its own (the jobs drawn are those without it). A number: uniform in
     /// [draw_lo, draw_hi] when draw_hi > draw_lo; a category: by `draw_weights`, one per category.

@@ -15,7 +15,10 @@
 /// A preemptive queue discipline of one's own: register_discipline() (discipline_registry.hpp),
 /// listed here under kind "queue"; a trace format: register_trace_format() (trace_registry.hpp),
 /// under kind "trace_format"; a workload kind: register_workload_kind() (json/workload_registry.hpp),
-/// under kind "workload" in json/registry.hpp's all_registry_entries().
+/// under kind "workload" in json/registry.hpp's all_registry_entries(); a communication model:
+/// register_comm_model() (comm_registry.hpp), under kind "comm_model"; an observation feature:
+/// register_observation_feature() (feature_registry.hpp), under kind "observation_feature"; a
+/// topology preset: register_topology() (json/topology.hpp), under kind "topology".
 
 #include <algorithm>
 #include <cstdint>
@@ -27,10 +30,12 @@
 #include <vector>
 
 #include "any_policy.hpp"
+#include "comm_registry.hpp"
 #include "config.hpp"
 #include "discipline_registry.hpp"
 #include "env.hpp"
 #include "error.hpp"
+#include "feature_registry.hpp"
 #include "heuristic_registry.hpp"
 #include "job_fields.hpp"
 #include "observation_layout.hpp"
@@ -88,6 +93,8 @@ inline void register_entry(registry_entry e) {
     for (const auto& d : registered_disciplines()) all.push_back({"queue", d->name, d->about});  // discipline_registry.hpp
     for (const auto& f : registered_trace_formats()) all.push_back({"trace_format", f->name, f->about});  // trace_registry.hpp
     for (const auto& t : registered_reward_terms()) all.push_back({"reward_term", t->name, t->about});   // reward_registry.hpp
+    for (const auto& c : registered_comm_models()) all.push_back({"comm_model", c->name, c->about});     // comm_registry.hpp
+    for (const auto& f : registered_observation_features()) all.push_back({"observation_feature", f->name, f->about});  // feature_registry.hpp
     std::vector<std::string> kinds;
     for (const auto& e : all)
         if (std::find(kinds.begin(), kinds.end(), e.kind) == kinds.end()) kinds.push_back(e.kind);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "compiled.hpp"
+#include "feature_registry.hpp"
 #include "job.hpp"
 #include "job_fields.hpp"
 #include "model_zoo.hpp"
@@ -37,6 +38,14 @@ public:
         : cfg_(c), fields_(std::move(fields)) {
         kind_ = resolve_kind(c);
         dict_ = dict ? std::move(dict) : std::make_shared<field_dictionary>(fields_);
+        for (std::size_t k = 0; k < fields_.size(); ++k)  // computed fields: looked up once
+            if (!fields_[k].feature.empty()) {
+                auto f = find_observation_feature(fields_[k].feature);
+                if (!f)
+                    throw ConfigError("config /job_fields/" + std::to_string(k) + "/feature: observation feature \"" + fields_[k].feature +
+                                      "\" is not registered (any more)");
+                computed_.emplace_back(k, std::move(f));
+            }
         resolve_job_list(zoo);
         if (kind_ == workload_kind_id::mixture) {
             for (const auto& comp : c.components) parts_.emplace_back(comp.workload, zoo, cluster_gpus, fields_, dict_);
@@ -86,7 +95,8 @@ public:
     [[nodiscard]] const std::vector<job_field>& fields() const noexcept { return fields_; }
     [[nodiscard]] const field_dictionary& dictionary() const noexcept { return *dict_; }
 
-    /// generate(), and what the episode's jobs carry into `extras` (fields, models assigned).
+    /// generate(), and what the episode's jobs carry into `extras` (fields, models assigned, the
+    /// computed fields' values: Error when a feature gives an infinite value).
     GPUPLACE_INLINE void generate(const ModelZoo& zoo, std::size_t cluster_gpus, std::uint64_t seed, std::vector<TrainingJob>& out,
                                   episode_extras& extras) const;
 
@@ -207,6 +217,9 @@ private:
     /// A kind of one's own: its generator's jobs, sorted and numbered, each checked.
     GPUPLACE_INLINE void generate_registered(const ModelZoo& zoo, std::size_t cluster_gpus, std::uint64_t seed,
                                              std::vector<TrainingJob>& out) const;
+    /// generate(extras) but the computed fields (a mixture's component fills them, its parent computes them).
+    GPUPLACE_INLINE void fill_extras(const ModelZoo& zoo, std::size_t cluster_gpus, std::uint64_t seed, std::vector<TrainingJob>& out,
+                                     episode_extras& extras) const;
     /// A mixture's component for the episode of `seed`, drawn by weight.
     [[nodiscard]] std::size_t pick_component(std::uint64_t seed) const noexcept {
         double total = 0;
@@ -244,6 +257,7 @@ private:
     std::vector<std::shared_ptr<const trace>> traces_;  ///< kind "trace": one per file
     std::vector<double> raw_load_;                      ///< per file: its offered load as loaded
     std::vector<workload_source> parts_;                ///< kind "mixture": one per component
+    std::vector<std::pair<std::size_t, std::shared_ptr<const registered_job_feature>>> computed_;  ///< computed fields: column, feature
 };
 
 }  // namespace gpuplace

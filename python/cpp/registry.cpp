@@ -14,9 +14,16 @@
 // called with the GIL taken once per finished job of a scenario that weighs it.
 // gpuplace._core.register_trace_format: a trace reader written in Python (trace_registry.hpp),
 // called with the GIL taken once per file, when an env is built.
+// gpuplace._core.register_observation_feature: a job's feature written in Python
+// (feature_registry.hpp), called with the GIL taken once per job, when its episode is drawn.
+// gpuplace._core.register_comm_model: a communication model written in Python (comm_registry.hpp),
+// called with the GIL taken at each job start (and candidate priced).
 
 #include <memory>
+#include <mutex>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <algorithm>
@@ -24,8 +31,11 @@
 #include <istream>
 #include <iterator>
 
+#include <gpuplace/comm_registry.hpp>
 #include <gpuplace/discipline_registry.hpp>
+#include <gpuplace/feature_registry.hpp>
 #include <gpuplace/json/presets.hpp>
+#include <gpuplace/json/topology.hpp>
 #include <gpuplace/json/workload_registry.hpp>
 #include <gpuplace/registry.hpp>
 #include <gpuplace/reward_registry.hpp>
@@ -319,31 +329,163 @@ py::dict record_dict(const gp::job_record& r) {
     return d;
 }
 
+/// What a Python function registered as `who` (e.g. `reward term "x"`) returned from `call`, as a
+/// number: gp::Error naming both unless it is one (and finite, or NaN where `nan_ok`).
+double number_of(const std::string& who, const char* call, const py::object& x, bool nan_ok = false) {
+    if (!PyNumber_Check(x.ptr()) || PyBool_Check(x.ptr()))
+        throw gp::Error(who + " (registered from Python): " + call + " returned " + std::string(py::repr(x)) + ", not a number");
+    const double d = py::cast<double>(x);
+    if (!std::isfinite(d) && !(nan_ok && std::isnan(d)))
+        throw gp::Error(who + " (registered from Python): " + call + " returned " + std::string(py::repr(x)) + ", not a finite number" +
+                        (nan_ok ? " (NaN marks a missing one)" : ""));
+    return d;
+}
+
+/// Calls `f` with the GIL taken; a Python exception becomes a gp::Error naming `who` and `call`.
+template <class F>
+py::object call_registered(const std::string& who, const char* call, F&& f) {
+    py::gil_scoped_acquire gil;
+    try {
+        return f();
+    } catch (py::error_already_set& e) {
+        throw gp::Error(who + " (registered from Python): " + call + " raised " + e.what());
+    }
+}
+
 void register_reward_term(const std::string& name, const std::string& about, py::object term) {
     if (!PyCallable_Check(term.ptr()))
         throw gp::ConfigError("register_reward_term(\"" + name + "\"): the term must be callable (job, view) -> number, got " +
                               std::string(py::repr(term)));
     auto t = share(std::move(term));
     gp::register_reward_term(name, about, [t, name](const gp::job_record& r, const gp::reward_term_view& v) {
-        py::gil_scoped_acquire gil;
-        py::object x;
-        try {
+        const std::string who = "reward term \"" + name + "\"";
+        py::gil_scoped_acquire gil;  // held until x is dropped
+        const py::object x = call_registered(who, "term(job, view)", [&] {
             py::dict view;
             view["num_gpus"] = v.num_gpus;
             view["time_scale"] = v.time_scale;
             view["now"] = v.now;
-            x = (*t)(record_dict(r), view);
-        } catch (py::error_already_set& e) {
-            throw gp::Error("reward term \"" + name + "\" (registered from Python): term(job, view) raised " + e.what());
+            return (*t)(record_dict(r), view);
+        });
+        return number_of(who, "term(job, view)", x);
+    });
+}
+
+void register_observation_feature(const std::string& name, const std::string& about, py::object feature, double lo, double hi) {
+    if (!PyCallable_Check(feature.ptr()))
+        throw gp::ConfigError("register_observation_feature(\"" + name + "\"): the feature must be callable (job) -> number, got " +
+                              std::string(py::repr(feature)));
+    auto f = share(std::move(feature));
+    gp::register_observation_feature(name, about, [f, name](const gp::job_feature_view& j) {
+        const std::string who = "observation feature \"" + name + "\"";
+        py::gil_scoped_acquire gil;  // held until x is dropped
+        const py::object x = call_registered(who, "feature(job)", [&] {
+            py::dict d, fields;
+            d["submit_time"] = j.job.submit_time;
+            d["num_gpus"] = j.job.num_gpus;
+            d["model"] = std::string(j.model);
+            d["work"] = j.job.work;
+            d["gpu_fraction"] = j.job.gpu_fraction;
+            for (std::size_t k = 0; k < j.declared.size() && k < j.fields.size(); ++k) fields[py::str(j.declared[k].name)] = j.fields[k];
+            d["fields"] = fields;
+            return (*f)(d);
+        });
+        return number_of(who, "feature(job)", x, true);
+    }, lo, hi);
+}
+
+/// A communication model written in Python (gpuplace.register_comm_model): slowdown(model, gpus,
+/// view) prices a placement against the ring all-reduce's ideal step time (the unit of a job's
+/// work); the cost bounds are its costs on the first k GPUs (compact) and on k GPUs spread evenly
+/// over the cluster. Called with the GIL taken from the env's noexcept pricing: an error is kept
+/// (neutral values meanwhile) and raised by the env's next start or reset (take_error()).
+class python_comm_model final : public gp::comm_model_interface {
+public:
+    python_comm_model(std::string name, shared_py fn) : name_(std::move(name)), fn_(std::move(fn)) {}
+    std::string_view name() const noexcept override { return name_; }
+    double ideal_step_time(const gp::TreeTopology& t, const gp::ModelZoo& z, gp::model_id m, std::uint32_t k) const noexcept override {
+        return gp::RingAllReduce{}.ideal_step_time(t, z, m, k);
+    }
+    gp::comm_result evaluate(const gp::TreeTopology& t, const gp::ModelZoo& z, gp::model_id m, std::span<const gp::gpu_id> gpus) const noexcept override {
+        try {
+            return call(t, z, m, gpus);
+        } catch (const std::exception& e) {
+            keep(e.what());
+        } catch (...) {
+            keep("comm model \"" + name_ + "\" (registered from Python): an unknown error");
         }
-        if (!PyNumber_Check(x.ptr()) || PyBool_Check(x.ptr()))
-            throw gp::Error("reward term \"" + name + "\" (registered from Python): term(job, view) returned " + std::string(py::repr(x)) +
-                            ", not a number");
-        const double d = py::cast<double>(x);
-        if (!std::isfinite(d))
-            throw gp::Error("reward term \"" + name + "\" (registered from Python): term(job, view) returned " + std::string(py::repr(x)) +
-                            ", not a finite number");
-        return d;
+        return {};
+    }
+    gp::cost_bounds bounds(const gp::TreeTopology& t, const gp::ModelZoo& z, gp::model_id m, std::uint32_t k) const noexcept override {
+        const auto G = static_cast<std::uint32_t>(t.num_gpus());
+        k = std::min(k, G);
+        std::vector<gp::gpu_id> compact(k), spread(k);
+        for (std::uint32_t i = 0; i < k; ++i) {
+            compact[i] = i;
+            spread[i] = static_cast<gp::gpu_id>(std::uint64_t(i) * G / std::max<std::uint32_t>(k, 1));
+        }
+        const double best = evaluate(t, z, m, compact).cost, worst = evaluate(t, z, m, spread).cost;
+        return {best, std::max(best, worst)};
+    }
+    std::string take_error() const override {
+        std::lock_guard lock(mu_);
+        return std::exchange(error_, {});
+    }
+
+private:
+    gp::comm_result call(const gp::TreeTopology& t, const gp::ModelZoo& z, gp::model_id m, std::span<const gp::gpu_id> gpus) const {
+        const std::string who = "comm model \"" + name_ + "\"";
+        const char* what = "slowdown(model, gpus, view)";
+        py::gil_scoped_acquire gil;  // held until x is dropped
+        const py::object x = call_registered(who, what, [&] {
+            const auto& h = t.hierarchy();
+            const std::size_t L = h.num_levels();
+            py::list levels, domains, ids;
+            for (auto g : gpus) ids.append(g);
+            for (std::size_t l = 1; l <= L; ++l) {
+                levels.append(h.level(l).name);
+                std::size_t n = 0, last = ~std::size_t{0};
+                for (auto g : gpus)  // sorted, and every domain a range of GPU ids
+                    if (const std::size_t d = h.domain_of(l, g); d != last) ++n, last = d;
+                domains.append(n);
+            }
+            py::dict view;
+            view["num_gpus"] = t.num_gpus();
+            view["levels"] = levels;
+            view["domains"] = domains;
+            view["link"] = gpus.empty() ? std::size_t{0} : h.link(gpus.front(), gpus.back());
+            return (*fn_)(z[m].name, ids, view);
+        });
+        double cost = 0, slowdown = 1;
+        if (py::isinstance<py::tuple>(x) && py::len(x) == 2) {
+            cost = number_of(who, what, x[py::int_(0)]);
+            slowdown = number_of(who, what, x[py::int_(1)]);
+        } else {
+            slowdown = number_of(who, what, x);
+            cost = slowdown - 1;
+        }
+        if (!(slowdown >= 1))
+            throw gp::Error(who + " (registered from Python): " + what + " returned a slowdown of " + std::to_string(slowdown) + ", below 1");
+        return {cost, slowdown};
+    }
+    void keep(std::string e) const {
+        std::lock_guard lock(mu_);
+        if (error_.empty()) error_ = std::move(e);
+    }
+
+    std::string name_;
+    shared_py fn_;
+    mutable std::mutex mu_;
+    mutable std::string error_;
+};
+
+void register_comm_model(const std::string& name, const std::string& about, py::object slowdown) {
+    if (!PyCallable_Check(slowdown.ptr()))
+        throw gp::ConfigError("register_comm_model(\"" + name + "\"): expected a function slowdown(model, gpus, view), got " +
+                              std::string(py::repr(slowdown)));
+    auto f = share(std::move(slowdown));
+    gp::register_comm_model(name, about, [f, name](const gp::comm_config&, std::string_view) -> std::shared_ptr<const gp::comm_model_interface> {
+        return std::make_shared<const python_comm_model>(name, f);
     });
 }
 
@@ -401,6 +543,20 @@ void bind_registry(py::module_& m) {
           "name is a ConfigError.");
     m.def("unregister_reward_term", [](const std::string& name) { return gp::unregister_reward_term(name); }, py::arg("name"),
           "Removes a registered reward term; returns whether there was one (envs built with it keep it).");
+    m.def("register_observation_feature", &register_observation_feature, py::arg("name"), py::arg("about"), py::arg("feature"),
+          py::arg("lo") = 0.0, py::arg("hi") = 1.0,
+          "Registers an observation feature by name (gpuplace.register_observation_feature is the decorator): feature(job) "
+          "returns a job's value (job: a dict with submit_time, num_gpus, model, work, gpu_fraction and fields), computed for "
+          "every job when its episode is drawn. A scenario declares it as a job field (\"job_fields\": [name]): observed in "
+          "[lo, hi]. A known field's or registered name is a ConfigError.");
+    m.def("unregister_observation_feature", [](const std::string& name) { return gp::unregister_observation_feature(name); }, py::arg("name"),
+          "Removes a registered observation feature; returns whether there was one (envs built with it keep it).");
+    m.def("register_comm_model", &register_comm_model, py::arg("name"), py::arg("about"), py::arg("slowdown"),
+          "Registers a communication model by name (gpuplace.register_comm_model is the decorator): slowdown(model, gpus, view) "
+          "returns a placement's slowdown (>= 1) or (cost, slowdown). A scenario's {\"comm\": {\"model\": name}} then takes it. "
+          "A built-in or registered name is a ConfigError.");
+    m.def("unregister_comm_model", [](const std::string& name) { return gp::unregister_comm_model(name); }, py::arg("name"),
+          "Removes a registered communication model; returns whether there was one (envs built with it keep it).");
     m.def("register_scenario", [](const std::string& name, const std::string& about, py::object scenario) {
               gp::register_scenario(name, about, gp::to_json(to_scenario(scenario)));
           }, py::arg("name"), py::arg("about"), py::arg("scenario"),
@@ -408,6 +564,13 @@ void bind_registry(py::module_& m) {
           "then a scenario wherever a preset's is, and info --list shows it. A preset's or registered name is a ConfigError.");
     m.def("unregister_scenario", [](const std::string& name) { return gp::unregister_scenario(name); }, py::arg("name"),
           "Removes a registered scenario; returns whether there was one.");
+    m.def("register_topology", [](const std::string& name, const std::string& entry) { return gp::register_topology(name, entry); },
+          py::arg("name"), py::arg("entry"),
+          "Registers a topology preset by name (gpuplace.register_topology): entry is JSON text of the catalogue's form, "
+          "{\"levels\": [...], \"about\": ..., \"parameters\": {\"key\": \"<level>\"}}. A scenario's {\"topology\": {\"preset\": name}} "
+          "then takes it. A built-in or registered name is a ConfigError.");
+    m.def("unregister_topology", [](const std::string& name) { return gp::unregister_topology(name); }, py::arg("name"),
+          "Removes a registered topology preset; returns whether there was one.");
     m.def("register_policy", &register_policy, py::arg("name"), py::arg("about"), py::arg("factory"),
           "Registers a Python policy by name (gpuplace.register_policy is the decorator): factory(seed) returns "
           "act(env) -> action for one episode. heuristic names, evaluate(), Heuristic, the rollout planners "

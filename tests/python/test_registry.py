@@ -1,6 +1,7 @@
 """The registry from Python: `python -m gpuplace info --list` prints everything that can be named,
 by kind, from the C++ catalogue (gpuplace/registry.hpp) that `gpuplace-eval --list` prints too."""
 
+import math
 import subprocess
 import sys
 
@@ -482,3 +483,164 @@ def test_a_python_trace_formats_bad_job_is_a_trace_error_naming_it(tmp_path):
             gpuplace.register_trace_format("csv")(bad)
     finally:
         gpuplace.unregister_trace_format("py_bad_rows")
+
+
+# ---- topologies, comm models and observation features of one's own ----------------------------
+
+
+PODS = [{"name": "board", "fanout": 4, "bandwidth": 200, "latency": 1e-6},
+        {"name": "shelf", "fanout": 2, "bandwidth": 50, "latency": 3e-6},
+        {"name": "pod", "fanout": 2, "bandwidth": 25, "latency": 5e-6},
+        {"name": "spine", "fanout": 2, "bandwidth": 10, "latency": 1e-5}]
+
+
+def test_a_python_topology_is_a_preset_with_its_parameters():
+    gpuplace.register_topology("py_pods", PODS, about="boards in shelves in pods", parameters={"pods": "spine"})
+    try:
+        assert ("topology", "py_pods", "boards in shelves in pods; parameters: pods (spine fan-out)") in _core.registry()
+        env = gpuplace.Env({**SMALL, "comm": {"model": "ring_allreduce"}, "topology": {"preset": "py_pods", "pods": 3}})
+        assert env.num_gpus == 4 * 2 * 2 * 3
+        with pytest.raises(gpuplace.ConfigError, match=r'config /topology/racks: unknown key "racks" for preset "py_pods" '
+                                                       r'\(allowed: preset, pods, board_bandwidth'):
+            gpuplace.Env({**SMALL, "topology": {"preset": "py_pods", "racks": 3}})
+        with pytest.raises(gpuplace.ConfigError, match='topology "nvl72" is a built-in preset'):
+            gpuplace.register_topology("nvl72", PODS)
+        with pytest.raises(gpuplace.ConfigError, match=r'topology "py_bad" config /parameters/n: expected the name of the level'):
+            gpuplace.register_topology("py_bad", PODS, parameters={"n": "rack"})
+        gpuplace.register_topology("py_pods", PODS[:2])  # replaced from Python
+        assert gpuplace.Env({**SMALL, "comm": {"model": "ring_allreduce"}, "topology": {"preset": "py_pods"}}).num_gpus == 8
+    finally:
+        gpuplace.unregister_topology("py_pods")
+    assert not any(n == "py_pods" for _, n, _ in _core.registry())
+
+
+def test_a_python_comm_model_prices_every_job_start():
+    seen = []
+
+    @gpuplace.register_comm_model("py_hops", about="5% slower per level crossed above the node, in Python")
+    def hops(model, gpus, view):
+        assert list(gpus) == sorted(gpus) and view["levels"] == ["node", "rack", "spine"]
+        assert view["domains"][-1] == 1 and view["domains"][0] >= 1
+        seen.append(len(gpus))
+        return 1.0 + 0.05 * max(0, view["link"] - 1)
+
+    try:
+        assert ("comm_model", "py_hops", "5% slower per level crossed above the node, in Python") in _core.registry()
+        sc = {**BUSY, "comm": {"model": "py_hops"}}
+        rep = gpuplace.evaluate(sc, ["random"], [3])
+        assert seen and rep.per_seed("random")[0]["jobs_total"] == 20
+        env = gpuplace.Env(sc)
+        env.reset(3)
+        while not env.done:
+            env.step(int(np.flatnonzero(env.action_mask)[-1]))
+        jobs = env.finished_jobs()
+        assert set(np.round(jobs["slowdown"], 9)) <= {1.0, 1.05, 1.1}
+        assert np.allclose(jobs["comm_cost"], jobs["slowdown"] - 1)
+    finally:
+        gpuplace.unregister_comm_model("py_hops")
+    with pytest.raises(gpuplace.ConfigError, match=r'config /comm/model: unknown model "py_hops" \(allowed: ring_allreduce, tree_route\)'):
+        gpuplace.Env({**BUSY, "comm": {"model": "py_hops"}})
+
+    @gpuplace.register_comm_model("py_bad_comm")
+    def bad(model, gpus, view):
+        if len(gpus) > 1:
+            raise ValueError("too many GPUs")
+        return 1.0
+
+    try:
+        env = gpuplace.Env({**BUSY, "comm": {"model": "py_bad_comm"}})
+        env.reset(1)
+        with pytest.raises(gpuplace.Error, match=r'comm model "py_bad_comm" \(registered from Python\): slowdown\(model, gpus, view\) '
+                                                 r'raised ValueError: too many GPUs'):
+            while not env.done:
+                env.step(int(np.flatnonzero(env.action_mask)[0]))
+        with pytest.raises(gpuplace.ConfigError, match='comm model "tree_route" is a built-in model'):
+            gpuplace.register_comm_model("tree_route")(bad)
+    finally:
+        gpuplace.unregister_comm_model("py_bad_comm")
+
+
+def test_a_python_observation_feature_is_a_computed_observed_job_field():
+    @gpuplace.register_observation_feature("py_log_work", about="log10 of 1 + steps", range=(0, 8))
+    def log_work(job):
+        assert set(job) == {"submit_time", "num_gpus", "model", "work", "gpu_fraction", "fields"}
+        return math.log10(1 + job["work"])
+
+    try:
+        assert ("observation_feature", "py_log_work", "log10 of 1 + steps") in _core.registry()
+        env = gpuplace.Env({**BUSY, "job_fields": ["py_log_work"]})
+        seg = next(s for s in env.observation_layout if s["name"] == "job_fields")
+        assert seg["fields"][0] == "py_log_work"
+        env.reset(2)
+        checked = 0
+        while not env.done:
+            cur = env.current_job()
+            want = math.log10(1 + cur["work"])
+            assert cur["fields"]["py_log_work"] == pytest.approx(want, rel=1e-12)
+            assert env.observation[seg["offset"]] == pytest.approx(min(1.0, want / 8), rel=1e-6)
+            checked += 1
+            env.step(int(np.flatnonzero(env.action_mask)[0]))
+        assert checked > 0
+        with pytest.raises(gpuplace.ConfigError, match="is a job key or a known job field"):
+            gpuplace.register_observation_feature("priority")(log_work)
+    finally:
+        gpuplace.unregister_observation_feature("py_log_work")
+
+    @gpuplace.register_observation_feature("py_bad_feature")
+    def bad(job):
+        return "big"
+
+    try:
+        env = gpuplace.Env({**BUSY, "job_fields": ["py_bad_feature"]})
+        with pytest.raises(gpuplace.Error, match=r"observation feature \"py_bad_feature\" \(registered from Python\): feature\(job\) "
+                                                 r"returned 'big', not a number"):
+            env.reset(1)
+    finally:
+        gpuplace.unregister_observation_feature("py_bad_feature")
+
+
+EXTENSIONS_PLUGIN = '''
+import math
+import gpuplace
+
+gpuplace.register_topology("plugin_pods", [
+    {"name": "board", "fanout": 4, "bandwidth": 200}, {"name": "shelf", "fanout": 2, "bandwidth": 50},
+    {"name": "pod", "fanout": 2, "bandwidth": 25}, {"name": "spine", "fanout": 2, "bandwidth": 10}],
+    about="boards, shelves and pods (a plugin)")
+
+@gpuplace.register_comm_model("plugin_hops", about="5% per level crossed (a plugin)")
+def hops(model, gpus, view):
+    return 1.0 + 0.05 * max(0, view["link"] - 1)
+
+@gpuplace.register_observation_feature("plugin_log_work", about="log10 of 1 + steps (a plugin)", range=(0, 8))
+def log_work(job):
+    return math.log10(1 + job["work"])
+
+gpuplace.register_scenario("plugin_pods_small", {"topology": {"preset": "plugin_pods"}, "comm": {"model": "plugin_hops"},
+                                                 "job_fields": ["plugin_log_work"],
+                                                 "workload": {"kind": "synthetic", "num_jobs": 12, "load": 1.2,
+                                                              "gpu_counts": {"1": 0.5, "4": 0.5}}},
+                           about="a plugin's topology, comm model and feature")
+'''
+
+
+def test_the_cli_takes_a_plugins_topology_comm_model_and_feature(tmp_path, capsys):
+    plugin = tmp_path / "my_extensions.py"
+    plugin.write_text(EXTENSIONS_PLUGIN)
+    try:
+        code, out, err = run_cli(capsys, cli_main, ["info", "--list", "--plugin", str(plugin)])
+        assert code == 0, err
+        lines = out.splitlines()
+        for line in ("topology plugin_pods: boards, shelves and pods (a plugin)", "comm_model plugin_hops: 5% per level crossed (a plugin)",
+                     "observation_feature plugin_log_work: log10 of 1 + steps (a plugin)"):
+            assert line in lines
+        code, out, err = run_cli(capsys, cli_main, ["evaluate", "--plugin", str(plugin), "--scenario", "plugin_pods_small",
+                                                    "--policies", "pack", "--seeds", "1", "--json", str(tmp_path / "r.json"), "-q"])
+        assert code == 0, err
+        import json as _json
+        assert _json.loads((tmp_path / "r.json").read_text())["policies"]["pack"]["per_seed"][0]["jobs_total"] == 12
+    finally:
+        gpuplace.unregister_scenario("plugin_pods_small")
+        gpuplace.unregister_observation_feature("plugin_log_work")
+        gpuplace.unregister_comm_model("plugin_hops")
+        gpuplace.unregister_topology("plugin_pods")

@@ -133,6 +133,7 @@ public:
         const auto j = current_;
         const auto& job = sim_.job(j);
         const comm_result res = types_.typed() ? typed_comm(job, gpus) : comm_.evaluate(topo_, zoo_, job.model, gpus);
+        rethrow_comm_error();  // before anything changes
         sim_.start(j, gpus, fail_ ? checkpointing(j, gpus, res.slowdown) : res.slowdown, res.cost);
         queue_.erase(cur_pos_);
         current_ = none;
@@ -235,6 +236,11 @@ public:
     [[nodiscard]] const T& topology() const noexcept { return topo_; }
     [[nodiscard]] const level_hierarchy& hierarchy() const noexcept { return topo_.hierarchy(); }
     [[nodiscard]] const C& comm() const noexcept { return comm_; }
+    /// Throws the first error the comm model's calls met since the last check (a model of one's
+    /// own written in Python: its calls answer neutral values meanwhile); nothing for the others.
+    void rethrow_comm_error() const {
+        if constexpr (requires { comm_.rethrow_error(); }) comm_.rethrow_error();
+    }
     [[nodiscard]] const ModelZoo& zoo() const noexcept { return zoo_; }
     [[nodiscard]] const gpu_type_map& gpu_types() const noexcept { return types_; }
     [[nodiscard]] const scenario& config() const noexcept { return cfg_; }

@@ -27,6 +27,7 @@ void scheduling_core<T, J, C>::begin_episode(std::uint64_t seed, const Features&
     sim_.reset(std::span<const TrainingJob>(gen_),
                [this](const J& j) { return cut_.empty() ? ideal_of(j) : std::min(ideal_of(j), cut_[j.id]); },  // (NaN: the ideal)
                [this](const J& j) { return zoo_[j.model].memory_gb; });
+    rethrow_comm_error();  // the ideal durations' step times
     const std::size_t n = sim_.jobs().size();
     queue_.reset(n);
     describe(0, features);
@@ -84,6 +85,7 @@ void scheduling_core<T, J, C>::redraw_future(std::uint64_t seed, const Features&
     sim_.replace_future(std::span<const TrainingJob>(gen_),
                         [this](const J& j) { return cut_.empty() ? ideal_of(j) : std::min(ideal_of(j), cut_[j.id]); },
                         [this](const J& j) { return zoo_[j.model].memory_gb; });
+    rethrow_comm_error();  // the ideal durations' step times
     const std::size_t n = sim_.jobs().size();
     queue_.resize_jobs(n);
     describe(keep, features);

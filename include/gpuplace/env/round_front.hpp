@@ -322,6 +322,7 @@ public:
             run_type_[j] = types.typed() ? static_cast<std::uint32_t>(types.slowest(core.zoo(), sim.job(j).model, plan_)) : 0;
         }
         for (const auto& gr : grants) want_[gr.job] = 0;
+        core.rethrow_comm_error();  // a registered model's error met while pricing the round
     }
 
     /// Runs the round that apply() set up: moves time to the next boundary (rounds.length after

@@ -158,8 +158,24 @@ GPUPLACE_INLINE void workload_source::merge_traces(const ModelZoo& zoo, std::siz
 
 GPUPLACE_INLINE void workload_source::generate(const ModelZoo& zoo, std::size_t cluster_gpus, std::uint64_t seed,
                                                std::vector<TrainingJob>& out, episode_extras& extras) const {
+    fill_extras(zoo, cluster_gpus, seed, out, extras);
+    if (computed_.empty()) return;
+    const std::size_t F = extras.width;
+    for (const auto& [k, feature] : computed_)  // in declaration order: a feature sees the ones before it
+        for (std::size_t i = 0; i < out.size(); ++i) {
+            const std::span<const double> row(extras.fields.data() + i * F, F);
+            const double v = feature->value(job_feature_view{out[i], zoo[out[i].model].name, row, fields_});
+            if (std::isinf(v))
+                throw Error("observation feature \"" + feature->name + "\": job " + std::to_string(i) + " of the episode of seed " +
+                            std::to_string(seed) + ": value " + std::to_string(v) + ", not a finite number (NaN marks a missing one)");
+            extras.fields[i * F + k] = v;
+        }
+}
+
+GPUPLACE_INLINE void workload_source::fill_extras(const ModelZoo& zoo, std::size_t cluster_gpus, std::uint64_t seed,
+                                                  std::vector<TrainingJob>& out, episode_extras& extras) const {
     if (kind_ == workload_kind_id::mixture) {
-        parts_[pick_component(seed)].generate(zoo, cluster_gpus, seed, out, extras);
+        parts_[pick_component(seed)].fill_extras(zoo, cluster_gpus, seed, out, extras);
         return;
     }
     generate(zoo, cluster_gpus, seed, out);

@@ -51,16 +51,22 @@ from .evaluation import evaluate, evaluate_agent  # noqa: E402
 from .gymnasium import GymnasiumEnv, GymnasiumVectorEnv  # noqa: E402
 from .registration import ENV_IDS, register_envs  # noqa: E402
 from .registry import (  # noqa: E402
+    register_comm_model,
     register_discipline,
+    register_observation_feature,
     register_policy,
     register_reward_term,
     register_scenario,
+    register_topology,
     register_trace_format,
     register_workload_kind,
     registered_policies,
+    unregister_comm_model,
     unregister_discipline,
+    unregister_observation_feature,
     unregister_reward_term,
     unregister_scenario,
+    unregister_topology,
     unregister_trace_format,
     unregister_workload_kind,
 )

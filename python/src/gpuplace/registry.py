@@ -62,6 +62,14 @@ def register_policy(name: str, about: str = "") -> Callable[[Any], Any]:
     return decorate
 
 
+def _function_about(fn: Any, about: str, kind: str) -> str:
+    """What a registered function is: ``about``, else its docstring's first line, marked (Python)."""
+    if about:
+        return about
+    doc = (getattr(fn, "__doc__", None) or "").strip()
+    return (doc.splitlines()[0] if doc else f"a {kind.replace('_', ' ')} registered from Python") + " (Python)"
+
+
 def _function_decorator(kind: str, name: str, about: str, signature: str, held: dict[str, Any]) -> Callable[[Any], Any]:
     """The decorator of a function registered in the C++ registry of ``kind`` (its
     ``_core.register_<kind>`` and ``_core.unregister_<kind>``), kept in ``held`` by name; a name
@@ -73,9 +81,7 @@ def _function_decorator(kind: str, name: str, about: str, signature: str, held: 
         if name in held:
             getattr(_core, f"unregister_{kind}")(name)
             del held[name]
-        doc = (getattr(fn, "__doc__", None) or "").strip()
-        default = f"a {kind.replace('_', ' ')} registered from Python"
-        getattr(_core, f"register_{kind}")(name, about or ((doc.splitlines()[0] if doc else default) + " (Python)"), fn)
+        getattr(_core, f"register_{kind}")(name, _function_about(fn, about, kind), fn)
         held[name] = fn
         return fn
 
@@ -188,6 +194,77 @@ def unregister_reward_term(name: str) -> bool:
     return bool(_core.unregister_reward_term(name))
 
 
+_features: dict[str, Any] = {}
+
+
+def register_observation_feature(name: str, about: str = "", range: tuple[float, float] = (0.0, 1.0)) -> Callable[[Any], Any]:
+    """A decorator registering an observation feature of one's own under ``name``: the decorated
+    ``feature(job)`` returns a job's value (``job``: a dict with ``submit_time`` (s from the
+    episode's start), ``num_gpus``, ``model`` (its name), ``work`` (steps), ``gpu_fraction`` and
+    ``fields``, the declared job fields' values by name, NaN where missing), computed for every
+    job when its episode is drawn (at reset, with the GIL taken). A scenario observes it by
+    declaring it as a job field, by name alone (``"job_fields": ["name"]``) or as ``{"name": ...,
+    "feature": "name", "range": [lo, hi]}``: its values are then in the env's field table, the
+    observation's ``job_fields`` segment (the current job's and each queue slot's, scaled from
+    ``range`` into [0, 1]), reward terms, disciplines and the result files like a declared field.
+    Return NaN for a missing value; an infinite one is a :class:`gpuplace.Error` naming the job.
+    Registering a name again from Python replaces it; a known field's name is a ConfigError.
+
+        @gpuplace.register_observation_feature("log_work", range=(0, 8))
+        def log_work(job):
+            return math.log10(1 + job["work"])
+    """
+
+    def decorate(fn: Any) -> Any:
+        if not callable(fn):
+            raise _core.ConfigError(f"register_observation_feature({name!r}): expected a function feature(job), got {fn!r}")
+        if name in _features:
+            _core.unregister_observation_feature(name)
+            del _features[name]
+        lo, hi = range
+        _core.register_observation_feature(name, _function_about(fn, about, "observation_feature"), fn, float(lo), float(hi))
+        _features[name] = fn
+        return fn
+
+    return decorate
+
+
+def unregister_observation_feature(name: str) -> bool:
+    """Removes an observation feature registered by name; returns whether there was one."""
+    _features.pop(name, None)
+    return bool(_core.unregister_observation_feature(name))
+
+
+_comm_models: dict[str, Any] = {}
+
+
+def register_comm_model(name: str, about: str = "") -> Callable[[Any], Any]:
+    """A decorator registering a communication model under ``name``: the decorated
+    ``slowdown(model, gpus, view)`` prices a placement, returning its slowdown (>= 1: step time
+    over the ring all-reduce's step time on the most compact placement, the unit of a job's work)
+    or a pair ``(cost, slowdown)`` (the cost is ``slowdown - 1`` otherwise). ``model`` is the
+    job's model name, ``gpus`` its GPUs (sorted), ``view`` a dict with ``num_gpus``, ``levels``
+    (the topology's level names, level 1 first, the root last), ``domains`` (how many domains of
+    each level the GPUs span) and ``link`` (the level of their lowest common domain, 0 for one
+    GPU). A scenario's ``{"comm": {"model": "name"}}`` then takes it, in every front door. The
+    placement score's bounds are its costs on the first k GPUs and on k GPUs spread evenly. The C++
+    core calls it with the GIL taken at every job start (and candidate priced); an exception it
+    raises becomes a :class:`gpuplace.Error` from the env's next step. Registering a name again
+    from Python replaces it; a built-in model's name is a ConfigError.
+
+        @gpuplace.register_comm_model("hop_penalty", about="5% slower per level crossed")
+        def hop_penalty(model, gpus, view):
+            return 1.0 + 0.05 * max(0, view["link"] - 1)
+    """
+    return _function_decorator("comm_model", name, about, "slowdown(model, gpus, view)", _comm_models)
+
+
+def unregister_comm_model(name: str) -> bool:
+    """Removes a communication model registered by name; returns whether there was one."""
+    _comm_models.pop(name, None)
+    return bool(_core.unregister_comm_model(name))
+
+
 def register_scenario(name: str, scenario: Any, about: str = "") -> None:
     """Registers ``scenario`` (a preset name, JSON text, a file, a dict or a
     :class:`gpuplace.Scenario`, read and checked now) under ``name``: the name is then a scenario
@@ -211,6 +288,63 @@ def unregister_scenario(name: str) -> bool:
 
 
 _scenarios: set[str] = set()
+
+
+def register_topology(name: str, levels: Any, about: str = "", parameters: dict[str, str] | None = None) -> None:
+    """Registers a topology preset of one's own under ``name``, written as the built-in presets are
+    (``gpuplace/data/topologies.hpp``): ``levels`` is a list of levels, level 1 first and the root
+    last (``{"name", "fanout", "bandwidth", "latency", "gpu_types", ...}``, as a scenario's
+    ``"levels"``), or a whole entry ``{"levels": [...], "about": ..., "parameters": {...}}`` (a
+    dict or JSON text). ``parameters`` maps keys a scenario may set beside ``"preset"`` to the
+    level whose fan-out each sets, e.g. ``{"racks": "spine"}``. The name is then a preset wherever a
+    built-in one's is: a scenario's ``{"topology": {"preset": name, "racks": 4}}`` (and
+    ``"<level>_bandwidth"`` / ``"<level>_latency"``), ``--topology`` after ``--plugin``, ``info
+    --list``. Checked now: bad levels or parameters are a :class:`gpuplace.ConfigError` naming the
+    topology and the JSON path. Registering a name again from Python replaces it; a built-in
+    preset's name is a ConfigError.
+
+        gpuplace.register_topology("pods", [
+            {"name": "board", "fanout": 4, "bandwidth": 200},
+            {"name": "pod", "fanout": 8, "bandwidth": 25},
+            {"name": "spine", "fanout": 2, "bandwidth": 10}], parameters={"pods": "spine"})
+    """
+    import json
+
+    if isinstance(levels, str):
+        try:
+            entry = json.loads(levels)
+        except json.JSONDecodeError as e:
+            raise _core.ConfigError(f"register_topology({name!r}): not JSON text: {e}") from None
+    elif isinstance(levels, (list, tuple)):
+        entry = {"levels": list(levels)}
+    elif isinstance(levels, dict):
+        entry = dict(levels)
+    else:
+        raise _core.ConfigError(f"register_topology({name!r}): expected a list of levels or an entry with \"levels\", got {levels!r}")
+    if isinstance(entry, dict):
+        if about:
+            entry["about"] = about
+        entry.setdefault("about", "a topology registered from Python")
+        if parameters is not None:
+            entry["parameters"] = dict(parameters)
+    try:
+        text = json.dumps(entry)
+    except (TypeError, ValueError) as e:
+        raise _core.ConfigError(f"register_topology({name!r}): not JSON data: {e}") from None
+    if name in _topologies:
+        _core.unregister_topology(name)
+        _topologies.discard(name)
+    _core.register_topology(name, text)
+    _topologies.add(name)
+
+
+def unregister_topology(name: str) -> bool:
+    """Removes a topology preset registered by name; returns whether there was one."""
+    _topologies.discard(name)
+    return bool(_core.unregister_topology(name))
+
+
+_topologies: set[str] = set()
 
 
 def registered_policies() -> dict[str, Any]:

@@ -39,9 +39,9 @@ GPUPLACE_INLINE comm_config comm_config_from_json(const detail::json& j, std::st
         if (!it->is_string()) config_fail(join_path(path, "model"), "expected a string, got " + short_dump(*it));
         c.model = it->get<std::string>();
     }
-    if (c.model != RingAllReduce::name && c.model != TreeRouteCost::name)
+    if (c.model != RingAllReduce::name && c.model != TreeRouteCost::name && !find_comm_model(c.model))
         config_fail(join_path(path, "model"), "unknown model \"" + c.model + "\" (allowed: " + std::string(RingAllReduce::name) +
-                                                   ", " + std::string(TreeRouteCost::name) + ")");
+                                                   ", " + std::string(TreeRouteCost::name) + registered_comm_names() + ")");
     read_comm_keys(j, path, c.model, c);
     if (c.model == TreeRouteCost::name) (void)TreeRouteCost::from_config(c, path);  // its checks, now
     return c;

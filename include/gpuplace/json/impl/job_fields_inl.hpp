@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "../../feature_registry.hpp"
 #include "../../trace.hpp"
 #include "../../workload.hpp"
 #include "../parse.hpp"
@@ -27,7 +28,7 @@ GPUPLACE_INLINE std::vector<job_field> job_fields_from_json(const detail::json& 
         std::string name;
         if (e.is_string()) name = e.get<std::string>();
         else if (e.is_object()) {
-            check_keys(e, p, {"name", "type", "default", "categories", "range", "observe", "draw"});
+            check_keys(e, p, {"name", "type", "default", "categories", "range", "observe", "draw", "feature"});
             if (!e.contains("name")) config_fail(p, "missing key \"name\"");
             read_string(e, p, "name", name);
         } else
@@ -49,8 +50,39 @@ GPUPLACE_INLINE std::vector<job_field> job_fields_from_json(const detail::json& 
                 f->type = type;
             }
         }
-        if (!f) config_fail(np, "unknown field \"" + name + "\": give its \"type\" (number or category), or declare a known one (" + known + ")");
+        // a computed field: an observation feature of one's own, by the field's name or its "feature"
+        std::string feature;
+        if (e.is_object() && e.contains("feature")) {
+            read_string(e, p, "feature", feature);
+            if (!find_observation_feature(feature)) {
+                std::string registered;
+                for (const auto& r : registered_observation_features()) registered += (registered.empty() ? "" : ", ") + r->name;
+                config_fail(join_path(p, "feature"), "unknown observation feature \"" + feature + "\" (registered: " +
+                                                         (registered.empty() ? "none" : registered) + ")");
+            }
+        } else if (!f && !(e.is_object() && e.contains("type")) && find_observation_feature(name)) {
+            feature = name;
+        }
+        if (!feature.empty()) {
+            if (f && f->type != field_type::number) config_fail(np, "field \"" + name + "\": an observation feature is a number");
+            const auto r = find_observation_feature(feature);
+            if (!f || known_job_field(name)) {
+                if (known_job_field(name)) config_fail(np, "field \"" + name + "\" is a known field; a computed one needs a name of its own");
+                f.emplace();
+                f->name = name;
+            }
+            f->feature = feature;
+            f->observe = true;
+            f->lo = r->lo;
+            f->hi = r->hi;
+            f->default_value = 0.0;  // jobs entries and trace rows do not give it
+        }
+        if (!f)
+            config_fail(np, "unknown field \"" + name + "\": give its \"type\" (number or category), or declare a known one (" + known +
+                                ") or a registered observation feature");
         if (e.is_object()) {
+            if (!f->feature.empty() && (e.contains("default") || e.contains("draw") || e.contains("categories")))
+                config_fail(p, "field \"" + name + "\" is computed by observation feature \"" + f->feature + "\": no default, draw or categories");
             read_bool(e, p, "observe", f->observe);
             if (auto c = e.find("categories"); c != e.end()) {
                 const auto cp = join_path(p, "categories");
@@ -131,7 +163,11 @@ GPUPLACE_INLINE detail::json to_json(const std::vector<job_field>& fields) {
             if (f.closed) e["categories"] = f.categories;
             if (f.default_value) e["default"] = f.categories.at(std::size_t(*f.default_value));
         }
-        if (f.observe) e["observe"] = true;
+        if (!f.feature.empty()) {  // computed: its name, range and whether it is observed say it all
+            e.erase("default");
+            e["feature"] = f.feature;
+            if (!f.observe) e["observe"] = false;
+        } else if (f.observe) e["observe"] = true;
         if (f.type == field_type::number && f.draw_hi > f.draw_lo) e["draw"] = {f.draw_lo, f.draw_hi};
         if (!f.draw_weights.empty()) {
             e["draw"] = detail::json::object();

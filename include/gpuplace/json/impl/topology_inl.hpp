@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -34,6 +35,19 @@ inline constexpr std::string_view tree_topology_keys[] = {
     static const json c = parse_json(topology_presets_json, "topology presets (gpuplace/data/topologies.hpp)");
     return c;
 }
+
+/// A preset's entry in the catalogue's form: a built-in one's, else a registered one's (the
+/// pointer keeps it), else null.
+[[nodiscard]] inline std::shared_ptr<const json> topology_entry(std::string_view name) {
+    const auto& c = topology_catalogue();
+    if (const auto it = c.find(std::string(name)); it != c.end()) return std::shared_ptr<const json>(std::shared_ptr<const json>(), &*it);
+    if (auto r = registered_topologies_store().find(name)) return std::shared_ptr<const json>(r, &r->entry);
+    return nullptr;
+}
+
+/// The preset names an error lists: the tree presets (with "custom" where a tree may be
+/// described key by key), the catalogue's others, then the registered ones.
+[[nodiscard]] inline std::string known_topology_presets(bool with_custom);
 
 /// A positive whole number at `path` up to 2^24.
 [[nodiscard]] inline std::uint32_t read_count(const json& v, const std::string& path, std::string_view what) {
@@ -139,6 +153,18 @@ GPUPLACE_INLINE detail::json to_json(const std::vector<level_config>& levels) {
     return a;
 }
 
+namespace detail {
+inline std::string known_topology_presets(bool with_custom) {
+    std::string known;
+    for (const auto& n : topology_preset_names()) {
+        known += (known.empty() ? "" : ", ") + n;
+        if (with_custom && n == "proximity_drl") known += ", custom";
+    }
+    for (const auto& r : registered_topologies_store().all()) known += ", " + r->name;
+    return known;
+}
+}  // namespace detail
+
 GPUPLACE_INLINE std::vector<std::string> topology_preset_names() {
     std::vector<std::string> v;
     // in the catalogue's order as written (nlohmann's objects sort their keys)
@@ -152,21 +178,16 @@ GPUPLACE_INLINE std::vector<std::string> topology_preset_names() {
 }
 
 GPUPLACE_INLINE topology_config topology_preset(std::string_view name) {
-    const auto& c = detail::topology_catalogue();
-    const auto it = c.find(std::string(name));
-    if (it == c.end()) {
-        std::string known;
-        for (const auto& n : topology_preset_names()) known += (known.empty() ? "" : ", ") + n;
-        throw ConfigError("unknown topology preset \"" + std::string(name) + "\" (known: " + known + ")");
-    }
-    return detail::levels_preset(*it, name, detail::json::object(), "");
+    const auto e = detail::topology_entry(name);
+    if (!e) throw ConfigError("unknown topology preset \"" + std::string(name) + "\" (known: " + detail::known_topology_presets(false) + ")");
+    return detail::levels_preset(*e, name, detail::json::object(), "");
 }
 
 GPUPLACE_INLINE std::string topology_preset_about(std::string_view name) {
     (void)topology_preset(name);  // known
-    const auto& e = detail::topology_catalogue().at(std::string(name));
-    std::string s = e.at("about").get<std::string>();
-    const auto& params = e.at("parameters");
+    const auto e = detail::topology_entry(name);
+    std::string s = e->value("about", std::string());
+    const auto& params = e->at("parameters");
     std::string ps;
     for (auto it = params.begin(); it != params.end(); ++it)
         ps += (ps.empty() ? "" : ", ") + it.key() + " (" + it->get<std::string>() + " fan-out)";
@@ -182,15 +203,11 @@ GPUPLACE_INLINE topology_config topology_config_of(const std::string& value, std
         }
     };
     if (!value.empty() && value.front() == '{') return read(detail::parse_json(value, source));
-    if (detail::is_tree_preset(value) || detail::topology_catalogue().contains(value)) return read(detail::json{{"preset", value}});
+    if (detail::is_tree_preset(value) || detail::topology_entry(value)) return read(detail::json{{"preset", value}});
     std::string text;
-    if (!detail::read_input_file<ConfigError>(value, text, display_path(value), std::string(source) + ": ")) {
-        std::string known = "dgx_a100, dgx1, proximity_drl, custom";
-        for (const auto& n : topology_preset_names())
-            if (!detail::is_tree_preset(n)) known += ", " + n;
-        throw ConfigError(std::string(source) + " \"" + value + "\": neither a topology preset (" + known +
+    if (!detail::read_input_file<ConfigError>(value, text, display_path(value), std::string(source) + ": "))
+        throw ConfigError(std::string(source) + " \"" + value + "\": neither a topology preset (" + detail::known_topology_presets(true) +
                           "), JSON text nor a file that can be opened");
-    }
     return read(detail::parse_json(text, display_path(value)));
 }
 
@@ -216,12 +233,8 @@ GPUPLACE_INLINE topology_config topology_config_from_json(const detail::json& j,
     }
     if (auto it = j.find("preset"); it != j.end() && it->is_string() && !is_tree_preset(it->get<std::string>())) {
         const auto name = it->get<std::string>();
-        const auto& cat = topology_catalogue();
-        if (auto e = cat.find(name); e != cat.end()) return levels_preset(*e, name, j, path);
-        std::string known = "dgx_a100, dgx1, proximity_drl, custom";
-        for (const auto& n : topology_preset_names())
-            if (!is_tree_preset(n)) known += ", " + n;
-        config_fail(join_path(path, "preset"), "unknown preset \"" + name + "\" (allowed: " + known + ")");
+        if (const auto e = topology_entry(name)) return levels_preset(*e, name, j, path);
+        config_fail(join_path(path, "preset"), "unknown preset \"" + name + "\" (allowed: " + known_topology_presets(true) + ")");
     }
     check_keys(j, path,
                {"preset", "racks", "nodes_per_rack", "gpus_per_node", "node_bandwidth", "rack_bandwidth", "spine_bandwidth",
@@ -312,6 +325,42 @@ GPUPLACE_INLINE detail::json to_json(const TreeTopology& t) {
             {"pcie_bandwidth", p.pcie_bandwidth}};
     if (!p.node_types.empty()) j["gpu_types"] = p.node_types;
     return j;
+}
+
+GPUPLACE_INLINE bool register_topology(const std::string& name, std::string_view entry) {
+    using namespace detail;
+    const std::string what = "topology \"" + name + "\"";
+    if (name.empty() || name.find_first_of(":/\\{") != std::string::npos)
+        throw ConfigError(what + ": an empty name or one with ':', '/', '\\' or '{' (they name a file or JSON text)");
+    if (is_tree_preset(name) || topology_catalogue().contains(name)) throw ConfigError(what + " is a built-in preset");
+    json e = parse_json(entry, what);
+    const std::string at = what + " ";
+    if (!e.is_object()) throw ConfigError(at + "expected an object with \"levels\" (and \"about\", \"parameters\"), got " + short_dump(e));
+    try {
+        check_keys(e, "", {"about", "levels", "parameters"});
+        if (!e.contains("levels")) config_fail("", "missing key \"levels\"");
+        if (!e.contains("about")) e["about"] = "a topology registered by name";
+        if (!e["about"].is_string()) config_fail("/about", "expected a sentence, got " + short_dump(e["about"]));
+        if (!e.contains("parameters")) e["parameters"] = json::object();
+        const auto levels = levels_from_json(e["levels"], "/levels");
+        const auto& params = e["parameters"];
+        if (!params.is_object()) config_fail("/parameters", "expected an object {\"key\": \"<level>\"}, got " + short_dump(params));
+        for (auto it = params.begin(); it != params.end(); ++it) {
+            const bool names_level = it->is_string() && std::any_of(levels.begin(), levels.end(), [&](const level_config& l) { return l.name == it->get<std::string>(); });
+            if (!names_level) {
+                std::string ls;
+                for (const auto& l : levels) ls += (ls.empty() ? "" : ", ") + l.name;
+                config_fail(join_path("/parameters", it.key()), "expected the name of the level whose fan-out it sets (" + ls + "), got " + short_dump(*it));
+            }
+            if (it.key() == "preset") config_fail("/parameters/preset", "\"preset\" names the preset, not a parameter");
+        }
+    } catch (const ConfigError& x) {
+        throw ConfigError(at + x.what());
+    }
+    const std::string about = e["about"].get<std::string>();
+    registered_topologies_store().add<ConfigError>(std::make_shared<const registered_topology>(registered_topology{name, about, std::move(e)}),
+                                                   "topology");
+    return true;
 }
 
 }  // namespace gpuplace

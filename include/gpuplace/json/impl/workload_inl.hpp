@@ -314,6 +314,9 @@ GPUPLACE_INLINE void detail::read_generated_workload(const json& j, std::string_
                     config_fail(join_path(jp, key), "unknown field \"" + key + "\" (allowed: submit_time, num_gpus, model, work" + declared +
                                                         "; a field of one's own must be declared in /job_fields)");
                 }
+                if (!fields[f].feature.empty())
+                    config_fail(join_path(jp, key), "field \"" + key + "\" is computed by observation feature \"" + fields[f].feature +
+                                                        "\"; a job does not give it");
                 job_field_value v;
                 v.field = key;
                 if (fields[f].type == field_type::number) {
