@@ -368,8 +368,7 @@ public:
     }
     /// Throws the first error a registered model's calls met (one written in Python), if any.
     void rethrow_error() const {
-        if (m_.index() == 2) [[unlikely]]
-            if (auto e = std::get<2>(m_)->take_error(); !e.empty()) throw Error(e);
+        if (m_.index() == 2) [[unlikely]] rethrow_registered();
     }
 
     template <Topology T>
@@ -392,10 +391,14 @@ private:
     /// registered model (index 2) exists on TreeTopology alone (check()).
     template <class T, class F>
     GPUPLACE_ALWAYS_INLINE decltype(auto) visit(F&& f) const {
-        if (m_.index() == 1) return f(std::get<1>(m_));
+        if (m_.index() == 0) [[likely]] return f(std::get<0>(m_));
         if constexpr (std::same_as<T, TreeTopology>)
             if (m_.index() == 2) [[unlikely]] return f(*std::get<2>(m_));
-        return f(std::get<0>(m_));
+        return f(std::get<1>(m_));
+    }
+    /// rethrow_error()'s work, out of the callers' way (the job start inlines its check).
+    [[gnu::cold, gnu::noinline]] void rethrow_registered() const {
+        if (auto e = std::get<2>(m_)->take_error(); !e.empty()) throw Error(e);
     }
 
     std::variant<RingAllReduce, TreeRouteCost, registered> m_;
