@@ -120,11 +120,9 @@ inline bool unregister_comm_model(std::string_view name) { return detail::comm_m
     return detail::comm_models().find(name);
 }
 
-#define GPUPLACE_COMM_MODEL_CONCAT2(a, b) a##b
-#define GPUPLACE_COMM_MODEL_CONCAT(a, b) GPUPLACE_COMM_MODEL_CONCAT2(a, b)
 /// Registers CommModel type M (register_comm_model<M>()) when the program starts; at namespace scope.
 #define GPUPLACE_REGISTER_COMM_MODEL(M, about)                                                              \
-    [[maybe_unused]] static const bool GPUPLACE_COMM_MODEL_CONCAT(gpuplace_registered_comm_model_, __LINE__) = \
+    [[maybe_unused]] static const bool GPUPLACE_DETAIL_CONCAT(gpuplace_registered_comm_model_, __LINE__) = \
         ::gpuplace::register_comm_model<M>(about)
 
 }  // namespace gpuplace

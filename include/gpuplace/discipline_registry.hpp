@@ -171,11 +171,9 @@ inline bool unregister_discipline(std::string_view name) {
                       (known.empty() ? "none" : known) + ")");
 }
 
-#define GPUPLACE_DISCIPLINE_CONCAT2(a, b) a##b
-#define GPUPLACE_DISCIPLINE_CONCAT(a, b) GPUPLACE_DISCIPLINE_CONCAT2(a, b)
 /// Registers a discipline (register_discipline()) when the program starts; at namespace scope.
 #define GPUPLACE_REGISTER_DISCIPLINE(name, about, key)                                                   \
-    [[maybe_unused]] static const bool GPUPLACE_DISCIPLINE_CONCAT(gpuplace_registered_discipline_, __LINE__) = \
+    [[maybe_unused]] static const bool GPUPLACE_DETAIL_CONCAT(gpuplace_registered_discipline_, __LINE__) = \
         ::gpuplace::register_discipline(name, about, key)
 
 }  // namespace gpuplace

@@ -88,11 +88,9 @@ inline bool unregister_observation_feature(std::string_view name) { return detai
     return detail::job_features().find(name);
 }
 
-#define GPUPLACE_OBS_FEATURE_CONCAT2(a, b) a##b
-#define GPUPLACE_OBS_FEATURE_CONCAT(a, b) GPUPLACE_OBS_FEATURE_CONCAT2(a, b)
 /// Registers an observation feature (register_observation_feature()) when the program starts; at namespace scope.
 #define GPUPLACE_REGISTER_OBSERVATION_FEATURE(name, about, ...)                                                    \
-    [[maybe_unused]] static const bool GPUPLACE_OBS_FEATURE_CONCAT(gpuplace_registered_observation_feature_, __LINE__) = \
+    [[maybe_unused]] static const bool GPUPLACE_DETAIL_CONCAT(gpuplace_registered_observation_feature_, __LINE__) = \
         ::gpuplace::register_observation_feature(name, about, __VA_ARGS__)
 
 }  // namespace gpuplace

@@ -77,11 +77,9 @@ inline bool unregister_reward_term(std::string_view name) { return detail::rewar
     return detail::reward_terms().find(name);
 }
 
-#define GPUPLACE_REWARD_TERM_CONCAT2(a, b) a##b
-#define GPUPLACE_REWARD_TERM_CONCAT(a, b) GPUPLACE_REWARD_TERM_CONCAT2(a, b)
 /// Registers a reward term (register_reward_term()) when the program starts; at namespace scope.
 #define GPUPLACE_REGISTER_REWARD_TERM(name, about, fn)                                                      \
-    [[maybe_unused]] static const bool GPUPLACE_REWARD_TERM_CONCAT(gpuplace_registered_reward_term_, __LINE__) = \
+    [[maybe_unused]] static const bool GPUPLACE_DETAIL_CONCAT(gpuplace_registered_reward_term_, __LINE__) = \
         ::gpuplace::register_reward_term(name, about, fn)
 
 }  // namespace gpuplace

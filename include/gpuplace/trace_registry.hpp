@@ -83,11 +83,9 @@ inline bool unregister_trace_format(std::string_view name) {
                       trace_format_names() + ")");
 }
 
-#define GPUPLACE_TRACE_FORMAT_CONCAT2(a, b) a##b
-#define GPUPLACE_TRACE_FORMAT_CONCAT(a, b) GPUPLACE_TRACE_FORMAT_CONCAT2(a, b)
 /// Registers a trace format (register_trace_format()) when the program starts; at namespace scope.
 #define GPUPLACE_REGISTER_TRACE_FORMAT(name, about, reader)                                                     \
-    [[maybe_unused]] static const bool GPUPLACE_TRACE_FORMAT_CONCAT(gpuplace_registered_trace_format_, __LINE__) = \
+    [[maybe_unused]] static const bool GPUPLACE_DETAIL_CONCAT(gpuplace_registered_trace_format_, __LINE__) = \
         ::gpuplace::register_trace_format(name, about, reader)
 
 }  // namespace gpuplace

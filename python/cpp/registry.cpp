@@ -64,14 +64,15 @@ shared_py share(py::object o) {
     });
 }
 
-/// Runs f with the GIL held; a Python exception becomes a gp::Error naming the policy and the call.
+/// Runs f with the GIL held; a Python exception becomes a gp::Error naming `who` (what was
+/// registered, e.g. `policy "x"`) and the call.
 template <class F>
-auto call_python(const std::string& name, const char* what, F&& f) {
+auto call_python(const std::string& who, const char* what, F&& f) {
     py::gil_scoped_acquire gil;
     try {
         return f();
     } catch (py::error_already_set& e) {
-        throw gp::Error("policy \"" + name + "\" (registered from Python): " + what + " raised " + e.what());
+        throw gp::Error(who + " (registered from Python): " + what + " raised " + e.what());
     }
 }
 
@@ -80,23 +81,23 @@ void register_policy(const std::string& name, const std::string& about, py::obje
         throw gp::ConfigError("register_policy(\"" + name + "\"): the factory must be callable (seed -> act(env)), got " +
                               std::string(py::repr(factory)));
     auto f = share(std::move(factory));
-    gp::register_policy<gp::env>(name, about, [f, name](std::uint64_t seed) {
-        auto act = call_python(name, "its factory", [&] {
+    gp::register_policy<gp::env>(name, about, [f, who = "policy \"" + name + "\""](std::uint64_t seed) {
+        auto act = call_python(who, "its factory", [&] {
             py::object a = (*f)(seed);
             if (!PyCallable_Check(a.ptr()))
-                throw gp::ConfigError("policy \"" + name + "\" (registered from Python): its factory returned " +
-                                      std::string(py::repr(a)) + ", not a callable act(env)");
+                throw gp::ConfigError(who + " (registered from Python): its factory returned " + std::string(py::repr(a)) +
+                                      ", not a callable act(env)");
             return share(std::move(a));
         });
-        return std::function<std::int64_t(const gp::env&)>([act, name](const gp::env& e) {
-            return call_python(name, "act(env)", [&] {
+        return std::function<std::int64_t(const gp::env&)>([act, who](const gp::env& e) {
+            return call_python(who, "act(env)", [&] {
                 py::object env = py::cast(std::make_unique<PyEnv<gp::env>>(gp::env(e)));
                 py::object a = (*act)(env);
                 try {
                     return to_action(a);
                 } catch (const std::exception& x) {
-                    throw gp::Error("policy \"" + name + "\" (registered from Python): act(env) returned " + std::string(py::repr(a)) +
-                                    ", not an action (" + x.what() + ")");
+                    throw gp::Error(who + " (registered from Python): act(env) returned " + std::string(py::repr(a)) + ", not an action (" +
+                                    x.what() + ")");
                 }
             });
         });
@@ -341,26 +342,14 @@ double number_of(const std::string& who, const char* call, const py::object& x, 
     return d;
 }
 
-/// Calls `f` with the GIL taken; a Python exception becomes a gp::Error naming `who` and `call`.
-template <class F>
-py::object call_registered(const std::string& who, const char* call, F&& f) {
-    py::gil_scoped_acquire gil;
-    try {
-        return f();
-    } catch (py::error_already_set& e) {
-        throw gp::Error(who + " (registered from Python): " + call + " raised " + e.what());
-    }
-}
-
 void register_reward_term(const std::string& name, const std::string& about, py::object term) {
     if (!PyCallable_Check(term.ptr()))
         throw gp::ConfigError("register_reward_term(\"" + name + "\"): the term must be callable (job, view) -> number, got " +
                               std::string(py::repr(term)));
     auto t = share(std::move(term));
-    gp::register_reward_term(name, about, [t, name](const gp::job_record& r, const gp::reward_term_view& v) {
-        const std::string who = "reward term \"" + name + "\"";
+    gp::register_reward_term(name, about, [t, who = "reward term \"" + name + "\""](const gp::job_record& r, const gp::reward_term_view& v) {
         py::gil_scoped_acquire gil;  // held until x is dropped
-        const py::object x = call_registered(who, "term(job, view)", [&] {
+        const py::object x = call_python(who, "term(job, view)", [&] {
             py::dict view;
             view["num_gpus"] = v.num_gpus;
             view["time_scale"] = v.time_scale;
@@ -376,10 +365,9 @@ void register_observation_feature(const std::string& name, const std::string& ab
         throw gp::ConfigError("register_observation_feature(\"" + name + "\"): the feature must be callable (job) -> number, got " +
                               std::string(py::repr(feature)));
     auto f = share(std::move(feature));
-    gp::register_observation_feature(name, about, [f, name](const gp::job_feature_view& j) {
-        const std::string who = "observation feature \"" + name + "\"";
+    gp::register_observation_feature(name, about, [f, who = "observation feature \"" + name + "\""](const gp::job_feature_view& j) {
         py::gil_scoped_acquire gil;  // held until x is dropped
-        const py::object x = call_registered(who, "feature(job)", [&] {
+        const py::object x = call_python(who, "feature(job)", [&] {
             py::dict d, fields;
             d["submit_time"] = j.job.submit_time;
             d["num_gpus"] = j.job.num_gpus;
@@ -401,7 +389,7 @@ void register_observation_feature(const std::string& name, const std::string& ab
 /// (neutral values meanwhile) and raised by the env's next start or reset (take_error()).
 class python_comm_model final : public gp::comm_model_interface {
 public:
-    python_comm_model(std::string name, shared_py fn) : name_(std::move(name)), fn_(std::move(fn)) {}
+    python_comm_model(std::string name, shared_py fn) : name_(std::move(name)), who_("comm model \"" + name_ + "\""), fn_(std::move(fn)) {}
     std::string_view name() const noexcept override { return name_; }
     double ideal_step_time(const gp::TreeTopology& t, const gp::ModelZoo& z, gp::model_id m, std::uint32_t k) const noexcept override {
         return gp::RingAllReduce{}.ideal_step_time(t, z, m, k);
@@ -412,7 +400,7 @@ public:
         } catch (const std::exception& e) {
             keep(e.what());
         } catch (...) {
-            keep("comm model \"" + name_ + "\" (registered from Python): an unknown error");
+            keep(who_ + " (registered from Python): an unknown error");
         }
         return {};
     }
@@ -434,10 +422,9 @@ public:
 
 private:
     gp::comm_result call(const gp::TreeTopology& t, const gp::ModelZoo& z, gp::model_id m, std::span<const gp::gpu_id> gpus) const {
-        const std::string who = "comm model \"" + name_ + "\"";
         const char* what = "slowdown(model, gpus, view)";
         py::gil_scoped_acquire gil;  // held until x is dropped
-        const py::object x = call_registered(who, what, [&] {
+        const py::object x = call_python(who_, what, [&] {
             const auto& h = t.hierarchy();
             const std::size_t L = h.num_levels();
             py::list levels, domains, ids;
@@ -458,14 +445,14 @@ private:
         });
         double cost = 0, slowdown = 1;
         if (py::isinstance<py::tuple>(x) && py::len(x) == 2) {
-            cost = number_of(who, what, x[py::int_(0)]);
-            slowdown = number_of(who, what, x[py::int_(1)]);
+            cost = number_of(who_, what, x[py::int_(0)]);
+            slowdown = number_of(who_, what, x[py::int_(1)]);
         } else {
-            slowdown = number_of(who, what, x);
+            slowdown = number_of(who_, what, x);
             cost = slowdown - 1;
         }
         if (!(slowdown >= 1))
-            throw gp::Error(who + " (registered from Python): " + what + " returned a slowdown of " + std::to_string(slowdown) + ", below 1");
+            throw gp::Error(who_ + " (registered from Python): " + what + " returned a slowdown of " + std::to_string(slowdown) + ", below 1");
         return {cost, slowdown};
     }
     void keep(std::string e) const {
@@ -473,7 +460,7 @@ private:
         if (error_.empty()) error_ = std::move(e);
     }
 
-    std::string name_;
+    std::string name_, who_;  ///< its name; `comm model "<name>"` for its errors
     shared_py fn_;
     mutable std::mutex mu_;
     mutable std::string error_;

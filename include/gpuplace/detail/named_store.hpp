@@ -11,6 +11,11 @@
 #include <string_view>
 #include <vector>
 
+/// A name unique to its line, for the static initializers of the GPUPLACE_REGISTER_* macros of
+/// each registry: GPUPLACE_DETAIL_CONCAT(prefix_, __LINE__).
+#define GPUPLACE_DETAIL_CONCAT2(a, b) a##b
+#define GPUPLACE_DETAIL_CONCAT(a, b) GPUPLACE_DETAIL_CONCAT2(a, b)
+
 namespace gpuplace::detail {
 
 template <class Entry>

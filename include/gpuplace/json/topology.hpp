@@ -52,11 +52,9 @@ inline bool unregister_topology(std::string_view name) { return detail::register
     return detail::registered_topologies_store().all();
 }
 
-#define GPUPLACE_TOPOLOGY_CONCAT2(a, b) a##b
-#define GPUPLACE_TOPOLOGY_CONCAT(a, b) GPUPLACE_TOPOLOGY_CONCAT2(a, b)
 /// Registers a topology preset (register_topology()) when the program starts; at namespace scope.
 #define GPUPLACE_REGISTER_TOPOLOGY(name, entry)                                                           \
-    [[maybe_unused]] static const bool GPUPLACE_TOPOLOGY_CONCAT(gpuplace_registered_topology_, __LINE__) = \
+    [[maybe_unused]] static const bool GPUPLACE_DETAIL_CONCAT(gpuplace_registered_topology_, __LINE__) = \
         ::gpuplace::register_topology(name, entry)
 
 /// Reads a topology config, in one of three forms:

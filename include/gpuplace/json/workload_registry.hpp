@@ -82,11 +82,9 @@ inline bool unregister_workload_kind(std::string_view name) {
     return s;
 }
 
-#define GPUPLACE_WORKLOAD_KIND_CONCAT2(a, b) a##b
-#define GPUPLACE_WORKLOAD_KIND_CONCAT(a, b) GPUPLACE_WORKLOAD_KIND_CONCAT2(a, b)
 /// Registers a workload kind (register_workload_kind()) when the program starts; at namespace scope.
 #define GPUPLACE_REGISTER_WORKLOAD_KIND(name, about, factory)                                                     \
-    [[maybe_unused]] static const bool GPUPLACE_WORKLOAD_KIND_CONCAT(gpuplace_registered_workload_kind_, __LINE__) = \
+    [[maybe_unused]] static const bool GPUPLACE_DETAIL_CONCAT(gpuplace_registered_workload_kind_, __LINE__) = \
         ::gpuplace::register_workload_kind(name, about, factory)
 
 }  // namespace gpuplace

@@ -62,18 +62,10 @@ def register_policy(name: str, about: str = "") -> Callable[[Any], Any]:
     return decorate
 
 
-def _function_about(fn: Any, about: str, kind: str) -> str:
-    """What a registered function is: ``about``, else its docstring's first line, marked (Python)."""
-    if about:
-        return about
-    doc = (getattr(fn, "__doc__", None) or "").strip()
-    return (doc.splitlines()[0] if doc else f"a {kind.replace('_', ' ')} registered from Python") + " (Python)"
-
-
-def _function_decorator(kind: str, name: str, about: str, signature: str, held: dict[str, Any]) -> Callable[[Any], Any]:
+def _function_decorator(kind: str, name: str, about: str, signature: str, held: dict[str, Any], *extra: Any) -> Callable[[Any], Any]:
     """The decorator of a function registered in the C++ registry of ``kind`` (its
-    ``_core.register_<kind>`` and ``_core.unregister_<kind>``), kept in ``held`` by name; a name
-    registered again from Python replaces the earlier function."""
+    ``_core.register_<kind>(name, about, fn, *extra)`` and ``_core.unregister_<kind>``), kept in
+    ``held`` by name; a name registered again from Python replaces the earlier function."""
 
     def decorate(fn: Any) -> Any:
         if not callable(fn):
@@ -81,7 +73,9 @@ def _function_decorator(kind: str, name: str, about: str, signature: str, held: 
         if name in held:
             getattr(_core, f"unregister_{kind}")(name)
             del held[name]
-        getattr(_core, f"register_{kind}")(name, _function_about(fn, about, kind), fn)
+        doc = (getattr(fn, "__doc__", None) or "").strip()
+        default = f"a {kind.replace('_', ' ')} registered from Python"
+        getattr(_core, f"register_{kind}")(name, about or ((doc.splitlines()[0] if doc else default) + " (Python)"), fn, *extra)
         held[name] = fn
         return fn
 
@@ -215,18 +209,8 @@ def register_observation_feature(name: str, about: str = "", range: tuple[float,
             return math.log10(1 + job["work"])
     """
 
-    def decorate(fn: Any) -> Any:
-        if not callable(fn):
-            raise _core.ConfigError(f"register_observation_feature({name!r}): expected a function feature(job), got {fn!r}")
-        if name in _features:
-            _core.unregister_observation_feature(name)
-            del _features[name]
-        lo, hi = range
-        _core.register_observation_feature(name, _function_about(fn, about, "observation_feature"), fn, float(lo), float(hi))
-        _features[name] = fn
-        return fn
-
-    return decorate
+    lo, hi = range
+    return _function_decorator("observation_feature", name, about, "feature(job)", _features, float(lo), float(hi))
 
 
 def unregister_observation_feature(name: str) -> bool:

@@ -3,6 +3,7 @@
 /// The declared job fields in JSON (json/workload.hpp declares job_fields_from_json() and its
 /// to_json()): compiled as json/impl/workload_inl.hpp is.
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -51,30 +52,27 @@ GPUPLACE_INLINE std::vector<job_field> job_fields_from_json(const detail::json& 
             }
         }
         // a computed field: an observation feature of one's own, by the field's name or its "feature"
-        std::string feature;
+        std::shared_ptr<const registered_job_feature> computed;
         if (e.is_object() && e.contains("feature")) {
+            std::string feature;
             read_string(e, p, "feature", feature);
-            if (!find_observation_feature(feature)) {
+            if (!(computed = find_observation_feature(feature))) {
                 std::string registered;
                 for (const auto& r : registered_observation_features()) registered += (registered.empty() ? "" : ", ") + r->name;
                 config_fail(join_path(p, "feature"), "unknown observation feature \"" + feature + "\" (registered: " +
                                                          (registered.empty() ? "none" : registered) + ")");
             }
-        } else if (!f && !(e.is_object() && e.contains("type")) && find_observation_feature(name)) {
-            feature = name;
+        } else if (!f && !(e.is_object() && e.contains("type"))) {
+            computed = find_observation_feature(name);
         }
-        if (!feature.empty()) {
+        if (computed) {
             if (f && f->type != field_type::number) config_fail(np, "field \"" + name + "\": an observation feature is a number");
-            const auto r = find_observation_feature(feature);
-            if (!f || known_job_field(name)) {
-                if (known_job_field(name)) config_fail(np, "field \"" + name + "\" is a known field; a computed one needs a name of its own");
-                f.emplace();
-                f->name = name;
-            }
-            f->feature = feature;
+            if (known_job_field(name)) config_fail(np, "field \"" + name + "\" is a known field; a computed one needs a name of its own");
+            if (!f) f.emplace().name = name;
+            f->feature = computed->name;
             f->observe = true;
-            f->lo = r->lo;
-            f->hi = r->hi;
+            f->lo = computed->lo;
+            f->hi = computed->hi;
             f->default_value = 0.0;  // jobs entries and trace rows do not give it
         }
         if (!f)

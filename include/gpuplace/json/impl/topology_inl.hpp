@@ -47,7 +47,15 @@ inline constexpr std::string_view tree_topology_keys[] = {
 
 /// The preset names an error lists: the tree presets (with "custom" where a tree may be
 /// described key by key), the catalogue's others, then the registered ones.
-[[nodiscard]] inline std::string known_topology_presets(bool with_custom);
+[[nodiscard]] inline std::string known_topology_presets(bool with_custom) {
+    std::string known;
+    for (const auto& n : topology_preset_names()) {
+        known += (known.empty() ? "" : ", ") + n;
+        if (with_custom && n == "proximity_drl") known += ", custom";
+    }
+    for (const auto& r : registered_topologies_store().all()) known += ", " + r->name;
+    return known;
+}
 
 /// A positive whole number at `path` up to 2^24.
 [[nodiscard]] inline std::uint32_t read_count(const json& v, const std::string& path, std::string_view what) {
@@ -152,18 +160,6 @@ GPUPLACE_INLINE detail::json to_json(const std::vector<level_config>& levels) {
     }
     return a;
 }
-
-namespace detail {
-inline std::string known_topology_presets(bool with_custom) {
-    std::string known;
-    for (const auto& n : topology_preset_names()) {
-        known += (known.empty() ? "" : ", ") + n;
-        if (with_custom && n == "proximity_drl") known += ", custom";
-    }
-    for (const auto& r : registered_topologies_store().all()) known += ", " + r->name;
-    return known;
-}
-}  // namespace detail
 
 GPUPLACE_INLINE std::vector<std::string> topology_preset_names() {
     std::vector<std::string> v;
