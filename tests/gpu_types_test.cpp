@@ -233,6 +233,47 @@ TEST_CASE("gpu types: the heterogeneous observation describes each GPU's type fo
     }
 }
 
+TEST_CASE("gpu types: a placement candidate's speed is the job's rate on its GPUs over its best rate on its fastest type") {
+    auto s = gp::preset_scenario("heterogeneous");
+    s.env.mode = gp::action_mode::placement;
+    gp::env e(s);
+    std::size_t speed_at = 0;
+    for (const auto& x : e.observation_layout())
+        if (x.name == "candidate_speed") speed_at = x.offset;
+    REQUIRE(speed_at > 0);
+    const auto& z = e.zoo();
+    const auto& topo = e.topology();
+    gp::detail::rng r(11);
+    e.reset(5);
+    std::size_t one_type = 0, below = 0;
+    for (int step = 0; step < 300 && !e.done(); ++step) {
+        if (!e.has_current()) {
+            e.step(random_action(e, r, 0.0));
+            continue;
+        }
+        const auto obs = e.observation();
+        const auto& j = e.current_job();
+        // a candidate inside one server of type t: no communication penalty, the rate of type t
+        double fast = 0;
+        for (std::size_t t = 0; t < 3; ++t) fast = std::max(fast, z.type_speed(j.model, z.type_index(topo.gpu_types()[t]), j.num_gpus));
+        for (std::size_t c = 0; c < s.env.slots; ++c) {
+            const auto gpus = e.candidate(c);
+            if (gpus.empty()) continue;
+            const float v = obs[speed_at + c];
+            REQUIRE((v > 0.0f && v <= 1.0f));
+            if (gpus.front() / 8 != gpus.back() / 8) continue;
+            const auto t = topo.type_of(gpus.front());
+            const double want = z.type_speed(j.model, z.type_index(topo.gpu_types()[t]), j.num_gpus) / fast;
+            REQUIRE(v == doctest::Approx(want).epsilon(1e-5));
+            ++one_type;
+            below += want < 0.999;
+        }
+        e.step(random_action(e, r, 0.0));
+    }
+    CHECK(one_type > 100);
+    CHECK(below > 20);  // candidates on slower types are told apart
+}
+
 TEST_CASE("gpu types: reward identity, determinism and refresh on the heterogeneous preset, with confine_type too") {
     for (bool confine : {false, true}) {
         CAPTURE(confine);

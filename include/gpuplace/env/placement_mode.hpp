@@ -6,8 +6,9 @@
 /// pack, load_balance, topology_greedy, first_fit, spread (one GPU at a time from the level-1
 /// domain with most available GPUs), then pack within each top-level domain (each rack of a tree)
 /// that can hold the job, domain by domain. Per candidate ("candidate_<name>", K values each):
-/// valid, speed (1 / slowdown; with co-location times the rate the job would keep next to the jobs
-/// already on those GPUs), comm (1 - (cost - best) / (worst - best)), nodes (level-1 domains
+/// valid, speed (1 / slowdown; on a heterogeneous cluster the job's rate on those GPUs, at their
+/// slowest type, over its rate at its best placement on its fastest type; with co-location times
+/// the rate the job would keep next to the jobs already on those GPUs), comm (1 - (cost - best) / (worst - best)), nodes (level-1 domains
 /// used / their number), racks (top-level domains used / their number), opened (share of its
 /// level-1 domains that were empty), left (free GPUs its level-1 domains keep / their GPUs),
 /// partial (partly used level-1 domains after it / their number); then the GPU mode's "job",
@@ -265,6 +266,15 @@ private:
         for (std::size_t n = 0; n < N; ++n) partial_before += cl.free_in(1, n) > 0 && cl.free_in(1, n) < h.size(1, n);
         const auto& topo = core.topology();
         const auto b = core.comm().bounds(topo, core.zoo(), job.model, job.num_gpus);
+        // heterogeneous: speed is the rate on the candidate's GPUs (its slowest type, as start()
+        // prices it) over the job's best rate, on its fastest type's ideal step time
+        const bool typed = core.gpu_types().heterogeneous();
+        double best_step = 0, ref_step = 1;
+        if (typed) {
+            best_step = core.ideal_step_time_on(core.current(), 0);
+            for (std::size_t t = 1; t < core.gpu_types().num_types(); ++t) best_step = std::min(best_step, core.ideal_step_time_on(core.current(), t));
+            ref_step = core.comm().ideal_step_time(topo, core.zoo(), job.model, job.num_gpus);
+        }
         for (std::size_t s = 0; s < n_; ++s) {
             const auto gpus = candidate(s);
             const auto res = core.comm().evaluate(topo, core.zoo(), job.model, gpus);
@@ -288,8 +298,10 @@ private:
             double shared = 1.0;  // co-location: the rate the job keeps next to the jobs on those GPUs (its slowest GPU's)
             if (core.simulator().interference())
                 for (const auto g : gpus) shared = std::min(shared, interference_on(core.simulator(), g, core.current()));
+            const double rate = typed ? std::min(1.0, best_step / (core.price(core.current(), gpus).slowdown * ref_step))
+                                      : 1.0 / std::max(1.0, res.slowdown);
             const float v[] = {1.0f,
-                               static_cast<float>(shared / std::max(1.0, res.slowdown)),
+                               static_cast<float>(shared * rate),
                                static_cast<float>(std::clamp(score, 0.0, 1.0)),
                                float(nodes) / float(N),
                                float(racks) / float(h.num_domains(top)),
