@@ -112,7 +112,7 @@ def plot_track(track: str, version: str, rs: list[dict], out_dir: str) -> str | 
     fig.tight_layout()
     os.makedirs(out_dir, exist_ok=True)
     path = os.path.join(out_dir, f"{track}.png")
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=110, bbox_inches="tight")  # the title is wider than the axes
     plt.close(fig)
     return path
 
