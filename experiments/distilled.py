@@ -7,6 +7,7 @@ one by one and taken together.
     build/apps/gpuplace-train --config default_distilled --compare --seeds 20 --out out/distilled/default
     build/apps/gpuplace-train --config philly_distilled --compare --seeds 20 --out out/distilled/philly
     build/apps/gpuplace-train --config heterogeneous_distilled --compare --seeds 20 --out out/distilled/heterogeneous
+    build/apps/gpuplace-train --config colocation_distilled --compare --seeds 20 --out out/distilled/colocation
     experiments/distilled.py [--runs out/distilled] [--print] [--keep-missing]
 
 A run's compare*.csv files (one per scenario compared on) hold the per-seed metrics of every
@@ -18,6 +19,8 @@ to it naming the scenario) add the teacher's rows on the same held-out seeds, e.
       --policies rollout16:pack_wait+sjf --seeds 20 --csv out/distilled/philly/planner_$f.csv --json out/distilled/philly/planner_$f.json; done
     build/apps/gpuplace-eval --scenario heterogeneous --action-mode placement --policies rollout32:fastest_type:pack_wait+sjf \
       --seeds 20 --csv out/distilled/heterogeneous/planner.csv --json out/distilled/heterogeneous/planner.json
+    build/apps/gpuplace-eval --scenario colocation --action-mode placement --policies rollout16:coloc_packer+sjf \
+      --seeds 20 --csv out/distilled/colocation/planner.csv --json out/distilled/colocation/planner.json
 
 The table replaces the part of docs/planning.md between `<!-- distilled:begin -->` and
 `<!-- distilled:end -->`.
@@ -37,7 +40,8 @@ sys.path.insert(0, str(ROOT / "experiments"))
 from doc_section import finish, mean_sem  # noqa: E402
 
 DOC = ROOT / "docs" / "planning.md"
-RUNS = {"default": "default_distilled", "philly": "philly_distilled", "heterogeneous": "heterogeneous_distilled"}  # run folder -> recipe
+RUNS = {"default": "default_distilled", "philly": "philly_distilled", "heterogeneous": "heterogeneous_distilled",
+        "colocation": "colocation_distilled"}  # run folder -> recipe
 
 
 
@@ -57,7 +61,7 @@ def scenario_of(path: pathlib.Path) -> str:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--runs", default=str(ROOT / "out" / "distilled"), help="folder of the runs (default/, philly/, heterogeneous/)")
+    ap.add_argument("--runs", default=str(ROOT / "out" / "distilled"), help="folder of the runs (default/, philly/, heterogeneous/, colocation/)")
     ap.add_argument("--print", action="store_true", help="print the table instead of writing docs/planning.md")
     ap.add_argument("--keep-missing", action="store_true", help="a run without a folder keeps its rows of the current table")
     args = ap.parse_args()

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include <gpuplace/colocation_policy.hpp>
 #include <gpuplace/env.hpp>
 #include <gpuplace/evaluate.hpp>
 #include <gpuplace/policy.hpp>
@@ -413,4 +414,69 @@ TEST_CASE("action modes: with co-location a candidate's speed is the rate the jo
     }
     CHECK(checked > 100);
     CHECK(shared > 0);  // candidates next to another job show its interference
+}
+
+TEST_CASE("action modes: with co-location the packer's every placement is a candidate, and combined is its score") {
+    auto s = gp::preset_scenario("colocation");
+    s.workload.synthetic.num_jobs = 80;
+    // the share candidate: coloc_packer plays the GPU mode's episode, bit for bit
+    for (const char* q : {"fifo", "sjf"}) {
+        auto sq = s;
+        gp::apply_queue(sq, q);
+        gp::env g(sq), p(mode_scenario(sq, "placement"));
+        gp::colocation_packer_policy h1, h2;
+        gp::run_episode(g, h1, 5);
+        gp::run_episode(p, h2, 5);
+        INFO("coloc_packer+", q);
+        REQUIRE(g.finished().size() == p.finished().size());
+        for (std::size_t i = 0; i < g.finished().size(); ++i) {
+            CHECK(g.finished()[i].id == p.finished()[i].id);
+            CHECK(g.finished()[i].start == p.finished()[i].start);
+            CHECK(g.finished()[i].end == p.finished()[i].end);
+        }
+        CHECK(g.episode_return() == p.episode_return());
+    }
+    // combined: the rates of the GPU's jobs with the job (a free GPU 2), over 2 jobs a GPU
+    s.env.mode = gp::action_mode::placement;
+    gp::env e(s);
+    std::size_t at = 0, K = 0;
+    for (const auto& seg : e.observation_layout())
+        if (seg.name == "candidate_combined") at = seg.offset, K = seg.size;
+    REQUIRE(K == s.env.slots);
+    const auto& sim = e.simulator();
+    const auto* table = sim.interference();
+    gp::first_fit_policy ff;
+    e.reset(1000001);
+    std::size_t shared = 0, free = 0;
+    while (!e.done()) {
+        const auto mask = e.action_mask();
+        const auto& job = e.current_job();
+        for (std::size_t c = 0; c < K; ++c) {
+            if (!mask[c]) continue;
+            const auto g = e.candidate(c).front();
+            const auto on = e.cluster().jobs_on(g);
+            double total = 2.0;
+            if (!on.empty()) {
+                double own = 1.0;
+                for (const auto o : on) own *= table->factor(job.model, job.gpu_fraction, sim.job(o).model, sim.job(o).gpu_fraction);
+                total = own;
+                for (const auto o : on) {
+                    double f = table->factor(sim.job(o).model, sim.job(o).gpu_fraction, job.model, job.gpu_fraction);
+                    for (const auto p : on)
+                        if (p != o) f *= table->factor(sim.job(o).model, sim.job(o).gpu_fraction, sim.job(p).model, sim.job(p).gpu_fraction);
+                    total += f;
+                }
+                ++shared;
+            } else {
+                ++free;
+            }
+            CHECK(e.observation()[at + c] == doctest::Approx(std::min(1.0, total / 2.0)).epsilon(1e-6));
+        }
+        e.step(ff.act(e));
+    }
+    CHECK(shared > 50);
+    CHECK(free > 20);
+    // without co-location the candidates have no "combined"
+    gp::env plain(mode_scenario(gp::default_scenario(), "placement"));
+    for (const auto& seg : plain.observation_layout()) CHECK(seg.name != "candidate_combined");
 }

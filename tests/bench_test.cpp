@@ -249,7 +249,8 @@ TEST_CASE("bench: the steady-state and placement tracks, a v1 track without a wi
     }
     CHECK(bench::track_scenario(bench::find_track("steady-1.5")).workload.synthetic.load == 1.5);
     for (const auto* n : {"default", "load-1.5", "philly-0e4a51"}) CHECK_FALSE(bench::to_json(bench::find_track(n)).contains("window"));
-    for (const auto* n : {"placement-default", "placement-proximity_drl", "placement-philly-0e4a51", "placement-philly-e13805", "placement-heterogeneous"})
+    for (const auto* n : {"placement-default", "placement-proximity_drl", "placement-philly-0e4a51", "placement-philly-e13805", "placement-heterogeneous",
+                          "placement-colocation"})
         CHECK(bench::track_scenario(bench::find_track(n)).env.mode == action_mode::placement);
     CHECK(bench::track_scenario(bench::find_track("default")).env.mode == action_mode::gpu);
 }

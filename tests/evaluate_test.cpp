@@ -14,7 +14,7 @@ TEST_CASE("evaluate: heuristics by name, with a queue policy") {
     CHECK(p.name == "pack+sjf");
     CHECK(p.queue == "sjf");
     CHECK(heuristic("first_fit").queue.empty());
-    CHECK_THROWS_WITH_AS(heuristic("best"), "unknown policy \"best\" (known: random, first_fit, pack, load_balance, topology_greedy, pack_wait, avoid_failed)",
+    CHECK_THROWS_WITH_AS(heuristic("best"), "unknown policy \"best\" (known: random, first_fit, pack, load_balance, topology_greedy, pack_wait, avoid_failed, coloc_packer)",
                          ConfigError);
     CHECK_THROWS_WITH_AS(heuristic("pack+lifo"),
                          "unknown queue policy \"lifo\" (known: fifo, backfill, sjf, fewest_gpus, las, 2d_las, gittins, capacity, drf, themis, edf, edf_ac, sjf_oracle, "

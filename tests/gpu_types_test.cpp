@@ -347,7 +347,7 @@ TEST_CASE("gpu types: the type-aware heuristics keep a job on one type and choos
     CHECK(gp::applicable_heuristic_names(gp::default_scenario()) == gp::heuristic_names());
     CHECK_THROWS_WITH_AS(gp::heuristic("slowest_type:pack"),
                          "unknown policy \"slowest_type:pack\" (known: <rule>:<heuristic> with rule fastest_type or "
-                         "throughput_greedy and heuristic random, first_fit, pack, load_balance, topology_greedy, pack_wait, avoid_failed)",
+                         "throughput_greedy and heuristic random, first_fit, pack, load_balance, topology_greedy, pack_wait, avoid_failed, coloc_packer)",
                          gp::ConfigError);
     // fastest_type: the first job of an empty cluster goes to its model's fastest type
     {

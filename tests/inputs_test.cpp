@@ -276,7 +276,7 @@ TEST_CASE("inputs: every training recipe reads as a run config, the distilled on
     CHECK_THROWS_WITH_AS((void)gp::rl::run_config::from_json(json::parse(R"({"train_on": "default"})")),
                          "config /train_on: expected a list of scenarios, got \"default\"", gp::ConfigError);
     CHECK_THROWS_WITH_AS((void)gp::rl::run_recipe("distilled"),
-                         "unknown training recipe \"distilled\" (allowed: default, default_distilled, heterogeneous_distilled, philly, philly_distilled, "
-                         "philly_hidden, proximity_drl, sizes_distilled)",
+                         "unknown training recipe \"distilled\" (allowed: colocation_distilled, default, default_distilled, heterogeneous_distilled, "
+                         "philly, philly_distilled, philly_hidden, proximity_drl, sizes_distilled)",
                          gp::ConfigError);
 }

@@ -136,6 +136,6 @@ TEST_CASE("rl imitation: behaviour cloning of pack plays like pack on unseen see
 
 TEST_CASE("rl imitation: an unknown teacher is a ConfigError naming the path") {
     CHECK_THROWS_WITH_AS((void)rl::ppo_config::from_json(nlohmann::json::parse(R"({"teacher": "best"})")),
-                         "config /ppo/teacher: unknown policy \"best\" (known: random, first_fit, pack, load_balance, topology_greedy, pack_wait, avoid_failed)",
+                         "config /ppo/teacher: unknown policy \"best\" (known: random, first_fit, pack, load_balance, topology_greedy, pack_wait, avoid_failed, coloc_packer)",
                          ConfigError);
 }

@@ -16,6 +16,7 @@
 #include "env.hpp"
 #include "env_concepts.hpp"
 #include "error.hpp"
+#include "colocation_policy.hpp"
 #include "heuristics.hpp"
 #include "policy.hpp"
 #include "topology.hpp"
@@ -41,7 +42,18 @@ inline constexpr auto builtin_heuristics = std::tuple{
 /// scenario's default table only when its hardware fails (applicable_heuristic_names()).
 inline constexpr auto builtin_failure_heuristics = std::tuple{
     builtin_heuristic<avoid_failed_policy>{"avoid_failed", "pack on the GPUs whose node has not failed in the last 24 h, when they hold the job"}};
+/// The co-location heuristics (colocation.enabled): known by name like the others, in a scenario's
+/// default table and yardstick only when its GPUs are shared (applicable_heuristic_names()).
+inline constexpr auto builtin_colocation_heuristics = std::tuple{builtin_heuristic<colocation_packer_policy>{
+    "coloc_packer", "free GPUs first (best fit by node), else the GPU whose jobs run fastest next to the job, else hold it back"}};
 }  // namespace detail
+
+/// Names of the co-location heuristics (colocation_policy.hpp).
+[[nodiscard]] inline std::vector<std::string> colocation_heuristic_names() {
+    std::vector<std::string> v;
+    std::apply([&](const auto&... h) { (v.emplace_back(h.name), ...); }, detail::builtin_colocation_heuristics);
+    return v;
+}
 
 /// Names of the failure-aware heuristics (docs/realities.md).
 [[nodiscard]] inline std::vector<std::string> failure_aware_heuristic_names() {
@@ -75,6 +87,8 @@ inline constexpr auto builtin_failure_heuristics = std::tuple{
         for (auto& h : type_aware_heuristic_names()) v.push_back(std::move(h));
     if (s.failures.enabled)
         for (auto& h : failure_aware_heuristic_names()) v.push_back(std::move(h));
+    if (s.colocation.enabled)
+        for (auto& h : colocation_heuristic_names()) v.push_back(std::move(h));
     return v;
 }
 
@@ -100,7 +114,8 @@ inline constexpr auto builtin_failure_heuristics = std::tuple{
 }
 
 /// heuristic_variants() for scenario s: its yardstick's queue policies (yardstick_queues()), and on
-/// a heterogeneous cluster (GPUs of several types) the type-aware heuristics under them too.
+/// a heterogeneous cluster (GPUs of several types) the type-aware heuristics under them too, with
+/// co-location the co-location heuristics.
 [[nodiscard]] inline std::vector<std::string> heuristic_variants(const scenario& s) {
     const auto queues = yardstick_queues(s);
     std::vector<std::string> v;
@@ -108,6 +123,9 @@ inline constexpr auto builtin_failure_heuristics = std::tuple{
         for (const auto& q : queues) v.push_back(h + "+" + q);
     if (TreeTopology::from_config(s.topology, "/topology").heterogeneous())
         for (const auto& h : type_aware_heuristic_names())
+            for (const auto& q : queues) v.push_back(h + "+" + q);
+    if (s.colocation.enabled)
+        for (const auto& h : colocation_heuristic_names())
             for (const auto& q : queues) v.push_back(h + "+" + q);
     return v;
 }
@@ -122,7 +140,7 @@ bool with_heuristic(std::string_view base, F&& f) {
         [&](const auto&... h) {
             ((!found && h.name == base ? (f(std::type_identity<typename std::remove_cvref_t<decltype(h)>::type>{}), found = true) : false), ...);
         },
-        std::tuple_cat(builtin_heuristics, builtin_failure_heuristics));
+        std::tuple_cat(builtin_heuristics, builtin_failure_heuristics, builtin_colocation_heuristics));
     return found;
 }
 
@@ -187,6 +205,7 @@ template <class E = env>
         std::string known;
         for (const auto& n : heuristic_names()) known += (known.empty() ? "" : ", ") + n;
         for (const auto& n : failure_aware_heuristic_names()) known += ", " + n;
+        for (const auto& n : colocation_heuristic_names()) known += ", " + n;
         for (const auto& r : detail::registered_placers<E>()) known += ", " + r.name;
         if (!HeuristicEnv<E> && detail::with_placer(base, [](auto) {}))
             throw ConfigError("policy \"" + name + "\": the built-in heuristics act through heuristic_action(), which this env type "

@@ -192,6 +192,7 @@ namespace detail {
 inline void add_builtins(std::vector<registry_entry>& v) {
     std::apply([&](const auto&... h) { (v.push_back({"placer", std::string(h.name), std::string(h.about)}), ...); }, builtin_heuristics);
     std::apply([&](const auto&... h) { (v.push_back({"placer", std::string(h.name), std::string(h.about)}), ...); }, builtin_failure_heuristics);
+    std::apply([&](const auto&... h) { (v.push_back({"placer", std::string(h.name), std::string(h.about)}), ...); }, builtin_colocation_heuristics);
     v.push_back({"type_rule", std::string(to_string(type_rule::fastest_type)),
                  "<rule>:<placer>: each job on the GPU type with room that runs its model fastest, placed there by the placer"});
     v.push_back({"type_rule", std::string(to_string(type_rule::throughput_greedy)),

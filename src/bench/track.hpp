@@ -131,6 +131,9 @@ struct track {
         t.push_back({"placement-heterogeneous", v, "72 GPUs of three types (V100, P100, K80) in the placement action mode: a candidate "
                      "per type among the 8", "heterogeneous", R"({"env": {"action_mode": "placement"}})", 1'000'000, 30,
                      "fastest_type:pack_wait+sjf"});
+        t.push_back({"placement-colocation", v, "16 GPUs shared by up to 2 jobs each (a burst of 200 1-GPU jobs) in the placement action "
+                     "mode: the co-location packer's choice among the candidates", "colocation",
+                     R"({"env": {"action_mode": "placement"}})", 1'000'000, 30, "coloc_packer+sjf"});
         // an NVL72-class cluster (preset nvl72): gangs of 8 to 288 GPUs, some larger than a rack
         t.push_back({"nvl72", v, "576 GPUs in 8 NVL72-style racks (72 GPUs in one NVLink domain each) under a 50 GB/s spine: "
                      "LLM-scale gangs of 8 to 288 GPUs", "nvl72", "", 1'000'000, 30, "topology_greedy+sjf"});

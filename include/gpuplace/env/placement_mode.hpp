@@ -4,14 +4,18 @@
 /// placements of the current job, then DEFER. The candidates, in slot order, duplicates dropped
 /// (a later one equal to an earlier one is left out) and empty slots masked: the placements of
 /// pack, load_balance, topology_greedy, first_fit, spread (one GPU at a time from the level-1
-/// domain with most available GPUs), then pack within each top-level domain (each rack of a tree)
-/// that can hold the job, domain by domain. Per candidate ("candidate_<name>", K values each):
+/// domain with most available GPUs), with co-location share (the GPUs with room in the order of
+/// colocation_packer_policy: free ones best fit by node, then shared ones by the combined rate of
+/// their jobs), then pack within
+/// each top-level domain (each rack of a tree) that can hold the job, domain by domain. Per candidate ("candidate_<name>", K values each):
 /// valid, speed (1 / slowdown; on a heterogeneous cluster the job's rate on those GPUs, at their
 /// slowest type, over its rate at its best placement on its fastest type; with co-location times
 /// the rate the job would keep next to the jobs already on those GPUs), comm (1 - (cost - best) / (worst - best)), nodes (level-1 domains
 /// used / their number), racks (top-level domains used / their number), opened (share of its
 /// level-1 domains that were empty), left (free GPUs its level-1 domains keep / their GPUs),
-/// partial (partly used level-1 domains after it / their number); then the GPU mode's "job",
+/// partial (partly used level-1 domains after it / their number), with co-location combined (the
+/// combined rate of the jobs on its GPU of the lowest, the job included, colocation_packer_policy::
+/// combined(), over colocation.max_jobs_per_gpu: a free GPU 2 / max); then the GPU mode's "job",
 /// "queue", "global" (and on a heterogeneous cluster "job_type") segments.
 
 #include <algorithm>
@@ -19,8 +23,10 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "../colocation_policy.hpp"
 #include "../heuristics.hpp"
 #include "../observation.hpp"
 #include "gpu_mode.hpp"
@@ -30,6 +36,9 @@ namespace gpuplace {
 
 inline constexpr std::string_view candidate_feature_names[] = {"valid", "speed", "comm", "nodes",
                                                                "racks", "opened", "left", "partial"};
+/// The candidates' features with co-location: those, then "combined".
+inline constexpr std::string_view candidate_colocation_feature_names[] = {"valid", "speed", "comm", "nodes", "racks",
+                                                                          "opened", "left", "partial", "combined"};
 /// Where each placement-mode candidate comes from, in slot order before the per-domain packs.
 inline constexpr std::string_view candidate_sources[] = {"pack", "load_balance", "topology_greedy", "first_fit", "spread"};
 
@@ -43,7 +52,10 @@ public:
         G_ = h.num_gpus();
         const std::size_t K = core.config().env.slots;
         constexpr obs_part parts[] = {obs_part::job, obs_part::queue, obs_part::global, obs_part::job_type, obs_part::job_fields};
-        slots_.init(K, "candidate_", candidate_feature_names, obs.layout(), parts);
+        coloc_ = core.config().colocation.enabled;
+        slots_.init(K, "candidate_", coloc_ ? std::span<const std::string_view>(candidate_colocation_feature_names)
+                                            : std::span<const std::string_view>(candidate_feature_names),
+                    obs.layout(), parts);
         room_.assign(G_, 0);
         vmask_.assign(G_, 0);
         out_.reserve(G_);
@@ -51,6 +63,7 @@ public:
         cand_.assign(K * G_, 0);
         cand_n_.assign(K, 0);
         avail_.reserve(h.num_domains(1));
+        scored_.reserve(G_);
         heap_.reserve(h.num_domains(1));
         type_speed_.assign(core.gpu_types().num_types(), 0.0);
         reserve_placers(h);
@@ -83,7 +96,7 @@ public:
             return;
         }
         generate(core, st, slots_.slots());
-        finish(core, obs);
+        finish(core, obs, st);
     }
 
     /// Lazy candidates (basic_env::set_lazy): a rollout's base policy reads one candidate or two of
@@ -103,7 +116,7 @@ public:
         if (!pending_) return;
         std::fill(slots_.obs().begin(), slots_.obs().end(), 0.0f);
         generate(core, st, slots_.slots());
-        finish(core, obs);
+        finish(core, obs, st);
         pending_ = false;
     }
     [[nodiscard]] bool pending() const noexcept { return pending_; }
@@ -165,13 +178,15 @@ private:
     }
 
     /// Makes candidates in slot order until slot `upto` exists or none is left: stage 0 pack, 1
-    /// load_balance, 2 topology_greedy, 3 first_fit, 4 spread, 5 + r pack within top-level domain r.
+    /// load_balance, 2 topology_greedy, 3 first_fit, 4 spread, with co-location 5 share, then pack
+    /// within top-level domain r.
     void generate(const Core& core, const typename View::state& st, std::size_t upto) {
         const auto K = slots_.slots();
         const auto j = core.current();
         const std::size_t k = core.job(j).num_gpus;
         const auto& h = core.hierarchy();
-        const std::size_t top = h.num_levels() - 1, stages = 5 + h.num_domains(top);
+        const std::size_t shares = core.simulator().colocation() ? 1 : 0;
+        const std::size_t top = h.num_levels() - 1, stages = 5 + shares + h.num_domains(top);
         const auto plan = [&](auto& p, std::span<const std::uint8_t> mask) {
             if (p.plan(View(st, j, mask, {}, false), out_)) add_candidate(k);
         };
@@ -183,8 +198,13 @@ private:
                 case 2: plan(tg_, room_); break;
                 case 3: plan(ff_, room_); break;
                 case 4: spread(h, k), add_candidate(k); break;
-                default: {  // pack within top-level domain r: its GPUs (contiguous) and no others
-                    const std::size_t r = stage_ - 5;
+                default: {
+                    if (stage_ < 5 + shares) {
+                        share(h, View(st, j, room_, {}, false), k), add_candidate(k);
+                        break;
+                    }
+                    // pack within top-level domain r: its GPUs (contiguous) and no others
+                    const std::size_t r = stage_ - 5 - shares;
                     const auto first = room_.begin() + h.first(top, r), last = room_.begin() + h.end(top, r);
                     if (std::size_t(std::count(first, last, std::uint8_t{1})) < k) break;
                     std::fill(vmask_.begin(), vmask_.end(), std::uint8_t{0});
@@ -197,11 +217,11 @@ private:
     }
 
     /// The candidates' features and the GPU mode's context segments.
-    void finish(const Core& core, const observation_writer& obs) {
+    void finish(const Core& core, const observation_writer& obs, const typename View::state& st) {
         if (!core.has_current()) return;
         const auto j = core.current();
         const auto& job = core.job(j);
-        features(core, job);
+        features(core, job, st);
         const auto& sim = core.simulator();
         obs.job_segment(slots_.context(obs_part::job), sim, core.queue(), j, core.current_gpus(), 0);
         obs.queue_segment(slots_.context(obs_part::queue), sim, core.queue(), j);
@@ -245,6 +265,28 @@ private:
         }
     }
 
+    /// Share (co-location): the k GPUs with room in colocation_packer_policy's order of its first
+    /// pick: free GPUs first, best fit by node (the fewest free GPUs in a node that holds the job),
+    /// then shared ones by the combined rate of their jobs with the current one; ties: the lower
+    /// GPU. O(G log k).
+    template <class H>
+    void share(const H& h, const View& v, std::size_t k) {
+        const auto& cl = v.cluster();
+        scored_.clear();
+        for (std::size_t g = 0; g < G_; ++g) {
+            if (!room_[g]) continue;
+            const auto gg = gpu_id(g);
+            const double nf = cl.is_free(gg) ? double(cl.free_in(1, h.domain_of(1, gg))) : 0.0;
+            const double score = cl.is_free(gg) ? 1000.0 + (nf >= double(k) ? 100.0 - nf : -nf) : colocation_packer_policy::combined(v, gg);
+            scored_.push_back({score, gg});
+        }
+        const auto before = [](const auto& a, const auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; };
+        const auto end = scored_.begin() + std::ptrdiff_t(std::min(k, scored_.size()));
+        std::partial_sort(scored_.begin(), end, scored_.end(), before);
+        out_.clear();
+        for (auto it = scored_.begin(); it != end; ++it) out_.push_back(it->second);
+    }
+
     /// Stores out_ (a whole placement of `k` GPUs) as the next candidate unless it repeats one.
     void add_candidate(std::size_t k) {
         if (out_.size() != k || n_ == slots_.slots()) return;
@@ -258,7 +300,7 @@ private:
 
     /// The candidates' features.
     template <class J>
-    void features(const Core& core, const J& job) {
+    void features(const Core& core, const J& job, const typename View::state& st) {
         const auto& h = core.hierarchy();
         const auto& cl = core.cluster();
         const std::size_t N = h.num_domains(1), top = h.num_levels() - 1;
@@ -300,6 +342,13 @@ private:
                 for (const auto g : gpus) shared = std::min(shared, interference_on(core.simulator(), g, core.current()));
             const double rate = typed ? std::min(1.0, best_step / (core.price(core.current(), gpus).slowdown * ref_step))
                                       : 1.0 / std::max(1.0, res.slowdown);
+            double combined = 0;  // co-location: its GPU's of the lowest combined rate, over the jobs a GPU holds
+            if (coloc_) {
+                const View view(st, core.current(), room_, {}, false);
+                combined = 1e300;
+                for (const auto g : gpus) combined = std::min(combined, colocation_packer_policy::combined(view, g));
+                combined = std::clamp(combined / double(std::max<std::uint32_t>(1, core.config().colocation.max_jobs_per_gpu)), 0.0, 1.0);
+            }
             const float v[] = {1.0f,
                                static_cast<float>(shared * rate),
                                static_cast<float>(std::clamp(score, 0.0, 1.0)),
@@ -307,8 +356,9 @@ private:
                                float(racks) / float(h.num_domains(top)),
                                float(opened) / float(nodes),
                                float(left) / float(size),
-                               float(partial) / float(N)};
-            slots_.put(s, v);
+                               float(partial) / float(N),
+                               static_cast<float>(combined)};
+            slots_.put(s, std::span<const float>(v, coloc_ ? 9 : 8));
         }
     }
 
@@ -316,6 +366,7 @@ private:
     std::size_t stage_ = 0;   ///< lazy: the next stage of generate()
     bool lazy_ = false;       ///< candidates made as asked (set_lazy)
     bool pending_ = false;    ///< lazy: candidates or the observation not yet made
+    bool coloc_ = false;      ///< co-location: the share candidate and the "combined" feature
     std::vector<std::uint8_t> room_;                      ///< which GPUs have room for the current job
     mutable std::vector<std::uint8_t> vmask_;             ///< a plan's mask
     mutable std::vector<gpu_id> out_;                     ///< a plan
@@ -323,6 +374,7 @@ private:
     std::vector<gpu_id> cand_;                            ///< K x G: the candidates' GPUs
     std::vector<std::size_t> cand_n_;                     ///< per slot: its candidate's size
     std::vector<std::uint32_t> avail_, heap_;             ///< spread's scratch
+    std::vector<std::pair<double, gpu_id>> scored_;       ///< share's scratch
     std::vector<double> type_speed_;
 };
 

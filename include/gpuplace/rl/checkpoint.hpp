@@ -277,7 +277,7 @@ inline void check_information(const gpuplace::detail::json& trained, const scena
 /// trained by experiments/round_agent.py, its table in docs/rounds.md).
 [[nodiscard]] inline std::vector<std::string> model_names() {
     return {"default", "philly", "proximity_drl", "default_distilled", "philly_distilled", "sizes_distilled", "heterogeneous_distilled",
-            "philly_hidden_round"};
+            "colocation_distilled", "philly_hidden_round"};
 }
 
 /// The checkpoint file a name means: one of model_names() (its file in the data folder), else the
