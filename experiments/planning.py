@@ -113,8 +113,8 @@ def main() -> int:
         if g in groups:
             out += group_rows([r for r in rows_out if r[0] == g])
         else:
-            names = GROUPS[g][0] + [f"{g}: "]
-            out += [ln for ln in current if any(ln.startswith(f"| {n} |") or ln.startswith(f"| {n}") and n.endswith(": ") for n in names)]
+            prefixes = tuple(f"| {sc} |" for sc in GROUPS[g][0]) + (f"| {g}: ",)  # its scenarios' rows, its files together
+            out += [ln for ln in current if ln.startswith(prefixes)]
     return finish(out, DOC, ROOT, args.print)
 
 

@@ -48,11 +48,21 @@ public:
         return total;
     }
 
+    /// The packer's score of GPU g for a pick with `remaining` picks to go: a free GPU best fit by
+    /// node (the fewest free GPUs in a node that still holds the remaining picks; +500 in the node of
+    /// the job's first pick), above any shared one, which scores its combined throughput.
+    template <class V>
+    [[nodiscard]] static double score(const V& v, gpu_id g, std::size_t remaining, bool same_node = false) {
+        const auto& cl = v.cluster();
+        if (!cl.is_free(g)) return combined(v, g);
+        const double nf = double(cl.free_in(1, v.hierarchy().domain_of(1, g)));
+        return 1000.0 + (same_node ? 500.0 : 0.0) + (nf >= double(remaining) ? 100.0 - nf : -nf);
+    }
+
     template <class V>
     std::int64_t next(const V& v) const {
         const auto mask = v.mask();
         const std::size_t G = mask.size();
-        const auto& cl = v.cluster();
         const auto& h = v.hierarchy();
         const auto k = v.job().num_gpus;
         const std::size_t remaining = k - v.picked().size();
@@ -70,17 +80,10 @@ public:
         for (std::size_t g = 0; g < G; ++g) {
             if (!mask[g]) continue;
             const auto gg = gpu_id(g);
-            double score;
-            if (cl.is_free(gg)) {
-                const auto node = h.domain_of(1, gg);
-                const double nf = double(cl.free_in(1, node));
-                const bool same_node = v.picked().empty() ? false : h.domain_of(1, v.picked()[0]) == node;
-                score = 1000.0 + (same_node ? 500.0 : 0.0) + (nf >= double(remaining) ? 100.0 - nf : -nf);
-            } else {
-                score = combined(v, gg);
-            }
-            if (score > best_score) {
-                best_score = score;
+            const bool same_node = !v.picked().empty() && h.domain_of(1, v.picked()[0]) == h.domain_of(1, gg);
+            const double s = score(v, gg, remaining, same_node);
+            if (s > best_score) {
+                best_score = s;
                 best = static_cast<std::int64_t>(g);
             }
         }

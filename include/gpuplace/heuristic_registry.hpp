@@ -12,11 +12,11 @@
 #include <vector>
 
 #include "any_policy.hpp"
+#include "colocation_policy.hpp"
 #include "config.hpp"
 #include "env.hpp"
 #include "env_concepts.hpp"
 #include "error.hpp"
-#include "colocation_policy.hpp"
 #include "heuristics.hpp"
 #include "policy.hpp"
 #include "topology.hpp"

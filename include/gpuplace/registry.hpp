@@ -26,6 +26,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -190,9 +191,8 @@ bool unregister_policy(const std::string& name, const std::string& kind = "place
 
 namespace detail {
 inline void add_builtins(std::vector<registry_entry>& v) {
-    std::apply([&](const auto&... h) { (v.push_back({"placer", std::string(h.name), std::string(h.about)}), ...); }, builtin_heuristics);
-    std::apply([&](const auto&... h) { (v.push_back({"placer", std::string(h.name), std::string(h.about)}), ...); }, builtin_failure_heuristics);
-    std::apply([&](const auto&... h) { (v.push_back({"placer", std::string(h.name), std::string(h.about)}), ...); }, builtin_colocation_heuristics);
+    std::apply([&](const auto&... h) { (v.push_back({"placer", std::string(h.name), std::string(h.about)}), ...); },
+               std::tuple_cat(builtin_heuristics, builtin_failure_heuristics, builtin_colocation_heuristics));
     v.push_back({"type_rule", std::string(to_string(type_rule::fastest_type)),
                  "<rule>:<placer>: each job on the GPU type with room that runs its model fastest, placed there by the placer"});
     v.push_back({"type_rule", std::string(to_string(type_rule::throughput_greedy)),

@@ -5,13 +5,13 @@
 /// (a later one equal to an earlier one is left out) and empty slots masked: the placements of
 /// pack, load_balance, topology_greedy, first_fit, spread (one GPU at a time from the level-1
 /// domain with most available GPUs), with co-location share (the GPUs with room in the order of
-/// colocation_packer_policy: free ones best fit by node, then shared ones by the combined rate of
-/// their jobs), then pack within
-/// each top-level domain (each rack of a tree) that can hold the job, domain by domain. Per candidate ("candidate_<name>", K values each):
-/// valid, speed (1 / slowdown; on a heterogeneous cluster the job's rate on those GPUs, at their
-/// slowest type, over its rate at its best placement on its fastest type; with co-location times
-/// the rate the job would keep next to the jobs already on those GPUs), comm (1 - (cost - best) / (worst - best)), nodes (level-1 domains
-/// used / their number), racks (top-level domains used / their number), opened (share of its
+/// colocation_packer_policy::score(): free ones best fit by node, then shared ones by the combined
+/// rate of their jobs), then pack within each top-level domain (each rack of a tree) that can hold
+/// the job, domain by domain. Per candidate ("candidate_<name>", K values each): valid, speed (1 /
+/// slowdown; on a heterogeneous cluster the job's rate on those GPUs, at their slowest type, over
+/// its rate at its best placement on its fastest type; with co-location times the rate the job
+/// would keep next to the jobs already on those GPUs), comm (1 - (cost - best) / (worst - best)),
+/// nodes (level-1 domains used / their number), racks (top-level domains used / their number), opened (share of its
 /// level-1 domains that were empty), left (free GPUs its level-1 domains keep / their GPUs),
 /// partial (partly used level-1 domains after it / their number), with co-location combined (the
 /// combined rate of the jobs on its GPU of the lowest, the job included, colocation_packer_policy::
@@ -185,7 +185,7 @@ private:
         const auto j = core.current();
         const std::size_t k = core.job(j).num_gpus;
         const auto& h = core.hierarchy();
-        const std::size_t shares = core.simulator().colocation() ? 1 : 0;
+        const std::size_t shares = coloc_ ? 1 : 0;
         const std::size_t top = h.num_levels() - 1, stages = 5 + shares + h.num_domains(top);
         const auto plan = [&](auto& p, std::span<const std::uint8_t> mask) {
             if (p.plan(View(st, j, mask, {}, false), out_)) add_candidate(k);
@@ -200,7 +200,7 @@ private:
                 case 4: spread(h, k), add_candidate(k); break;
                 default: {
                     if (stage_ < 5 + shares) {
-                        share(h, View(st, j, room_, {}, false), k), add_candidate(k);
+                        share(View(st, j, room_, {}, false), k), add_candidate(k);
                         break;
                     }
                     // pack within top-level domain r: its GPUs (contiguous) and no others
@@ -265,21 +265,13 @@ private:
         }
     }
 
-    /// Share (co-location): the k GPUs with room in colocation_packer_policy's order of its first
-    /// pick: free GPUs first, best fit by node (the fewest free GPUs in a node that holds the job),
-    /// then shared ones by the combined rate of their jobs with the current one; ties: the lower
-    /// GPU. O(G log k).
-    template <class H>
-    void share(const H& h, const View& v, std::size_t k) {
-        const auto& cl = v.cluster();
+    /// Share (co-location): the k GPUs with room in the order of colocation_packer_policy's first
+    /// pick (score()): free GPUs first, best fit by node, then shared ones by the combined rate of
+    /// their jobs with the current one; ties: the lower GPU. O(G log k).
+    void share(const View& v, std::size_t k) {
         scored_.clear();
-        for (std::size_t g = 0; g < G_; ++g) {
-            if (!room_[g]) continue;
-            const auto gg = gpu_id(g);
-            const double nf = cl.is_free(gg) ? double(cl.free_in(1, h.domain_of(1, gg))) : 0.0;
-            const double score = cl.is_free(gg) ? 1000.0 + (nf >= double(k) ? 100.0 - nf : -nf) : colocation_packer_policy::combined(v, gg);
-            scored_.push_back({score, gg});
-        }
+        for (std::size_t g = 0; g < G_; ++g)
+            if (room_[g]) scored_.push_back({colocation_packer_policy::score(v, gpu_id(g), k), gpu_id(g)});
         const auto before = [](const auto& a, const auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; };
         const auto end = scored_.begin() + std::ptrdiff_t(std::min(k, scored_.size()));
         std::partial_sort(scored_.begin(), end, scored_.end(), before);
@@ -317,6 +309,7 @@ private:
             for (std::size_t t = 1; t < core.gpu_types().num_types(); ++t) best_step = std::min(best_step, core.ideal_step_time_on(core.current(), t));
             ref_step = core.comm().ideal_step_time(topo, core.zoo(), job.model, job.num_gpus);
         }
+        const View view(st, core.current(), room_, {}, false);  // co-location: combined()
         for (std::size_t s = 0; s < n_; ++s) {
             const auto gpus = candidate(s);
             const auto res = core.comm().evaluate(topo, core.zoo(), job.model, gpus);
@@ -344,7 +337,6 @@ private:
                                       : 1.0 / std::max(1.0, res.slowdown);
             double combined = 0;  // co-location: its GPU's of the lowest combined rate, over the jobs a GPU holds
             if (coloc_) {
-                const View view(st, core.current(), room_, {}, false);
                 combined = 1e300;
                 for (const auto g : gpus) combined = std::min(combined, colocation_packer_policy::combined(view, g));
                 combined = std::clamp(combined / double(std::max<std::uint32_t>(1, core.config().colocation.max_jobs_per_gpu)), 0.0, 1.0);
