@@ -209,29 +209,6 @@ TEST_CASE("information: the Gittins table equals its definition at every anchor"
     CHECK(h.index(25) == 0.0);  // only 100 is above 20, and it does not end within 30 more
 }
 
-TEST_CASE("information: the Gittins index over every quantum (supremum) equals its definition and bounds each quantum's") {
-    gp::detail::rng r(9);
-    std::vector<double> sizes;
-    for (int i = 0; i < 200; ++i) sizes.push_back(std::floor(std::exp(r.uniform(2.0, 9.0))));
-    const auto t = gp::gittins_table::supremum(sizes);
-    std::vector<double> sorted = sizes;
-    std::sort(sorted.begin(), sorted.end());
-    for (double a : {0.0, 3.0, 100.0, 777.0, 2000.0, 7000.0}) {
-        double anchor = 0;
-        for (double v : sorted)
-            if (v <= a) anchor = v;
-        CHECK(t.index(a) == doctest::Approx(t.index_at(anchor)).epsilon(1e-12));
-        for (double q : {1.0, 50.0, 500.0, 5000.0, 1e6}) CHECK(t.index(a) >= gp::gittins_table(sizes, q).index(a) * (1 - 1e-12));
-    }
-    CHECK(t.index(1e9) == 0.0);
-    // by hand: sizes {1, 10}. At 0 the quantum to 1 gives (1/2) / ((1 + 1) / 2) = 1/2, the one to 10
-    // gives 1 / ((1 + 10) / 2) = 2/11: 1/2. Past 1 only 10 is left: 1 / 9.
-    const auto h = gp::gittins_table::supremum({1, 10});
-    CHECK(h.index(0.5) == doctest::Approx(0.5));
-    CHECK(h.index(1) == doctest::Approx(1.0 / 9));
-    CHECK(h.index(10) == 0.0);
-}
-
 TEST_CASE("information: configuration errors name the option") {
     auto s = gp::default_scenario();
     s.env.order = gp::queue_order::las;

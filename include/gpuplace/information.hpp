@@ -113,33 +113,6 @@ public:
             idx_[i] = above == 0 || e <= 0 ? 0.0 : (done / above) / (e / above);
         }
     }
-    /// The index without a fixed quantum: at each point the largest ratio over every quantum
-    /// (Gittins' definition, the optimal order of a single server; Aalto, Ayesta and Righter,
-    /// "On the Gittins index in the M/G/1 queue", Queueing Systems 2009). The quanta worth trying
-    /// end at sample points, so O(n^2) for n sizes.
-    [[nodiscard]] static gittins_table supremum(std::vector<double> sizes) {
-        gittins_table t;
-        t.q_ = 0;
-        std::sort(sizes.begin(), sizes.end());
-        t.s_ = std::move(sizes);
-        const auto& s = t.s_;
-        const std::size_t n = s.size();
-        std::vector<double> prefix(n + 1, 0.0);
-        for (std::size_t i = 0; i < n; ++i) prefix[i + 1] = prefix[i] + s[i];
-        t.idx_.resize(n);
-        for (std::size_t i = 0; i < n; ++i) {
-            const double a = i == 0 ? 0.0 : s[i - 1];
-            const auto lo = std::size_t(std::upper_bound(s.begin(), s.end(), a) - s.begin());
-            double best = 0;
-            for (std::size_t hi = lo + 1; hi <= n; ++hi) {
-                if (hi < n && s[hi] == s[hi - 1]) continue;  // a quantum ends past every equal point
-                const double done = double(hi - lo), e = (prefix[hi] - prefix[lo]) - a * done + double(n - hi) * (s[hi - 1] - a);
-                if (e > 0) best = std::max(best, done / e);
-            }
-            t.idx_[i] = best;
-        }
-        return t;
-    }
     [[nodiscard]] bool empty() const noexcept { return s_.empty(); }
     [[nodiscard]] double index(double attained) const noexcept {
         const auto it = std::upper_bound(s_.begin(), s_.end(), attained);
@@ -147,22 +120,6 @@ public:
     }
     /// The index computed directly (for tests): O(n).
     [[nodiscard]] double index_at(double a) const noexcept {
-        if (q_ == 0) {  // supremum(): the best quantum ending at a sample point
-            double best = 0;
-            for (double end : s_) {
-                if (end <= a) continue;
-                std::size_t above = 0, done = 0;
-                double e = 0;
-                for (double x : s_) {
-                    if (x <= a) continue;
-                    ++above;
-                    if (x <= end) ++done;
-                    e += std::min(x, end) - a;
-                }
-                if (e > 0) best = std::max(best, double(done) / e);
-            }
-            return best;
-        }
         std::size_t above = 0, done = 0;
         double e = 0;
         for (double s : s_) {

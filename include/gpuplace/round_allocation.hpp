@@ -63,12 +63,6 @@ struct round_job {
     /// NaN (hidden).
     double remaining = 0;
     double done = 0;          ///< ideal seconds of work it has done
-    /// Under hidden durations, the Gittins index of its class (model and GPU count) at the work it
-    /// has done (done x gpus GPU-seconds), from the scenario's sample of job sizes (durations.sample_files: the training files
-    /// of philly_hidden; information.hpp's gittins_table, quantum preemption.gittins_quantum): the
-    /// chance it finishes within the next quantum of GPU-seconds over the GPU-seconds that costs.
-    /// 0 when durations are shown (remaining says more).
-    double index = 0;
     std::uint32_t type = none;       ///< the GPU type it runs on now, or none (waiting)
     std::uint32_t last_type = none;  ///< the type it ran on in the last round, or none
     double ran_last_round = 0;       ///< seconds it held GPUs in the last round

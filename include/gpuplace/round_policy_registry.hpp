@@ -1,7 +1,7 @@
 #pragma once
 /// \file round_policy_registry.hpp
 /// The round policies by name (round_policy_names(), docs/rounds.md): the elastic baselines afs_l
-/// and greedy_gain (rounds/elastic.hpp), class_gittins (rounds/class_gittins.hpp), and Gavel's mechanism (rounds/gavel.hpp) over Gavel's
+/// and greedy_gain (rounds/elastic.hpp), and Gavel's mechanism (rounds/gavel.hpp) over Gavel's
 /// allocations. fifo_perf needs nothing more; the others solve an
 /// LP and need the optional component gpuplace::lp (COIN-OR CLP, rounds/gavel_lp.hpp): a program
 /// built without it still lists their names, and making one says what is missing. The
@@ -14,7 +14,6 @@
 #include "config.hpp"
 #include "error.hpp"
 #include "round_policy.hpp"
-#include "rounds/class_gittins.hpp"
 #include "rounds/elastic.hpp"
 #include "rounds/gavel.hpp"
 #if defined(GPUPLACE_WITH_LP)
@@ -50,7 +49,6 @@ inline namespace lp_none {
         for (const auto& n : round_policy_names()) known += (known.empty() ? "" : ", ") + n;
         throw ConfigError("unknown round policy \"" + name + "\" (known: " + known + ")");
     }
-    if (name == "class_gittins") return wrap_round_policy<class_gittins_policy>(name);
     if (name == "afs_l") return wrap_round_policy<elastic_policy>(name, [] { return elastic_policy(elastic_rule::afs_l); });
     if (name == "greedy_gain") {
         if (s.durations.mode == duration_info::hidden)

@@ -298,12 +298,6 @@ public:
         res.slowdown *= comm_.ideal_step_time(topo_, z, job.model, k) / comm_.ideal_step_time(topo_, zoo_, job.model, job.num_gpus);
         return res;
     }
-    /// The class Gittins index of job j at the work it has done, in GPU-seconds of its ideal
-    /// duration (duration_knowledge::class_index; 0 when the scenario has no sample of sizes).
-    [[nodiscard]] double class_index(std::uint32_t j) const noexcept {
-        const auto k = sim_.job(j).num_gpus;
-        return known_.class_index(sim_.job(j).model, k, std::max(0.0, sim_.ideal_duration(j) - sim_.work_left(j)) * double(k));
-    }
     /// Job j's ideal step time on the zoo's reference type (its ideal duration over its steps).
     [[nodiscard]] double ideal_step_time_ref(std::uint32_t j) const noexcept {
         const auto& job = sim_.job(j);

@@ -2,8 +2,7 @@
 /// \file env/duration_knowledge.hpp
 /// What the scheduling core knows of the jobs' durations (information.hpp's durations_config): the
 /// duration each job is shown (the truth, an estimate, or nothing), and the sampled distribution
-/// of job sizes that the Gittins index, model_mean estimates and forked futures draw from, pooled
-/// and by job class (model and GPU count: the class Gittins index of rounds, docs/rounds.md).
+/// of job sizes that the Gittins index, model_mean estimates and forked futures draw from.
 
 #include <algorithm>
 #include <cmath>
@@ -70,15 +69,12 @@ public:
         const auto& d = cfg.durations;
         const auto o = cfg.env.order;
         if (d.mode == duration_info::hidden && (o == queue_order::themis || o == queue_order::edf_ac)) return true;  // their estimates
-        if (d.mode == duration_info::hidden && (cfg.rounds.enabled || cfg.env.mode == action_mode::round)) return true;  // round_job::index
         return o == queue_order::gittins || (d.mode == duration_info::predicted && d.error == duration_error::model_mean);
     }
 
     /// The duration distribution of durations.sample_files (or of the scenario's own workload):
     /// 32 episodes' jobs, their GPU-seconds (the Gittins index) and each model's mean duration at
-    /// each GPU count (model_mean estimates), and the Gittins index tables of each job class (model
-    /// and GPU count) with at least min_class_jobs sampled jobs (gittins_table::supremum) and of
-    /// them all (quantum preemption.gittins_quantum). ideal(job) is a job's ideal duration.
+    /// each GPU count (model_mean estimates). ideal(job) is a job's ideal duration.
     template <class Ideal>
     void sample(const scenario& cfg, const ModelZoo& zoo, std::size_t num_gpus, Ideal&& ideal) {
         auto w = cfg.workload;
@@ -94,7 +90,6 @@ public:
         std::size_t count = 0;
         sizes_.clear();
         model_mean_.clear();
-        std::vector<std::pair<std::uint64_t, std::vector<double>>> by_class;
         for (std::uint64_t e = 0; e < 32; ++e) {
             src.generate(zoo, num_gpus, (std::uint64_t{1} << 40) + e, jobs);
             for (const auto& j : jobs) {
@@ -102,14 +97,8 @@ public:
                 sizes_.push_back(t * double(j.num_gpus));
                 const std::uint64_t key = std::uint64_t{j.model} << 32 | j.num_gpus;
                 auto it = std::find_if(sums.begin(), sums.end(), [&](const auto& x) { return x.first == key; });
-                if (it == sums.end()) {
-                    sums.push_back({key, {t, 1}});
-                    by_class.push_back({key, {}});
-                    it = sums.end() - 1;
-                } else {
-                    it->second.first += t, ++it->second.second;
-                }
-                by_class[std::size_t(it - sums.begin())].second.push_back(t * double(j.num_gpus));
+                if (it == sums.end()) sums.push_back({key, {t, 1}});
+                else it->second.first += t, ++it->second.second;
                 all += t;
                 ++count;
             }
@@ -117,27 +106,7 @@ public:
         std::sort(sizes_.begin(), sizes_.end());
         for (const auto& [key, s] : sums) model_mean_.emplace_back(key, s.first / double(s.second));
         mean_all_ = count ? all / double(count) : 0.0;
-        const double q = cfg.preemption.gittins_quantum;
-        pooled_ = sizes_.empty() ? gittins_table{} : gittins_table(sizes_, q);
-        classes_.clear();
-        for (auto& [key, v] : by_class)
-            if (v.size() >= min_class_jobs) classes_.emplace_back(key, gittins_table::supremum(std::move(v)));
-        std::sort(classes_.begin(), classes_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
         sampled_ = true;
-    }
-
-    /// A class's table needs this many sampled jobs (32 episodes' worth); rarer classes use the
-    /// pooled one.
-    static constexpr std::size_t min_class_jobs = 32;
-
-    /// The Gittins index (gittins_table::supremum) of a job of `model` on `gpus` GPUs that has done
-    /// `done` GPU-seconds, by its class's sampled sizes (the pooled ones, at the scenario's
-    /// quantum, for a class sampled fewer than min_class_jobs times); 0 before sampled().
-    /// O(log n + log classes).
-    [[nodiscard]] double class_index(model_id model, std::uint32_t gpus, double done) const noexcept {
-        const std::uint64_t key = std::uint64_t{model} << 32 | gpus;
-        const auto it = std::lower_bound(classes_.begin(), classes_.end(), key, [](const auto& c, std::uint64_t k) { return c.first < k; });
-        return (it != classes_.end() && it->first == key ? it->second : pooled_).index(done);
     }
     [[nodiscard]] bool sampled() const noexcept { return sampled_; }
     /// The sampled jobs' sizes in GPU-seconds, ascending.
@@ -171,8 +140,6 @@ private:
     std::vector<double> sizes_;                                 ///< GPU-seconds of sampled jobs, ascending
     std::vector<std::pair<std::uint64_t, double>> model_mean_;  ///< (model << 32 | GPUs) -> mean ideal duration
     double mean_all_ = 0;
-    gittins_table pooled_;                                          ///< over sizes_, at the scenario's quantum
-    std::vector<std::pair<std::uint64_t, gittins_table>> classes_;  ///< (model << 32 | GPUs) -> its table, by key
     bool sampled_ = false;
 };
 

@@ -175,7 +175,6 @@ public:
             r.done = std::max(0.0, ideal - sim.work_left(j));
             r.remaining = hidden ? std::numeric_limits<double>::quiet_NaN()
                                  : core.information() == duration_info::oracle ? sim.work_left(j) : std::max(0.0, core.shown(j) - r.done);
-            r.index = hidden ? core.class_index(j) : 0.0;
             r.type = run_type_[j];
             r.last_type = last_type_[j];
             r.ran_last_round = ran_last_[j];
