@@ -119,7 +119,34 @@ def main() -> int:
                 dm, ds = mean_sem(pairs)
                 out.append(f"| {run}: the {n} files together | {label} | | {dm:+.3f} ± {ds:.3f} "
                            f"({sum(x < 0 for x in pairs)}/{len(pairs)}) |")
+    out += time_to_quality(pathlib.Path(args.runs), args.keep_missing)
     return finish(out, DOC, ROOT, args.print, section="distilled")
+
+
+def time_to_quality(runs: pathlib.Path, keep_missing: bool) -> list[str]:
+    """The table of each run's restarts.csv: per training seed, the first validation below the best
+    heuristic's validation JCT (env steps and the restart's wall seconds), and the whole restart."""
+    out = ["", "Time to quality: each training seed's first validation below the best heuristic on the validation seeds "
+           "(every heuristic under every queue policy there), in env steps and in wall seconds since its restart began "
+           "(restarts two at a time on the run's machine), and the whole restart. From each run's `restarts.csv`.", "",
+           "| recipe | training seed | beats the best heuristic at (env steps) | after (s) | best validation JCT (h) | "
+           "restart's env steps | restart's seconds |", "|---|---|---|---|---|---|---|"]
+    for run, recipe in RUNS.items():
+        path = runs / run / "restarts.csv"
+        if not path.exists():
+            if keep_missing:
+                text = DOC.read_text()
+                section = text[text.index("<!-- distilled:begin -->"):text.index("<!-- distilled:end -->")]
+                out += [ln for ln in section.splitlines() if ln.startswith(f"| `{recipe}` |")]
+            continue
+        with path.open() as f:
+            for r in csv.DictReader(f):
+                beat = int(r["beat_iteration"]) > 0
+                steps = f"{int(r['beat_env_steps']):,}" if beat else "never"
+                secs = f"{float(r['beat_seconds']):.0f}" if beat else ""
+                out.append(f"| `{recipe}` | {r['seed']} | {steps} | {secs} | {float(r['best_val_jct']) / 3600:.3f} | "
+                           f"{int(r['env_steps']):,} | {float(r['seconds']):.0f} |")
+    return out
 
 
 if __name__ == "__main__":
