@@ -54,6 +54,12 @@ def read_compare(path: pathlib.Path) -> dict[str, list[float]]:
     return {p: [x for _, x in sorted(v)] for p, v in rows.items()}
 
 
+def current_rows() -> list[str]:
+    """The lines of the distilled section as docs/planning.md has it now (--keep-missing)."""
+    text = DOC.read_text()
+    return text[text.index("<!-- distilled:begin -->"):text.index("<!-- distilled:end -->")].splitlines()
+
+
 def scenario_of(path: pathlib.Path) -> str:
     """The scenario a compare*.csv was evaluated on (the "scenario" of its compare*.json)."""
     return json.loads(path.with_suffix(".json").read_text())["scenario"]
@@ -75,9 +81,7 @@ def main() -> int:
     for run, recipe in RUNS.items():
         files = sorted(pathlib.Path(args.runs, run).glob("compare*.csv"))
         if not files and args.keep_missing:  # the run's rows as the table has them
-            text = DOC.read_text()
-            section = text[text.index("<!-- distilled:begin -->"):text.index("<!-- distilled:end -->")]
-            out += [ln for ln in section.splitlines() if re.match(rf"\| {run}(:| \|)", ln)]
+            out += [ln for ln in current_rows() if re.match(rf"\| {run}(:| \|)", ln)]
             continue
         if not files:
             sys.exit(f"{pathlib.Path(args.runs, run)}: no compare*.csv (run gpuplace-train --config {recipe} --compare there, "
@@ -135,9 +139,7 @@ def time_to_quality(runs: pathlib.Path, keep_missing: bool) -> list[str]:
         path = runs / run / "restarts.csv"
         if not path.exists():
             if keep_missing:
-                text = DOC.read_text()
-                section = text[text.index("<!-- distilled:begin -->"):text.index("<!-- distilled:end -->")]
-                out += [ln for ln in section.splitlines() if ln.startswith(f"| `{recipe}` |")]
+                out += [ln for ln in current_rows() if ln.startswith(f"| `{recipe}` |")]
             continue
         with path.open() as f:
             for r in csv.DictReader(f):
