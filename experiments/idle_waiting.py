@@ -5,10 +5,11 @@
 pack_wait+sjf (which holds jobs for a compact placement): mean JCT, the GPU-hours left idle while a
 waiting job would have fit (include/gpuplace/idle_waiting.hpp), and the JCT paired against pack+sjf.
 
-    experiments/idle_waiting.py [--seeds 20] [--sizes 16,64,256,1024] [--workload default|philly] [--print]
+    experiments/idle_waiting.py [--seeds N] [--sizes 16,64,256,1024] [--workload default|philly] [--print]
 
 The clusters and workloads are experiments/size_transfer.sh's (DGX-A100 nodes, 2.5 jobs per GPU,
-DEFER allowed, sjf); held-out seeds 1000000 onwards; with --workload philly the 4 held-out Philly files instead. The
+DEFER allowed, sjf); held-out seeds 1000000 onwards (20 by default); with --workload philly the 4 held-out Philly
+files instead, the seeds split among them (80 by default: 20 a file). The
 table replaces the part of docs/ppo.md between `<!-- idle:begin -->` and `<!-- idle:end -->`
 (`idle_philly` for Philly).
 """
@@ -31,7 +32,8 @@ from gpuplace.progress import progress_bar  # noqa: E402
 DOC = ROOT / "docs" / "ppo.md"
 SHAPES = {16: (1, 2), 64: (2, 4), 256: (4, 8), 1024: (8, 16)}  # racks, nodes per rack
 NETWORKS = {"default": "gpu", "sizes_distilled": "placement"}  # shipped network -> its action mode
-PHILLY_NETWORKS = {"philly_distilled": "placement", "sizes_distilled": "placement"}  # those compared on Philly
+PHILLY_NETWORKS = {"philly_distilled": "placement", "philly_sizes_distilled": "placement",
+                   "sizes_distilled": "placement"}  # those compared on Philly
 
 
 PHILLY_HELD_OUT = {"0e4a51": 1181, "6c71a0": 2000, "7f04ca": 972, "e13805": 607}  # file -> its jobs
@@ -81,12 +83,14 @@ def with_queue(sc: dict, queue: str) -> dict:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--seeds", type=int, default=20)
+    ap.add_argument("--seeds", type=int, help="held-out seeds (default: 20; 80 with --workload philly, 20 a file)")
     ap.add_argument("--sizes", default="16,64,256,1024")
     ap.add_argument("--workload", choices=("default", "philly"), default="default",
                     help="philly: the 4 held-out Philly files, the seeds split among them")
     ap.add_argument("--print", action="store_true", help="print the table instead of writing docs/ppo.md")
     args = ap.parse_args()
+    if args.seeds is None:
+        args.seeds = 80 if args.workload == "philly" else 20
     sizes = [int(s) for s in args.sizes.split(",")]
     seeds = [1_000_000 + i for i in range(args.seeds)]
     philly = args.workload == "philly"
