@@ -6,7 +6,6 @@ one by one and taken together.
 
     build/apps/gpuplace-train --config default_distilled --compare --seeds 20 --out out/distilled/default
     build/apps/gpuplace-train --config philly_distilled --compare --seeds 20 --out out/distilled/philly
-    build/apps/gpuplace-train --config philly_sizes_distilled --compare --seeds 20 --out out/distilled/philly_sizes
     build/apps/gpuplace-train --config heterogeneous_distilled --compare --seeds 20 --out out/distilled/heterogeneous
     build/apps/gpuplace-train --config colocation_distilled --compare --seeds 20 --out out/distilled/colocation
     experiments/distilled.py [--runs out/distilled] [--print] [--keep-missing]
@@ -41,9 +40,8 @@ sys.path.insert(0, str(ROOT / "experiments"))
 from doc_section import finish, mean_sem  # noqa: E402
 
 DOC = ROOT / "docs" / "planning.md"
-RUNS = {"default": "default_distilled", "philly": "philly_distilled", "philly_sizes": "philly_sizes_distilled",
-        "heterogeneous": "heterogeneous_distilled", "colocation": "colocation_distilled"}  # run folder -> recipe
-NAMED = {"philly_sizes"}  # runs compared on another run's scenarios: their rows name the recipe
+RUNS = {"default": "default_distilled", "philly": "philly_distilled", "heterogeneous": "heterogeneous_distilled",
+        "colocation": "colocation_distilled"}  # run folder -> recipe
 
 
 
@@ -83,9 +81,7 @@ def main() -> int:
     for run, recipe in RUNS.items():
         files = sorted(pathlib.Path(args.runs, run).glob("compare*.csv"))
         if not files and args.keep_missing:  # the run's rows as the table has them
-            named = [f"`{RUNS[r]}`" for r in NAMED]
-            out += [ln for ln in current_rows() if (f"`{recipe}`, " in ln if run in NAMED else
-                                                    re.match(rf"\| {run}(:| \|)", ln) and not any(n in ln for n in named))]
+            out += [ln for ln in current_rows() if re.match(rf"\| {run}(:| \|)", ln)]
             continue
         if not files:
             sys.exit(f"{pathlib.Path(args.runs, run)}: no compare*.csv (run gpuplace-train --config {recipe} --compare there, "
@@ -108,11 +104,9 @@ def main() -> int:
         median = sorted(seeds, key=lambda p: together[p])[len(seeds) // 2]
         for sc, d in data.items():
             m, s = mean_sem(d[best[sc]])
-            if run not in NAMED:  # a named run's best heuristics are its scenarios' rows above
-                out.append(f"| {sc} | best heuristic: `{best[sc]}` | {m:.3f} ± {s:.3f} | |")
+            out.append(f"| {sc} | best heuristic: `{best[sc]}` | {m:.3f} ± {s:.3f} | |")
         seed_of = {p: re.search(r"(\d+)\]$", p).group(1) for p in seeds}
-        name = f"`{recipe}`" if run in NAMED else "distilled"
-        rows = [(p, f"{name}, training seed {seed_of[p]}" + (" (the median)" if p == median else "")) for p in seeds]
+        rows = [(p, f"distilled, training seed {seed_of[p]}" + (" (the median)" if p == median else "")) for p in seeds]
         rows += [(p, f"teacher: the fair planner `{p}` (causal)") for p in planners]
         for p, label in rows:
             pairs = []
@@ -127,7 +121,7 @@ def main() -> int:
                 out.append(f"| {sc} | {label} | {m:.3f} ± {s:.3f} | {dm:+.3f} ± {ds:.3f} ({sum(x < 0 for x in diff)}/{len(diff)}) |")
             if (n := sum(p in d for d in data.values())) > 1:
                 dm, ds = mean_sem(pairs)
-                out.append(f"| {run.split('_')[0]}: the {n} files together | {label} | | {dm:+.3f} ± {ds:.3f} "
+                out.append(f"| {run}: the {n} files together | {label} | | {dm:+.3f} ± {ds:.3f} "
                            f"({sum(x < 0 for x in pairs)}/{len(pairs)}) |")
     out += time_to_quality(pathlib.Path(args.runs), args.keep_missing)
     return finish(out, DOC, ROOT, args.print, section="distilled")

@@ -5,12 +5,14 @@
 pack_wait+sjf (which holds jobs for a compact placement): mean JCT, the GPU-hours left idle while a
 waiting job would have fit (include/gpuplace/idle_waiting.hpp), and the JCT paired against pack+sjf.
 
-    experiments/idle_waiting.py [--seeds N] [--sizes 16,64,256,1024] [--workload default|philly] [--print]
+    experiments/idle_waiting.py [--seeds N[,N...]] [--sizes 16,64,256,1024] [--workload default|philly] [--print]
 
 The clusters and workloads are experiments/size_transfer.sh's (DGX-A100 nodes, 2.5 jobs per GPU,
-DEFER allowed, sjf); held-out seeds 1000000 onwards (20 by default); with --workload philly the 4 held-out Philly
-files instead, the seeds split among them (80 by default: 20 a file). The
-table replaces the part of docs/ppo.md between `<!-- idle:begin -->` and `<!-- idle:end -->`
+DEFER allowed, sjf); held-out seeds 1000000 onwards, 20 at every size by default (--seeds: one count, or one per
+size). With --workload philly the 4 held-out Philly files instead, the seeds split among them: by default 1,000
+(250 a file) on 16 and 64 GPUs, where single episodes differ by tens of hours, and 80 on 256 and 1,024 GPUs,
+where a file's window is most or all of it (on 1,024 GPUs every file is replayed whole, the same episode for
+every seed). The table replaces the part of docs/ppo.md between `<!-- idle:begin -->` and `<!-- idle:end -->`
 (`idle_philly` for Philly).
 """
 from __future__ import annotations
@@ -32,8 +34,7 @@ from gpuplace.progress import progress_bar  # noqa: E402
 DOC = ROOT / "docs" / "ppo.md"
 SHAPES = {16: (1, 2), 64: (2, 4), 256: (4, 8), 1024: (8, 16)}  # racks, nodes per rack
 NETWORKS = {"default": "gpu", "sizes_distilled": "placement"}  # shipped network -> its action mode
-PHILLY_NETWORKS = {"philly_distilled": "placement", "philly_sizes_distilled": "placement",
-                   "sizes_distilled": "placement"}  # those compared on Philly
+PHILLY_NETWORKS = {"philly_distilled": "placement", "sizes_distilled": "placement"}  # those compared on Philly
 
 
 PHILLY_HELD_OUT = {"0e4a51": 1181, "6c71a0": 2000, "7f04ca": 972, "e13805": 607}  # file -> its jobs
@@ -81,30 +82,44 @@ def with_queue(sc: dict, queue: str) -> dict:
     return dict(sc, env=env)
 
 
+def seed_counts(sizes: list[int], counts: list[int]) -> str:
+    """'20 held-out seeds' when every size has 20, else 'held-out seeds (1,000 on 16 GPUs, ...)'."""
+    if len(set(counts)) == 1:
+        return f"{counts[0]:,} held-out seeds"
+    return "held-out seeds (" + ", ".join(f"{n:,} on {g:,} GPUs" for g, n in zip(sizes, counts)) + ")"
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--seeds", type=int, help="held-out seeds (default: 20; 80 with --workload philly, 20 a file)")
+    ap.add_argument("--seeds", help="held-out seeds: one count, or one per size (default: 20; with --workload philly "
+                    "1000,1000,80,80)")
     ap.add_argument("--sizes", default="16,64,256,1024")
     ap.add_argument("--workload", choices=("default", "philly"), default="default",
                     help="philly: the 4 held-out Philly files, the seeds split among them")
     ap.add_argument("--print", action="store_true", help="print the table instead of writing docs/ppo.md")
     args = ap.parse_args()
-    if args.seeds is None:
-        args.seeds = 80 if args.workload == "philly" else 20
     sizes = [int(s) for s in args.sizes.split(",")]
-    seeds = [1_000_000 + i for i in range(args.seeds)]
     philly = args.workload == "philly"
+    counts = [int(n) for n in (args.seeds or ("1000,1000,80,80" if philly else "20")).split(",")]
+    if len(counts) == 1:
+        counts *= len(sizes)
+    if len(counts) != len(sizes):
+        ap.error(f"--seeds: {len(counts)} counts for {len(sizes)} sizes ({args.sizes})")
     files = list(PHILLY_HELD_OUT)
-    # the episodes: (scenario maker, seed); on Philly each held-out file takes its share of the seeds
-    cases = [(lambda g, m, f=files[i % 4]: philly_scenario(g, m, f), s) for i, s in enumerate(seeds)] if philly else \
-        [(scenario, s) for s in seeds]
+
+    def cases(n: int) -> list:
+        """The episodes: (scenario maker, seed); on Philly each held-out file takes its share of the seeds."""
+        seeds = [1_000_000 + i for i in range(n)]
+        if philly:
+            return [(lambda g, m, f=files[i % 4]: philly_scenario(g, m, f), s) for i, s in enumerate(seeds)]
+        return [(scenario, s) for s in seeds]
     shown = PHILLY_NETWORKS if philly else NETWORKS
     nets = {name: ppo.load_model(name) for name in shown}
     heuristics = [f"{p}+{q}" for p in _core.heuristic_names() for q in ("fifo", "backfill", "sjf", "fewest_gpus")]  # queue_names()
     networks = [(n, m) for n, m in shown.items()] + [(n + "@hold:pack_wait", m) for n, m in shown.items()]
     what = ("The 4 held-out Philly files (200 jobs per 64 GPUs, or the whole file; offered load 1.0) on DGX-A100 clusters, "
-            f"{args.seeds} held-out seeds split among the files" if philly else
-            f"Default workload on DGX-A100 clusters (2.5 jobs per GPU); {args.seeds} held-out seeds")
+            f"{seed_counts(sizes, counts)} split among the files" if philly else
+            f"Default workload on DGX-A100 clusters (2.5 jobs per GPU); {seed_counts(sizes, counts)}")
     out = [f"{what}, DEFER allowed; "
            f"mean ± standard error. The best heuristic: the lowest mean JCT of every placer under every queue policy "
            f"({len(heuristics)} variants) on these seeds; the networks act under sjf; minus: paired differences. Idle "
@@ -113,19 +128,19 @@ def main() -> int:
            "pack_wait does (include/gpuplace/rl/hold_guard.hpp) takes its own best other action where pack_wait would "
            "place the job. Generated by `experiments/idle_waiting.py`.", "",
            "| GPUs | policy | mean JCT (h) | minus the best heuristic (h) | idle while waiting (GPU-h) |", "|---|---|---|---|---|"]
-    with progress_bar(total=len(sizes) * (len(heuristics) + len(networks)) * len(seeds), desc="episodes") as bar:
-        for g in sizes:
+    with progress_bar(total=(len(heuristics) + len(networks)) * sum(counts), desc="episodes") as bar:
+        for g, n in zip(sizes, counts):
             res = {}
             for name in heuristics:
                 placer, _, queue = name.partition("+")
                 res[name] = []
-                for make, s in cases:
+                for make, s in cases(n):
                     res[name].append(episode(with_queue(make(g, "gpu"), queue), _core.Heuristic(placer), s))
                     bar.update(1)
             for name, mode in networks:
                 net, _, hold = name.partition("@hold:")
                 res[name] = []
-                for make, s in cases:
+                for make, s in cases(n):
                     res[name].append(episode(make(g, mode), nets[net], s, hold))
                     bar.update(1)
             best = min(heuristics, key=lambda h: statistics.fmean(j for j, _ in res[h]))

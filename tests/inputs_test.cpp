@@ -258,21 +258,17 @@ TEST_CASE("inputs: every training recipe reads as a run config, the distilled on
             CHECK((rc.ppo.dagger_teacher.starts_with("rollout16:") || rc.ppo.dagger_teacher.starts_with("rollout32:")));
             CHECK_FALSE(gp::is_hindsight_policy(rc.ppo.dagger_teacher));  // a causal teacher
             CHECK(rc.ppo.total_steps == 0);
-            CHECK(rc.train_scenarios().size() == (name.find("sizes_") != std::string::npos ? 2u : 1u));
+            CHECK(rc.train_scenarios().size() == (name == "sizes_distilled" ? 2u : 1u));
         }
-        if (name == "philly_distilled" || name == "philly_sizes_distilled") {
-            // validated on training files that no training env replays, and on no held-out file
+        if (name == "philly_distilled") {  // validated on training files that no training env replays, and on no held-out file
             const auto file = [](const std::string& p) { return std::filesystem::path(p).stem().string(); };
-            std::vector<std::string> val;
+            std::vector<std::string> val, train;
             for (const auto& p : rc.eval_scenario().workload.trace_paths()) val.push_back(file(p));
+            for (const auto& p : rc.train_scenarios()[0].workload.trace_paths()) train.push_back(file(p));
             CHECK(val == std::vector<std::string>{"103959", "b436b2"});
-            for (const auto& t : rc.train_scenarios()) {
-                std::vector<std::string> train;
-                for (const auto& p : t.workload.trace_paths()) train.push_back(file(p));
-                CHECK(val.size() + train.size() == gp::philly_training_files().size());
-                for (const auto& f : gp::philly_training_files())
-                    CHECK((std::count(val.begin(), val.end(), f) + std::count(train.begin(), train.end(), f)) == 1);
-            }
+            CHECK(val.size() + train.size() == gp::philly_training_files().size());
+            for (const auto& f : gp::philly_training_files())
+                CHECK((std::count(val.begin(), val.end(), f) + std::count(train.begin(), train.end(), f)) == 1);
         }
     }
     CHECK_THROWS_WITH_AS((void)gp::rl::run_config::from_json(json::parse(R"({"train_on": [3]})")),
@@ -281,6 +277,6 @@ TEST_CASE("inputs: every training recipe reads as a run config, the distilled on
                          "config /train_on: expected a list of scenarios, got \"default\"", gp::ConfigError);
     CHECK_THROWS_WITH_AS((void)gp::rl::run_recipe("distilled"),
                          "unknown training recipe \"distilled\" (allowed: colocation_distilled, default, default_distilled, heterogeneous_distilled, "
-                         "philly, philly_distilled, philly_hidden, philly_sizes_distilled, proximity_drl, sizes_distilled)",
+                         "philly, philly_distilled, philly_hidden, proximity_drl, sizes_distilled)",
                          gp::ConfigError);
 }

@@ -276,8 +276,8 @@ inline void check_information(const gpuplace::detail::json& trained, const scena
 /// docs/planning.md have their held-out tables; philly_hidden_round, in the round action mode, is
 /// trained by experiments/round_agent.py, its table in docs/rounds.md).
 [[nodiscard]] inline std::vector<std::string> model_names() {
-    return {"default", "philly", "proximity_drl", "default_distilled", "philly_distilled", "sizes_distilled",
-            "philly_sizes_distilled", "heterogeneous_distilled", "colocation_distilled", "philly_hidden_round"};
+    return {"default", "philly", "proximity_drl", "default_distilled", "philly_distilled", "sizes_distilled", "heterogeneous_distilled",
+            "colocation_distilled", "philly_hidden_round"};
 }
 
 /// The checkpoint file a name means: one of model_names() (its file in the data folder), else the
