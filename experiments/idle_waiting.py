@@ -118,9 +118,9 @@ def main() -> int:
     heuristics = [f"{p}+{q}" for p in _core.heuristic_names() for q in ("fifo", "backfill", "sjf", "fewest_gpus")]  # queue_names()
     networks = [(n, m) for n, m in shown.items()] + [(n + "@hold:pack_wait", m) for n, m in shown.items()]
     what = ("The 4 held-out Philly files (200 jobs per 64 GPUs, or the whole file; offered load 1.0) on DGX-A100 clusters, "
-            f"{seed_counts(sizes, counts)} split among the files" if philly else
-            f"Default workload on DGX-A100 clusters (2.5 jobs per GPU); {seed_counts(sizes, counts)}")
-    out = [f"{what}, DEFER allowed; "
+            f"{seed_counts(sizes, counts)} split among the files, DEFER allowed" if philly else
+            f"Default workload on DGX-A100 clusters (2.5 jobs per GPU, DEFER allowed); {seed_counts(sizes, counts)}")
+    out = [f"{what}; "
            f"mean ± standard error. The best heuristic: the lowest mean JCT of every placer under every queue policy "
            f"({len(heuristics)} variants) on these seeds; the networks act under sjf; minus: paired differences. Idle "
            "while waiting: GPU-hours left idle while a waiting job would have fit on them "
