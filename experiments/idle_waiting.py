@@ -10,7 +10,7 @@ waiting job would have fit (include/gpuplace/idle_waiting.hpp), and the JCT pair
 The clusters and workloads are experiments/size_transfer.sh's (DGX-A100 nodes, 2.5 jobs per GPU,
 DEFER allowed, sjf); held-out seeds 1000000 onwards, 20 at every size by default (--seeds: one count, or one per
 size). With --workload philly the 4 held-out Philly files instead, the seeds split among them: by default 1,000
-(250 a file) on 16 and 64 GPUs, where single episodes differ by tens of hours, and 80 on 256 and 1,024 GPUs,
+(250 a file) on up to 64 GPUs, where single episodes differ by tens of hours, and 80 on more (256 and 1,024 GPUs),
 where a file's window is most or all of it (on 1,024 GPUs every file is replayed whole, the same episode for
 every seed). The table replaces the part of docs/ppo.md between `<!-- idle:begin -->` and `<!-- idle:end -->`
 (`idle_philly` for Philly).
@@ -92,7 +92,7 @@ def seed_counts(sizes: list[int], counts: list[int]) -> str:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seeds", help="held-out seeds: one count, or one per size (default: 20; with --workload philly "
-                    "1000,1000,80,80)")
+                    "1,000 on up to 64 GPUs, 80 on more)")
     ap.add_argument("--sizes", default="16,64,256,1024")
     ap.add_argument("--workload", choices=("default", "philly"), default="default",
                     help="philly: the 4 held-out Philly files, the seeds split among them")
@@ -100,7 +100,10 @@ def main() -> int:
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     philly = args.workload == "philly"
-    counts = [int(n) for n in (args.seeds or ("1000,1000,80,80" if philly else "20")).split(",")]
+    if args.seeds:
+        counts = [int(n) for n in args.seeds.split(",")]
+    else:
+        counts = [(1000 if g <= 64 else 80) if philly else 20 for g in sizes]
     if len(counts) == 1:
         counts *= len(sizes)
     if len(counts) != len(sizes):
@@ -131,16 +134,17 @@ def main() -> int:
     with progress_bar(total=(len(heuristics) + len(networks)) * sum(counts), desc="episodes") as bar:
         for g, n in zip(sizes, counts):
             res = {}
+            episodes = cases(n)
             for name in heuristics:
                 placer, _, queue = name.partition("+")
                 res[name] = []
-                for make, s in cases(n):
+                for make, s in episodes:
                     res[name].append(episode(with_queue(make(g, "gpu"), queue), _core.Heuristic(placer), s))
                     bar.update(1)
             for name, mode in networks:
                 net, _, hold = name.partition("@hold:")
                 res[name] = []
-                for make, s in cases(n):
+                for make, s in episodes:
                     res[name].append(episode(make(g, mode), nets[net], s, hold))
                     bar.update(1)
             best = min(heuristics, key=lambda h: statistics.fmean(j for j, _ in res[h]))
