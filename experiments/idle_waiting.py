@@ -1,19 +1,22 @@
 #!/usr/bin/env python3
-"""Writes the idle-while-waiting table of docs/ppo.md: on the default workload at 16, 64, 256 and
-1,024 GPUs, the shipped networks, alone and holding a job only where pack_wait would
-(include/gpuplace/rl/hold_guard.hpp), against pack+sjf (which never holds a job that fits) and
-pack_wait+sjf (which holds jobs for a compact placement): mean JCT, the GPU-hours left idle while a
-waiting job would have fit (include/gpuplace/idle_waiting.hpp), and the JCT paired against pack+sjf.
+"""Writes the idle-while-waiting tables of docs/ppo.md: on the default workload or Philly at 16, 64, 256 and
+1,024 GPUs, the shipped networks, alone and with a hold guard (include/gpuplace/rl/hold_guard.hpp: holding a job
+only where pack_wait would, or only on clusters of at least some number of GPUs), against every heuristic variant:
+mean JCT, the GPU-hours left idle while a waiting job would have fit (include/gpuplace/idle_waiting.hpp), the JCT
+paired against the best heuristic, and what a network's holds gain against the same network never holding.
 
-    experiments/idle_waiting.py [--seeds N[,N...]] [--sizes 16,64,256,1024] [--workload default|philly] [--print]
+    experiments/idle_waiting.py [--seeds N[,N...]] [--sizes 16,64,256,1024] [--workload default|philly]
+                                [--split held-out|validation] [--print]
 
-The clusters and workloads are experiments/size_transfer.sh's (DGX-A100 nodes, 2.5 jobs per GPU,
-DEFER allowed, sjf); held-out seeds 1000000 onwards, 20 at every size by default (--seeds: one count, or one per
-size). With --workload philly the 4 held-out Philly files instead, the seeds split among them: by default 1,000
-(250 a file) on up to 64 GPUs, where single episodes differ by tens of hours, and 80 on more (256 and 1,024 GPUs),
-where a file's window is most or all of it (on 1,024 GPUs every file is replayed whole, the same episode for
-every seed). The table replaces the part of docs/ppo.md between `<!-- idle:begin -->` and `<!-- idle:end -->`
-(`idle_philly` for Philly).
+The clusters and workloads are experiments/size_transfer.sh's (DGX-A100 nodes, 2.5 jobs per GPU, DEFER allowed,
+sjf). Held-out seeds are 1000000 onwards, validation seeds 2000000 onwards (--split validation: the seeds, and on
+Philly the validation files, on which the hold guards are chosen). By default 400 seeds on up to 64 GPUs and 40 on
+more (--seeds: one count, or one per size). With --workload philly the 4 held-out Philly files (or the 2
+validation files) instead, the seeds split among them: by default 1,000 on up to 64 GPUs, where single episodes
+differ by tens of hours, and 80 on more, where a file's window is most or all of it. A file shorter than its
+window is replayed whole, the same episode for every seed, so it counts once (on 1,024 GPUs every file: one
+episode a file). The table replaces the part of docs/ppo.md between `<!-- idle:begin -->` and `<!-- idle:end -->`
+(`idle_philly` for Philly, `..._validation` for the validation split).
 """
 from __future__ import annotations
 
@@ -33,23 +36,37 @@ from gpuplace.progress import progress_bar  # noqa: E402
 
 DOC = ROOT / "docs" / "ppo.md"
 SHAPES = {16: (1, 2), 64: (2, 4), 256: (4, 8), 1024: (8, 16)}  # racks, nodes per rack
-NETWORKS = {"default": "gpu", "sizes_distilled": "placement"}  # shipped network -> its action mode
+# shipped network -> its action mode
+NETWORKS = {"default": "gpu", "sizes_distilled": "placement", "philly_distilled": "placement"}
 PHILLY_NETWORKS = {"philly_distilled": "placement", "sizes_distilled": "placement"}  # those compared on Philly
+# network -> the smallest cluster (GPUs) on which it holds jobs: chosen on the Philly validation files, where
+# philly_distilled's holds cost on 16 GPUs and pay on 64 and more (docs/ppo.md)
+HOLD_FROM = {"philly_distilled": 64}
+NEVER = 1 << 40  # hold_from: a cluster size no cluster reaches, so the network never holds a job that fits
+
+PHILLY_FILES = {  # split -> file -> its jobs
+    "held-out": {"0e4a51": 1181, "6c71a0": 2000, "7f04ca": 972, "e13805": 607},
+    "validation": {"103959": 986, "b436b2": 2000},
+}
+PHILLY_HELD_OUT = PHILLY_FILES["held-out"]
 
 
-PHILLY_HELD_OUT = {"0e4a51": 1181, "6c71a0": 2000, "7f04ca": 972, "e13805": 607}  # file -> its jobs
+def window(gpus: int, file: str) -> int:
+    """The jobs of a Philly episode on `gpus` GPUs: 200 per 64 GPUs, or the whole file when shorter."""
+    jobs = {**PHILLY_FILES["held-out"], **PHILLY_FILES["validation"]}[file]
+    return min(jobs, 200 * gpus // 64)
 
 
 def philly_scenario(gpus: int, mode: str, file: str) -> dict:
-    """A held-out Philly file on `gpus` GPUs at offered load 1.0: windows of 200 jobs per 64 GPUs
-    (the whole file when shorter), DEFER allowed, sjf."""
+    """A Philly file on `gpus` GPUs at offered load 1.0: windows of 200 jobs per 64 GPUs (the whole file when
+    shorter), DEFER allowed, sjf."""
     from gpuplace.config import scenario_of
 
     d = scenario_of(f"philly:{file}").to_dict()
     racks, nodes = SHAPES[gpus]
     d["name"] = f"philly:{file}@{gpus}"
     d["topology"] = {"preset": "dgx_a100", "racks": racks, "nodes_per_rack": nodes}
-    d["workload"]["episode_jobs"] = min(PHILLY_HELD_OUT[file], 200 * gpus // 64)
+    d["workload"]["episode_jobs"] = window(gpus, file)
     d["env"].update(queue_policy="sjf", backfill=True, allow_defer=True, action_mode=mode)
     return d
 
@@ -63,16 +80,17 @@ def scenario(gpus: int, mode: str) -> dict:
             "reward": {"jct": 1.0, "time_scale": 3600}}
 
 
-def episode(sc: dict, act, seed: int, hold_with: str = "") -> tuple[float, float]:
-    """Mean JCT (h) and idle-while-waiting GPU-hours of one episode of `act.act(env) -> action` (a
-    network holding only where `hold_with` holds, when given)."""
+def episode(sc: dict, act, seed: int, hold_with: str = "", hold_from: int = 0) -> tuple[float, float]:
+    """Mean JCT (h) and idle-while-waiting GPU-hours of one episode of `act.act(env) -> action` (a network with
+    the hold guard `hold_with` or `hold_from`, when given)."""
     e = make_core_env(sc)
     e.reset(seed)
     reset = getattr(act, "reset", None)
     if reset:
         reset(seed)
+    guard = {"hold_with": hold_with} if hold_with else {"hold_from": hold_from} if hold_from else {}
     while not e.done:
-        e.step(int(act.act(e, hold_with=hold_with) if hold_with else act.act(e)))
+        e.step(int(act.act(e, **guard)))
     return e.metrics()["avg_jct"] / 3600.0, e.idle_while_waiting_gpu_hours()
 
 
@@ -82,85 +100,124 @@ def with_queue(sc: dict, queue: str) -> dict:
     return dict(sc, env=env)
 
 
-def seed_counts(sizes: list[int], counts: list[int]) -> str:
-    """'20 held-out seeds' when every size has 20, else 'held-out seeds (1,000 on 16 GPUs, ...)'."""
-    if len(set(counts)) == 1:
-        return f"{counts[0]:,} held-out seeds"
-    return "held-out seeds (" + ", ".join(f"{n:,} on {g:,} GPUs" for g, n in zip(sizes, counts)) + ")"
+def guard_of(name: str) -> tuple[str, dict]:
+    """A network row's name -> (network, its hold guard as episode() keywords)."""
+    net, _, guard = name.partition("@")
+    kind, _, arg = guard.partition(":")
+    return net, ({"hold_with": arg} if kind == "hold" else {"hold_from": int(arg)} if kind == "hold_from" else {})
+
+
+def label_of(name: str, mode: str) -> str:
+    net, guard = guard_of(name)
+    label = f"network `{net}` ({mode} mode)"
+    if "hold_with" in guard:
+        return label + f", holding only where {guard['hold_with']} does"
+    if "hold_from" in guard:
+        return label + f", holding only from {guard['hold_from']:,} GPUs"
+    return label
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--seeds", help="held-out seeds: one count, or one per size (default: 20; with --workload philly "
-                    "1,000 on up to 64 GPUs, 80 on more)")
+    ap.add_argument("--seeds", help="seeds: one count, or one per size (default: 400 on up to 64 GPUs and 40 on more; "
+                    "with --workload philly 1,000 and 80)")
     ap.add_argument("--sizes", default="16,64,256,1024")
     ap.add_argument("--workload", choices=("default", "philly"), default="default",
-                    help="philly: the 4 held-out Philly files, the seeds split among them")
+                    help="philly: the Philly files of the split, the seeds split among them")
+    ap.add_argument("--split", choices=("held-out", "validation"), default="held-out",
+                    help="validation: seeds from 2000000 (on Philly the validation files), where guards are chosen")
     ap.add_argument("--print", action="store_true", help="print the table instead of writing docs/ppo.md")
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
+    if any(g not in SHAPES for g in sizes):
+        ap.error(f"--sizes: each of {', '.join(map(str, SHAPES))}, got {args.sizes}")
     philly = args.workload == "philly"
     if args.seeds:
         counts = [int(n) for n in args.seeds.split(",")]
     else:
-        counts = [(1000 if g <= 64 else 80) if philly else 20 for g in sizes]
+        counts = [(1000 if g <= 64 else 80) if philly else (400 if g <= 64 else 40) for g in sizes]
     if len(counts) == 1:
         counts *= len(sizes)
     if len(counts) != len(sizes):
         ap.error(f"--seeds: {len(counts)} counts for {len(sizes)} sizes ({args.sizes})")
-    files = list(PHILLY_HELD_OUT)
+    validation = args.split == "validation"
+    files = list(PHILLY_FILES[args.split])
+    first = 2_000_000 if validation else 1_000_000
 
-    def cases(n: int) -> list:
-        """The episodes: (scenario maker, seed); on Philly each held-out file takes its share of the seeds."""
-        seeds = [1_000_000 + i for i in range(n)]
-        if philly:
-            return [(lambda g, m, f=files[i % 4]: philly_scenario(g, m, f), s) for i, s in enumerate(seeds)]
-        return [(scenario, s) for s in seeds]
+    def cases(g: int, n: int) -> list:
+        """The episodes on `g` GPUs: (scenario maker, seed); on Philly each file takes its share of the seeds,
+        once when it is replayed whole."""
+        seeds = [first + i for i in range(n)]
+        if not philly:
+            return [(scenario, s) for s in seeds]
+        out, whole = [], set()
+        for i, s in enumerate(seeds):
+            f = files[i % len(files)]
+            if f in whole:
+                continue
+            if window(g, f) == PHILLY_FILES[args.split][f]:
+                whole.add(f)
+            out.append((lambda g, m, f=f: philly_scenario(g, m, f), s))
+        return out
     shown = PHILLY_NETWORKS if philly else NETWORKS
     nets = {name: ppo.load_model(name) for name in shown}
     heuristics = [f"{p}+{q}" for p in _core.heuristic_names() for q in ("fifo", "backfill", "sjf", "fewest_gpus")]  # queue_names()
-    networks = [(n, m) for n, m in shown.items()] + [(n + "@hold:pack_wait", m) for n, m in shown.items()]
-    what = ("The 4 held-out Philly files (200 jobs per 64 GPUs, or the whole file; offered load 1.0) on DGX-A100 clusters, "
-            f"{seed_counts(sizes, counts)} split among the files, DEFER allowed" if philly else
-            f"Default workload on DGX-A100 clusters (2.5 jobs per GPU, DEFER allowed); {seed_counts(sizes, counts)}")
-    out = [f"{what}; "
+    networks = [n for n in shown] + [n + "@hold:pack_wait" for n in shown] + [f"{n}@hold_from:{HOLD_FROM[n]}" for n in shown if n in HOLD_FROM]
+    never = {n: f"{n}@hold_from:{NEVER}" for n in shown}  # each network never holding: what its holds gain against
+    episodes_of = {g: cases(g, n) for g, n in zip(sizes, counts)}
+    ran = [len(episodes_of[g]) for g in sizes]
+    where = "the 2 Philly validation files" if validation and philly else "the 4 held-out Philly files"
+    kind = "validation seeds" if validation else "held-out seeds"
+    count = (f"{ran[0]:,} {kind}" if len(set(ran)) == 1 else
+             f"{kind} (" + ", ".join(f"{n:,} on {g:,} GPUs" for g, n in zip(sizes, ran)) + ")")
+    what = (f"{where} (200 jobs per 64 GPUs, or the whole file; offered load 1.0) on DGX-A100 clusters, {count} split "
+            "among the files (a file replayed whole counts once), DEFER allowed" if philly else
+            f"Default workload on DGX-A100 clusters (2.5 jobs per GPU, DEFER allowed); {count}")
+    out = [f"{what[0].upper()}{what[1:]}; "
            f"mean ± standard error. The best heuristic: the lowest mean JCT of every placer under every queue policy "
            f"({len(heuristics)} variants) on these seeds; the networks act under sjf; minus: paired differences. Idle "
            "while waiting: GPU-hours left idle while a waiting job would have fit on them "
-           "(include/gpuplace/idle_waiting.hpp; pack+sjf holds none by construction). A network holding only where "
-           "pack_wait does (include/gpuplace/rl/hold_guard.hpp) takes its own best other action where pack_wait would "
-           "place the job. Generated by `experiments/idle_waiting.py`.", "",
-           "| GPUs | policy | mean JCT (h) | minus the best heuristic (h) | idle while waiting (GPU-h) |", "|---|---|---|---|---|"]
-    with progress_bar(total=(len(heuristics) + len(networks)) * sum(counts), desc="episodes") as bar:
-        for g, n in zip(sizes, counts):
+           "(include/gpuplace/idle_waiting.hpp; pack+sjf holds none by construction). Hold guards "
+           "(include/gpuplace/rl/hold_guard.hpp): where the network would hold a job and the guard does not allow it "
+           "(pack_wait would place the job; the cluster has fewer GPUs than the guard's), the network takes its own "
+           "best other action. Holds' gain: the row minus the same network never holding a job that fits (paired). "
+           "Generated by `experiments/idle_waiting.py`.", "",
+           "| GPUs | policy | mean JCT (h) | minus the best heuristic (h) | holds' gain (h) | idle while waiting (GPU-h) |",
+           "|---|---|---|---|---|---|"]
+    runs = list(networks) + list(never.values())
+    with progress_bar(total=(len(heuristics) + len(runs)) * sum(ran), desc="episodes") as bar:
+        for g in sizes:
             res = {}
-            episodes = cases(n)
+            episodes = episodes_of[g]
             for name in heuristics:
                 placer, _, queue = name.partition("+")
                 res[name] = []
                 for make, s in episodes:
                     res[name].append(episode(with_queue(make(g, "gpu"), queue), _core.Heuristic(placer), s))
                     bar.update(1)
-            for name, mode in networks:
-                net, _, hold = name.partition("@hold:")
+            for name in runs:
+                net, guard = guard_of(name)
                 res[name] = []
                 for make, s in episodes:
-                    res[name].append(episode(make(g, mode), nets[net], s, hold))
+                    res[name].append(episode(make(g, shown[net]), nets[net], s, **guard))
                     bar.update(1)
             best = min(heuristics, key=lambda h: statistics.fmean(j for j, _ in res[h]))
             base = [j for j, _ in res[best]]
             rows = [(best, f"the best heuristic, `{best}`")] + [(h, f"`{h}`") for h in ("pack+sjf", "pack_wait+sjf") if h != best]
-            for name, _ in networks:
-                net, _, hold = name.partition("@hold:")
-                rows.append((name, f"network `{net}` ({shown[net]} mode)" + (f", holding only where {hold} does" if hold else "")))
+            rows += [(name, label_of(name, shown[guard_of(name)[0]])) for name in networks]
             for name, label in rows:
                 jct = [j for j, _ in res[name]]
                 m, se = mean_sem(jct)
                 im, ise = mean_sem([h for _, h in res[name]])
                 dm, dse = mean_sem([a - b for a, b in zip(jct, base)])
                 diff = "" if name == best else f"{dm:+.3f} ± {dse:.3f}"
-                out.append(f"| {g:,} | {label} | {m:.3f} ± {se:.3f} | {diff} | {im:.1f} ± {ise:.1f} |")
-    return finish(out, DOC, ROOT, args.print, "idle_philly" if philly else "idle")
+                gain = ""
+                if name in networks:
+                    gm, gse = mean_sem([a - b for a, b in zip(jct, (j for j, _ in res[never[guard_of(name)[0]]]))])
+                    gain = f"{gm:+.3f} ± {gse:.3f}"
+                out.append(f"| {g:,} | {label} | {m:.3f} ± {se:.3f} | {diff} | {gain} | {im:.1f} ± {ise:.1f} |")
+    section = ("idle_philly" if philly else "idle") + ("_validation" if validation else "")
+    return finish(out, DOC, ROOT, args.print, section)
 
 
 if __name__ == "__main__":

@@ -1,14 +1,18 @@
-// Tests of include/gpuplace/rl/hold_guard.hpp: a network that holds a job only where a heuristic would.
+// Tests of include/gpuplace/rl/hold_guard.hpp: a network that holds a job only where a heuristic would,
+// or only on clusters of at least a number of GPUs; and of their names in the benchmark (src/bench/policy.hpp).
 
 #include <doctest/doctest.h>
 
 #include <memory>
+#include <string>
 
 #include <gpuplace/gpuplace.hpp>
 #include <gpuplace/idle_waiting.hpp>
 #include <gpuplace/policy_registry.hpp>
 #include <gpuplace/rl/hold_guard.hpp>
 #include <gpuplace/rl/rl.hpp>
+
+#include "bench/policy.hpp"
 
 namespace gp = gpuplace;
 
@@ -46,4 +50,61 @@ TEST_CASE("hold guard: DEFER only where the heuristic defers too, the network's 
     raw_env.reset(seed);
     while (!raw_env.done()) raw_env.step(alone.act(raw_env));
     CHECK(gp::idle_while_waiting_gpu_hours(e.finished(), 16) < gp::idle_while_waiting_gpu_hours(raw_env.finished(), 16));
+}
+
+TEST_CASE("hold_from: no DEFER on a smaller cluster while another action is valid, the network itself on a large enough one") {
+    auto ck = gp::rl::load_model("default");
+    const auto net = std::make_shared<const gp::rl::actor_critic>(std::move(ck.network));
+    auto s = gp::default_scenario();
+    s.topology = gp::topology_config::of("dgx_a100", 1, 2);  // 16 GPUs
+    s.workload.synthetic.num_jobs = 40;
+    gp::apply_queue(s, ck.queue);
+    const std::uint64_t seed = 1000000;
+    // holds from 64 GPUs: on 16 it never holds a job that fits, so no GPU is idle while a job would fit
+    auto never = gp::rl::hold_from<gp::env>("from64", net, 64).make(seed);
+    gp::rl::network_policy alone(net);
+    gp::env e(s);
+    e.reset(seed);
+    std::size_t overruled = 0;
+    while (!e.done()) {
+        const auto a = never(e), n = alone.act(e);
+        const auto m = e.action_mask();
+        std::size_t valid = 0;
+        for (const auto v : m) valid += v != 0;
+        if (a == e.defer_action()) CHECK(valid == 1);  // DEFER only when nothing else is valid
+        if (n != e.defer_action()) CHECK(a == n);       // where the network places, it places as the network does
+        overruled += a != n;
+        e.step(a);
+    }
+    CHECK(overruled > 0);  // this network holds on 16 GPUs (the test above)
+    CHECK(gp::idle_while_waiting_gpu_hours(e.finished(), 16) == 0.0);
+    // holds from 16 GPUs: on 16 it is the network, action for action
+    auto from16 = gp::rl::hold_from<gp::env>("from16", net, 16).make(seed);
+    gp::env f(s);
+    f.reset(seed);
+    while (!f.done()) {
+        const auto a = from16(f);
+        CHECK(a == alone.act(f));
+        f.step(a);
+    }
+}
+
+TEST_CASE("benchmark names of guarded models: <model>@hold:<heuristic> and <model>@hold_from:<gpus>") {
+    namespace bench = gp::bench;
+    CHECK(bench::is_model_name("default@hold_from:64"));
+    CHECK(bench::is_model_name("default@hold:pack_wait"));
+    CHECK_FALSE(bench::is_model_name("pack@hold_from:64"));
+    const auto p = bench::policy_named("default@hold_from:64");
+    CHECK(p.ref.name == "default@hold_from:64");
+    CHECK(p.ref.kind == "model");
+    CHECK(p.policy.queue == "sjf");  // the queue policy the model was trained under
+    for (const std::string bad : {"0", "", "64x", "-1", "sixty"}) {
+        CAPTURE(bad);
+        try {
+            (void)bench::policy_named("default@hold_from:" + bad);
+            FAIL("no error");
+        } catch (const gp::ConfigError& err) {
+            CHECK(std::string(err.what()) == "policy \"default@hold_from:" + bad + "\": @hold_from: takes a number of GPUs from 1 up, got \"" + bad + "\"");
+        }
+    }
 }

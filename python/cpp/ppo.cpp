@@ -60,15 +60,25 @@ struct PyNetwork {
     std::string queue;  ///< the queue policy it acts under ("" = the scenario's)
 };
 
+/// The network as a harness policy, guarded as asked (rl/hold_guard.hpp): holding only where the
+/// heuristic `hold_with` holds, or only on clusters of at least `hold_from` GPUs; ConfigError for both.
 template <class E>
-std::int64_t network_act(PyNetwork& n, const PyEnv<E>& p, const std::string& hold_with) {
+gp::any_policy<E> guarded_network(const std::string& name, const PyNetwork& n, const std::string& hold_with, std::size_t hold_from) {
+    if (!hold_with.empty() && hold_from > 0)
+        throw gp::ConfigError("hold_with=\"" + hold_with + "\" and hold_from=" + std::to_string(hold_from) +
+                              ": give one hold guard, not both");
+    if (hold_from > 0) return rl::hold_from<E>(name, n.net, hold_from);
+    if (!hold_with.empty()) return rl::hold_only_with<E>(name, n.net, gp::named_policy<E>(hold_with));
+    return rl::as_policy<E>(name, n.net);
+}
+
+template <class E>
+std::int64_t network_act(PyNetwork& n, const PyEnv<E>& p, const std::string& hold_with, std::size_t hold_from) {
     const auto& e = idle(p);
     if (e.done()) throw gp::StateError("Network.act: the episode is over; reset the env");
     if (!e.has_current()) throw gp::StateError("Network.act: no job is being placed; call reset() first");
-    if (!hold_with.empty()) {  // rl/hold_guard.hpp, for one step (the heuristic's state is not kept across steps)
-        auto pol = rl::hold_only_with<E>("ppo", n.net, gp::named_policy<E>(hold_with));
-        return pol.make(e.seed())(e);
-    }
+    if (!hold_with.empty() || hold_from > 0)  // rl/hold_guard.hpp, for one step (the heuristic's state is not kept across steps)
+        return guarded_network<E>("ppo", n, hold_with, hold_from).make(e.seed())(e);
     rl::basic_network_policy<float> pol(n.net);
     return pol.act(e);
 }
@@ -112,9 +122,11 @@ void bind_ppo(py::module_& m) {
         .def_property_readonly("ppo_config", [](const PyNetwork& n) { return to_py(n.ppo); })
         .def_property_readonly("queue", [](const PyNetwork& n) { return n.queue; },
                                "The queue policy the network acts under (\"\" = the scenario's).")
-        .def("act", &network_act<gp::env>, py::arg("env"), py::arg("hold_with") = "",
-             "The greedy action in env's state; hold_with: a heuristic (e.g. \"pack_wait\"): DEFER only where it defers "
-             "too, else the most probable other valid action (include/gpuplace/rl/hold_guard.hpp).");
+        .def("act", &network_act<gp::env>, py::arg("env"), py::arg("hold_with") = "", py::arg("hold_from") = 0,
+             "The greedy action in env's state. A hold guard (include/gpuplace/rl/hold_guard.hpp), where the network's "
+             "action is DEFER and holding is not allowed, takes the most probable other valid action: hold_with: a "
+             "heuristic (e.g. \"pack_wait\"): DEFER only where it defers too; hold_from: a number of GPUs (e.g. 64): "
+             "DEFER only on clusters of at least that many.");
 
     m.def("keep_freed_memory", &rl::keep_freed_memory, py::arg("keep_bytes") = std::size_t{512} << 20,
           "Makes the C library keep freed memory for reuse (process-wide; glibc only, else returns False). Training "
@@ -138,20 +150,20 @@ void bind_ppo(py::module_& m) {
           }, py::arg("path"), "Loads a PPO checkpoint (CheckpointError when truncated, corrupted or of another version).");
 
     m.def("evaluate_network", [](py::object scenario, const PyNetwork& n, py::object seeds, const std::string& name,
-                                 py::object threads_arg, const std::string& hold_with) {
+                                 py::object threads_arg, const std::string& hold_with, std::size_t hold_from) {
               const auto threads = to_count(threads_arg, "evaluate_network: threads", 0, 4096);
               const auto sc = to_scenario(scenario);
               const auto sd = to_seeds(seeds);
               rl::check_information(n.scenario, sc, name);
               py::gil_scoped_release nogil;
-              auto p = hold_with.empty() ? rl::as_policy<gp::env>(name, n.net)
-                                         : rl::hold_only_with<gp::env>(name, n.net, gp::named_policy<gp::env>(hold_with));
+              auto p = guarded_network<gp::env>(name, n, hold_with, hold_from);
               p.queue = n.queue;  // under its own queue policy, as in training
               return gp::evaluate<gp::env>(sc, {std::move(p)}, sd, threads);
           }, py::arg("scenario"), py::arg("network"), py::arg("seeds") = 20, py::arg("name") = "ppo", py::arg("threads") = 1,
-          py::arg("hold_with") = "",
-          "Runs a loaded network through the C++ harness; returns an EvalReport. hold_with: a heuristic (e.g. \"pack_wait\"): "
-          "the network holds a job only where it would (include/gpuplace/rl/hold_guard.hpp).");
+          py::arg("hold_with") = "", py::arg("hold_from") = 0,
+          "Runs a loaded network through the C++ harness; returns an EvalReport. A hold guard "
+          "(include/gpuplace/rl/hold_guard.hpp): hold_with: a heuristic (e.g. \"pack_wait\"): the network holds a job "
+          "only where it would; hold_from: a number of GPUs (e.g. 64): only on clusters of at least that many.");
 
 }
 

@@ -4,9 +4,13 @@
 /// a rollout planner ("rollout16:pack_wait+sjf", policy_registry.hpp) or a C++ PPO checkpoint, a shipped model ("default", rl::model_names()) or a checkpoint file
 /// ("model:<name or file>" says so explicitly). Needs the reference PPO (gpuplace::rl, Eigen).
 
+#include <charconv>
+#include <cstddef>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <system_error>
 #include <utility>
 
 #include <gpuplace/data.hpp>
@@ -26,25 +30,42 @@ namespace gpuplace::bench {
     return hex64(fnv1a64(reinterpret_cast<const unsigned char*>(s.data()), s.size()));
 }
 
+/// Where a model's spec starts its hold guard ("@hold:" or "@hold_from:"), else npos.
+[[nodiscard]] inline std::size_t hold_guard_at(const std::string& spec) {
+    const auto at = spec.find("@hold");
+    return at != std::string::npos && (spec.compare(at, 6, "@hold:") == 0 || spec.compare(at, 11, "@hold_from:") == 0)
+               ? at
+               : std::string::npos;
+}
+
 /// A C++ checkpoint as a policy: a shipped model's name or a checkpoint file, optionally followed
-/// by "@hold:<heuristic>" (it holds a job only where that heuristic would, rl/hold_guard.hpp; e.g.
-/// "sizes_distilled@hold:pack_wait"). It acts greedily under the queue policy it was trained
-/// under; the result records its file's checksum.
+/// by a hold guard (rl/hold_guard.hpp): "@hold:<heuristic>" (it holds a job only where that
+/// heuristic would; e.g. "sizes_distilled@hold:pack_wait") or "@hold_from:<gpus>" (it holds a job
+/// only on clusters of at least that many GPUs; e.g. "philly_distilled@hold_from:64"). It acts
+/// greedily under the queue policy it was trained under; the result records its file's checksum.
 [[nodiscard]] inline named_policy model_policy(const std::string& spec) {
-    const auto at = spec.find("@hold:");
+    const auto at = hold_guard_at(spec);
     const std::string name = spec.substr(0, at);
+    std::size_t min_gpus = 0;
+    if (at != std::string::npos && spec.compare(at, 11, "@hold_from:") == 0) {
+        const auto digits = std::string_view(spec).substr(at + 11);
+        const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), min_gpus);
+        if (ec != std::errc{} || end != digits.data() + digits.size() || min_gpus == 0)
+            throw ConfigError("policy \"" + spec + "\": @hold_from: takes a number of GPUs from 1 up, got \"" + std::string(digits) + "\"");
+    }
     auto ck = rl::load_model(name);
     auto net = std::make_shared<const rl::actor_critic>(std::move(ck.network));
     auto p = at == std::string::npos ? rl::as_policy<env>(spec, net)
+             : min_gpus > 0          ? rl::hold_from<env>(spec, net, min_gpus)
                                      : rl::hold_only_with<env>(spec, net, heuristic_or_planner(spec.substr(at + 6)).policy);
     p.queue = ck.queue;
     return {std::move(p), {spec, "model", ck.queue, file_checksum(resolve_data_path(rl::model_path(name)))}};
 }
 
 /// Whether a name means a model: "model:<x>", a shipped model's name, or a file name ending in
-/// .json, each optionally followed by "@hold:<heuristic>".
+/// .json, each optionally followed by a hold guard ("@hold:<heuristic>" or "@hold_from:<gpus>").
 [[nodiscard]] inline bool is_model_name(const std::string& spec) {
-    const std::string name = spec.substr(0, spec.find("@hold:"));
+    const std::string name = spec.substr(0, hold_guard_at(spec));
     if (name.starts_with("model:")) return true;
     for (const auto& m : rl::model_names())
         if (name == m) return true;

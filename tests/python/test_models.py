@@ -56,3 +56,31 @@ def test_a_network_that_holds_only_where_a_heuristic_does():
     assert guarded["jobs_done"] == 40
     with pytest.raises(_core.ConfigError, match="unknown policy"):
         _core.evaluate_network(small, net, [1000000], "ppo", 1, hold_with="best")
+
+
+def test_a_network_that_holds_only_on_clusters_large_enough():
+    """hold_from (include/gpuplace/rl/hold_guard.hpp): from 64 GPUs, the default network on 16 never holds
+    a job while another action is valid, so no GPU is idle while a job would fit; from 16, it is the network."""
+    from gpuplace.config import make_core_env
+    from gpuplace.ppo import load_model
+
+    net = load_model("default")
+    small = load_scenario("default", {"topology": {"racks": 1, "nodes_per_rack": 2}, "workload": {"num_jobs": 40},
+                                      "env": {"queue_policy": net.queue}})  # as the harness runs it
+    e = make_core_env(small)
+    e.reset(1000000)
+    overruled = 0
+    while not e.done:
+        a, n = int(net.act(e, hold_from=64)), int(net.act(e))
+        assert int(net.act(e, hold_from=16)) == n
+        if a == e.defer_action:
+            assert sum(e.action_mask()) == 1
+        overruled += a != n
+        e.step(a)
+    assert overruled > 0
+    assert e.idle_while_waiting_gpu_hours() == 0.0
+    report = _core.evaluate_network(small, net, [1000000], "ppo", 1, hold_from=64).per_seed("ppo")[0]
+    assert report["jobs_done"] == 40
+    assert report["avg_jct"] == e.metrics()["avg_jct"]  # the harness acts as the network with the guard does
+    with pytest.raises(_core.ConfigError, match="give one hold guard, not both"):
+        _core.evaluate_network(small, net, [1000000], "ppo", 1, hold_with="pack_wait", hold_from=64)
