@@ -84,3 +84,33 @@ def test_a_network_that_holds_only_on_clusters_large_enough():
     assert report["avg_jct"] == e.metrics()["avg_jct"]  # the harness acts as the network with the guard does
     with pytest.raises(_core.ConfigError, match="give one hold guard, not both"):
         _core.evaluate_network(small, net, [1000000], "ppo", 1, hold_with="pack_wait", hold_from=64)
+
+
+def test_the_philly_network_holding_from_64_gpus_never_holds_on_16():
+    """philly_distilled@hold_from:64 (docs/ppo.md, "Holding jobs while GPUs are idle"): on 16 GPUs of a held-out
+    Philly file it leaves no GPU idle while a job would fit, and its JCT is pack+sjf's; unguarded, it holds."""
+    from gpuplace.config import make_core_env, scenario_of
+    from gpuplace.ppo import load_model
+
+    net = load_model("philly_distilled")
+    d = scenario_of("philly:e13805").to_dict()
+    d["topology"] = {"preset": "dgx_a100", "racks": 1, "nodes_per_rack": 2}
+    d["workload"]["episode_jobs"] = 50
+    d["env"].update(queue_policy="sjf", backfill=True, allow_defer=True, action_mode="placement")
+    held = 0.0
+    for seed in (1000003, 1000007, 1000011):
+        e, raw, ref = make_core_env(d), make_core_env(d), make_core_env(dict(d, env=dict(d["env"], action_mode="gpu")))
+        for x in (e, raw, ref):
+            x.reset(seed)
+        while not e.done:
+            e.step(int(net.act(e, hold_from=64)))
+        while not raw.done:
+            raw.step(int(net.act(raw)))
+        pack = _core.Heuristic("pack")
+        pack.reset(seed)
+        while not ref.done:
+            ref.step(int(pack.act(ref)))
+        assert e.idle_while_waiting_gpu_hours() == 0.0
+        assert e.metrics()["avg_jct"] == ref.metrics()["avg_jct"]
+        held += raw.idle_while_waiting_gpu_hours()
+    assert held > 0.0
