@@ -145,11 +145,11 @@ def main() -> int:
     first = 2_000_000 if validation else 1_000_000
 
     def cases(g: int, n: int) -> list:
-        """The episodes on `g` GPUs: (scenario maker, seed); on Philly each file takes its share of the seeds,
-        once when it is replayed whole."""
+        """The episodes on `g` GPUs: (scenario maker, seed, file or "", whether the file is replayed whole); on
+        Philly each file takes its share of the seeds, once when it is replayed whole."""
         seeds = [first + i for i in range(n)]
         if not philly:
-            return [(scenario, s) for s in seeds]
+            return [(scenario, s, "", False) for s in seeds]
         out, whole = [], set()
         for i, s in enumerate(seeds):
             f = files[i % len(files)]
@@ -157,7 +157,7 @@ def main() -> int:
                 continue
             if window(g, f) == PHILLY_FILES[args.split][f]:
                 whole.add(f)
-            out.append((lambda g, m, f=f: philly_scenario(g, m, f), s))
+            out.append((lambda g, m, f=f: philly_scenario(g, m, f), s, f, f in whole))
         return out
     shown = PHILLY_NETWORKS if philly else NETWORKS
     nets = {name: ppo.load_model(name) for name in shown}
@@ -185,6 +185,7 @@ def main() -> int:
            "| GPUs | policy | mean JCT (h) | minus the best heuristic (h) | holds' gain (h) | idle while waiting (GPU-h) |",
            "|---|---|---|---|---|---|"]
     runs = list(networks) + list(never.values())
+    notes: list[str] = []
     with progress_bar(total=(len(heuristics) + len(runs)) * sum(ran), desc="episodes") as bar:
         for g in sizes:
             res = {}
@@ -192,13 +193,13 @@ def main() -> int:
             for name in heuristics:
                 placer, _, queue = name.partition("+")
                 res[name] = []
-                for make, s in episodes:
+                for make, s, _, _ in episodes:
                     res[name].append(episode(with_queue(make(g, "gpu"), queue), _core.Heuristic(placer), s))
                     bar.update(1)
             for name in runs:
                 net, guard = guard_of(name)
                 res[name] = []
-                for make, s in episodes:
+                for make, s, _, _ in episodes:
                     res[name].append(episode(make(g, shown[net]), nets[net], s, **guard))
                     bar.update(1)
             best = min(heuristics, key=lambda h: statistics.fmean(j for j, _ in res[h]))
@@ -216,6 +217,15 @@ def main() -> int:
                     gm, gse = mean_sem([a - b for a, b in zip(jct, (j for j, _ in res[never[guard_of(name)[0]]]))])
                     gain = f"{gm:+.3f} ± {gse:.3f}"
                 out.append(f"| {g:,} | {label} | {m:.3f} ± {se:.3f} | {diff} | {gain} | {im:.1f} ± {ise:.1f} |")
+            if episodes and all(w for _, _, _, w in episodes):  # one episode a file: its holds' gain file by file
+                by_net = []
+                for net in shown:
+                    gains = [a - b for (a, _), (b, _) in zip(res[net], res[never[net]])]
+                    by_net.append(f"`{net}` " + ", ".join(f"{f} {d:+.4f}" for (_, _, f, _), d in zip(episodes, gains)))
+                notes.append(f"On {g:,} GPUs each file is one episode (replayed whole); holds' gain by file (h): "
+                             + "; ".join(by_net) + ".")
+    if notes:
+        out += [""] + notes
     section = ("idle_philly" if philly else "idle") + ("_validation" if validation else "")
     return finish(out, DOC, ROOT, args.print, section)
 
