@@ -1,17 +1,18 @@
 #!/usr/bin/env python3
-"""Writes the idle-while-waiting tables of docs/ppo.md: on the default workload or Philly at 16, 64, 256 and
-1,024 GPUs, the shipped networks, alone and with a hold guard (include/gpuplace/rl/hold_guard.hpp: holding a job
+"""Writes the idle-while-waiting tables of docs/ppo.md: on the default workload or Philly at 16 to 1,024 GPUs,
+the shipped networks, alone and with a hold guard (include/gpuplace/rl/hold_guard.hpp: holding a job
 only where pack_wait would, or only on clusters of at least some number of GPUs), against every heuristic variant:
 mean JCT, the GPU-hours left idle while a waiting job would have fit (include/gpuplace/idle_waiting.hpp), the JCT
 paired against the best heuristic, and what a network's holds gain against the same network never holding.
 
-    experiments/idle_waiting.py [--seeds N[,N...]] [--sizes 16,64,256,1024] [--workload default|philly]
+    experiments/idle_waiting.py [--seeds N[,N...]] [--sizes 16,64,...] [--workload default|philly]
                                 [--split held-out|validation] [--print]
 
 The clusters and workloads are experiments/size_transfer.sh's (DGX-A100 nodes, 2.5 jobs per GPU, DEFER allowed,
 sjf). Held-out seeds are 1000000 onwards, validation seeds 2000000 onwards (--split validation: the seeds, and on
-Philly the validation files, on which the hold guards are chosen). By default 400 seeds on up to 64 GPUs and 40 on
-more (--seeds: one count, or one per size). With --workload philly the 4 held-out Philly files (or the 2
+Philly the validation files, on which the hold guards are chosen). Sizes: 16, 64, 256 and 1,024 GPUs; with
+--split validation 24, 32 and 48 as well, where a guard's cluster size is chosen. By default 400 seeds on up to
+64 GPUs and 40 on more (--seeds: one count, or one per size). With --workload philly the 4 held-out Philly files (or the 2
 validation files) instead, the seeds split among them: by default 1,000 on up to 64 GPUs, where single episodes
 differ by tens of hours, and 80 on more, where a file's window is most or all of it. A file shorter than its
 window is replayed whole, the same episode for every seed, so it counts once (on 1,024 GPUs every file: one
@@ -35,13 +36,13 @@ from gpuplace.config import make_core_env  # noqa: E402
 from gpuplace.progress import progress_bar  # noqa: E402
 
 DOC = ROOT / "docs" / "ppo.md"
-SHAPES = {16: (1, 2), 64: (2, 4), 256: (4, 8), 1024: (8, 16)}  # racks, nodes per rack
+SHAPES = {16: (1, 2), 24: (1, 3), 32: (1, 4), 48: (2, 3), 64: (2, 4), 256: (4, 8), 1024: (8, 16)}  # racks, nodes per rack
 # shipped network -> its action mode
 NETWORKS = {"default": "gpu", "sizes_distilled": "placement", "philly_distilled": "placement"}
 PHILLY_NETWORKS = {"philly_distilled": "placement", "sizes_distilled": "placement"}  # those compared on Philly
 # network -> the smallest cluster (GPUs) on which it holds jobs: chosen on the Philly validation files, where
-# philly_distilled's holds cost on 16 GPUs and pay on 64 and more (docs/ppo.md)
-HOLD_FROM = {"philly_distilled": 64}
+# philly_distilled's holds cost on 16 GPUs (2 nodes) and pay on 24 (3 nodes) and more (docs/ppo.md)
+HOLD_FROM = {"philly_distilled": 24}
 NEVER = 1 << 40  # hold_from: a cluster size no cluster reaches, so the network never holds a job that fits
 
 PHILLY_FILES = {  # split -> file -> its jobs
@@ -121,13 +122,16 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seeds", help="seeds: one count, or one per size (default: 400 on up to 64 GPUs and 40 on more; "
                     "with --workload philly 1,000 and 80)")
-    ap.add_argument("--sizes", default="16,64,256,1024")
+    ap.add_argument("--sizes", help="GPU counts (default: 16,64,256,1024; with --split validation "
+                    "16,24,32,48,64,256,1024)")
     ap.add_argument("--workload", choices=("default", "philly"), default="default",
                     help="philly: the Philly files of the split, the seeds split among them")
     ap.add_argument("--split", choices=("held-out", "validation"), default="held-out",
                     help="validation: seeds from 2000000 (on Philly the validation files), where guards are chosen")
     ap.add_argument("--print", action="store_true", help="print the table instead of writing docs/ppo.md")
     args = ap.parse_args()
+    validation = args.split == "validation"
+    args.sizes = args.sizes or ("16,24,32,48,64,256,1024" if validation else "16,64,256,1024")
     sizes = [int(s) for s in args.sizes.split(",")]
     if any(g not in SHAPES for g in sizes):
         ap.error(f"--sizes: each of {', '.join(map(str, SHAPES))}, got {args.sizes}")
@@ -140,7 +144,6 @@ def main() -> int:
         counts *= len(sizes)
     if len(counts) != len(sizes):
         ap.error(f"--seeds: {len(counts)} counts for {len(sizes)} sizes ({args.sizes})")
-    validation = args.split == "validation"
     files = list(PHILLY_FILES[args.split])
     first = 2_000_000 if validation else 1_000_000
 

@@ -41,7 +41,7 @@ namespace gpuplace::bench {
 /// A C++ checkpoint as a policy: a shipped model's name or a checkpoint file, optionally followed
 /// by a hold guard (rl/hold_guard.hpp): "@hold:<heuristic>" (it holds a job only where that
 /// heuristic would; e.g. "sizes_distilled@hold:pack_wait") or "@hold_from:<gpus>" (it holds a job
-/// only on clusters of at least that many GPUs; e.g. "philly_distilled@hold_from:64"). It acts
+/// only on clusters of at least that many GPUs; e.g. "philly_distilled@hold_from:24"). It acts
 /// greedily under the queue policy it was trained under; the result records its file's checksum.
 [[nodiscard]] inline named_policy model_policy(const std::string& spec) {
     const auto at = hold_guard_at(spec);

@@ -86,8 +86,8 @@ def test_a_network_that_holds_only_on_clusters_large_enough():
         _core.evaluate_network(small, net, [1000000], "ppo", 1, hold_with="pack_wait", hold_from=64)
 
 
-def test_the_philly_network_holding_from_64_gpus_never_holds_on_16():
-    """philly_distilled@hold_from:64 (docs/ppo.md, "Holding jobs while GPUs are idle"): on 16 GPUs of a held-out
+def test_the_philly_network_holding_from_24_gpus_never_holds_on_16():
+    """philly_distilled@hold_from:24 (docs/ppo.md, "Holding jobs while GPUs are idle"): on 16 GPUs of a held-out
     Philly file it leaves no GPU idle while a job would fit, and its JCT is pack+sjf's; unguarded, it holds."""
     from gpuplace.config import make_core_env, scenario_of
     from gpuplace.ppo import load_model
@@ -103,7 +103,7 @@ def test_the_philly_network_holding_from_64_gpus_never_holds_on_16():
         for x in (e, raw, ref):
             x.reset(seed)
         while not e.done:
-            e.step(int(net.act(e, hold_from=64)))
+            e.step(int(net.act(e, hold_from=24)))
         while not raw.done:
             raw.step(int(net.act(raw)))
         pack = _core.Heuristic("pack")
