@@ -49,13 +49,12 @@ PHILLY_FILES = {  # split -> file -> its jobs
     "held-out": {"0e4a51": 1181, "6c71a0": 2000, "7f04ca": 972, "e13805": 607},
     "validation": {"103959": 986, "b436b2": 2000},
 }
-PHILLY_HELD_OUT = PHILLY_FILES["held-out"]
+PHILLY_JOBS = {f: n for files in PHILLY_FILES.values() for f, n in files.items()}
 
 
 def window(gpus: int, file: str) -> int:
     """The jobs of a Philly episode on `gpus` GPUs: 200 per 64 GPUs, or the whole file when shorter."""
-    jobs = {**PHILLY_FILES["held-out"], **PHILLY_FILES["validation"]}[file]
-    return min(jobs, 200 * gpus // 64)
+    return min(PHILLY_JOBS[file], 200 * gpus // 64)
 
 
 def philly_scenario(gpus: int, mode: str, file: str) -> dict:
@@ -158,7 +157,7 @@ def main() -> int:
             f = files[i % len(files)]
             if f in whole:
                 continue
-            if window(g, f) == PHILLY_FILES[args.split][f]:
+            if window(g, f) == PHILLY_JOBS[f]:
                 whole.add(f)
             out.append((lambda g, m, f=f: philly_scenario(g, m, f), s, f, f in whole))
         return out
