@@ -218,6 +218,7 @@ inline void add_builtins(std::vector<registry_entry>& v) {
         v.push_back({"queue", n,
                      n == "afs_l"         ? "AFS-L (Hwang et al., NSDI'21): elastic jobs, GPUs one at a time by relative throughput gain, shortest first"
                      : n == "greedy_gain" ? "elastic jobs, each next GPU to the largest drop in remaining time (Optimus-like; needs durations)"
+                     : n == "class_gittins" ? "each round the highest Gittins index per GPU-second first, by the size distribution of the job's model and GPU count (hidden durations)"
                      : round_policy_needs_lp(n) ? "Gavel's round policy of that name, an LP over the allocation matrix (needs the LP component)"
                                                 : "Gavel's round policy of that name (rounds granted by priority, no LP)"});
     v.push_back({"planner", "rollout:<policy>", "the fair rollout planner: 4 forked futures per action (placement or job mode)"});

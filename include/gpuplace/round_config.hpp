@@ -57,11 +57,12 @@ struct rounds_config {
 
 /// The round policies (docs/rounds.md): Gavel's, by Gavel's names, heterogeneity-aware (_perf) and
 /// the heterogeneity-agnostic counterparts (Gavel's agnostic "fifo" is gpuplace's queue policy
-/// "fifo"); and the elastic baselines afs_l and greedy_gain (rounds/elastic.hpp).
+/// "fifo"); the elastic baselines afs_l and greedy_gain (rounds/elastic.hpp); and class_gittins,
+/// the Gittins index of each job's class for hidden durations (rounds/gittins.hpp).
 [[nodiscard]] inline std::vector<std::string> round_policy_names() {
     return {"max_min_fairness_perf", "max_min_fairness",     "fifo_perf",          "finish_time_fairness_perf",
             "finish_time_fairness",  "min_total_duration_perf", "min_total_duration", "max_sum_throughput_perf",
-            "afs_l",                 "greedy_gain"};
+            "afs_l",                 "greedy_gain",        "class_gittins"};
 }
 /// Whether `name` is a round policy.
 [[nodiscard]] inline bool is_round_policy(std::string_view name) {
@@ -72,7 +73,7 @@ struct rounds_config {
 /// Whether round policy `name` solves an LP (Gavel's but fifo_perf): it needs the optional component
 /// gpuplace::lp (round_policy_registry.hpp).
 [[nodiscard]] inline bool round_policy_needs_lp(std::string_view name) {
-    return is_round_policy(name) && name != "fifo_perf" && name != "afs_l" && name != "greedy_gain";
+    return is_round_policy(name) && name != "fifo_perf" && name != "afs_l" && name != "greedy_gain" && name != "class_gittins";
 }
 
 }  // namespace gpuplace

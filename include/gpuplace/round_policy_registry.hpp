@@ -1,7 +1,7 @@
 #pragma once
 /// \file round_policy_registry.hpp
 /// The round policies by name (round_policy_names(), docs/rounds.md): the elastic baselines afs_l
-/// and greedy_gain (rounds/elastic.hpp), and Gavel's mechanism (rounds/gavel.hpp) over Gavel's
+/// and greedy_gain (rounds/elastic.hpp), class_gittins (rounds/gittins.hpp), and Gavel's mechanism (rounds/gavel.hpp) over Gavel's
 /// allocations. fifo_perf needs nothing more; the others solve an
 /// LP and need the optional component gpuplace::lp (COIN-OR CLP, rounds/gavel_lp.hpp): a program
 /// built without it still lists their names, and making one says what is missing. The
@@ -16,6 +16,7 @@
 #include "round_policy.hpp"
 #include "rounds/elastic.hpp"
 #include "rounds/gavel.hpp"
+#include "rounds/gittins_sample.hpp"
 #if defined(GPUPLACE_WITH_LP)
 #include "rounds/gavel_lp.hpp"
 #endif
@@ -48,6 +49,11 @@ inline namespace lp_none {
         std::string known;
         for (const auto& n : round_policy_names()) known += (known.empty() ? "" : ", ") + n;
         throw ConfigError("unknown round policy \"" + name + "\" (known: " + known + ")");
+    }
+    if (name == "class_gittins") {
+        auto prior = gittins_prior_of(s);
+        const double restore = s.rounds.restore.seconds;
+        return wrap_round_policy<gittins_round_policy>(name, [prior, restore] { return gittins_round_policy(prior, restore); });
     }
     if (name == "afs_l") return wrap_round_policy<elastic_policy>(name, [] { return elastic_policy(elastic_rule::afs_l); });
     if (name == "greedy_gain") {
