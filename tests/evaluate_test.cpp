@@ -19,7 +19,7 @@ TEST_CASE("evaluate: heuristics by name, with a queue policy") {
     CHECK_THROWS_WITH_AS(heuristic("pack+lifo"),
                          "unknown queue policy \"lifo\" (known: fifo, backfill, sjf, fewest_gpus, las, 2d_las, gittins, capacity, drf, themis, edf, edf_ac, sjf_oracle, "
                          "srtf_oracle, max_min_fairness_perf, max_min_fairness, fifo_perf, finish_time_fairness_perf, "
-                         "finish_time_fairness, min_total_duration_perf, min_total_duration, max_sum_throughput_perf, afs_l, greedy_gain)",
+                         "finish_time_fairness, min_total_duration_perf, min_total_duration, max_sum_throughput_perf, afs_l, greedy_gain, class_gittins)",
                          ConfigError);
     auto s = default_scenario();
     apply_queue(s, "fifo");

@@ -93,3 +93,19 @@ def test_elastic_baselines_from_python_the_command_line_and_the_benchmark(tmp_pa
     bad = _cli("eval", "--scenario", "elastic", "--policies", "pack", "--queue", "greedy_gain", "--durations", "hidden",
                "--seeds", "1")
     assert bad.returncode != 0 and "greedy_gain needs the jobs' remaining work" in bad.stderr
+
+
+def test_class_gittins_runs_on_hidden_durations_by_name_and_from_the_command_line():
+    # docs/rounds.md, "The Gittins index of a job's class": a round policy that reads no duration
+    assert "class_gittins" in _core.round_policy_names()
+    rep = gpuplace.evaluate("philly_hidden:e13805", ["pack+class_gittins", "pack+las"], seeds=gpuplace.held_out_seeds(2))
+    m = rep.per_seed("pack+class_gittins")[0]
+    assert m["jobs_done"] == m["jobs_total"] and m["avg_jct"] > 0
+    from gpuplace.config import load_scenario
+
+    shown = load_scenario("philly_hidden:e13805", {"durations": {"mode": "oracle"}})
+    oracle = gpuplace.evaluate(shown, ["pack+class_gittins"], seeds=gpuplace.held_out_seeds(2))
+    assert oracle.per_seed("pack+class_gittins") == rep.per_seed("pack+class_gittins")  # shown durations change nothing
+    r = _cli("eval", "--scenario", "philly_hidden:e13805", "--policies", "pack", "--queue", "class_gittins", "--seeds", "1")
+    assert r.returncode == 0, r.stderr
+    assert "pack+class_gittins" in r.stdout

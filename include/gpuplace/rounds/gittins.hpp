@@ -17,12 +17,17 @@
 /// a running job and a job that never ran pay nothing, so a running job is preferred to an equal
 /// one that would pay to resume. Divided by the job's GPU count times its ideal step time, G(a) is
 /// completions per GPU-second; the round grants the jobs in that order, highest first, while their
-/// GPUs fit (locked jobs first), ties to the earlier arrival. Past every sampled size of its class
-/// a job's index is 1 / (a + r): its expected remaining work taken as the work it has done.
+/// GPUs fit (locked jobs first), ties to the earlier arrival.
+///
+/// The tail: with few sampled sizes left above a, an empirical distribution's index is the least
+/// to be trusted: with one left, w, it is 1 / (w - a), growing without bound as a nears w, so a
+/// file whose jobs run longer than the sample's would run such jobs first for nothing. Where fewer
+/// than 5% of its class's sampled sizes lie above a (or none), a job's index is 1 / (a + r), its
+/// expected remaining work taken as the work it has done (a heavy tail's guess).
 ///
 /// The scale: trace files differ in their jobs' lengths by an order of magnitude while the classes
-/// keep their ratios (the Philly-derived files' models 20 to 24 run about 1/50 as long as the
-/// others in every file). At each boundary k is the maximum a posteriori over a grid of log k from
+/// keep their ratios (in every Philly-derived file the Recommendation jobs run one to two orders of
+/// magnitude shorter than the others). At each boundary k is the maximum a posteriori over a grid of log k from
 /// -4 to 4 (a normal prior of sd 1.5 on log k) of the episode's jobs so far: a job that finished
 /// during the last round finished within what it could have done in it (interval-censored), an
 /// active job will do more than it has (right-censored); the class's sizes smoothed in log space
@@ -39,8 +44,6 @@
 #include <functional>
 #include <limits>
 #include <memory>
-#include <mutex>
-#include <numeric>
 #include <utility>
 #include <vector>
 
@@ -68,7 +71,8 @@ public:
             for (const auto& x : s) k.emplace_back(key(x), x.steps);
             std::sort(k.begin(), k.end());
             for (std::size_t i = 0; i < k.size();) {
-                group g{k[i].first, {}};
+                group g;
+                g.key = k[i].first;
                 for (; i < k.size() && k[i].first == g.key; ++i) g.steps.push_back(k[i].second);
                 if (g.steps.size() >= min_) out.push_back(std::move(g));
             }
@@ -82,6 +86,10 @@ public:
         for (auto* gs : {&class_, &model_}) for (auto& g : *gs) g.survival = survival_table(g.steps);
         all_.survival = survival_table(all_.steps);
     }
+
+    /// The share of a class's largest sampled sizes that is its tail: a job with fewer sizes than
+    /// that above its work done is judged by the heavy-tail guess (its work left is the work done).
+    static constexpr double tail = 0.05;
 
     /// The log-grid of the survival tables: log steps from grid_lo in steps of grid_step.
     static constexpr double grid_lo = -4.0, grid_step = 0.05, bandwidth = 0.25;
@@ -109,7 +117,7 @@ public:
         const auto& w = sizes(model, gpus);
         const auto lo = std::size_t(std::upper_bound(w.begin(), w.end(), done) - w.begin());
         const std::size_t m = w.size() - lo;
-        if (m == 0) return 1.0 / (std::max(done, 1.0) + cost);
+        if (m == 0 || double(m) < tail * double(w.size())) return 1.0 / (std::max(done, 1.0) + cost);  // in the tail, past it, or no sample
         // D = w[j] - done for each j: P = (j - lo + 1) / m, E = (sum_{lo..j} (w - done) + (n - j - 1) D) / m
         double best = 0, sum = 0;
         for (std::size_t j = lo; j < w.size(); ++j) {
@@ -213,7 +221,7 @@ public:
         const bool resumes = r.held == 0 && r.done > 0;
         const double cost = resumes ? restore_ / step : 0.0;
         const double k = std::exp(log_scale_);
-        return prior_->index(r.model, r.gpus, r.done / step / k, cost / k) / (double(r.gpus) * step);
+        return prior_->index(r.model, r.gpus, r.done / step / k, cost / k) / (k * double(r.gpus) * step);
     }
     /// The episode's scale estimate: its jobs' sizes over the sample's (log).
     [[nodiscard]] double log_scale() const noexcept { return log_scale_; }
