@@ -21,8 +21,8 @@ TEST_CASE("round policies without the LP component: named, and refused with what
     const gp::scenario s;
     for (const auto& name : gp::round_policy_names()) {
         CAPTURE(name);
-        if (!gp::round_policy_needs_lp(name)) {  // fifo_perf and the elastic baselines
-            CHECK((name == "fifo_perf" || name == "afs_l" || name == "greedy_gain"));
+        if (!gp::round_policy_needs_lp(name)) {  // fifo_perf, the elastic baselines and class_gittins
+            CHECK((name == "fifo_perf" || name == "afs_l" || name == "greedy_gain" || name == "class_gittins"));
             CHECK(gp::round_policy(name, s).name == name);
             continue;
         }
