@@ -11,7 +11,7 @@ seeds. Every row sees the same jobs; LAS, 2D-LAS and Gittins are the preset's ev
 disciplines (preemption, 30 s restart overhead) and the round rows run in 360 s rounds (30 s
 restores). Each discipline is shown under pack and under its best placer on the file (of pack,
 pack_wait and topology_greedy, chosen on the same seeds: the strongest baseline, a little
-flattered). About 3 minutes on 2 cores.
+flattered). About a minute on 2 cores.
 """
 from __future__ import annotations
 
@@ -30,7 +30,6 @@ VALIDATION = ["103959", "b436b2"]                    # the PPO recipes' validati
 TRAINING = ["11cb48", "2869ce", "6214e9", "ed69ec", "ee9e8c"]  # the other training files
 DISCIPLINES = [("LAS", "las"), ("2D-LAS (Tiresias)", "2d_las"), ("Gittins", "gittins")]
 PLACERS = ["pack", "pack_wait", "topology_greedy"]
-ROUND_OVERRIDES = {"preemption": {"enabled": False}, "env": {"queue_policy": "fifo"}}
 
 
 def hours(rep, name):
@@ -48,6 +47,7 @@ def run_file(f, seeds, sample, threads):
     """Mean JCT per seed (hours) of every row on file f."""
     from gpuplace import _core
     from gpuplace.config import load_scenario
+    from gpuplace.registration import ROUND_OVERRIDES
 
     over = {"durations": {"sample_files": [f"$GPUPLACE_DATA/philly/{t}.trace" for t in sample]}} if sample else {}
     event = load_scenario(f"philly_hidden:{f}", over or None)

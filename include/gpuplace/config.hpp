@@ -229,6 +229,19 @@ struct scenario {
     return s.comm.model;
 }
 
+/// The workload a scenario's duration distribution is sampled from (the Gittins indices, model_mean
+/// estimates, forked futures): durations.sample_files replayed as a trace workload, or, when it
+/// names none, the scenario's own workload.
+[[nodiscard]] inline workload_config duration_sample_workload(const scenario& s) {
+    auto w = s.workload;
+    if (!s.durations.sample_files.empty()) {
+        w.kind = "trace";
+        w.path = s.durations.sample_files.front();
+        w.more_paths.assign(s.durations.sample_files.begin() + 1, s.durations.sample_files.end());
+    }
+    return w;
+}
+
 /// Checks the jobs of an episode against a cluster of `num_gpus` GPUs, the zoo and, with
 /// co-location on, the GPUs' memory: "workload job <i>: ..." ConfigErrors.
 inline void validate_jobs(const scenario& s, std::span<const TrainingJob> jobs, std::size_t num_gpus, const ModelZoo& zoo) {

@@ -98,7 +98,7 @@ def test_elastic_baselines_from_python_the_command_line_and_the_benchmark(tmp_pa
 def test_class_gittins_runs_on_hidden_durations_by_name_and_from_the_command_line():
     # docs/rounds.md, "The Gittins index of a job's class": a round policy that reads no duration
     assert "class_gittins" in _core.round_policy_names()
-    rep = gpuplace.evaluate("philly_hidden:e13805", ["pack+class_gittins", "pack+las"], seeds=gpuplace.held_out_seeds(2))
+    rep = gpuplace.evaluate("philly_hidden:e13805", ["pack+class_gittins"], seeds=gpuplace.held_out_seeds(2))
     m = rep.per_seed("pack+class_gittins")[0]
     assert m["jobs_done"] == m["jobs_total"] and m["avg_jct"] > 0
     from gpuplace.config import load_scenario

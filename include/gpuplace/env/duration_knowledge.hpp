@@ -77,13 +77,7 @@ public:
     /// each GPU count (model_mean estimates). ideal(job) is a job's ideal duration.
     template <class Ideal>
     void sample(const scenario& cfg, const ModelZoo& zoo, std::size_t num_gpus, Ideal&& ideal) {
-        auto w = cfg.workload;
-        if (!cfg.durations.sample_files.empty()) {
-            w.kind = "trace";
-            w.path = cfg.durations.sample_files.front();
-            w.more_paths.assign(cfg.durations.sample_files.begin() + 1, cfg.durations.sample_files.end());
-        }
-        const workload_source src(w, zoo, num_gpus);
+        const workload_source src(duration_sample_workload(cfg), zoo, num_gpus);
         std::vector<TrainingJob> jobs;
         std::vector<std::pair<std::uint64_t, std::pair<double, std::size_t>>> sums;
         double all = 0;

@@ -191,7 +191,6 @@ public:
         std::size_t left = 0;
         for (std::size_t t = 0; t < v.num_types(); ++t) left += v.type_gpus(t);
         if (!prior_) prior_ = make_(left);
-        if (ll_done_.size() != scales) ll_done_.assign(scales, 0.0);
         ++round_;
         calibrate(v);
         key_.assign(jobs.size(), 0.0);
@@ -281,7 +280,7 @@ private:
     prior_fn make_;
     double restore_ = 30.0;
     std::shared_ptr<const gittins_prior> prior_;
-    std::vector<double> key_, ll_done_;
+    std::vector<double> key_, ll_done_ = std::vector<double>(scales, 0.0);
     std::vector<std::uint32_t> order_, prev_;
     std::vector<seen_job> seen_;
     double log_scale_ = 0;

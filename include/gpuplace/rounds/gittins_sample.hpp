@@ -17,14 +17,8 @@ namespace gpuplace {
 
 /// The classes' size distribution of scenario s's sample, for a cluster of `cluster_gpus` GPUs.
 [[nodiscard]] inline gittins_prior sample_gittins_prior(const scenario& s, std::size_t cluster_gpus, std::size_t min_class = 30) {
-    auto w = s.workload;
-    if (!s.durations.sample_files.empty()) {
-        w.kind = "trace";
-        w.path = s.durations.sample_files.front();
-        w.more_paths.assign(s.durations.sample_files.begin() + 1, s.durations.sample_files.end());
-    }
     const auto zoo = s.zoo.make();
-    const workload_source src(w, zoo, cluster_gpus);
+    const workload_source src(duration_sample_workload(s), zoo, cluster_gpus);
     std::vector<TrainingJob> jobs;
     std::vector<gittins_prior::sample> out;
     constexpr std::size_t episodes = 256, most = 1u << 20;  // at most about a million jobs
