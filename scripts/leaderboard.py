@@ -129,7 +129,8 @@ def table(results: list[dict], plots: dict[str, str], out_md: str, commands: dic
         "Per track, the policies by mean job completion time (JCT) over the track's held-out seeds, in hours "
         "(mean +- standard error), and the paired difference against the track's best heuristic on the same "
         "seeds (negative: better than it). Decisions per second are as measured where the result was made "
-        "(not part of what validate checks). A track with a steady-state window (`steady-*`) scores only the "
+        "(not part of what validate checks); a round policy makes its decisions per round, not per job, and shows "
+        "none (-). A track with a steady-state window (`steady-*`) scores only the "
         "window's jobs. **NOT causal** marks a planner that plans on the episode's own future (hindsight): an "
         "estimate of the headroom above its heuristic, not a scheduler.",
     ]
@@ -151,7 +152,7 @@ def table(results: list[dict], plots: dict[str, str], out_md: str, commands: dic
                 f"| {i} | `{r['policy']['name']}`{'' if r['policy'].get('causal', True) else ' **NOT causal**'} | {r['policy']['kind']} | {s['avg_jct']['mean'] / HOUR:.3f} +- "
                 f"{s['avg_jct']['sem'] / HOUR:.3f} | {vs['diff']['mean'] / HOUR:+.3f} +- {vs['diff']['sem'] / HOUR:.3f} | "
                 f"{vs['lower']}/{n} | {s['p95_jct']['mean'] / HOUR:.3f} | {s['p99_queueing_delay']['mean'] / HOUR:.3f} | "
-                f"{s['utilization']['mean']:.3f} | {s['avg_fairness']['mean']:.3f} | {dps:,.0f} | "
+                f"{s['utilization']['mean']:.3f} | {s['avg_fairness']['mean']:.3f} | {f'{dps:,.0f}' if dps else '-'} | "
                 f"[json](../{r['_path']}) |")
         lines += ["", "Commands:", ""]
         for i, r in enumerate(rs, 1):

@@ -53,9 +53,10 @@ double play(gp::env& e, std::uint64_t seed, double stop_prob, std::size_t* round
         const auto mask = e.action_mask();
         for (float x : e.observation()) REQUIRE((x >= 0.0f && x <= 1.0f));
         const auto grants = e.round_grants();
-        // stop: once a job is granted; with none only while arrivals are pending (as wait)
-        const bool pending = e.simulator().arrived() < e.simulator().jobs().size();
-        REQUIRE((mask[K] != 0) == (!grants.empty() || (e.config().env.allow_defer && pending)));
+        // stop, with env.round_idle: once a job is granted; with none only while arrivals are
+        // pending (as wait). Without it (the default) never: a round runs once no job fits
+        const bool pending = e.simulator().arrived() < e.simulator().jobs().size(), idle = e.config().env.round_idle;
+        REQUIRE((mask[K] != 0) == (idle && (!grants.empty() || (e.config().env.allow_defer && pending))));
         REQUIRE(std::any_of(mask.begin(), mask.end(), [](std::uint8_t m) { return m != 0; }));
         std::size_t used = 0;
         std::vector<std::uint32_t> granted;
@@ -88,7 +89,20 @@ double play(gp::env& e, std::uint64_t seed, double stop_prob, std::size_t* round
         }
         std::int64_t a = std::int64_t(K);
         if (r.uniform() >= stop_prob || !mask[K]) a = random_action(e, r);
+        // without round_idle, a grant after which a job still fits in the GPUs left never runs the round
+        bool fits_after = false;
+        if (a < std::int64_t(K)) {
+            std::vector<std::uint8_t> done(e.simulator().jobs().size(), 0);
+            for (const auto& f : e.finished()) done[std::size_t(f.id)] = 1;
+            const auto chosen = e.slot_job(std::size_t(a));
+            const std::size_t left = G - used - e.simulator().job(chosen).num_gpus;
+            for (std::uint32_t j = 0; j < e.simulator().jobs().size(); ++j)
+                fits_after = fits_after || (j != chosen && j < e.simulator().arrived() && !done[j] &&
+                                            !std::binary_search(granted.begin(), granted.end(), j) &&
+                                            e.simulator().job(j).num_gpus <= left);
+        }
         const auto res = e.step(a);
+        if (!idle && res.elapsed > 0) REQUIRE(!fits_after);
         sum += res.reward;
         fresh = res.elapsed > 0;  // a round ran
         n_rounds += fresh;
@@ -100,9 +114,11 @@ double play(gp::env& e, std::uint64_t seed, double stop_prob, std::size_t* round
 }  // namespace
 
 TEST_CASE("round mode: masks and allocations under random play, the rewards sum to -(sum of JCTs) / time_scale") {
+    for (const bool idle : {false, true})
     for (double stop : {0.0, 0.2, 0.7}) {
         for (std::uint64_t seed : {1u, 2u, 3u}) {
-            auto s = small_round();
+            CAPTURE(idle);
+            auto s = small_round({{"env", {{"round_idle", idle}}}});
             gp::env e(s);
             CHECK(e.mode() == gp::action_mode::round);
             CHECK(e.num_actions() == 5);
@@ -154,9 +170,12 @@ TEST_CASE("round mode: the same seed gives the same episode, the first-valid heu
 }
 
 TEST_CASE("round mode: an elastic job's GPU count is a second step under its own mask, other jobs never see it") {
+  for (const bool idle : {false, true}) {
+    CAPTURE(idle);
     // requests of at most 4 GPUs: each is a count the 4 slots can name (min_gpus + 0 .. 3)
     const auto base = small_scenario(dgx_a100_2x4::config(), json{{"1", .4}, {"2", .3}, {"4", .3}}, 24, 2.0);
-    auto s = round_scenario(base, {{"job_fields", json::array({{{"name", "min_gpus"}, {"default", 1}}, {{"name", "max_gpus"}, {"default", 6}}})}});
+    auto s = round_scenario(base, {{"job_fields", json::array({{{"name", "min_gpus"}, {"default", 1}}, {{"name", "max_gpus"}, {"default", 6}}})},
+                                   {"env", {{"round_idle", idle}}}});
     gp::env e(s);
     e.reset(3);
     const std::size_t K = e.num_actions() - 1, G = e.num_gpus();
@@ -182,7 +201,7 @@ TEST_CASE("round mode: an elastic job's GPU count is a second step under its own
                 CHECK(e.slot_job(a) == none);
             }
             const bool pending = e.simulator().arrived() < e.simulator().jobs().size();
-            CHECK((m[K] != 0) == (!e.round_grants().empty() || (e.config().env.allow_defer && pending)));
+            CHECK((m[K] != 0) == (idle && (!e.round_grants().empty() || (e.config().env.allow_defer && pending))));
             if (hi < K) CHECK_THROWS_AS(e.step(std::int64_t(hi)), gp::InvalidAction);
             if (substeps % 2 == 1 && m[0]) {
                 e.step(0);  // 1 GPU (min_gpus): the front end grants an elastic job another count than its request
@@ -206,6 +225,7 @@ TEST_CASE("round mode: an elastic job's GPU count is a second step under its own
         REQUIRE(f.round_choosing() == none);
         f.step(f.action_mask()[0] ? 0 : std::int64_t(K));  // a decision always has a job that fits
     }
+  }
 }
 
 TEST_CASE("round mode: invalid actions raise and change nothing, settings it cannot run are ConfigErrors") {
@@ -219,7 +239,12 @@ TEST_CASE("round mode: invalid actions raise and change nothing, settings it can
     CHECK_THROWS_WITH_AS(e.step(K + 1), doctest::Contains("out of range [0, 4] (4 job slots, stop = 4)"), gp::InvalidAction);
     if (masked >= 0) CHECK_THROWS_WITH_AS(e.step(masked), doctest::Contains("holds no job"), gp::InvalidAction);
     CHECK(std::equal(before.begin(), before.end(), e.observation().begin()));
+    CHECK_THROWS_WITH_AS(e.step(K), doctest::Contains("stop is not allowed now (a job still fits in the GPUs left"), gp::InvalidAction);
+    CHECK(std::equal(before.begin(), before.end(), e.observation().begin()));
     CHECK_THROWS_WITH_AS(e.fork(1), doctest::Contains("round action mode"), gp::StateError);
+    CHECK_THROWS_WITH_AS(gp::env(with(small_scenario(dgx_a100_2x4::config(), json{{"1", 1.0}}, 4, 1.0), {{"env", {{"round_idle", true}}}})),
+                         doctest::Contains("config /env/round_idle: supported in the round action mode only (env.action_mode \"gpu\")"),
+                         gp::ConfigError);
     CHECK_THROWS_WITH_AS(gp::env(small_round({{"preemption", {{"enabled", true}}}})), doctest::Contains("config /preemption/enabled"),
                          gp::ConfigError);
     CHECK_THROWS_WITH_AS(gp::env(small_round({{"colocation", {{"enabled", true}}}})), doctest::Contains("config /colocation/enabled"),

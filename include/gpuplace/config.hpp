@@ -115,6 +115,10 @@ struct env_options {
     /// pick, the GPUs of types with room for the whole job, then those of the first pick's type).
     /// GPU action mode without co-location.
     bool confine_type = false;
+    /// Round action mode: the agent may stop a round's allocation while a job that fits is left out
+    /// (its GPUs idle while it waits). Off by default: the round is filled, stop valid only with
+    /// nothing left to choose, so a policy chooses who runs, never whether the GPUs work.
+    bool round_idle = false;
 };
 
 /// The queue policy's name: the registered discipline's for queue_order::registered.

@@ -361,6 +361,9 @@ basic_env<T, J, C>::basic_env(T topo, C comm, ModelZoo zoo, scenario s)
     const auto& e = cfg.env;
     if (e.confine_type && (e.mode != action_mode::gpu || cfg.colocation.enabled))
         throw ConfigError("config /env/confine_type: supported in the gpu action mode without co-location only");
+    if (e.round_idle && e.mode != action_mode::round)
+        throw ConfigError("config /env/round_idle: supported in the round action mode only (env.action_mode \"" +
+                          std::string(to_string(e.mode)) + "\")");
     if (cfg.rounds.enabled)
         throw ConfigError("config /rounds/enabled: the round policies (\"" + cfg.rounds.policy + "\") run in gpuplace::round_env "
                           "(round_env.hpp), and in the harness by name (named_policy(\"pack+" + cfg.rounds.policy +

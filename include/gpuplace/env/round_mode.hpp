@@ -5,7 +5,9 @@
 /// first K active jobs (arrived, not finished: running or waiting), least attained service first
 /// (then arrival), that are not granted yet and fit in the GPUs the allocation leaves; the last
 /// action, stop, applies the allocation (the round front end, env/round_front.hpp: the chosen jobs'
-/// new placements made by env.placer) and runs the round. Stop is valid once the allocation holds a
+/// new placements made by env.placer) and runs the round. By default a round is filled: the round
+/// runs once no job fits in the GPUs left, and stop is never valid while one does (no GPU idles
+/// while a job that fits waits). With env.round_idle, stop is valid once the allocation holds a
 /// job, and with none only as the other modes' wait is (env.allow_defer, while arrivals are
 /// pending), so that every episode ends. Locked jobs (the progress rule) are granted automatically when
 /// the round opens. An elastic job (bounds min < max: the round front end's, from its min_gpus /
@@ -59,6 +61,7 @@ public:
         G_ = core.num_gpus();
         placer_ = cfg.env.placer;
         allow_empty_ = cfg.env.allow_defer;
+        may_idle_ = cfg.env.round_idle;
         const std::size_t K = cfg.env.slots, T = front_.num_types();
         std::vector<std::string> names(std::begin(round_slot_feature_names), std::end(round_slot_feature_names));
         const auto& tn = core.gpu_types().typed() ? core.gpu_types().names() : std::vector<std::string>{core.zoo().gpu_type()};
@@ -163,8 +166,9 @@ public:
         c[5] = float(sim.cluster().busy_gpus()) / float(G_);
         c[6] = obs.squash(sim.now());
         c[7] = sim.jobs().empty() ? 1.0f : float(sim.finished().size()) / float(sim.jobs().size());
-        // stop: with a job granted, or (the job mode's wait) with none while arrivals are pending
-        slots_.mask()[K] = !alloc_.empty() || (allow_empty_ && v.arrivals_pending());
+        // stop, with env.round_idle: with a job granted, or (the job mode's wait) with none while
+        // arrivals are pending; without it never while a job fits (n_ > 0: a slot or a GPU count)
+        slots_.mask()[K] = may_idle_ && (!alloc_.empty() || (allow_empty_ && v.arrivals_pending()));
     }
 
     /// Grants a slot's job (or, for an elastic one, moves to its GPU-count step), grants the
@@ -202,7 +206,9 @@ public:
         if (pending_ != none && action >= 0 && std::size_t(action) < slots_.slots() && !slots_.mask()[std::size_t(action)])
             return "GPU count " + std::to_string(action) + " (min_gpus + " + std::to_string(action) +
                    ") of the elastic job being granted is outside its bounds or the GPUs left";
-        return slots_.why_invalid(action, "job slots", "stop", "job (" + std::to_string(n_) + " active jobs fit in the GPUs left)", "");
+        return slots_.why_invalid(action, "job slots", "stop", "job (" + std::to_string(n_) + " active jobs fit in the GPUs left)",
+                                  may_idle_ ? "(nothing is granted yet, and no arrival is pending or env.allow_defer is off)"
+                                            : "(a job still fits in the GPUs left: a round is filled unless env.round_idle is set)");
     }
 
     /// A round-robin-free baseline for teachers and tests: the first valid slot (the oldest job
@@ -267,6 +273,7 @@ private:
     std::uint32_t pending_ = none;       ///< the elastic job whose GPU count is being chosen
     placer_kind placer_ = placer_kind::pack;
     bool allow_empty_ = true;  ///< env.allow_defer: stop with nothing granted while arrivals are pending
+    bool may_idle_ = false;    ///< env.round_idle: stop while a job that fits is left out
     std::vector<float> vals_;
     std::vector<std::uint32_t> job_;    ///< per slot: its job
     std::vector<std::uint32_t> order_;  ///< the active jobs' positions in slot order
