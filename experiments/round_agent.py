@@ -3,9 +3,9 @@
 preset with rounds instead of preemption: gpuplace/PhillyHiddenRound-v0's scenario), 3 training
 seeds, and writes its table in docs/rounds.md: on each held-out Philly-derived file, the network of
 each training seed (median over the seeds, with their range) against LAS, 2D-LAS and Gittins (the
-event-driven disciplines of philly_hidden:<file>, placer pack, 30 s restart overhead) and Gavel's
-max_min_fairness_perf (the round policy, placer pack), on the same held-out seeds and so the same
-jobs; paired differences with standard errors.
+event-driven disciplines of philly_hidden:<file>, placer pack, 30 s restart overhead), Gavel's
+max_min_fairness_perf and class_gittins (round policies, placer pack), on the same held-out seeds and
+so the same jobs; paired differences with standard errors.
 
     experiments/round_agent.py [--skip-train] [--seeds 10] [--threads 2] [--print]
 
@@ -32,7 +32,8 @@ DOC = ROOT / "docs" / "rounds.md"
 FILES = ["0e4a51", "6c71a0", "7f04ca", "e13805"]  # data/presets.hpp philly_heldout_files()
 RUN = ROOT / "out" / "models" / "philly_hidden_round"
 BASELINES = [("LAS", "pack+las", "event"), ("2D-LAS (Tiresias)", "pack+2d_las", "event"), ("Gittins", "pack+gittins", "event"),
-             ("max_min_fairness_perf (Gavel, rounds)", "pack+max_min_fairness_perf", "round")]
+             ("max_min_fairness_perf (Gavel, rounds)", "pack+max_min_fairness_perf", "round"),
+             ("class_gittins (rounds)", "pack+class_gittins", "round")]
 # The recipe: clone the first-valid-slot heuristic (a greedy LAS fill of each round), fit the value
 # head, then PPO; the defaults of gpuplace-train's "philly" recipe otherwise (docs/ppo.md).
 PPO = {"teacher": "pack", "imitation_steps": 204800, "total_steps": 819200, "learning_rate": 0.0001, "value_warmup": 50}
@@ -118,7 +119,8 @@ def main() -> int:
     out = [f"Held-out Philly-derived files (`philly_hidden:<file>`: 200-job windows at offered load 1.0, durations "
            f"hidden), {args.seeds} held-out seeds each, the same jobs for every row; mean JCT in hours, mean ± standard "
            "error over the seeds. LAS, 2D-LAS and Gittins are the event-driven disciplines (preemption, 30 s restart "
-           "overhead), max_min_fairness_perf and the agent run in 360 s rounds (30 s restores); every row places with "
+           "overhead), max_min_fairness_perf, class_gittins and the agent run in 360 s rounds (30 s restores), the "
+           "agent's rounds filled (it chooses which jobs run; a round runs once none fits); every row places with "
            f"pack. PPO: {k} training seeds ({', '.join(p.parent.name for p in nets)}) of `experiments/round_agent.py`, "
            f"each trained for {PPO['imitation_steps'] + PPO['total_steps']:,} env steps "
            f"({', '.join(f'{t / 60:.1f}' for t in times)} min on a shared 2-core machine); the median over the seeds "
