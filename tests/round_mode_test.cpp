@@ -114,21 +114,22 @@ double play(gp::env& e, std::uint64_t seed, double stop_prob, std::size_t* round
 }  // namespace
 
 TEST_CASE("round mode: masks and allocations under random play, the rewards sum to -(sum of JCTs) / time_scale") {
-    for (const bool idle : {false, true})
-    for (double stop : {0.0, 0.2, 0.7}) {
-        for (std::uint64_t seed : {1u, 2u, 3u}) {
-            CAPTURE(idle);
-            auto s = small_round({{"env", {{"round_idle", idle}}}});
-            gp::env e(s);
-            CHECK(e.mode() == gp::action_mode::round);
-            CHECK(e.num_actions() == 5);
-            std::size_t rounds = 0;
-            const double sum = play(e, seed, stop, &rounds);
-            CHECK(e.terminated());
-            CHECK(e.finished().size() == e.simulator().jobs().size());
-            CHECK(rounds > 0);
-            CHECK(close_rel(sum, -sum_jct(e.finished()) / s.reward.time_scale, 1e-9));
-            CHECK(close_rel(e.episode_return(), sum, 1e-12));
+    for (const bool idle : {false, true}) {
+        CAPTURE(idle);
+        for (double stop : {0.0, 0.2, 0.7}) {
+            for (std::uint64_t seed : {1u, 2u, 3u}) {
+                auto s = small_round({{"env", {{"round_idle", idle}}}});
+                gp::env e(s);
+                CHECK(e.mode() == gp::action_mode::round);
+                CHECK(e.num_actions() == 5);
+                std::size_t rounds = 0;
+                const double sum = play(e, seed, stop, &rounds);
+                CHECK(e.terminated());
+                CHECK(e.finished().size() == e.simulator().jobs().size());
+                CHECK(rounds > 0);
+                CHECK(close_rel(sum, -sum_jct(e.finished()) / s.reward.time_scale, 1e-9));
+                CHECK(close_rel(e.episode_return(), sum, 1e-12));
+            }
         }
     }
 }
@@ -170,62 +171,62 @@ TEST_CASE("round mode: the same seed gives the same episode, the first-valid heu
 }
 
 TEST_CASE("round mode: an elastic job's GPU count is a second step under its own mask, other jobs never see it") {
-  for (const bool idle : {false, true}) {
-    CAPTURE(idle);
-    // requests of at most 4 GPUs: each is a count the 4 slots can name (min_gpus + 0 .. 3)
-    const auto base = small_scenario(dgx_a100_2x4::config(), json{{"1", .4}, {"2", .3}, {"4", .3}}, 24, 2.0);
-    auto s = round_scenario(base, {{"job_fields", json::array({{{"name", "min_gpus"}, {"default", 1}}, {{"name", "max_gpus"}, {"default", 6}}})},
-                                   {"env", {{"round_idle", idle}}}});
-    gp::env e(s);
-    e.reset(3);
-    const std::size_t K = e.num_actions() - 1, G = e.num_gpus();
-    std::size_t substeps = 0;
-    gp::pack_policy p;
-    while (!e.done()) {
-        const auto mask = e.action_mask();
-        if (e.round_choosing() == none && mask[0]) {  // choose the first slot's job
-            const auto j = e.slot_job(0);
-            const auto k = e.simulator().job(j).num_gpus;
-            e.step(0);
-            const bool elastic = std::min<std::uint32_t>(1, k) < std::max<std::uint32_t>(6, k);
-            REQUIRE(elastic);
-            if (e.done() || e.round_choosing() == none) continue;
-            REQUIRE(e.round_choosing() == j);
-            ++substeps;
-            std::size_t used = 0;
-            for (const auto& g : e.round_grants()) used += g.gpus;
-            const auto m = e.action_mask();
-            const std::size_t hi = std::min<std::size_t>(std::max<std::uint32_t>(6, k), G - used);
-            for (std::size_t a = 0; a < K; ++a) {
-                CHECK((m[a] != 0) == (1 + a <= hi));  // min_gpus + a GPUs, up to max_gpus and the GPUs left
-                CHECK(e.slot_job(a) == none);
-            }
-            const bool pending = e.simulator().arrived() < e.simulator().jobs().size();
-            CHECK((m[K] != 0) == (idle && (!e.round_grants().empty() || (e.config().env.allow_defer && pending))));
-            if (hi < K) CHECK_THROWS_AS(e.step(std::int64_t(hi)), gp::InvalidAction);
-            if (substeps % 2 == 1 && m[0]) {
-                e.step(0);  // 1 GPU (min_gpus): the front end grants an elastic job another count than its request
-            } else if (k <= hi && k - 1 < K) {  // its own request
-                CHECK(e.heuristic_action(p) == std::int64_t(k - 1));
-                e.step(std::int64_t(k - 1));
+    for (const bool idle : {false, true}) {
+        CAPTURE(idle);
+        // requests of at most 4 GPUs: each is a count the 4 slots can name (min_gpus + 0 .. 3)
+        const auto base = small_scenario(dgx_a100_2x4::config(), json{{"1", .4}, {"2", .3}, {"4", .3}}, 24, 2.0);
+        auto s = round_scenario(base, {{"job_fields", json::array({{{"name", "min_gpus"}, {"default", 1}}, {{"name", "max_gpus"}, {"default", 6}}})},
+                                       {"env", {{"round_idle", idle}}}});
+        gp::env e(s);
+        e.reset(3);
+        const std::size_t K = e.num_actions() - 1, G = e.num_gpus();
+        std::size_t substeps = 0;
+        gp::pack_policy p;
+        while (!e.done()) {
+            const auto mask = e.action_mask();
+            if (e.round_choosing() == none && mask[0]) {  // choose the first slot's job
+                const auto j = e.slot_job(0);
+                const auto k = e.simulator().job(j).num_gpus;
+                e.step(0);
+                const bool elastic = std::min<std::uint32_t>(1, k) < std::max<std::uint32_t>(6, k);
+                REQUIRE(elastic);
+                if (e.done() || e.round_choosing() == none) continue;
+                REQUIRE(e.round_choosing() == j);
+                ++substeps;
+                std::size_t used = 0;
+                for (const auto& g : e.round_grants()) used += g.gpus;
+                const auto m = e.action_mask();
+                const std::size_t hi = std::min<std::size_t>(std::max<std::uint32_t>(6, k), G - used);
+                for (std::size_t a = 0; a < K; ++a) {
+                    CHECK((m[a] != 0) == (1 + a <= hi));  // min_gpus + a GPUs, up to max_gpus and the GPUs left
+                    CHECK(e.slot_job(a) == none);
+                }
+                const bool pending = e.simulator().arrived() < e.simulator().jobs().size();
+                CHECK((m[K] != 0) == (idle && (!e.round_grants().empty() || (e.config().env.allow_defer && pending))));
+                if (hi < K) CHECK_THROWS_AS(e.step(std::int64_t(hi)), gp::InvalidAction);
+                if (substeps % 2 == 1 && m[0]) {
+                    e.step(0);  // 1 GPU (min_gpus): the front end grants an elastic job another count than its request
+                } else if (k <= hi && k - 1 < K) {  // its own request
+                    CHECK(e.heuristic_action(p) == std::int64_t(k - 1));
+                    e.step(std::int64_t(k - 1));
+                } else {
+                    e.step(m[K] ? std::int64_t(K) : 0);  // stop (the allocation runs without it), or its min_gpus
+                }
             } else {
-                e.step(m[K] ? std::int64_t(K) : 0);  // stop (the allocation runs without it), or its min_gpus
+                REQUIRE(mask[K]);
+                e.step(std::int64_t(K));
             }
-        } else {
-            REQUIRE(mask[K]);
-            e.step(std::int64_t(K));
+        }
+        CHECK(substeps > 0);
+        CHECK(e.terminated());
+        // without the fields (min = max = request) no job sees the GPU-count step
+        gp::env f(small_round());
+        f.reset(3);
+        while (!f.done()) {
+            REQUIRE(f.round_choosing() == none);
+            f.step(f.action_mask()[0] ? 0 : std::int64_t(K));  // a decision always has a job that fits
         }
     }
-    CHECK(substeps > 0);
-    CHECK(e.terminated());
-    // without the fields (min = max = request) no job sees the GPU-count step
-    gp::env f(small_round());
-    f.reset(3);
-    while (!f.done()) {
-        REQUIRE(f.round_choosing() == none);
-        f.step(f.action_mask()[0] ? 0 : std::int64_t(K));  // a decision always has a job that fits
-    }
-  }
 }
 
 TEST_CASE("round mode: invalid actions raise and change nothing, settings it cannot run are ConfigErrors") {
