@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Trains the reference PPO in the round action mode on hidden-duration Philly (the philly_hidden
-preset with rounds instead of preemption: gpuplace/PhillyHiddenRound-v0's scenario), 3 training
-seeds, and writes its table in docs/rounds.md: on each held-out Philly-derived file, the network of
+preset with rounds instead of preemption: gpuplace/PhillyHiddenRound-v0's scenario, with
+class_gittins as the round advisor: env.round_advisor), 3 training seeds, and writes its table in
+docs/rounds.md: on each held-out Philly-derived file, the network of
 each training seed (median over the seeds, with their range) against LAS, 2D-LAS and Gittins (the
 event-driven disciplines of philly_hidden:<file>, placer pack, 30 s restart overhead), Gavel's
 max_min_fairness_perf and class_gittins (round policies, placer pack), on the same held-out seeds and
 so the same jobs; paired differences with standard errors.
 
-    experiments/round_agent.py [--skip-train] [--seeds 10] [--threads 2] [--print]
+    experiments/round_agent.py [--skip-train] [--seeds 20] [--threads 2] [--ship] [--print]
 
 Training is `gpuplace-train --config <the config below> --out out/models/philly_hidden_round` (its
 progress display); `--skip-train` evaluates an existing run. The network kept by the run (the best
@@ -34,8 +35,11 @@ RUN = ROOT / "out" / "models" / "philly_hidden_round"
 BASELINES = [("LAS", "pack+las", "event"), ("2D-LAS (Tiresias)", "pack+2d_las", "event"), ("Gittins", "pack+gittins", "event"),
              ("max_min_fairness_perf (Gavel, rounds)", "pack+max_min_fairness_perf", "round"),
              ("class_gittins (rounds)", "pack+class_gittins", "round")]
-# The recipe: clone the first-valid-slot heuristic (a greedy LAS fill of each round), fit the value
-# head, then PPO; the defaults of gpuplace-train's "philly" recipe otherwise (docs/ppo.md).
+# The recipe: the round advisor class_gittins orders the slots and shows its choice (slot features
+# advised, advice_rank); clone the first valid slot (the advisor's fill of each round, which is
+# class_gittins's allocation), fit the value head, then PPO; the defaults of gpuplace-train's
+# "philly" recipe otherwise (docs/ppo.md).
+ADVISOR = {"env": {"round_advisor": "class_gittins"}}
 PPO = {"teacher": "pack", "imitation_steps": 204800, "total_steps": 819200, "learning_rate": 0.0001, "value_warmup": 50}
 
 
@@ -49,10 +53,15 @@ def paired(a, b):
     return f"{m:+.2f} ± {s:.2f} ({lower}/{len(a)})"
 
 
+def advised(round_overrides):
+    """The round overrides with the advisor (env merged)."""
+    return {**round_overrides, "env": {**round_overrides.get("env", {}), **ADVISOR["env"]}}
+
+
 def train(args, round_overrides) -> float:
     from gpuplace.config import load_scenario
 
-    sc = load_scenario("philly_hidden", round_overrides, action_mode="round")
+    sc = load_scenario("philly_hidden", advised(round_overrides), action_mode="round")
     sc["name"] = "philly_hidden_round"
     cfg = {"scenario": sc, "queue": "", "restarts": 3, "validation_seeds": 8, "validate_every": 10, "checkpoint_every": 10,
            "ppo": PPO}
@@ -68,7 +77,7 @@ def train(args, round_overrides) -> float:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--skip-train", action="store_true", help="evaluate the existing run in out/models/philly_hidden_round")
-    ap.add_argument("--seeds", type=int, default=10, help="held-out seeds per file")
+    ap.add_argument("--seeds", type=int, default=20, help="held-out seeds per file")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--ship", action="store_true", help="copy the run's kept network to data/models/philly_hidden_round.json")
     ap.add_argument("--print", action="store_true", help="print the table instead of writing docs/rounds.md")
@@ -102,7 +111,12 @@ def main() -> int:
             bar.update()
         sc = load_scenario(f"philly_hidden:{f}", ROUND_OVERRIDES, action_mode="round")
         greedy = _core.evaluate(sc, ["pack"], args.seeds, args.threads)
-        base["greedy LAS fill of each round (the teacher)"] = hours([m["avg_jct"] for m in greedy.per_seed("pack")])
+        base["greedy LAS fill of each round"] = hours([m["avg_jct"] for m in greedy.per_seed("pack")])
+        sc = load_scenario(f"philly_hidden:{f}", advised(ROUND_OVERRIDES), action_mode="round")
+        fill = hours([m["avg_jct"] for m in _core.evaluate(sc, ["pack"], args.seeds, args.threads).per_seed("pack")])
+        if fill != base["class_gittins (rounds)"]:  # the teacher is class_gittins's rounds exactly (tests/round_mode_test.cpp)
+            sys.exit(f"{f}: the advisor's fill ({statistics.fmean(fill):.4f} h) differs from class_gittins's rounds "
+                     f"({statistics.fmean(base['class_gittins (rounds)']):.4f} h)")
         ppo = []
         for p in nets:
             net = _core.load_checkpoint(str(p))
@@ -120,8 +134,10 @@ def main() -> int:
            f"hidden), {args.seeds} held-out seeds each, the same jobs for every row; mean JCT in hours, mean ± standard "
            "error over the seeds. LAS, 2D-LAS and Gittins are the event-driven disciplines (preemption, 30 s restart "
            "overhead), max_min_fairness_perf, class_gittins and the agent run in 360 s rounds (30 s restores), the "
-           "agent's rounds filled (it chooses which jobs run; a round runs once none fits); every row places with "
-           f"pack. PPO: {k} training seeds ({', '.join(p.parent.name for p in nets)}) of `experiments/round_agent.py`, "
+           "agent's rounds filled (it chooses which jobs run; a round runs once none fits) with class_gittins as "
+           "its advisor (the slots in its order, its choice shown; its fill, the PPO teacher, is the class_gittins row "
+           "exactly: the script checks it); the greedy LAS fill is the first valid slot without the advisor. Every "
+           "row places with pack. PPO: {k} training seeds ({', '.join(p.parent.name for p in nets)}) of `experiments/round_agent.py`, "
            f"each trained for {PPO['imitation_steps'] + PPO['total_steps']:,} env steps "
            f"({', '.join(f'{t / 60:.1f}' for t in times)} min on a shared 2-core machine); the median over the seeds "
            "with their range [min, max] of per-seed means. Generated by `experiments/round_agent.py`.", ""]

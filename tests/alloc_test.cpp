@@ -257,13 +257,15 @@ TEST_CASE_TEMPLATE("alloc: env.step() allocates nothing after reset() in the pla
 }
 
 TEST_CASE("alloc: env.step() allocates nothing after reset() in the round action mode") {
-    for (const char* placer : {"pack", "topology_greedy"}) {
-        INFO(std::string(placer));
-        auto s = with(gp::default_scenario(), {{"workload", {{"num_jobs", 60}}}, {"env", {{"action_mode", "round"}, {"placer", placer}}}});
-        s.durations.mode = gp::duration_info::hidden;
-        gp::env e(s);
-        CHECK(random_play_allocations(e, 60) == 0);
-    }
+    for (const char* placer : {"pack", "topology_greedy"})
+        for (const char* advisor : {"", "class_gittins"}) {
+            INFO(std::string(placer), " advisor ", std::string(advisor));
+            auto s = with(gp::default_scenario(), {{"workload", {{"num_jobs", 60}}},
+                                                   {"env", {{"action_mode", "round"}, {"placer", placer}, {"round_advisor", advisor}}}});
+            s.durations.mode = gp::duration_info::hidden;
+            gp::env e(s);
+            CHECK(random_play_allocations(e, 60) == 0);
+        }
 }
 
 TEST_CASE("alloc: with preemption and hidden durations env.step() allocates nothing after reset()") {

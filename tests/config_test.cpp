@@ -82,7 +82,7 @@ TEST_CASE("config: errors name the JSON path and the value") {
     CHECK(parse_error(R"({"env": {"max_time": "1h"}})") == "config /env/max_time: expected a number, got \"1h\"");
     CHECK(parse_error(R"({"env": {"deferral": true}})") ==
           "config /env/deferral: unknown key \"deferral\" (allowed: queue_policy, backfill, allow_defer, queue_window, "
-          "max_steps, max_time, action_mode, slots, placer, confine_type, round_idle)");
+          "max_steps, max_time, action_mode, slots, placer, confine_type, round_idle, round_advisor)");
     CHECK(parse_error(R"({"reward": {"time_scale": 0}})") ==
           "config /reward/time_scale: value 0 out of range [1e-12, 1e+300]");
     CHECK(parse_error(R"({"reward": {"jct": null}})") == "config /reward/jct: expected a number, got null");

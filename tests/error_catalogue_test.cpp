@@ -73,7 +73,7 @@ const std::vector<example>& catalogue() {
         // ---- ConfigError -------------------------------------------------------------------
         add("ConfigError",
             "config /env/bogus: unknown key \"bogus\" (allowed: queue_policy, backfill, allow_defer, queue_window, "
-            "max_steps, max_time, action_mode, slots, placer, confine_type, round_idle)",
+            "max_steps, max_time, action_mode, slots, placer, confine_type, round_idle, round_advisor)",
             [] { (void)gp::parse_scenario(R"({"env": {"queue_policy": "fifo", "bogus": 1}})"); });
         add("ConfigError", "config /env/queue_window: value 5000 out of range [0, 1024]",
             [] { (void)gp::parse_scenario(R"({"env": {"queue_window": 5000}})"); });

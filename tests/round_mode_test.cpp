@@ -13,6 +13,9 @@
 #include <gpuplace/evaluate.hpp>
 #include <gpuplace/heuristics.hpp>
 #include <gpuplace/json.hpp>
+#include <gpuplace/registry.hpp>
+#include <gpuplace/round_env.hpp>
+#include <gpuplace/round_policy_registry.hpp>
 
 #include "test_util.hpp"
 
@@ -227,6 +230,71 @@ TEST_CASE("round mode: an elastic job's GPU count is a second step under its own
             f.step(f.action_mask()[0] ? 0 : std::int64_t(K));  // a decision always has a job that fits
         }
     }
+}
+
+TEST_CASE("round mode: env.round_advisor class_gittins ranks the slots, its fill is class_gittins's rounds exactly") {
+    // random play keeps every invariant with the advisor's slot order and features
+    for (std::uint64_t seed : {1u, 2u}) {
+        auto s = small_round({{"env", {{"round_advisor", "class_gittins"}}}});
+        gp::env e(s);
+        const double sum = play(e, seed, 0.0);
+        CHECK(e.finished().size() == e.simulator().jobs().size());
+        CHECK(close_rel(sum, -sum_jct(e.finished()) / s.reward.time_scale, 1e-9));
+    }
+    // on hidden-duration Philly the first valid slot at every step is class_gittins's round policy
+    auto base = gp::preset_scenario("philly_hidden:e13805");
+    base.preemption.enabled = false;
+    base.env.order = gp::queue_order::fifo;
+    auto rounds = base;
+    gp::apply_queue(rounds, "class_gittins");
+    const auto policy = gp::round_policy("class_gittins", rounds);
+    auto advised = base;
+    advised.env.mode = gp::action_mode::round;
+    advised.env.round_advisor = "class_gittins";
+    gp::env e(advised);
+    const auto& lay = e.observation_layout();
+    const auto seg = [&](std::string_view n) {
+        const auto it = std::find_if(lay.begin(), lay.end(), [&](const auto& g) { return g.name == n; });
+        REQUIRE(it != lay.end());
+        return *it;
+    };
+    const auto adv = seg("slot_advised"), rank = seg("slot_advice_rank");
+    CHECK(rank.offset == adv.offset + adv.size);
+    CHECK(seg("round").offset == rank.offset + rank.size);
+    for (std::uint64_t seed : {1000000u, 1000001u}) {
+        CAPTURE(seed);
+        gp::round_env re(rounds);
+        gp::pack_policy placer;
+        re.reset(seed);
+        auto fn = policy.make(seed);
+        re.run(fn, placer);
+        e.reset(seed);
+        std::size_t decisions = 0, with_advised = 0;
+        while (!e.done()) {
+            const auto obs = e.observation();
+            const auto K = e.num_actions() - 1;
+            for (std::size_t k = 0; k + 1 < K && e.action_mask()[k + 1]; ++k)  // the advisor's order: rank falls with the slot
+                REQUIRE(obs[rank.offset + k] > obs[rank.offset + k + 1]);
+            with_advised += e.action_mask()[0] && obs[adv.offset] == 1.0f;
+            ++decisions;
+            (void)e.step(e.heuristic_action(placer));
+        }
+        CHECK(with_advised > decisions / 2);
+        REQUIRE(e.finished().size() == re.simulator().finished().size());
+        for (std::size_t i = 0; i < e.finished().size(); ++i) {
+            CHECK(e.finished()[i].id == re.simulator().finished()[i].id);
+            CHECK(e.finished()[i].end == re.simulator().finished()[i].end);
+        }
+    }
+    CHECK_THROWS_WITH_AS(gp::env(small_round({{"env", {{"round_advisor", "las"}}}})),
+                         doctest::Contains("config /env/round_advisor: unknown round advisor \"las\" (known: class_gittins)"), gp::ConfigError);
+    CHECK_THROWS_WITH_AS(gp::env(with(small_scenario(dgx_a100_2x4::config(), json{{"1", 1.0}}, 4, 1.0), {{"env", {{"round_advisor", "class_gittins"}}}})),
+                         doctest::Contains("config /env/round_advisor: supported in the round action mode only (env.action_mode \"gpu\")"),
+                         gp::ConfigError);
+    const auto j = gp::to_json(advised);
+    CHECK(j["env"]["round_advisor"] == "class_gittins");
+    CHECK(gp::scenario_from_json(j).env.round_advisor == "class_gittins");
+    CHECK(!gp::to_json(base)["env"].contains("round_advisor"));
 }
 
 TEST_CASE("round mode: invalid actions raise and change nothing, settings it cannot run are ConfigErrors") {

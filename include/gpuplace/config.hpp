@@ -119,6 +119,10 @@ struct env_options {
     /// (its GPUs idle while it waits). Off by default: the round is filled, stop valid only with
     /// nothing left to choose, so a policy chooses who runs, never whether the GPUs work.
     bool round_idle = false;
+    /// Round action mode: a round policy whose allocation each round the agent observes per slot
+    /// (slot features advised and advice_rank) and the heuristic action follows (the teacher's fill).
+    /// "" (none) or "class_gittins" (rounds/gittins.hpp, for hidden durations).
+    std::string round_advisor;
 };
 
 /// The queue policy's name: the registered discipline's for queue_order::registered.

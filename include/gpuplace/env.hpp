@@ -364,6 +364,11 @@ basic_env<T, J, C>::basic_env(T topo, C comm, ModelZoo zoo, scenario s)
     if (e.round_idle && e.mode != action_mode::round)
         throw ConfigError("config /env/round_idle: supported in the round action mode only (env.action_mode \"" +
                           std::string(to_string(e.mode)) + "\")");
+    if (!e.round_advisor.empty() && e.mode != action_mode::round)
+        throw ConfigError("config /env/round_advisor: supported in the round action mode only (env.action_mode \"" +
+                          std::string(to_string(e.mode)) + "\")");
+    if (!e.round_advisor.empty() && e.round_advisor != "class_gittins")
+        throw ConfigError("config /env/round_advisor: unknown round advisor \"" + e.round_advisor + "\" (known: class_gittins)");
     if (cfg.rounds.enabled)
         throw ConfigError("config /rounds/enabled: the round policies (\"" + cfg.rounds.policy + "\") run in gpuplace::round_env "
                           "(round_env.hpp), and in the harness by name (named_policy(\"pack+" + cfg.rounds.policy +

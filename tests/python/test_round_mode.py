@@ -32,6 +32,34 @@ def test_round_ids_are_round_mode_scenarios():
     assert {"slot_speed_v100", "slot_speed_p100", "slot_speed_k80", "slot_on_k80"} <= {s["name"] for s in het.observation_layout}
 
 
+def test_the_advisor_orders_the_slots_and_its_fill_is_class_gittins():
+    over = {**SHORT, "env": {"round_advisor": "class_gittins"}}
+    env = gym.make("gpuplace/PhillyHiddenRound-v0", overrides=over).unwrapped
+    assert env.scenario["env"]["round_advisor"] == "class_gittins"
+    lay = {s["name"]: s for s in env.observation_layout}
+    rank = lay["slot_advice_rank"]
+    assert "slot_advised" in lay
+    env.reset(seed=1000000)
+    done = False
+    while not done:  # the first valid slot, the advisor's highest ranked job that fits
+        obs = env.observation_view
+        mask = env.action_masks()
+        valid = np.flatnonzero(mask[:-1])
+        ranks = obs[rank["offset"] + valid]
+        assert np.all(np.diff(ranks) < 0)
+        _, _, term, trunc, _ = env.step(int(valid[0]))
+        done = term or trunc
+    jobs = env.core.finished_jobs()
+    fill = float(np.mean(jobs["end"] - jobs["submit"]))
+    from gpuplace.config import load_scenario
+    from gpuplace.registration import ROUND_OVERRIDES
+
+    sc = load_scenario("philly_hidden", {**ROUND_OVERRIDES, **SHORT})
+    rep = _core.evaluate(sc, ["pack+class_gittins"], [1000000], 1)
+    (m,) = rep.per_seed("pack+class_gittins")
+    assert fill == pytest.approx(m["avg_jct"], rel=1e-12)
+
+
 @pytest.mark.parametrize("env_id", ["gpuplace/PhillyHiddenRound-v0", "gpuplace/HeterogeneousRound-v0"])
 def test_random_play_masks_and_reward_identity(env_id):
     env = gym.make(env_id, overrides=SHORT if "Philly" in env_id else {"workload": {"num_jobs": 30}}).unwrapped

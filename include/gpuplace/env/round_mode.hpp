@@ -15,10 +15,17 @@
 /// steps: its slot, then its GPU count, action a meaning min + a GPUs (valid up to max and the
 /// GPUs left; stop applies the allocation without it). A round in which no job can be
 /// chosen runs without a decision, and so does one whose allocation a choice fills up.
+///
+/// env.round_advisor "class_gittins": that round policy (rounds/gittins.hpp) ranks the round's
+/// jobs at each boundary; the slots follow its ranking instead (highest index per GPU-second
+/// first), so the first valid slot, the heuristic action, fills the round as class_gittins does,
+/// and each slot also shows advised (the policy grants the job this round) and advice_rank (1 for
+/// its first, falling linearly over the jobs it ranks).
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -28,6 +35,7 @@
 #include "../error.hpp"
 #include "../observation.hpp"
 #include "../round_allocation.hpp"
+#include "../rounds/gittins_sample.hpp"
 #include "gpu_mode.hpp"
 #include "round_front.hpp"
 #include "slots.hpp"
@@ -38,6 +46,8 @@ namespace gpuplace {
 /// over throughput on the zoo's reference type, consolidated) and on_<type> (it runs there now).
 inline constexpr std::string_view round_slot_feature_names[] = {"valid", "request", "attained", "done", "remaining",
                                                                 "wait",  "running", "ran_last_round"};
+/// Per slot after the per-type features, with env.round_advisor.
+inline constexpr std::string_view round_advice_feature_names[] = {"advised", "advice_rank"};
 /// The round mode's "round" segment.
 inline constexpr std::string_view round_feature_names[] = {"gpus_left", "locked_gpus", "active_jobs", "granted_jobs",
                                                            "choosing_gpus", "busy_gpus", "time", "finished_jobs"};
@@ -67,6 +77,11 @@ public:
         const auto& tn = core.gpu_types().typed() ? core.gpu_types().names() : std::vector<std::string>{core.zoo().gpu_type()};
         for (std::size_t t = 0; t < T; ++t) names.push_back("speed_" + tn[t]);
         for (std::size_t t = 0; t < T; ++t) names.push_back("on_" + tn[t]);
+        advisor_.reset();
+        if (cfg.env.round_advisor == "class_gittins") {
+            advisor_.emplace(gittins_prior_of(cfg), cfg.rounds.restore.seconds);
+            for (auto n : round_advice_feature_names) names.emplace_back(n);
+        }
         const std::vector<std::string_view> views(names.begin(), names.end());
         F_ = views.size();
         obs_segment round{"round", 0, std::size(round_feature_names), {}, {}};
@@ -91,6 +106,17 @@ public:
         alloc_.clear();
         alloc_.reserve(n);
         order_.reserve(n);
+        if (advisor_) {
+            advisor_->reset(seed);
+            advisor_->reserve(n);
+            advice_.clear();
+            advice_.reserve(n);
+            advised_.assign(n, 0);
+            rank_.assign(n, 0.0f);
+            ranked_.clear();
+            ranked_.reserve(n);
+            at_.assign(n, 0);
+        }
         double reward = front_.begin(core, seed);  // the seed draws a share's elastic jobs
         return open_round(core, reward, state());
     }
@@ -131,6 +157,10 @@ public:
                 vals_[8 + t] = static_cast<float>(std::min(1.0, v.throughput(i, t) / v.reference_throughput(i)));
                 vals_[8 + T + t] = r.type == t ? 1.0f : 0.0f;
             }
+            if (advisor_) {
+                vals_[8 + 2 * T] = advised_[r.job] ? 1.0f : 0.0f;
+                vals_[9 + 2 * T] = rank_[r.job];
+            }
             slots_.put(s, vals_);
             job_[s] = r.job;
         };
@@ -143,12 +173,18 @@ public:
             std::fill(m.begin(), m.end(), std::uint8_t{0});
             for (std::size_t a = 0; a < K && lo + a <= std::min<std::size_t>(hi, left); ++a) m[a] = 1;
             n_ = 1;
+        } else if (advisor_) {  // the advisor's ranking (by job, made when the round opened)
+            for (std::size_t i = 0; i < jobs.size(); ++i) at_[jobs[i].job] = static_cast<std::uint32_t>(i);
+            order_.clear();
+            for (auto j : ranked_) order_.push_back(at_[j]);
         } else {
             order_.resize(jobs.size());  // least attained service first, then arrival (the LAS queue's order)
             for (std::size_t i = 0; i < jobs.size(); ++i) order_[i] = static_cast<std::uint32_t>(i);
             std::sort(order_.begin(), order_.end(), [&](std::uint32_t x, std::uint32_t y) {  // (std::stable_sort allocates)
                 return jobs[x].attained < jobs[y].attained || (jobs[x].attained == jobs[y].attained && x < y);
             });
+        }
+        if (pending_ == none) {
             for (std::size_t o = 0; o < order_.size() && n_ < K; ++o) {
                 const auto i = order_[o];
                 if (granted_[jobs[i].job] || bounds(core, jobs[i].job).first > left) continue;
@@ -211,8 +247,9 @@ public:
                                             : "(a job still fits in the GPUs left: a round is filled unless env.round_idle is set)");
     }
 
-    /// A round-robin-free baseline for teachers and tests: the first valid slot (the oldest job
-    /// that fits, its request in the GPU-count step when it fits, else the largest count), stop when none.
+    /// A round-robin-free baseline for teachers and tests: the first valid slot (the least attained
+    /// job that fits, or with env.round_advisor the advisor's highest-ranked: its fill of the round;
+    /// its request in the GPU-count step when it fits, else the largest count), stop when none.
     template <class P>
     [[nodiscard]] std::int64_t heuristic_action(const Core& core, const observation_writer&, P&, const typename View::state&) const {
         const auto m = slots_.mask();
@@ -232,9 +269,28 @@ private:
         used_ += k;
     }
 
+    /// The advisor's ranking and allocation at this boundary (every boundary: its scale estimate
+    /// reads what each round did).
+    void advise(Core& core) {
+        const auto v = front_.view(core);
+        for (const auto& g : advice_.grants()) advised_[g.job] = 0;
+        for (auto j : ranked_) rank_[j] = 0.0f;
+        advice_.clear();
+        advisor_->allocate(v, advice_);
+        for (const auto& g : advice_.grants()) advised_[g.job] = 1;
+        const auto jobs = v.jobs();
+        const auto& r = advisor_->ranked();
+        ranked_.clear();
+        for (std::size_t p = 0; p < r.size(); ++p) {
+            ranked_.push_back(jobs[r[p]].job);
+            rank_[jobs[r[p]].job] = static_cast<float>(1.0 - double(p) / double(r.size()));
+        }
+    }
+
     /// Opens the round at this boundary: the locked jobs granted; rounds without a decision run.
     double open_round(Core& core, double reward, const typename View::state& st) {
         while (!core.simulator().all_done()) {
+            if (advisor_) advise(core);
             for (const auto& g : alloc_.grants()) granted_[g.job] = 0;
             alloc_.clear();
             used_ = locked_gpus_ = 0;
@@ -277,6 +333,11 @@ private:
     std::vector<float> vals_;
     std::vector<std::uint32_t> job_;    ///< per slot: its job
     std::vector<std::uint32_t> order_;  ///< the active jobs' positions in slot order
+    std::optional<gittins_round_policy> advisor_;  ///< env.round_advisor
+    round_allocation advice_;                      ///< the advisor's allocation of this round
+    std::vector<std::uint8_t> advised_;            ///< per job: in advice_
+    std::vector<float> rank_;                      ///< per job: its advice_rank this round
+    std::vector<std::uint32_t> ranked_, at_;       ///< the advisor's ranking (jobs); per job its position in the view
 };
 
 }  // namespace env_detail

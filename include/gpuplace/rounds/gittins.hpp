@@ -186,6 +186,19 @@ public:
         round_ = 0;
     }
 
+    /// Room for an episode of `jobs` jobs, so that allocate() allocates nothing in it (after the
+    /// first call, which samples the prior).
+    void reserve(std::size_t jobs) {
+        key_.reserve(jobs);
+        order_.reserve(jobs);
+        prev_.reserve(jobs);
+        seen_.reserve(jobs);
+    }
+
+    /// The last allocate()'s ranking: the positions in its view's jobs() of the jobs that are not
+    /// locked, highest index per GPU-second first (ties to the earlier position).
+    [[nodiscard]] const std::vector<std::uint32_t>& ranked() const noexcept { return order_; }
+
     void allocate(const round_view& v, round_allocation& out) {
         const auto jobs = v.jobs();
         std::size_t left = 0;
@@ -205,7 +218,9 @@ public:
             key_[i] = priority(r, 1.0 / v.reference_throughput(i));
             order_.push_back(static_cast<std::uint32_t>(i));
         }
-        std::stable_sort(order_.begin(), order_.end(), [&](std::uint32_t a, std::uint32_t b) { return key_[a] > key_[b]; });
+        std::sort(order_.begin(), order_.end(), [&](std::uint32_t a, std::uint32_t b) {  // ties by position (std::stable_sort allocates)
+            return key_[a] > key_[b] || (key_[a] == key_[b] && a < b);
+        });
         for (auto i : order_) {
             const auto& r = jobs[i];
             if (r.gpus > left) continue;

@@ -61,9 +61,10 @@ GPUPLACE_INLINE scenario scenario_from_json(const detail::json& j) {
     if (auto it = j.find("env"); it != j.end()) {
         const std::string p = "/env";
         check_keys(*it, p, {"queue_policy", "backfill", "allow_defer", "queue_window", "max_steps", "max_time", "action_mode",
-                            "slots", "placer", "confine_type", "round_idle"});
+                            "slots", "placer", "confine_type", "round_idle", "round_advisor"});
         read_bool(*it, p, "confine_type", s.env.confine_type);
         read_bool(*it, p, "round_idle", s.env.round_idle);
+        read_string(*it, p, "round_advisor", s.env.round_advisor);
         std::string q = queue_policy_name(s.env);
         read_string(*it, p, "queue_policy", q);
         if (const auto o = detail::enum_from_name<queue_order>(q)) {
@@ -158,6 +159,7 @@ GPUPLACE_INLINE detail::json to_json(const scenario& s) {
     }
     if (e.confine_type) j["env"]["confine_type"] = true;  // written only when set: other scenarios' JSON is unchanged
     if (e.round_idle) j["env"]["round_idle"] = true;
+    if (!e.round_advisor.empty()) j["env"]["round_advisor"] = e.round_advisor;
     if (s.colocation.enabled) j["colocation"] = to_json(s.colocation);
     // written only when not the default: other scenarios' JSON is unchanged
     if (!(s.durations == durations_config{})) j["durations"] = to_json(s.durations);
