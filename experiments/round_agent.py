@@ -39,7 +39,7 @@ BASELINES = [("LAS", "pack+las", "event"), ("2D-LAS (Tiresias)", "pack+2d_las", 
 # advised, advice_rank); clone the first valid slot (the advisor's fill of each round, which is
 # class_gittins's allocation), fit the value head, then PPO; the defaults of gpuplace-train's
 # "philly" recipe otherwise (docs/ppo.md).
-ADVISOR = {"env": {"round_advisor": "class_gittins"}}
+ADVISOR = "class_gittins"  # env.round_advisor
 PPO = {"teacher": "pack", "imitation_steps": 204800, "total_steps": 819200, "learning_rate": 0.0001, "value_warmup": 50}
 
 
@@ -55,7 +55,7 @@ def paired(a, b):
 
 def advised(round_overrides):
     """The round overrides with the advisor (env merged)."""
-    return {**round_overrides, "env": {**round_overrides.get("env", {}), **ADVISOR["env"]}}
+    return {**round_overrides, "env": {**round_overrides.get("env", {}), "round_advisor": ADVISOR}}
 
 
 def train(args, round_overrides) -> float:

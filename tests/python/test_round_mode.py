@@ -11,6 +11,8 @@ import pytest
 
 import gpuplace
 from gpuplace import _core
+from gpuplace.config import load_scenario
+from gpuplace.registration import ROUND_OVERRIDES
 from gpuplace.sb3 import SB3VecEnv
 
 SMALL = {"name": "small", "workload": {"kind": "synthetic", "num_jobs": 30, "load": 1.5},
@@ -51,9 +53,6 @@ def test_the_advisor_orders_the_slots_and_its_fill_is_class_gittins():
         done = term or trunc
     jobs = env.core.finished_jobs()
     fill = float(np.mean(jobs["end"] - jobs["submit"]))
-    from gpuplace.config import load_scenario
-    from gpuplace.registration import ROUND_OVERRIDES
-
     sc = load_scenario("philly_hidden", {**ROUND_OVERRIDES, **SHORT})
     rep = _core.evaluate(sc, ["pack+class_gittins"], [1000000], 1)
     (m,) = rep.per_seed("pack+class_gittins")
