@@ -287,3 +287,87 @@ TEST_CASE("round_env: a round policy runs on a preset whose queue is a preemptiv
     e.reset(1000000);
     CHECK_FALSE(e.done());
 }
+
+namespace {
+/// Plays round env `e` to its end with `policy` (a copy: its episode state), placing with pack.
+double finish_rounds(gp::round_env& e, gp::gittins_round_policy policy) {
+    gp::pack_policy placer;
+    placer.reset(0);
+    placer.reserve(e.hierarchy());
+    gp::round_allocation a;
+    while (!e.done()) {
+        a.clear();
+        policy.allocate(e.view(), a);
+        e.step(a, placer);
+    }
+    return e.episode_return();
+}
+}  // namespace
+
+TEST_CASE("round_env: fork keeps the present bit for bit and redraws what the scheduler cannot know, by seed") {
+    for (const char* preset : {"philly_hidden:e13805", "philly:e13805"}) {
+        INFO(preset);
+        auto s = gp::preset_scenario(preset);
+        gp::apply_queue(s, "class_gittins");
+        const bool hidden = s.durations.mode == gp::duration_info::hidden;
+        gp::gittins_round_policy policy(gp::gittins_prior_of(s), s.rounds.restore.seconds);
+        policy.reset(1000000);
+        gp::round_env e(s);
+        CHECK_THROWS_WITH_AS((void)e.fork(1), "round_env::fork() called before reset()", gp::StateError);
+        e.reset(1000000);
+        gp::pack_policy placer;
+        placer.reset(0);
+        placer.reserve(e.hierarchy());
+        gp::round_allocation a;
+        for (int r = 0; r < 300 && !e.done(); ++r) {
+            a.clear();
+            policy.allocate(e.view(), a);
+            e.step(a, placer);
+        }
+        REQUIRE(!e.done());
+        const auto arrived = e.simulator().arrived();
+        REQUIRE(arrived < e.simulator().jobs().size());
+        const auto f = e.fork(7);
+        // the present: time, rounds, the arrived jobs, what each holds, has done and went through
+        CHECK(f.now() == e.now());
+        CHECK(f.rounds() == e.rounds());
+        CHECK(f.episode_return() == e.episode_return());
+        CHECK(f.simulator().arrived() == arrived);
+        CHECK(std::vector<std::uint32_t>(f.active().begin(), f.active().end()) == std::vector<std::uint32_t>(e.active().begin(), e.active().end()));
+        for (std::size_t g = 0; g < e.num_gpus(); ++g) CHECK(f.cluster().holder(gp::gpu_id(g)) == e.cluster().holder(gp::gpu_id(g)));
+        bool redrawn = false;
+        for (std::uint32_t j = 0; j < arrived; ++j) {
+            CHECK(f.simulator().job(j) == e.simulator().job(j));
+            CHECK(f.simulator().attained(j) == e.simulator().attained(j));
+            CHECK(f.held_gpus(j) == e.held_gpus(j));
+            CHECK(f.run_type(j) == e.run_type(j));
+            CHECK(f.round_records()[j].restores == e.round_records()[j].restores);
+            CHECK(f.round_records()[j].suspended_time == e.round_records()[j].suspended_time);
+            if (!hidden) CHECK(f.simulator().ideal_duration(j) == e.simulator().ideal_duration(j));
+            redrawn = redrawn || f.simulator().ideal_duration(j) != e.simulator().ideal_duration(j);
+        }
+        CHECK(redrawn == hidden);  // with durations hidden the active jobs' durations are redrawn
+        for (auto j = std::uint32_t(arrived); j < f.simulator().jobs().size(); ++j) CHECK(f.simulator().job(j).submit_time > e.now());
+        for (auto j = std::uint32_t(arrived); j < f.round_records().size(); ++j) CHECK(f.round_records()[j].restores == 0);
+        // a copy replays the true future; a fork is a function of its seed
+        gp::round_env c1 = e, c2 = e, f1 = e.fork(7), f2 = e.fork(7), f3 = e.fork(8);
+        CHECK(finish_rounds(c1, policy) == finish_rounds(c2, policy));
+        const double r1 = finish_rounds(f1, policy), r2 = finish_rounds(f2, policy), r3 = finish_rounds(f3, policy);
+        CHECK(r1 == r2);
+        CHECK(r1 != r3);
+        CHECK(r1 != c1.episode_return());
+        // a forked episode runs every job to its end, and its rewards sum to -(sum of JCTs) / time_scale
+        CHECK(f1.terminated());
+        CHECK(f1.simulator().finished().size() == f1.simulator().jobs().size());
+        double jct = 0;
+        for (const auto& rec : f1.simulator().finished()) jct += rec.jct();
+        CHECK(close_rel(f1.episode_return(), -jct / 3600.0, 1e-9));
+        // a fork of a fork with the same seed is that fork: only what the scheduler cannot know differs between them
+        gp::round_env ff = e.fork(99).fork(7);
+        CHECK(finish_rounds(ff, policy) == r1);
+    }
+    auto el = gp::preset_scenario("elastic");
+    gp::round_env e(el);
+    e.reset(1);
+    CHECK_THROWS_WITH_AS((void)e.fork(1), doctest::Contains("a scenario with elastic jobs"), gp::StateError);
+}

@@ -27,6 +27,7 @@
 #include "planner.hpp"
 #include "round_env.hpp"
 #include "round_policy_registry.hpp"
+#include "rounds/rollout.hpp"
 
 namespace gpuplace {
 
@@ -92,6 +93,49 @@ template <class E = env>
     }
 }
 
+/// round_runner() for the rollout planner in rounds over class_gittins (rounds/rollout.hpp,
+/// "rollout<F>h<H>:<placer>+class_gittins"): F futures, H rounds a rollout (0: to the episode's
+/// end), the margin of `o`.
+template <class E = env>
+[[nodiscard]] std::function<episode_outcome(std::uint64_t)> round_rollout_runner(const scenario& s, const std::string& placer,
+                                                                                 const rollout_options& o) {
+    using round_env_type = basic_round_env<typename E::topology_type, typename E::job_type, typename E::comm_type>;
+    if constexpr (!std::constructible_from<round_env_type, const scenario&>)
+        throw ConfigError("round policy " + s.rounds.policy + ": rounds run on a topology a scenario describes (this env's is built in code)");
+    else {
+        auto proto = std::make_shared<const round_env_type>(s);
+        const gittins_round_policy base(gittins_prior_of(s), s.rounds.restore.seconds);
+        const round_rollout_options ro{o.futures, o.horizon, o.margin};
+        using erased = typename round_env_type::any_placer;  // one planner type for every placer (compile time)
+        using planner_type = basic_round_rollout<round_env_type, gittins_round_policy, erased>;
+        std::function<episode_outcome(std::uint64_t)> run;
+        const bool found = detail::with_placer(placer, [&]<class P>(std::type_identity<P>) {
+            const auto make = [](std::uint64_t seed, const round_env_type& e) {
+                auto p = std::make_shared<P>();
+                p->reset(seed);
+                p->reserve(e.hierarchy());
+                return erased{[p](const auto& v, auto& out) { return p->plan(v, out); }};
+            };
+            run = [proto, base, ro, make](std::uint64_t seed) {
+                round_env_type e(*proto);
+                erased p = make(seed, e);
+                planner_type planner(base, ro, make);
+                planner.reset(seed);
+                e.reset(seed);
+                round_allocation a;
+                while (!e.done()) {
+                    a.clear();
+                    planner.allocate(e, a);
+                    e.step(a, p);
+                }
+                return episode_outcome{e.episode_metrics(), e.episode_return()};
+            };
+        });
+        if (!found) throw ConfigError("unknown placer \"" + placer + "\" for the round policy " + s.rounds.policy);
+        return run;
+    }
+}
+
 /// A policy by name: a heuristic (heuristic()) or a rollout planner over one (see the file's
 /// comment). `o`: the planner's options other than what its name sets (threads; a teacher's
 /// ties_to_base and min_gain). Under a round policy ("pack+max_min_fairness_perf"), the heuristic
@@ -114,10 +158,23 @@ template <PolicyEnv E = env>
         }
         return p;
     }
-    const auto base = heuristic<E>(base_name);  // validates the heuristic and its queue policy
-    if (is_round_policy(base.queue))
-        throw ConfigError("policy \"" + name + "\": the rollout planners do not run under the round policy " + base.queue +
-                          " (its rounds decide who runs and where; a planner chooses among the candidates of one decision)");
+    auto base = heuristic<E>(base_name);  // validates the heuristic and its queue policy
+    if (is_round_policy(base.queue)) {  // the planner in rounds (rounds/rollout.hpp)
+        if (o.hindsight)
+            throw ConfigError("policy \"" + name + "\": in rounds the rollout planner plays forked futures only (rollout<F>h<H>:<placer>+class_gittins); "
+                              "hindsight over a round policy is not offered");
+        if (base.queue != "class_gittins")
+            throw ConfigError("policy \"" + name + "\": in rounds the rollout planner plans over class_gittins only (its base is copied into "
+                              "every rollout with its episode's state), not over " + base.queue);
+        if constexpr (requires { typename E::topology_type; typename E::job_type; typename E::comm_type; }) {
+            base.name = name;
+            base.rounds = [placer = base_name.substr(0, base_name.find('+')), o](const scenario& s) { return round_rollout_runner<E>(s, placer, o); };
+            return base;
+        } else {
+            throw ConfigError("policy \"" + name + "\": the round policy " + base.queue +
+                              " runs on a basic_env's topology, job and comm types, which this env type does not name");
+        }
+    }
     if constexpr (!RolloutEnv<E>) {
         throw ConfigError("policy \"" + name + "\": a rollout planner plays on copies of the env, and this env type is not a "
                           "RolloutEnv (env_concepts.hpp: copies and num_gpus())");

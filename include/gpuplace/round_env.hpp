@@ -78,6 +78,24 @@ public:
         started_ = true;
     }
 
+    /// A future of this episode, the round mode's counterpart of basic_env::fork() (docs/planning.md,
+    /// "Futures"): the present kept bit for bit (time, the active jobs, what each holds and has
+    /// done, the rounds' records), the jobs to come redrawn from the scenario's distribution with
+    /// `seed` (for a trace, another window of the same files at the same load), and with durations
+    /// hidden the active jobs' durations redrawn given the service each attained. What a scheduler
+    /// cannot know is all it changes, so a planner on forks is causal. StateError before reset(),
+    /// and for a scenario that may make elastic jobs (their bounds are drawn per job).
+    [[nodiscard]] basic_round_env fork(std::uint64_t seed) const {
+        if (!started_) throw StateError("round_env::fork() called before reset()");
+        if (front_.may_be_elastic(core_))
+            throw StateError("round_env::fork(): a scenario with elastic jobs (rounds.elastic.share, job fields min_gpus / max_gpus) has no "
+                             "forked futures (their GPU bounds are drawn per job); copy the env instead (NOT causal: the true future)");
+        basic_round_env f(*this);
+        f.core_.redraw_future(seed, features{});
+        f.front_.redraw(f.core_, seed);
+        return f;
+    }
+
     /// What a round policy reads at this boundary. StateError before reset().
     [[nodiscard]] round_view view() {
         if (!started_) throw StateError("round_env::view() called before reset()");

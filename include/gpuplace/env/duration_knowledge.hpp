@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -75,8 +77,31 @@ public:
     /// The duration distribution of durations.sample_files (or of the scenario's own workload):
     /// 32 episodes' jobs, their GPU-seconds (the Gittins index) and each model's mean duration at
     /// each GPU count (model_mean estimates). ideal(job) is a job's ideal duration.
+    ///
+    /// The sample is read once per env and shared with its copies (drawn once, kept in a cache the
+    /// copies share): a planner's forks of an env that never sampled it would otherwise each read
+    /// the sample files again, most of a fork's cost. Only this object's sampled() turns true.
     template <class Ideal>
     void sample(const scenario& cfg, const ModelZoo& zoo, std::size_t num_gpus, Ideal&& ideal) {
+        const std::lock_guard lock(cache_->m);
+        if (!cache_->filled) {
+            draw(cfg, zoo, num_gpus, ideal);
+            cache_->sizes = sizes_;
+            cache_->model_mean = model_mean_;
+            cache_->mean_all = mean_all_;
+            cache_->filled = true;
+        } else {
+            sizes_ = cache_->sizes;
+            model_mean_ = cache_->model_mean;
+            mean_all_ = cache_->mean_all;
+        }
+        sampled_ = true;
+    }
+    [[nodiscard]] bool sampled() const noexcept { return sampled_; }
+
+private:
+    template <class Ideal>
+    void draw(const scenario& cfg, const ModelZoo& zoo, std::size_t num_gpus, Ideal& ideal) {
         const workload_source src(duration_sample_workload(cfg), zoo, num_gpus);
         std::vector<TrainingJob> jobs;
         std::vector<std::pair<std::uint64_t, std::pair<double, std::size_t>>> sums;
@@ -100,9 +125,9 @@ public:
         std::sort(sizes_.begin(), sizes_.end());
         for (const auto& [key, s] : sums) model_mean_.emplace_back(key, s.first / double(s.second));
         mean_all_ = count ? all / double(count) : 0.0;
-        sampled_ = true;
     }
-    [[nodiscard]] bool sampled() const noexcept { return sampled_; }
+
+public:
     /// The sampled jobs' sizes in GPU-seconds, ascending.
     [[nodiscard]] const std::vector<double>& sizes() const noexcept { return sizes_; }
 
@@ -131,6 +156,14 @@ public:
     }
 
 private:
+    struct shared_sample {
+        std::mutex m;
+        bool filled = false;
+        std::vector<double> sizes;
+        std::vector<std::pair<std::uint64_t, double>> model_mean;
+        double mean_all = 0;
+    };
+    std::shared_ptr<shared_sample> cache_ = std::make_shared<shared_sample>();  ///< shared by this env's copies
     std::vector<double> sizes_;                                 ///< GPU-seconds of sampled jobs, ascending
     std::vector<std::pair<std::uint64_t, double>> model_mean_;  ///< (model << 32 | GPUs) -> mean ideal duration
     double mean_all_ = 0;

@@ -133,6 +133,50 @@ public:
         return reward;
     }
 
+    /// Whether the scenario may make elastic jobs (rounds.elastic.share, or job fields min_gpus /
+    /// max_gpus): their bounds are drawn per job, so redraw() cannot make a future of them.
+    [[nodiscard]] bool may_be_elastic(const Core& core) const noexcept {
+        const auto& f = core.config().job_fields;
+        return rc_.elastic.share > 0 || elastic_.elastic() > 0 || field_index(f, "min_gpus") != std::string_view::npos ||
+               field_index(f, "max_gpus") != std::string_view::npos;
+    }
+
+    /// After core.redraw_future(seed) (a forked future, round_env.hpp's fork()): the jobs that have
+    /// not arrived are other jobs now, maybe more or fewer. Sizes the per-job arrays for them and
+    /// sets their rates and records afresh; the arrived jobs keep theirs. Not with elastic jobs
+    /// (may_be_elastic()): every job's bounds are then its request, drawn again here.
+    void redraw(Core& core, std::uint64_t seed) {
+        const auto& sim = core.simulator();
+        elastic_.begin(core, rc_.elastic, seed);
+        const std::size_t n = sim.jobs().size(), T = num_types(), keep = std::min(sim.arrived(), n);
+        records_.resize(n);
+        held_.resize(n);
+        since_.resize(n);
+        run_type_.resize(n);
+        last_type_.resize(n);
+        ran_last_.resize(n);
+        thr_.resize(n * T);
+        step_ref_.resize(n);
+        want_.resize(n);
+        grant_of_.resize(n);
+        for (auto j = static_cast<std::uint32_t>(keep); j < n; ++j) {
+            records_[j] = round_record{};
+            held_[j] = 0;
+            since_[j] = never;
+            run_type_[j] = last_type_[j] = none;
+            ran_last_[j] = 0;
+            want_[j] = 0;
+            grant_of_[j] = 0;
+            step_ref_[j] = core.ideal_step_time_ref(j);
+            for (std::size_t t = 0; t < T; ++t) thr_[j * T + t] = 1.0 / core.ideal_step_time_on(j, t);
+        }
+        active_.reserve(n);
+        jobs_buf_.reserve(n);
+        thr_buf_.reserve(n * T);
+        step_buf_.reserve(n);
+        order_.reserve(n);
+    }
+
     /// Whether every job of the episode has finished.
     [[nodiscard]] bool done(const Core& core) const noexcept { return core.simulator().all_done(); }
     /// The active jobs (arrived, not finished), in arrival order.

@@ -44,6 +44,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -97,7 +98,13 @@ public:
     /// log P(W > x) for a job of (model, gpus), W smoothed in log space (a normal kernel of
     /// bandwidth 0.25 around each sampled log size), at log x = `lx`: O(1).
     [[nodiscard]] double log_survival(model_id model, std::uint32_t gpus, double lx) const noexcept {
-        const auto& t = group_of(model, gpus).survival;
+        return log_survival_at(survival(model, gpus), lx);
+    }
+    /// The smoothed log survival table of the sizes a job of (model, gpus) is judged by, for
+    /// log_survival_at() (one lookup for many points).
+    [[nodiscard]] std::span<const double> survival(model_id model, std::uint32_t gpus) const noexcept { return group_of(model, gpus).survival; }
+    /// log P(W > x) at log x = `lx` on a table of survival(): O(1).
+    [[nodiscard]] static double log_survival_at(std::span<const double> t, double lx) noexcept {
         const double u = (lx - grid_lo) / grid_step;
         if (!(u > 0)) return t.front();
         if (u >= double(grid_n - 1)) return t.back();
@@ -280,22 +287,28 @@ private:
             }
         prev_.clear();
         for (const auto& r : jobs) prev_.push_back(r.job);
-        double best = -std::numeric_limits<double>::infinity();
+        // the log posterior on the grid, job by job (each job's table and log found once; the
+        // sum at each point in the same order as point by point)
         for (std::size_t g = 0; g < scales; ++g) {
             const double ls = scale_lo + double(g) * scale_step;
-            double ll = ll_done_[g] - 0.5 * ls * ls / (scale_prior_sd * scale_prior_sd);
-            for (const auto& r : jobs) {
-                const auto& s = seen_[r.job];
-                if (s.lo > 0) ll += prior_->log_survival(s.model, s.gpus, std::log(s.lo) - ls);
-            }
-            if (ll > best) best = ll, log_scale_ = ls;
+            ll_[g] = ll_done_[g] - 0.5 * ls * ls / (scale_prior_sd * scale_prior_sd);
         }
+        for (const auto& r : jobs) {
+            const auto& s = seen_[r.job];
+            if (!(s.lo > 0)) continue;
+            const auto table = prior_->survival(s.model, s.gpus);
+            const double lx = std::log(s.lo);
+            for (std::size_t g = 0; g < scales; ++g) ll_[g] += gittins_prior::log_survival_at(table, lx - (scale_lo + double(g) * scale_step));
+        }
+        double best = -std::numeric_limits<double>::infinity();
+        for (std::size_t g = 0; g < scales; ++g)
+            if (ll_[g] > best) best = ll_[g], log_scale_ = scale_lo + double(g) * scale_step;
     }
 
     prior_fn make_;
     double restore_ = 30.0;
     std::shared_ptr<const gittins_prior> prior_;
-    std::vector<double> key_, ll_done_ = std::vector<double>(scales, 0.0);
+    std::vector<double> key_, ll_done_ = std::vector<double>(scales, 0.0), ll_ = std::vector<double>(scales, 0.0);
     std::vector<std::uint32_t> order_, prev_;
     std::vector<seen_job> seen_;
     double log_scale_ = 0;

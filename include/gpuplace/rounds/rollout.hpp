@@ -1,0 +1,189 @@
+#pragma once
+/// \file rounds/rollout.hpp
+/// A rollout planner in rounds (docs/planning.md, "Planning in rounds"): at each round boundary
+/// it asks a base round policy for its allocation, and two alternatives fill the same round in
+/// another order: least attained service first (LAS: seconds on GPUs) and least attained GPU-time
+/// first (2D-LAS). Where an alternative grants other jobs than the base, each distinct allocation
+/// is played on the same `futures` forks of the env (round_env.hpp's fork(): the jobs to come and
+/// hidden durations redrawn; causal), followed by the base policy for `horizon` rounds, and the
+/// base's allocation is kept unless another's return beats it by `margin` standard errors of the
+/// paired differences (common random numbers: future f is the same fork for every candidate).
+///
+/// Cost: a contested boundary plays (candidates x futures) rollouts of `horizon` rounds each; a
+/// boundary where every candidate grants the same jobs (a round with room for everyone) plays none.
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "../detail/rng.hpp"
+#include "../round_allocation.hpp"
+#include "../round_policy.hpp"
+
+namespace gpuplace {
+
+/// The rollout planner's settings (round policy names `rollout<F>h<H>:<placer>+<round policy>`).
+struct round_rollout_options {
+    std::size_t futures = 8;   ///< forks a candidate is played on (at least 2: the margin needs a standard error)
+    std::size_t horizon = 20;  ///< rounds each rollout plays, the candidate's included (0: to the episode's end)
+    double margin = 1.0;       ///< standard errors by which a candidate must beat the base's allocation
+};
+
+/// What the planner did in an episode.
+struct round_rollout_stats {
+    std::size_t boundaries = 0;  ///< round boundaries it decided
+    std::size_t contested = 0;   ///< of them, where an alternative granted other jobs than the base
+    std::size_t overruled = 0;   ///< of them, where an alternative's allocation was taken
+    std::size_t rollouts = 0;    ///< rollouts played
+};
+
+/// The rollout planner over base round policy `Base` (copied into every rollout, so it must be
+/// copyable with its episode state, as class_gittins is), for round env type `RoundEnv` (a
+/// basic_round_env), its rollouts placing with a `Placer` that `make_placer(seed, env)` makes
+/// afresh for each rollout (by default a default-constructed heuristic, reset and reserved; the
+/// registry passes RoundEnv::any_placer, so that one planner type serves every placer).
+template <class RoundEnv, RoundPolicy Base, class Placer>
+    requires std::copy_constructible<Base>
+class basic_round_rollout {
+public:
+    using placer_fn = std::function<Placer(std::uint64_t seed, const RoundEnv&)>;
+
+    basic_round_rollout(Base base, round_rollout_options o, placer_fn make_placer = default_placer())
+        : base_(std::move(base)), o_(o), make_placer_(std::move(make_placer)) {
+        o_.futures = std::max<std::size_t>(o_.futures, 2);
+    }
+
+    void reset(std::uint64_t seed) {
+        base_.reset(seed);
+        seed_ = seed;
+        stats_ = {};
+    }
+
+    /// Fills `out` (empty) for env `e` at a round boundary.
+    void allocate(RoundEnv& e, round_allocation& out) {
+        const round_view v = e.view();
+        ++stats_.boundaries;
+        cand_.resize(3);
+        for (auto& c : cand_) c.clear();
+        base_.allocate(v, cand_[0]);
+        fill_by(v, cand_[1], [](const round_job& r) { return r.attained / double(std::max(r.gpus, 1u)); });  // LAS
+        fill_by(v, cand_[2], [](const round_job& r) { return r.attained; });                                  // 2D-LAS
+        // the distinct allocations (as sets of granted jobs), the base's first
+        keys_.resize(cand_.size());
+        for (std::size_t c = 0; c < cand_.size(); ++c) {
+            keys_[c].clear();
+            for (const auto& g : cand_[c].grants()) keys_[c].push_back(g.job);
+            std::sort(keys_[c].begin(), keys_[c].end());
+        }
+        distinct_.assign(1, 0);
+        for (std::size_t c = 1; c < cand_.size(); ++c)
+            if (std::none_of(distinct_.begin(), distinct_.end(), [&](std::size_t d) { return keys_[d] == keys_[c]; })) distinct_.push_back(c);
+        std::size_t pick = 0;
+        if (distinct_.size() > 1) {
+            ++stats_.contested;
+            pick = best(e);
+            if (pick != 0) ++stats_.overruled;
+        }
+        for (const auto& g : cand_[pick].grants()) out.grant(g.job, g.type, g.gpus);
+    }
+
+    [[nodiscard]] const round_rollout_stats& stats() const noexcept { return stats_; }
+    [[nodiscard]] const round_rollout_options& options() const noexcept { return o_; }
+
+private:
+    [[nodiscard]] static placer_fn default_placer() {
+        if constexpr (std::default_initializable<Placer> && requires(Placer& p, const RoundEnv& e) {
+                          p.reset(std::uint64_t{0});
+                          p.reserve(e.hierarchy());
+                      })
+            return [](std::uint64_t seed, const RoundEnv& e) {
+                Placer p;
+                p.reset(seed);
+                p.reserve(e.hierarchy());
+                return p;
+            };
+        else
+            return {};
+    }
+
+    /// The round filled in ascending `key` (ties to the earlier position), locked jobs first, while
+    /// their GPUs fit.
+    template <class Key>
+    void fill_by(const round_view& v, round_allocation& out, Key key) {
+        const auto jobs = v.jobs();
+        std::size_t left = 0;
+        for (std::size_t t = 0; t < v.num_types(); ++t) left += v.type_gpus(t);
+        order_.clear();
+        for (std::size_t i = 0; i < jobs.size(); ++i) {
+            if (jobs[i].locked) {
+                out.grant(jobs[i].job, jobs[i].type, jobs[i].held);
+                left -= std::min<std::size_t>(left, jobs[i].held);
+            } else {
+                order_.push_back(static_cast<std::uint32_t>(i));
+            }
+        }
+        std::sort(order_.begin(), order_.end(), [&](std::uint32_t a, std::uint32_t b) {
+            const double ka = key(jobs[a]), kb = key(jobs[b]);
+            return ka < kb || (ka == kb && a < b);
+        });
+        for (auto i : order_) {
+            if (jobs[i].gpus > left) continue;
+            out.grant(jobs[i].job, round_grant::any_type, jobs[i].gpus);
+            left -= jobs[i].gpus;
+        }
+    }
+
+    /// Plays each distinct candidate on the same forks; the candidate (index into cand_) to take.
+    std::size_t best(const RoundEnv& e) {
+        const std::size_t F = o_.futures, K = distinct_.size();
+        ret_.assign(K * F, 0.0);
+        round_allocation next;
+        for (std::size_t f = 0; f < F; ++f) {
+            const auto fseed = detail::mix_seed(seed_, (std::uint64_t(e.rounds()) << 16) ^ f);
+            const RoundEnv fork = e.fork(fseed);
+            for (std::size_t k = 0; k < K; ++k) {
+                RoundEnv r(fork);
+                Base b(base_);
+                Placer p = make_placer_(fseed, r);
+                double g = r.step(cand_[distinct_[k]], p);
+                for (std::size_t h = 1; (o_.horizon == 0 || h < o_.horizon) && !r.done(); ++h) {
+                    next.clear();
+                    b.allocate(r.view(), next);
+                    g += r.step(next, p);
+                }
+                ret_[k * F + f] = g;
+                ++stats_.rollouts;
+            }
+        }
+        std::size_t pick = 0;
+        double gain = 0;
+        for (std::size_t k = 1; k < K; ++k) {
+            double s = 0, s2 = 0;
+            for (std::size_t f = 0; f < F; ++f) {
+                const double d = ret_[k * F + f] - ret_[f];
+                s += d;
+                s2 += d * d;
+            }
+            const double mean = s / double(F), var = std::max(0.0, (s2 - double(F) * mean * mean) / double(F - 1));
+            const double se = std::sqrt(var / double(F));
+            if (mean > o_.margin * se && mean > 0 && mean > gain) gain = mean, pick = k;
+        }
+        return distinct_[pick];
+    }
+
+    Base base_;
+    round_rollout_options o_;
+    placer_fn make_placer_;
+    std::uint64_t seed_ = 0;
+    round_rollout_stats stats_;
+    std::vector<round_allocation> cand_;
+    std::vector<std::vector<std::uint32_t>> keys_;
+    std::vector<std::size_t> distinct_;
+    std::vector<std::uint32_t> order_;
+    std::vector<double> ret_;
+};
+
+}  // namespace gpuplace

@@ -1,0 +1,115 @@
+// Tests of include/gpuplace/rounds/rollout.hpp (the rollout planner in rounds) and its names
+// (policy_registry.hpp): with a margin no candidate can beat it is class_gittins's rounds exactly;
+// it decides the same on the env and on any fork of it (it reads only what the scheduler knows);
+// its counts add up; by name it runs in the harness, repeats by seed, and bad names are
+// ConfigErrors that say what runs.
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <gpuplace/evaluate.hpp>
+#include <gpuplace/json.hpp>
+#include <gpuplace/policy_registry.hpp>
+#include <gpuplace/round_env.hpp>
+#include <gpuplace/round_policy_registry.hpp>
+#include <gpuplace/rounds/rollout.hpp>
+
+namespace gp = gpuplace;
+
+namespace {
+
+using planner = gp::basic_round_rollout<gp::round_env, gp::gittins_round_policy, gp::pack_policy>;
+
+gp::scenario hidden_rounds() {
+    auto s = gp::preset_scenario("philly_hidden:e13805");
+    gp::apply_queue(s, "class_gittins");
+    return s;
+}
+
+/// Plays an episode of seed `seed` with `decide(env, allocation)`; every finished job's end time.
+template <class Decide>
+std::vector<double> play(const gp::scenario& s, std::uint64_t seed, Decide decide) {
+    gp::round_env e(s);
+    gp::pack_policy placer;
+    placer.reset(seed);
+    placer.reserve(e.hierarchy());
+    e.reset(seed);
+    gp::round_allocation a;
+    while (!e.done()) {
+        a.clear();
+        decide(e, a);
+        e.step(a, placer);
+    }
+    CHECK(e.terminated());
+    std::vector<double> ends;
+    for (const auto& r : e.simulator().finished()) ends.push_back(r.end);
+    return ends;
+}
+
+}  // namespace
+
+TEST_CASE("round rollout: with a margin no candidate can beat, it is class_gittins's rounds exactly") {
+    const auto s = hidden_rounds();
+    const auto prior = gp::gittins_prior_of(s);
+    gp::gittins_round_policy base(prior, s.rounds.restore.seconds);
+    base.reset(1000000);
+    const auto truth = play(s, 1000000, [&](gp::round_env& e, gp::round_allocation& a) { base.allocate(e.view(), a); });
+    planner p(gp::gittins_round_policy(prior, s.rounds.restore.seconds), {.futures = 2, .horizon = 3, .margin = std::numeric_limits<double>::infinity()});
+    p.reset(1000000);
+    CHECK(play(s, 1000000, [&](gp::round_env& e, gp::round_allocation& a) { p.allocate(e, a); }) == truth);
+    // it played rollouts where an alternative differed, and took none of them
+    const auto& st = p.stats();
+    CHECK(st.contested > 0);
+    CHECK(st.overruled == 0);
+    CHECK(st.rollouts >= 2 * 2 * st.contested);  // at least two distinct candidates on two futures each
+    CHECK(st.rollouts <= 3 * 2 * st.contested);
+    CHECK(st.boundaries > st.contested);
+}
+
+TEST_CASE("round rollout: it decides the same on the env and on a fork of it (it reads only what the scheduler knows)") {
+    const auto s = hidden_rounds();
+    const auto prior = gp::gittins_prior_of(s);
+    planner p(gp::gittins_round_policy(prior, s.rounds.restore.seconds), {.futures = 3, .horizon = 4, .margin = 0});
+    p.reset(1000001);
+    gp::round_env e(s);
+    gp::pack_policy placer;
+    placer.reset(0);
+    placer.reserve(e.hierarchy());
+    e.reset(1000001);
+    gp::round_allocation a, b;
+    std::size_t compared = 0;
+    for (int r = 0; r < 400 && !e.done(); ++r) {
+        planner q = p;  // the same state, deciding on a fork whose hidden future is another draw
+        gp::round_env other = e.fork(12345 + std::uint64_t(r));
+        a.clear();
+        b.clear();
+        const auto before = p.stats().overruled;
+        p.allocate(e, a);
+        q.allocate(other, b);
+        CHECK(std::vector<gp::round_grant>(a.grants().begin(), a.grants().end()) ==
+              std::vector<gp::round_grant>(b.grants().begin(), b.grants().end()));
+        compared += p.stats().overruled > before;
+        e.step(a, placer);
+    }
+    CHECK(compared > 0);  // some of the compared decisions overruled the base
+}
+
+TEST_CASE("round rollout: by name in the harness, repeatable by seed, and names it cannot run are ConfigErrors") {
+    const auto s = gp::preset_scenario("philly_hidden:e13805");
+    const std::vector<std::uint64_t> seeds{1000000};
+    const auto a = gp::evaluate(s, {gp::named_policy("rollout2h3:pack+class_gittins")}, seeds, 1);
+    const auto b = gp::evaluate(s, {gp::named_policy("rollout2h3:pack+class_gittins")}, seeds, 1);
+    REQUIRE(a.policies.size() == 1);
+    CHECK(a.policies[0].policy == "rollout2h3:pack+class_gittins");
+    CHECK(a.policies[0].per_seed[0].jobs_done == a.policies[0].per_seed[0].jobs_total);
+    CHECK(a.policies[0].per_seed[0].avg_jct == b.policies[0].per_seed[0].avg_jct);
+    CHECK(a.policies[0].per_seed[0].rounds);
+    CHECK_THROWS_WITH_AS((void)gp::named_policy("rollout4h3:pack+max_min_fairness"),
+                         doctest::Contains("in rounds the rollout planner plans over class_gittins only (its base is copied into every rollout with its episode's state), not over max_min_fairness"),
+                         gp::ConfigError);
+    CHECK_THROWS_WITH_AS((void)gp::named_policy("hindsight:pack+class_gittins"), doctest::Contains("hindsight over a round policy is not offered"), gp::ConfigError);
+}
