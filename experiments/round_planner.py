@@ -124,7 +124,7 @@ def main() -> int:
             m, s = mean_sem(pooled[lab])
             tog.append(f"{m:+.2f} ± {s:.2f}{' **' if m < -2 * s else ''}")
         out.append(f"| `{p}` | the {len(files)} files together ({beyond} of {len(files)} beyond all three) | " + " | ".join(tog) + " |")
-    out += ["", "Seconds of wall time per episode (two at a time on the run's 2-core machine): " +
+    out += ["", f"Seconds of wall time per episode ({args.threads} at a time on the run's 2-core machine): " +
             ", ".join(f"`{p}` {secs[p] / (len(files) * len(seeds)) * args.threads:.1f} s" for p in planners) + "."]
     return finish(out, DOC, ROOT, args.print or not held, section="round-planner")
 
