@@ -9,7 +9,9 @@
 ///    the cluster, not in the cluster times the episode.
 ///  - "hindsight:<heuristic>": every action scored on the env's own future. NOT causal (it knows
 ///    the arrivals and durations to come): an estimate of the headroom above the heuristic.
-/// A planner chooses among the candidates of the placement or job action mode (env.action_mode).
+/// A planner chooses among the candidates of the placement or job action mode (env.action_mode);
+/// over the round policy class_gittins ("rollout<F>h<H>:<placer>+class_gittins", H in rounds) it
+/// chooses each round's allocation (rounds/rollout.hpp, round_rollout_runner()).
 /// "+<queue>" after the whole name applies to the episode and to the planner's rollouts alike.
 
 #include <charconv>
