@@ -104,28 +104,9 @@ public:
         auto& sim = core.simulator_for_rounds();
         elastic_.begin(core, rc_.elastic, seed);
         if (elastic_.elastic() > 0) sim.reserve_slots(elastic_.his());  // room for each one's largest count
-        const std::size_t n = sim.jobs().size(), T = num_types();
-        records_.assign(n, round_record{});
-        held_.assign(n, 0);
-        since_.assign(n, never);
-        run_type_.assign(n, none);
-        last_type_.assign(n, none);
-        ran_last_.assign(n, 0.0);
-        thr_.assign(n * T, 0.0);
-        step_ref_.assign(n, 0.0);
-        for (std::uint32_t j = 0; j < n; ++j) {
-            step_ref_[j] = core.ideal_step_time_ref(j);
-            for (std::size_t t = 0; t < T; ++t) thr_[j * T + t] = 1.0 / core.ideal_step_time_on(j, t);
-        }
         active_.clear();
-        active_.reserve(n);
-        want_.assign(n, 0);
-        grant_of_.assign(n, 0);
-        jobs_buf_.reserve(n);
-        thr_buf_.reserve(n * T);
-        step_buf_.reserve(n);
+        set_jobs(core, 0);
         scal_buf_.reserve(elastic_.table().size());
-        order_.reserve(n);
         round_start_ = sim.now();
         double reward = 0;
         if (sim.has_events()) reward = step_time(core, sim.advance(), reward);  // to the first arrival
@@ -146,35 +127,8 @@ public:
     /// sets their rates and records afresh; the arrived jobs keep theirs. Not with elastic jobs
     /// (may_be_elastic()): every job's bounds are then its request, drawn again here.
     void redraw(Core& core, std::uint64_t seed) {
-        const auto& sim = core.simulator();
         elastic_.begin(core, rc_.elastic, seed);
-        const std::size_t n = sim.jobs().size(), T = num_types(), keep = std::min(sim.arrived(), n);
-        records_.resize(n);
-        held_.resize(n);
-        since_.resize(n);
-        run_type_.resize(n);
-        last_type_.resize(n);
-        ran_last_.resize(n);
-        thr_.resize(n * T);
-        step_ref_.resize(n);
-        want_.resize(n);
-        grant_of_.resize(n);
-        for (auto j = static_cast<std::uint32_t>(keep); j < n; ++j) {
-            records_[j] = round_record{};
-            held_[j] = 0;
-            since_[j] = never;
-            run_type_[j] = last_type_[j] = none;
-            ran_last_[j] = 0;
-            want_[j] = 0;
-            grant_of_[j] = 0;
-            step_ref_[j] = core.ideal_step_time_ref(j);
-            for (std::size_t t = 0; t < T; ++t) thr_[j * T + t] = 1.0 / core.ideal_step_time_on(j, t);
-        }
-        active_.reserve(n);
-        jobs_buf_.reserve(n);
-        thr_buf_.reserve(n * T);
-        step_buf_.reserve(n);
-        order_.reserve(n);
+        set_jobs(core, std::min(core.simulator().arrived(), core.simulator().jobs().size()));
     }
 
     /// Whether every job of the episode has finished.
@@ -398,6 +352,39 @@ public:
 
 private:
     static constexpr double never = std::numeric_limits<double>::infinity();
+
+    /// Sizes the per-job arrays for the core's jobs and sets jobs `from` on afresh (no record, no
+    /// GPUs, their rates on each type), with room in the buffers for every job: begin() from 0,
+    /// redraw() from the first job that has not arrived.
+    void set_jobs(const Core& core, std::size_t from) {
+        const std::size_t n = core.simulator().jobs().size(), T = num_types();
+        records_.resize(n);
+        held_.resize(n);
+        since_.resize(n);
+        run_type_.resize(n);
+        last_type_.resize(n);
+        ran_last_.resize(n);
+        thr_.resize(n * T);
+        step_ref_.resize(n);
+        want_.resize(n);
+        grant_of_.resize(n);
+        for (auto j = static_cast<std::uint32_t>(from); j < n; ++j) {
+            records_[j] = round_record{};
+            held_[j] = 0;
+            since_[j] = never;
+            run_type_[j] = last_type_[j] = none;
+            ran_last_[j] = 0;
+            want_[j] = 0;
+            grant_of_[j] = 0;
+            step_ref_[j] = core.ideal_step_time_ref(j);
+            for (std::size_t t = 0; t < T; ++t) thr_[j * T + t] = 1.0 / core.ideal_step_time_on(j, t);
+        }
+        active_.reserve(n);
+        jobs_buf_.reserve(n);
+        thr_buf_.reserve(n * T);
+        step_buf_.reserve(n);
+        order_.reserve(n);
+    }
 
     /// Accounts for one simulator step: arrivals join the active jobs, finished ones leave them.
     template <class Ev>

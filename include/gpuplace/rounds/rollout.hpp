@@ -2,12 +2,13 @@
 /// \file rounds/rollout.hpp
 /// A rollout planner in rounds (docs/planning.md, "Planning in rounds"): at each round boundary
 /// it asks a base round policy for its allocation, and two alternatives fill the same round in
-/// another order: least attained service first (LAS: seconds on GPUs) and least attained GPU-time
-/// first (2D-LAS). Where an alternative grants other jobs than the base, each distinct allocation
-/// is played on the same `futures` forks of the env (round_env.hpp's fork(): the jobs to come and
-/// hidden durations redrawn; causal), followed by the base policy for `horizon` rounds, and the
-/// base's allocation is kept unless another's return beats it by `margin` standard errors of the
-/// paired differences (common random numbers: future f is the same fork for every candidate).
+/// another order: least attained time first (GPU-time over the job's GPUs) and least attained
+/// GPU-time first (the `las` discipline's order). Where an alternative grants other jobs than the
+/// base, each distinct allocation is played on the same `futures` forks of the env (round_env.hpp's
+/// fork(): the jobs to come and hidden durations redrawn; causal), followed by the base policy for
+/// `horizon` rounds, and the base's allocation is kept unless another's return beats it by
+/// `margin` standard errors of the paired differences (common random numbers: future f is the
+/// same fork for every candidate).
 ///
 /// Cost: a contested boundary plays (candidates x futures) rollouts of `horizon` rounds each; a
 /// boundary where every candidate grants the same jobs (a round with room for everyone) plays none.
@@ -69,8 +70,8 @@ public:
         cand_.resize(3);
         for (auto& c : cand_) c.clear();
         base_.allocate(v, cand_[0]);
-        fill_by(v, cand_[1], [](const round_job& r) { return r.attained / double(std::max(r.gpus, 1u)); });  // LAS
-        fill_by(v, cand_[2], [](const round_job& r) { return r.attained; });                                  // 2D-LAS
+        fill_by(v, cand_[1], [](const round_job& r) { return r.attained / double(std::max(r.gpus, 1u)); });  // least attained time
+        fill_by(v, cand_[2], [](const round_job& r) { return r.attained; });                                  // least attained GPU-time (las)
         // the distinct allocations (as sets of granted jobs), the base's first
         keys_.resize(cand_.size());
         for (std::size_t c = 0; c < cand_.size(); ++c) {
