@@ -7,8 +7,10 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -289,19 +291,21 @@ TEST_CASE("round_env: a round policy runs on a preset whose queue is a preemptiv
 }
 
 namespace {
-/// Plays round env `e` to its end with `policy` (a copy: its episode state), placing with pack.
-double finish_rounds(gp::round_env& e, gp::gittins_round_policy policy) {
+/// Plays round env `e` with `policy` for `rounds` rounds or to its end, placing with pack.
+double play_rounds(gp::round_env& e, gp::gittins_round_policy& policy, int rounds = std::numeric_limits<int>::max()) {
     gp::pack_policy placer;
     placer.reset(0);
     placer.reserve(e.hierarchy());
     gp::round_allocation a;
-    while (!e.done()) {
+    for (int r = 0; r < rounds && !e.done(); ++r) {
         a.clear();
         policy.allocate(e.view(), a);
         e.step(a, placer);
     }
     return e.episode_return();
 }
+/// Plays round env `e` to its end with `policy` (a copy: its episode state), placing with pack.
+double finish_rounds(gp::round_env& e, gp::gittins_round_policy policy) { return play_rounds(e, policy); }
 }  // namespace
 
 TEST_CASE("round_env: fork keeps the present bit for bit and redraws what the scheduler cannot know, by seed") {
@@ -315,15 +319,7 @@ TEST_CASE("round_env: fork keeps the present bit for bit and redraws what the sc
         gp::round_env e(s);
         CHECK_THROWS_WITH_AS((void)e.fork(1), "round_env::fork() called before reset()", gp::StateError);
         e.reset(1000000);
-        gp::pack_policy placer;
-        placer.reset(0);
-        placer.reserve(e.hierarchy());
-        gp::round_allocation a;
-        for (int r = 0; r < 300 && !e.done(); ++r) {
-            a.clear();
-            policy.allocate(e.view(), a);
-            e.step(a, placer);
-        }
+        play_rounds(e, policy, 300);
         REQUIRE(!e.done());
         const auto arrived = e.simulator().arrived();
         REQUIRE(arrived < e.simulator().jobs().size());
@@ -370,4 +366,64 @@ TEST_CASE("round_env: fork keeps the present bit for bit and redraws what the sc
     gp::round_env e(el);
     e.reset(1);
     CHECK_THROWS_WITH_AS((void)e.fork(1), doctest::Contains("a scenario with elastic jobs"), gp::StateError);
+}
+
+TEST_CASE("round_env: fork(seed, draw) gives the active jobs the durations draw returns, where durations are hidden") {
+    for (const char* preset : {"philly_hidden:e13805", "philly:e13805"}) {
+        INFO(preset);
+        auto s = gp::preset_scenario(preset);
+        gp::apply_queue(s, "class_gittins");
+        const bool hidden = s.durations.mode == gp::duration_info::hidden;
+        gp::gittins_round_policy policy(gp::gittins_prior_of(s), s.rounds.restore.seconds);
+        policy.reset(1000000);
+        gp::round_env e(s);
+        e.reset(1000000);
+        play_rounds(e, policy, 300);
+        REQUIRE(!e.done());
+        const auto v = e.view();
+        const auto jobs = v.jobs();
+        REQUIRE(jobs.size() > 1);
+        // draw sees each active job as the view shows it, in the view's order, with its step time
+        std::vector<std::uint32_t> asked;
+        std::vector<double> us;
+        const auto f = e.fork(7, [&](const gp::round_job& r, double step, double u) {
+            const auto i = asked.size();
+            CHECK(r.job == jobs[i].job);
+            CHECK(r.done == jobs[i].done);
+            CHECK(step == 1.0 / v.reference_throughput(i));
+            asked.push_back(r.job);
+            us.push_back(u);
+            return 1e6 + double(r.job);
+        });
+        const auto plain = e.fork(7);
+        if (!hidden) {  // durations known: the fork keeps them, draw is not asked
+            CHECK(asked.empty());
+            for (std::uint32_t j = 0; j < e.simulator().jobs().size(); ++j) CHECK(f.simulator().ideal_duration(j) == plain.simulator().ideal_duration(j));
+            continue;
+        }
+        CHECK(asked.size() == jobs.size());
+        for (double u : us) CHECK((u >= 0 && u < 1));
+        for (auto j : asked) CHECK(f.simulator().ideal_duration(j) == 1e6 + double(j));
+        // everything else is fork(seed)'s: the present, the jobs to come and their durations
+        CHECK(f.now() == plain.now());
+        CHECK(f.simulator().jobs().size() == plain.simulator().jobs().size());
+        for (std::uint32_t j = 0; j < f.simulator().jobs().size(); ++j) {
+            CHECK(f.simulator().job(j) == plain.simulator().job(j));
+            CHECK(f.simulator().attained(j) == plain.simulator().attained(j));
+            if (std::find(asked.begin(), asked.end(), j) == asked.end()) CHECK(f.simulator().ideal_duration(j) == plain.simulator().ideal_duration(j));
+        }
+        // NaN keeps the fork's draw: the same episode as fork(seed)
+        gp::round_env keep = e.fork(7, [](const gp::round_job&, double, double) { return std::numeric_limits<double>::quiet_NaN(); });
+        gp::round_env p1 = e.fork(7);
+        CHECK(finish_rounds(keep, policy) == finish_rounds(p1, policy));
+        // the uniforms are a function of the seed; the drawn episode finishes every job
+        std::vector<double> us2;
+        gp::round_env g = e.fork(7, [&](const gp::round_job& r, double step, double u) {
+            us2.push_back(u);
+            return policy.draw_duration(r, step, u);
+        });
+        CHECK(us2 == us);
+        finish_rounds(g, policy);
+        CHECK(g.simulator().finished().size() == g.simulator().jobs().size());
+    }
 }

@@ -1,7 +1,8 @@
 // Tests of include/gpuplace/rounds/gittins.hpp and rounds/gittins_sample.hpp (class_gittins): the
 // index against its definition (exact values on a two-point distribution, the sup over every
 // quantum on random samples, the restore cost), the class fallbacks, the smoothed survival, the
-// episode's scale recovered from censored jobs, and whole episodes of the policy by name on the
+// episode's scale recovered from censored jobs, the durations it draws for a planner's futures
+// (draw_duration), and whole episodes of the policy by name on the
 // hidden-duration Philly preset: every job finishes, the same seed gives the same episode, and
 // nothing it does depends on durations it is not shown (oracle and hidden play alike).
 
@@ -11,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -172,6 +174,46 @@ TEST_CASE("class_gittins: the episode's scale from censored jobs, and the order 
     p.allocate(f.view(720), out);
     CHECK(std::exp(p.log_scale()) == doctest::Approx(8.0).epsilon(0.1));
     CHECK(out.empty());
+}
+
+TEST_CASE("class_gittins: draw_duration is a size of the job's class above what it has done, at the episode's scale") {
+    std::vector<double> w;
+    for (int i = 1; i <= 100; ++i) w.push_back(double(i));  // steps 1..100
+    auto prior = std::make_shared<const gp::gittins_prior>(one_class(w), 1);
+    gp::gittins_round_policy p([prior](std::size_t) { return prior; }, 30.0);
+    p.reset(0);
+    gp::round_job r;
+    r.gpus = r.min_gpus = r.max_gpus = 1;
+    CHECK(std::isnan(p.draw_duration(r, 1.0, 0.5)));  // before the first allocate(): no prior
+    fake_round f;
+    f.jobs.push_back(r);
+    gp::round_allocation out;
+    p.allocate(f.view(0), out);
+    const double k = std::exp(p.log_scale());
+    // the sizes above done / step / k, at quantile u: w[lo + floor(u m)] k step seconds
+    for (double step : {1.0, 2.5}) {
+        for (double done_steps : {0.0, 40.0, 90.0}) {
+            r.done = done_steps * step * k;
+            const auto lo = std::size_t(std::upper_bound(w.begin(), w.end(), r.done / step / k) - w.begin());
+            const std::size_t m = w.size() - lo;
+            double last = 0;
+            for (double u : {0.0, 0.3, 0.5, 0.999999}) {
+                const double d = p.draw_duration(r, step, u);
+                CHECK(d == doctest::Approx(w[lo + std::size_t(u * double(m))] * k * step).epsilon(1e-12));
+                CHECK(d > r.done);
+                CHECK(d >= last);  // a quantile: non-decreasing in u
+                last = d;
+            }
+            CHECK(p.draw_duration(r, step, 0.0) == doctest::Approx(w[lo] * k * step).epsilon(1e-12));
+            CHECK(p.draw_duration(r, step, 0.999999) == doctest::Approx(w.back() * k * step).epsilon(1e-12));
+        }
+        // in the tail (fewer than 5% of the sizes above) or past every size: NaN, the fork's draw is kept
+        r.done = 96.5 * step * k;
+        CHECK(std::isnan(p.draw_duration(r, step, 0.5)));
+        r.done = 150 * step * k;
+        CHECK(std::isnan(p.draw_duration(r, step, 0.5)));
+    }
+    CHECK(std::isnan(p.draw_duration(r, 0.0, 0.5)));  // no step time
 }
 
 TEST_CASE("class_gittins: grants by index per GPU-second, running before resuming, locked jobs kept") {

@@ -73,29 +73,32 @@ TEST_CASE("round rollout: with a margin no candidate can beat, it is class_gitti
 TEST_CASE("round rollout: it decides the same on the env and on a fork of it (it reads only what the scheduler knows)") {
     const auto s = hidden_rounds();
     const auto prior = gp::gittins_prior_of(s);
-    planner p(gp::gittins_round_policy(prior, s.rounds.restore.seconds), {.futures = 3, .horizon = 4, .margin = 0});
-    p.reset(1000001);
-    gp::round_env e(s);
-    gp::pack_policy placer;
-    placer.reset(0);
-    placer.reserve(e.hierarchy());
-    e.reset(1000001);
-    gp::round_allocation a, b;
-    std::size_t compared = 0;
-    for (int r = 0; r < 400 && !e.done(); ++r) {
-        planner q = p;  // the same state, deciding on a fork whose hidden future is another draw
-        gp::round_env other = e.fork(12345 + std::uint64_t(r));
-        a.clear();
-        b.clear();
-        const auto before = p.stats().overruled;
-        p.allocate(e, a);
-        q.allocate(other, b);
-        CHECK(std::vector<gp::round_grant>(a.grants().begin(), a.grants().end()) ==
-              std::vector<gp::round_grant>(b.grants().begin(), b.grants().end()));
-        compared += p.stats().overruled > before;
-        e.step(a, placer);
+    for (const bool base_durations : {true, false}) {  // futures with class_gittins's durations, and with the fork's
+        INFO("base_durations " << base_durations);
+        planner p(gp::gittins_round_policy(prior, s.rounds.restore.seconds), {.futures = 3, .horizon = 4, .margin = 0, .base_durations = base_durations});
+        p.reset(1000001);
+        gp::round_env e(s);
+        gp::pack_policy placer;
+        placer.reset(0);
+        placer.reserve(e.hierarchy());
+        e.reset(1000001);
+        gp::round_allocation a, b;
+        std::size_t compared = 0;
+        for (int r = 0; r < 400 && !e.done(); ++r) {
+            planner q = p;  // the same state, deciding on a fork whose hidden future is another draw
+            gp::round_env other = e.fork(12345 + std::uint64_t(r));
+            a.clear();
+            b.clear();
+            const auto before = p.stats().overruled;
+            p.allocate(e, a);
+            q.allocate(other, b);
+            CHECK(std::vector<gp::round_grant>(a.grants().begin(), a.grants().end()) ==
+                  std::vector<gp::round_grant>(b.grants().begin(), b.grants().end()));
+            compared += p.stats().overruled > before;
+            e.step(a, placer);
+        }
+        CHECK(compared > 0);  // some of the compared decisions overruled the base
     }
-    CHECK(compared > 0);  // some of the compared decisions overruled the base
 }
 
 TEST_CASE("round rollout: by name in the harness, repeatable by seed, and names it cannot run are ConfigErrors") {

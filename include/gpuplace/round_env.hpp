@@ -9,16 +9,19 @@
 /// time_scale. The scenario's rounds (round_config.hpp) say the round length and the restore
 /// times; its env.placer places the jobs when step() is given no placer.
 
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
 
 #include "comm.hpp"
 #include "config.hpp"
+#include "detail/rng.hpp"
 #include "env/core.hpp"
 #include "env/round_front.hpp"
 #include "error.hpp"
@@ -93,6 +96,28 @@ public:
         basic_round_env f(*this);
         f.core_.redraw_future(seed, features{});
         f.front_.redraw(f.core_, seed);
+        return f;
+    }
+    /// fork(seed) with, where durations are hidden, each active job's duration drawn by
+    /// `draw(job, step, u)` instead of from every job's sizes: `job` is the job as a round policy
+    /// sees it (round_view::jobs(); what it has done, its class), `step` its ideal step time on
+    /// the reference type (seconds), `u` uniform in [0, 1) from the fork's seed. `draw` returns
+    /// the job's ideal duration in seconds on the reference type, or NaN to keep the fork's draw
+    /// (e.g. gittins_round_policy::draw_duration: the job's class's sizes above what it has done,
+    /// the planner's futures, rounds/rollout.hpp). Causal as long as `draw` reads only its
+    /// arguments. With durations known it is fork(seed).
+    template <class Draw>
+        requires std::is_invocable_r_v<double, Draw&, const round_job&, double, double>
+    [[nodiscard]] basic_round_env fork(std::uint64_t seed, Draw&& draw) const {
+        basic_round_env f = fork(seed);
+        if (core_.config().durations.mode != duration_info::hidden) return f;
+        const round_view v = f.front_.view(f.core_);
+        const auto jobs = v.jobs();
+        detail::rng r(detail::mix_seed(seed, 0x636c617373ULL));  // "class"
+        for (std::size_t i = 0; i < jobs.size(); ++i) {
+            const double u = r.uniform(), d = draw(jobs[i], 1.0 / v.reference_throughput(i), u);
+            if (std::isfinite(d) && d > 0) f.core_.simulator_for_rounds().set_ideal_duration(jobs[i].job, d);
+        }
         return f;
     }
 

@@ -247,6 +247,22 @@ public:
     /// The episode's scale estimate: its jobs' sizes over the sample's (log).
     [[nodiscard]] double log_scale() const noexcept { return log_scale_; }
 
+    /// A duration for job r (ideal step time `step`, seconds) as this policy believes it: the
+    /// size at quantile `u` (in [0, 1)) of its class's sampled sizes above the steps it has done,
+    /// times the episode's scale, in seconds. NaN where the index judges the job by the tail
+    /// (fewer than 5% of its class's sizes above what it has done, or none) and before the first
+    /// allocate(). A planner's futures draw the active jobs' durations so (round_env::fork(seed,
+    /// draw), rounds/rollout.hpp).
+    [[nodiscard]] double draw_duration(const round_job& r, double step, double u) const noexcept {
+        if (!prior_ || !(step > 0)) return std::numeric_limits<double>::quiet_NaN();
+        const double k = std::exp(log_scale_);
+        const auto& w = prior_->sizes(r.model, r.gpus);
+        const auto lo = std::size_t(std::upper_bound(w.begin(), w.end(), r.done / step / k) - w.begin());
+        const std::size_t m = w.size() - lo;
+        if (m == 0 || double(m) < gittins_prior::tail * double(w.size())) return std::numeric_limits<double>::quiet_NaN();
+        return w[lo + std::min(m - 1, std::size_t(u * double(m)))] * k * step;
+    }
+
 private:
     static constexpr std::size_t scales = 161;  // log scale from -4 to 4 in steps of 0.05
     static constexpr double scale_lo = -4.0, scale_step = 0.05, scale_prior_sd = 1.5;

@@ -5,7 +5,8 @@
 /// another order: least attained time first (GPU-time over the job's GPUs) and least attained
 /// GPU-time first (the `las` discipline's order). Where an alternative grants other jobs than the
 /// base, each distinct allocation is played on the same `futures` forks of the env (round_env.hpp's
-/// fork(): the jobs to come and hidden durations redrawn; causal), followed by the base policy for
+/// fork(): the jobs to come and hidden durations redrawn, or with `base_durations` the active
+/// jobs' durations as the base believes them; causal), followed by the base policy for
 /// `horizon` rounds, and the base's allocation is kept unless another's return beats it by
 /// `margin` standard errors of the paired differences (common random numbers: future f is the
 /// same fork for every candidate).
@@ -15,6 +16,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -31,6 +33,12 @@ struct round_rollout_options {
     std::size_t futures = 8;   ///< forks a candidate is played on (at least 2: the margin needs a standard error)
     std::size_t horizon = 20;  ///< rounds each rollout plays, the candidate's included (0: to the episode's end)
     double margin = 1.0;       ///< standard errors by which a candidate must beat the base's allocation
+    /// With durations hidden, each future's active jobs' durations drawn as the base policy
+    /// believes them (its draw_duration(), where it has one: class_gittins's class sizes above
+    /// what each job has done, at the episode's scale) rather than by the fork from every job's
+    /// sizes. Either way a future reads only what the scheduler knows. Off by default: on the
+    /// validation split it did not decide better (docs/planning.md, "Planning in rounds").
+    bool base_durations = false;
 };
 
 /// What the planner did in an episode.
@@ -137,6 +145,16 @@ private:
         }
     }
 
+    /// Future `seed` of env e: e.fork(seed), the active jobs' durations drawn by the base's belief
+    /// with base_durations (where Base has draw_duration()).
+    [[nodiscard]] RoundEnv future(const RoundEnv& e, std::uint64_t seed) const {
+        if constexpr (requires(const Base& b, const round_job& r) { { b.draw_duration(r, 1.0, 0.5) } -> std::convertible_to<double>; }) {
+            if (o_.base_durations)
+                return e.fork(seed, [this](const round_job& r, double step, double u) { return base_.draw_duration(r, step, u); });
+        }
+        return e.fork(seed);
+    }
+
     /// Plays each distinct candidate on the same forks; the candidate (index into cand_) to take.
     std::size_t best(const RoundEnv& e) {
         const std::size_t F = o_.futures, K = distinct_.size();
@@ -144,7 +162,7 @@ private:
         round_allocation next;
         for (std::size_t f = 0; f < F; ++f) {
             const auto fseed = detail::mix_seed(seed_, (std::uint64_t(e.rounds()) << 16) ^ f);
-            const RoundEnv fork = e.fork(fseed);
+            const RoundEnv fork = future(e, fseed);
             for (std::size_t k = 0; k < K; ++k) {
                 RoundEnv r(fork);
                 Base b(base_);
