@@ -1,14 +1,15 @@
 // Tests of include/gpuplace/rounds/rollout.hpp (the rollout planner in rounds) and its names
 // (policy_registry.hpp): with a margin no candidate can beat it is class_gittins's rounds exactly;
-// it decides the same on the env and on any fork of it (it reads only what the scheduler knows);
-// its counts add up; by name it runs in the harness, repeats by seed, and bad names are
-// ConfigErrors that say what runs.
+// it decides the same on the env and on any fork of it (it reads only what the scheduler knows),
+// and on any number of threads; its counts add up; by name it runs in the harness, repeats by
+// seed, and bad names are ConfigErrors that say what runs.
 
 #include <doctest/doctest.h>
 
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gpuplace/evaluate.hpp>
@@ -99,6 +100,49 @@ TEST_CASE("round rollout: it decides the same on the env and on a fork of it (it
         }
         CHECK(compared > 0);  // some of the compared decisions overruled the base
     }
+}
+
+TEST_CASE("round rollout: it decides the same on any number of threads") {
+    auto s = hidden_rounds();
+    s.env.max_steps = 400;  // rounds: enough for contested boundaries, cheap enough for the sanitizers
+    const auto prior = gp::gittins_prior_of(s);
+    const gp::round_rollout_options o{.futures = 5, .horizon = 4, .margin = 0};
+    const auto decisions = [&](planner p) {  // every boundary's grants
+        p.reset(1000002);
+        gp::round_env e(s);
+        gp::pack_policy placer;
+        placer.reset(0);
+        placer.reserve(e.hierarchy());
+        e.reset(1000002);
+        std::vector<std::vector<gp::round_grant>> out;
+        gp::round_allocation a;
+        while (!e.done()) {
+            a.clear();
+            p.allocate(e, a);
+            out.emplace_back(a.grants().begin(), a.grants().end());
+            e.step(a, placer);
+        }
+        return std::pair{out, p.stats()};
+    };
+    const auto [one, st] = decisions(planner(gp::gittins_round_policy(prior, s.rounds.restore.seconds), o));
+    REQUIRE(one.size() == 400);
+    CHECK(st.overruled > 0);
+    for (const std::size_t threads : {2, 3, 8}) {  // 8: more threads than futures
+        INFO("threads " << threads);
+        auto ot = o;
+        ot.threads = threads;
+        planner many(gp::gittins_round_policy(prior, s.rounds.restore.seconds), ot);
+        const auto [got, gst] = decisions(many);  // (a copy: it runs threads of its own)
+        CHECK(got == one);
+        CHECK(gst.overruled == st.overruled);
+        CHECK(gst.rollouts == st.rollouts);
+    }
+    // by name: named_policy(name, planner threads)
+    const std::vector<std::uint64_t> seeds{1000000};
+    const auto a = gp::evaluate(s, {gp::named_policy("rollout3h3:pack+class_gittins", 1)}, seeds, 1);
+    const auto b = gp::evaluate(s, {gp::named_policy("rollout3h3:pack+class_gittins", 2)}, seeds, 1);
+    CHECK(a.policies[0].per_seed[0].avg_jct == b.policies[0].per_seed[0].avg_jct);
+    CHECK(a.policies[0].per_seed[0].jobs_done == b.policies[0].per_seed[0].jobs_done);
 }
 
 TEST_CASE("round rollout: by name in the harness, repeatable by seed, and names it cannot run are ConfigErrors") {

@@ -97,7 +97,7 @@ template <class E = env>
 
 /// round_runner() for the rollout planner in rounds over class_gittins (rounds/rollout.hpp,
 /// "rollout<F>h<H>:<placer>+class_gittins"): F futures, H rounds a rollout (0: to the episode's
-/// end), the margin of `o`.
+/// end), the margin and threads of `o`.
 template <class E = env>
 [[nodiscard]] std::function<episode_outcome(std::uint64_t)> round_rollout_runner(const scenario& s, const std::string& placer,
                                                                                  const rollout_options& o) {
@@ -107,7 +107,7 @@ template <class E = env>
     else {
         auto proto = std::make_shared<const round_env_type>(s);
         const gittins_round_policy base(gittins_prior_of(s), s.rounds.restore.seconds);
-        const round_rollout_options ro{o.futures, o.horizon, o.margin};
+        const round_rollout_options ro{.futures = o.futures, .horizon = o.horizon, .margin = o.margin, .threads = o.threads};
         using erased = typename round_env_type::any_placer;  // one planner type for every placer (compile time)
         using planner_type = basic_round_rollout<round_env_type, gittins_round_policy, erased>;
         std::function<episode_outcome(std::uint64_t)> run;

@@ -20,9 +20,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "../detail/rng.hpp"
+#include "../detail/thread_pool.hpp"
 #include "../round_allocation.hpp"
 #include "../round_policy.hpp"
 
@@ -39,6 +41,9 @@ struct round_rollout_options {
     /// sizes. Either way a future reads only what the scheduler knows. Off by default: on the
     /// validation split it did not decide better (docs/planning.md, "Planning in rounds").
     bool base_durations = false;
+    /// Threads over the futures (the calling thread included): each plays its futures' rollouts.
+    /// The decisions are the same for any count (a future is a function of its seed).
+    std::size_t threads = 1;
 };
 
 /// What the planner did in an episode.
@@ -63,6 +68,7 @@ public:
     basic_round_rollout(Base base, round_rollout_options o, placer_fn make_placer = default_placer())
         : base_(std::move(base)), o_(o), make_placer_(std::move(make_placer)) {
         o_.futures = std::max<std::size_t>(o_.futures, 2);
+        o_.threads = std::max<std::size_t>(o_.threads, 1);
     }
 
     void reset(std::uint64_t seed) {
@@ -157,26 +163,34 @@ private:
 
     /// Plays each distinct candidate on the same forks; the candidate (index into cand_) to take.
     std::size_t best(const RoundEnv& e) {
-        const std::size_t F = o_.futures, K = distinct_.size();
+        const std::size_t F = o_.futures, K = distinct_.size(), T = std::min(o_.threads, F);
         ret_.assign(K * F, 0.0);
-        round_allocation next;
-        for (std::size_t f = 0; f < F; ++f) {
-            const auto fseed = detail::mix_seed(seed_, (std::uint64_t(e.rounds()) << 16) ^ f);
-            const RoundEnv fork = future(e, fseed);
-            for (std::size_t k = 0; k < K; ++k) {
-                RoundEnv r(fork);
-                Base b(base_);
-                Placer p = make_placer_(fseed, r);
-                double g = r.step(cand_[distinct_[k]], p);
-                for (std::size_t h = 1; (o_.horizon == 0 || h < o_.horizon) && !r.done(); ++h) {
-                    next.clear();
-                    b.allocate(r.view(), next);
-                    g += r.step(next, p);
+        auto play = [&](std::size_t worker) {  // futures worker, worker + T, ...: each in its slots of ret_
+            round_allocation next;
+            for (std::size_t f = worker; f < F; f += T) {
+                const auto fseed = detail::mix_seed(seed_, (std::uint64_t(e.rounds()) << 16) ^ f);
+                const RoundEnv fork = future(e, fseed);
+                for (std::size_t k = 0; k < K; ++k) {
+                    RoundEnv r(fork);
+                    Base b(base_);
+                    Placer p = make_placer_(fseed, r);
+                    double g = r.step(cand_[distinct_[k]], p);
+                    for (std::size_t h = 1; (o_.horizon == 0 || h < o_.horizon) && !r.done(); ++h) {
+                        next.clear();
+                        b.allocate(r.view(), next);
+                        g += r.step(next, p);
+                    }
+                    ret_[k * F + f] = g;
                 }
-                ret_[k * F + f] = g;
-                ++stats_.rollouts;
             }
+        };
+        if (T <= 1) {
+            play(0);
+        } else {
+            if (!pool_.p || pool_.p->size() != T) pool_.p = std::make_unique<detail::block_pool>(T);
+            pool_.p->run(play);
         }
+        stats_.rollouts += K * F;
         std::size_t pick = 0;
         double gain = 0;
         for (std::size_t k = 1; k < K; ++k) {
@@ -203,6 +217,16 @@ private:
     std::vector<std::size_t> distinct_;
     std::vector<std::uint32_t> order_;
     std::vector<double> ret_;
+    /// The worker threads, made on first use; a copy of the planner makes its own.
+    struct pool_slot {
+        std::unique_ptr<detail::block_pool> p;
+        pool_slot() = default;
+        pool_slot(const pool_slot&) noexcept {}
+        pool_slot& operator=(const pool_slot&) noexcept { return *this; }
+        pool_slot(pool_slot&&) noexcept = default;
+        pool_slot& operator=(pool_slot&&) noexcept = default;
+        ~pool_slot() = default;
+    } pool_;
 };
 
 }  // namespace gpuplace
