@@ -5,8 +5,8 @@
 /// another order: least attained time first (GPU-time over the job's GPUs) and least attained
 /// GPU-time first (the `las` discipline's order). Where an alternative grants other jobs than the
 /// base, each distinct allocation is played on the same `futures` forks of the env (round_env.hpp's
-/// fork(): the jobs to come and hidden durations redrawn, or with `base_durations` the active
-/// jobs' durations as the base believes them; causal), followed by the base policy for
+/// fork(): the jobs to come and hidden durations redrawn, with `base_durations` the active jobs'
+/// durations as the base believes them; causal), followed by the base policy for
 /// `horizon` rounds, and the base's allocation is kept unless another's return beats it by
 /// `margin` standard errors of the paired differences (common random numbers: future f is the
 /// same fork for every candidate).
@@ -38,9 +38,9 @@ struct round_rollout_options {
     /// With durations hidden, each future's active jobs' durations drawn as the base policy
     /// believes them (its draw_duration(), where it has one: class_gittins's class sizes above
     /// what each job has done, at the episode's scale) rather than by the fork from every job's
-    /// sizes. Either way a future reads only what the scheduler knows. Off by default: on the
-    /// validation split it did not decide better (docs/planning.md, "Planning in rounds").
-    bool base_durations = false;
+    /// sizes. Either way a future reads only what the scheduler knows. On by default: chosen on
+    /// the validation split (docs/planning.md, "Planning in rounds").
+    bool base_durations = true;
     /// Threads over the futures (the calling thread included): each plays its futures' rollouts.
     /// The decisions are the same for any count (a future is a function of its seed).
     std::size_t threads = 1;
