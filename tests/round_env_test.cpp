@@ -306,21 +306,31 @@ double play_rounds(gp::round_env& e, gp::gittins_round_policy& policy, int round
 }
 /// Plays round env `e` to its end with `policy` (a copy: its episode state), placing with pack.
 double finish_rounds(gp::round_env& e, gp::gittins_round_policy policy) { return play_rounds(e, policy); }
+
+/// An episode of `preset` (seed 1,000,000) under class_gittins after 300 rounds, not done.
+struct played {
+    gp::scenario s;
+    gp::gittins_round_policy policy;
+    gp::round_env e;
+};
+played after_300_rounds(const char* preset) {
+    auto s = gp::preset_scenario(preset);
+    gp::apply_queue(s, "class_gittins");
+    played p{s, gp::gittins_round_policy(gp::gittins_prior_of(s), s.rounds.restore.seconds), gp::round_env(s)};
+    p.policy.reset(1000000);
+    p.e.reset(1000000);
+    play_rounds(p.e, p.policy, 300);
+    REQUIRE(!p.e.done());
+    return p;
+}
 }  // namespace
 
 TEST_CASE("round_env: fork keeps the present bit for bit and redraws what the scheduler cannot know, by seed") {
     for (const char* preset : {"philly_hidden:e13805", "philly:e13805"}) {
         INFO(preset);
-        auto s = gp::preset_scenario(preset);
-        gp::apply_queue(s, "class_gittins");
+        auto [s, policy, e] = after_300_rounds(preset);
         const bool hidden = s.durations.mode == gp::duration_info::hidden;
-        gp::gittins_round_policy policy(gp::gittins_prior_of(s), s.rounds.restore.seconds);
-        policy.reset(1000000);
-        gp::round_env e(s);
-        CHECK_THROWS_WITH_AS((void)e.fork(1), "round_env::fork() called before reset()", gp::StateError);
-        e.reset(1000000);
-        play_rounds(e, policy, 300);
-        REQUIRE(!e.done());
+        CHECK_THROWS_WITH_AS((void)gp::round_env(s).fork(1), "round_env::fork() called before reset()", gp::StateError);
         const auto arrived = e.simulator().arrived();
         REQUIRE(arrived < e.simulator().jobs().size());
         const auto f = e.fork(7);
@@ -371,15 +381,8 @@ TEST_CASE("round_env: fork keeps the present bit for bit and redraws what the sc
 TEST_CASE("round_env: fork(seed, draw) gives the active jobs the durations draw returns, where durations are hidden") {
     for (const char* preset : {"philly_hidden:e13805", "philly:e13805"}) {
         INFO(preset);
-        auto s = gp::preset_scenario(preset);
-        gp::apply_queue(s, "class_gittins");
+        auto [s, policy, e] = after_300_rounds(preset);
         const bool hidden = s.durations.mode == gp::duration_info::hidden;
-        gp::gittins_round_policy policy(gp::gittins_prior_of(s), s.rounds.restore.seconds);
-        policy.reset(1000000);
-        gp::round_env e(s);
-        e.reset(1000000);
-        play_rounds(e, policy, 300);
-        REQUIRE(!e.done());
         const auto v = e.view();
         const auto jobs = v.jobs();
         REQUIRE(jobs.size() > 1);

@@ -31,13 +31,19 @@ gp::scenario hidden_rounds() {
     return s;
 }
 
+/// The pack placer of env e's episodes, reset with `seed`.
+gp::pack_policy pack_for(const gp::round_env& e, std::uint64_t seed) {
+    gp::pack_policy placer;
+    placer.reset(seed);
+    placer.reserve(e.hierarchy());
+    return placer;
+}
+
 /// Plays an episode of seed `seed` with `decide(env, allocation)`; every finished job's end time.
 template <class Decide>
 std::vector<double> play(const gp::scenario& s, std::uint64_t seed, Decide decide) {
     gp::round_env e(s);
-    gp::pack_policy placer;
-    placer.reset(seed);
-    placer.reserve(e.hierarchy());
+    auto placer = pack_for(e, seed);
     e.reset(seed);
     gp::round_allocation a;
     while (!e.done()) {
@@ -79,9 +85,7 @@ TEST_CASE("round rollout: it decides the same on the env and on a fork of it (it
         planner p(gp::gittins_round_policy(prior, s.rounds.restore.seconds), {.futures = 3, .horizon = 4, .margin = 0, .base_durations = base_durations});
         p.reset(1000001);
         gp::round_env e(s);
-        gp::pack_policy placer;
-        placer.reset(0);
-        placer.reserve(e.hierarchy());
+        auto placer = pack_for(e, 0);
         e.reset(1000001);
         gp::round_allocation a, b;
         std::size_t compared = 0;
@@ -110,9 +114,7 @@ TEST_CASE("round rollout: it decides the same on any number of threads") {
     const auto decisions = [&](planner p) {  // every boundary's grants
         p.reset(1000002);
         gp::round_env e(s);
-        gp::pack_policy placer;
-        placer.reset(0);
-        placer.reserve(e.hierarchy());
+        auto placer = pack_for(e, 0);
         e.reset(1000002);
         std::vector<std::vector<gp::round_grant>> out;
         gp::round_allocation a;

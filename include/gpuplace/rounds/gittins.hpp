@@ -118,13 +118,21 @@ public:
     /// The sorted steps a job of (model, gpus) is judged by: its class's, its model's, or all.
     [[nodiscard]] const std::vector<double>& sizes(model_id model, std::uint32_t gpus) const noexcept { return group_of(model, gpus).steps; }
 
+    /// The position in `w` (a sizes() vector) of its first size above `done`, or w.size() where a
+    /// job that did `done` steps is judged by the tail: fewer than `tail` of the sizes above it,
+    /// or none.
+    [[nodiscard]] static std::size_t first_above(const std::vector<double>& w, double done) noexcept {
+        const auto lo = std::size_t(std::upper_bound(w.begin(), w.end(), done) - w.begin());
+        const std::size_t m = w.size() - lo;
+        return m == 0 || double(m) < tail * double(w.size()) ? w.size() : lo;
+    }
+
     /// G(a) in completions per step for a job of (model, gpus) that did `done` steps and must pay
     /// `cost` steps before progress: O(sizes of its class).
     [[nodiscard]] double index(model_id model, std::uint32_t gpus, double done, double cost) const noexcept {
         const auto& w = sizes(model, gpus);
-        const auto lo = std::size_t(std::upper_bound(w.begin(), w.end(), done) - w.begin());
-        const std::size_t m = w.size() - lo;
-        if (m == 0 || double(m) < tail * double(w.size())) return 1.0 / (std::max(done, 1.0) + cost);  // in the tail, past it, or no sample
+        const std::size_t lo = first_above(w, done), m = w.size() - lo;
+        if (m == 0) return 1.0 / (std::max(done, 1.0) + cost);  // in the tail, past it, or no sample
         // D = w[j] - done for each j: P = (j - lo + 1) / m, E = (sum_{lo..j} (w - done) + (n - j - 1) D) / m
         double best = 0, sum = 0;
         for (std::size_t j = lo; j < w.size(); ++j) {
@@ -257,9 +265,8 @@ public:
         if (!prior_ || !(step > 0)) return std::numeric_limits<double>::quiet_NaN();
         const double k = std::exp(log_scale_);
         const auto& w = prior_->sizes(r.model, r.gpus);
-        const auto lo = std::size_t(std::upper_bound(w.begin(), w.end(), r.done / step / k) - w.begin());
-        const std::size_t m = w.size() - lo;
-        if (m == 0 || double(m) < gittins_prior::tail * double(w.size())) return std::numeric_limits<double>::quiet_NaN();
+        const std::size_t lo = gittins_prior::first_above(w, r.done / step / k), m = w.size() - lo;
+        if (m == 0) return std::numeric_limits<double>::quiet_NaN();
         return w[lo + std::min(m - 1, std::size_t(u * double(m)))] * k * step;
     }
 
