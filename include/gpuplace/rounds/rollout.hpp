@@ -1,9 +1,8 @@
 #pragma once
 /// \file rounds/rollout.hpp
 /// A rollout planner in rounds (docs/planning.md, "Planning in rounds"): at each round boundary
-/// it asks a base round policy for its allocation, and two alternatives fill the same round in
-/// another order: least attained time first (GPU-time over the job's GPUs) and least attained
-/// GPU-time first (the `las` discipline's order). Where an alternative grants other jobs than the
+/// it asks a base round policy for its allocation, and alternatives fill the same round in other
+/// orders (round_rollout_orders below). Where an alternative grants other jobs than the
 /// base, each distinct allocation is played on the same `futures` forks of the env (round_env.hpp's
 /// fork(): the jobs to come and hidden durations redrawn, with `base_durations` the active jobs'
 /// durations as the base believes them; causal), followed by the base policy for
@@ -20,7 +19,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "../detail/rng.hpp"
@@ -45,6 +46,21 @@ struct round_rollout_options {
     /// The decisions are the same for any count (a future is a function of its seed).
     std::size_t threads = 1;
 };
+
+/// The orders in which the planner's alternatives fill a round (locked jobs first, then every job
+/// whose GPUs fit, ties to the earlier position), after its base's allocation. The last three rank
+/// by the base's own order (its ranked(); a base without one has the first four alternatives only).
+/// Chosen on the validation split (docs/planning.md, "Planning in rounds").
+enum class round_rollout_order : std::uint8_t {
+    least_attained_time,     ///< attained GPU-time over the job's GPUs
+    least_attained_service,  ///< attained GPU-time (the `las` discipline's order)
+    running_first,           ///< the jobs that hold GPUs now, then the base's order: no preemption this round
+    arrival,                 ///< first come, first served
+    fewest_gpus,             ///< the fewest GPUs first, then least attained GPU-time: the most jobs at once
+    multi_gpu_first,         ///< jobs of more than one GPU first, each group in the base's order
+    single_gpu_first,        ///< one-GPU jobs first, each group in the base's order
+};
+inline constexpr std::size_t round_rollout_orders = 7;
 
 /// What the planner did in an episode.
 struct round_rollout_stats {
@@ -81,11 +97,26 @@ public:
     void allocate(RoundEnv& e, round_allocation& out) {
         const round_view v = e.view();
         ++stats_.boundaries;
-        cand_.resize(3);
+        cand_.resize(1 + round_rollout_orders);
         for (auto& c : cand_) c.clear();
         base_.allocate(v, cand_[0]);
-        fill_by(v, cand_[1], [](const round_job& r) { return r.attained / double(std::max(r.gpus, 1u)); });  // least attained time
-        fill_by(v, cand_[2], [](const round_job& r) { return r.attained; });                                  // least attained GPU-time (las)
+        const auto jobs = v.jobs();
+        using order = round_rollout_order;
+        auto fill = [&](order o, auto key) { fill_by(v, cand_[1 + std::size_t(o)], key); };
+        fill(order::least_attained_time, [&](std::size_t i) { return jobs[i].attained / double(std::max(jobs[i].gpus, 1u)); });
+        fill(order::least_attained_service, [&](std::size_t i) { return jobs[i].attained; });
+        fill(order::arrival, [&](std::size_t i) { return jobs[i].submit; });
+        fill(order::fewest_gpus, [&](std::size_t i) { return std::pair(jobs[i].gpus, jobs[i].attained); });
+        if constexpr (requires(const Base& b) { { b.ranked() } -> std::convertible_to<const std::vector<std::uint32_t>&>; }) {
+            rank_.assign(jobs.size(), 0);  // each job's place in the base's order (the locked are not ranked)
+            std::uint32_t k = 0;
+            for (const auto i : base_.ranked()) rank_[i] = k++;
+            fill(order::running_first, [&](std::size_t i) { return std::pair(jobs[i].held == 0, rank_[i]); });
+            fill(order::multi_gpu_first, [&](std::size_t i) { return std::pair(jobs[i].gpus <= 1, rank_[i]); });
+            fill(order::single_gpu_first, [&](std::size_t i) { return std::pair(jobs[i].gpus > 1, rank_[i]); });
+        } else {
+            for (const auto o : {order::running_first, order::multi_gpu_first, order::single_gpu_first}) cand_[1 + std::size_t(o)] = cand_[0];
+        }
         // the distinct allocations (as sets of granted jobs), the base's first
         keys_.resize(cand_.size());
         for (std::size_t c = 0; c < cand_.size(); ++c) {
@@ -124,8 +155,8 @@ private:
             return {};
     }
 
-    /// The round filled in ascending `key` (ties to the earlier position), locked jobs first, while
-    /// their GPUs fit.
+    /// The round filled in ascending `key(i)` of each job's position i in the view (ties to the
+    /// earlier position), locked jobs first, while their GPUs fit.
     template <class Key>
     void fill_by(const round_view& v, round_allocation& out, Key key) {
         const auto jobs = v.jobs();
@@ -141,7 +172,7 @@ private:
             }
         }
         std::sort(order_.begin(), order_.end(), [&](std::uint32_t a, std::uint32_t b) {
-            const double ka = key(jobs[a]), kb = key(jobs[b]);
+            const auto ka = key(std::size_t(a)), kb = key(std::size_t(b));
             return ka < kb || (ka == kb && a < b);
         });
         for (auto i : order_) {
@@ -216,6 +247,7 @@ private:
     std::vector<std::vector<std::uint32_t>> keys_;
     std::vector<std::size_t> distinct_;
     std::vector<std::uint32_t> order_;
+    std::vector<std::uint32_t> rank_;
     std::vector<double> ret_;
     /// The worker threads, made on first use; a copy of the planner makes its own.
     struct pool_slot {
