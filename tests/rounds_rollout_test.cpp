@@ -6,8 +6,10 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <numeric>
 #include <string>
 #include <utility>
 #include <vector>
@@ -72,6 +74,7 @@ TEST_CASE("round rollout: with a margin no candidate can beat, it is class_gitti
     const auto& st = p.stats();
     CHECK(st.contested > 0);
     CHECK(st.overruled == 0);
+    CHECK(std::all_of(st.taken.begin(), st.taken.end(), [](std::size_t n) { return n == 0; }));
     CHECK(st.rollouts >= 2 * 2 * st.contested);  // at least two distinct candidates on two futures each
     CHECK(st.rollouts <= (1 + gp::round_rollout_orders) * 2 * st.contested);  // the base and each alternative order at most
     CHECK(st.boundaries > st.contested);
@@ -129,6 +132,8 @@ TEST_CASE("round rollout: it decides the same on any number of threads") {
     const auto [one, st] = decisions(planner(gp::gittins_round_policy(prior, s.rounds.restore.seconds), o));
     REQUIRE(one.size() == 400);
     CHECK(st.overruled > 0);
+    CHECK(std::accumulate(st.taken.begin(), st.taken.end(), std::size_t{0}) == st.overruled);  // each overrule is one order's
+    CHECK(std::count_if(st.taken.begin(), st.taken.end(), [](std::size_t n) { return n > 0; }) >= 2);
     for (const std::size_t threads : {2, 3, 8}) {  // 8: more threads than futures
         INFO("threads " << threads);
         auto ot = o;
@@ -138,6 +143,7 @@ TEST_CASE("round rollout: it decides the same on any number of threads") {
         CHECK(got == one);
         CHECK(gst.overruled == st.overruled);
         CHECK(gst.rollouts == st.rollouts);
+        CHECK(gst.taken == st.taken);
     }
     // by name: named_policy(name, planner threads)
     const std::vector<std::uint64_t> seeds{1000000};

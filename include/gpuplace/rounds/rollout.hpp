@@ -14,6 +14,7 @@
 /// boundary where every candidate grants the same jobs (a round with room for everyone) plays none.
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <concepts>
 #include <cstddef>
@@ -48,8 +49,9 @@ struct round_rollout_options {
 };
 
 /// The orders in which the planner's alternatives fill a round (locked jobs first, then every job
-/// whose GPUs fit, ties to the earlier position), after its base's allocation. The last three rank
-/// by the base's own order (its ranked(); a base without one has the first four alternatives only).
+/// whose GPUs fit, ties to the earlier position), after its base's allocation. running_first,
+/// multi_gpu_first and single_gpu_first rank by the base's own order (its ranked(); a base without
+/// one has the other four alternatives only).
 /// Chosen on the validation split (docs/planning.md, "Planning in rounds").
 enum class round_rollout_order : std::uint8_t {
     least_attained_time,     ///< attained GPU-time over the job's GPUs
@@ -68,6 +70,8 @@ struct round_rollout_stats {
     std::size_t contested = 0;   ///< of them, where an alternative granted other jobs than the base
     std::size_t overruled = 0;   ///< of them, where an alternative's allocation was taken
     std::size_t rollouts = 0;    ///< rollouts played
+    /// Of the overruled, how often each alternative's allocation was taken (by round_rollout_order).
+    std::array<std::size_t, round_rollout_orders> taken{};
 };
 
 /// The rollout planner over base round policy `Base` (copied into every rollout, so it must be
@@ -131,7 +135,10 @@ public:
         if (distinct_.size() > 1) {
             ++stats_.contested;
             pick = best(e);
-            if (pick != 0) ++stats_.overruled;
+            if (pick != 0) {
+                ++stats_.overruled;
+                ++stats_.taken[pick - 1];  // candidate 1 + order
+            }
         }
         for (const auto& g : cand_[pick].grants()) out.grant(g.job, g.type, g.gpus);
     }
