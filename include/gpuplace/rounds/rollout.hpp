@@ -2,7 +2,7 @@
 /// \file rounds/rollout.hpp
 /// A rollout planner in rounds (docs/planning.md, "Planning in rounds"): at each round boundary
 /// it asks a base round policy for its allocation, and alternatives fill the same round in other
-/// orders (round_rollout_orders below). Where an alternative grants other jobs than the
+/// orders (round_rollout_order below). Where an alternative grants other jobs than the
 /// base, each distinct allocation is played on the same `futures` forks of the env (round_env.hpp's
 /// fork(): the jobs to come and hidden durations redrawn, with `base_durations` the active jobs'
 /// durations as the base believes them; causal), followed by the base policy for
