@@ -62,7 +62,7 @@ enum class round_rollout_order : std::uint8_t {
     multi_gpu_first,         ///< jobs of more than one GPU first, each group in the base's order
     single_gpu_first,        ///< one-GPU jobs first, each group in the base's order
 };
-inline constexpr std::size_t round_rollout_orders = 7;
+inline constexpr std::size_t round_rollout_orders = std::size_t(round_rollout_order::single_gpu_first) + 1;  ///< the last order's, plus one
 
 /// What the planner did in an episode.
 struct round_rollout_stats {
