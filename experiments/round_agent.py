@@ -8,11 +8,16 @@ event-driven disciplines of philly_hidden:<file>, placer pack, 30 s restart over
 max_min_fairness_perf and class_gittins (round policies, placer pack), on the same held-out seeds and
 so the same jobs; paired differences with standard errors.
 
-    experiments/round_agent.py [--skip-train] [--seeds 20] [--threads 2] [--ship] [--print]
+    experiments/round_agent.py [--teacher NAME] [--skip-train] [--seeds 20] [--threads 2] [--ship] [--print]
 
 Training is `gpuplace-train --config <the config below> --out out/models/philly_hidden_round` (its
 progress display); `--skip-train` evaluates an existing run. The network kept by the run (the best
 validation JCT) is the one shipped as data/models/philly_hidden_round.json (`--ship` copies it).
+
+`--teacher rollout8h20:pack+class_gittins` clones the round planner instead (round_slot_teacher.hpp:
+each round the planner's allocation, chosen through the slots; the network sees only its actions,
+never its choice), the recipe otherwise the same: the run goes to out/models/philly_hidden_round_planner
+and its table to docs/rounds.md's section round-agent-planner.
 """
 from __future__ import annotations
 
@@ -31,7 +36,7 @@ from doc_section import finish, mean_sem  # noqa: E402
 
 DOC = ROOT / "docs" / "rounds.md"
 FILES = ["0e4a51", "6c71a0", "7f04ca", "e13805"]  # data/presets.hpp philly_heldout_files()
-RUN = ROOT / "out" / "models" / "philly_hidden_round"
+MODELS = ROOT / "out" / "models"
 BASELINES = [("LAS", "pack+las", "event"), ("2D-LAS (Tiresias)", "pack+2d_las", "event"), ("Gittins", "pack+gittins", "event"),
              ("max_min_fairness_perf (Gavel, rounds)", "pack+max_min_fairness_perf", "round"),
              ("class_gittins (rounds)", "pack+class_gittins", "round")]
@@ -58,25 +63,33 @@ def advised(round_overrides):
     return {**round_overrides, "env": {**round_overrides.get("env", {}), "round_advisor": ADVISOR}}
 
 
-def train(args, round_overrides) -> float:
+def run_name(teacher: str) -> str:
+    """The run's name: philly_hidden_round for the advisor's fill, philly_hidden_round_planner for the planner."""
+    return "philly_hidden_round" if teacher == PPO["teacher"] else "philly_hidden_round_planner"
+
+
+def train(args, round_overrides, run: pathlib.Path) -> float:
     from gpuplace.config import load_scenario
 
     sc = load_scenario("philly_hidden", advised(round_overrides), action_mode="round")
-    sc["name"] = "philly_hidden_round"
+    sc["name"] = run.name
     cfg = {"scenario": sc, "queue": "", "restarts": 3, "validation_seeds": 8, "validate_every": 10, "checkpoint_every": 10,
-           "ppo": PPO}
-    RUN.parent.mkdir(parents=True, exist_ok=True)
-    path = RUN.parent / "philly_hidden_round.config.json"
+           "ppo": {**PPO, "teacher": args.teacher}}
+    run.parent.mkdir(parents=True, exist_ok=True)
+    path = run.parent / f"{run.name}.config.json"
     path.write_text(json.dumps(cfg, indent=1))
     t = time.time()
-    subprocess.run([str(ROOT / "build" / "apps" / "gpuplace-train"), "--config", str(path), "--no-plot", "--out", str(RUN),
+    subprocess.run([str(ROOT / "build" / "apps" / "gpuplace-train"), "--config", str(path), "--no-plot", "--out", str(run),
                     "--overwrite"], check=True)
     return time.time() - t
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--skip-train", action="store_true", help="evaluate the existing run in out/models/philly_hidden_round")
+    ap.add_argument("--teacher", default=PPO["teacher"],
+                    help="the policy cloned: pack (the first valid slot: the advisor's fill) or the round planner, "
+                         "e.g. rollout8h20:pack+class_gittins")
+    ap.add_argument("--skip-train", action="store_true", help="evaluate the existing run in out/models/<the run's name>")
     ap.add_argument("--seeds", type=int, default=20, help="held-out seeds per file")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--ship", action="store_true", help="copy the run's kept network to data/models/philly_hidden_round.json")
@@ -88,13 +101,17 @@ def main() -> int:
     from gpuplace.registration import ROUND_OVERRIDES
     from tqdm import tqdm
 
+    planner = args.teacher != PPO["teacher"]
+    run = MODELS / run_name(args.teacher)
+    if args.ship and planner:
+        sys.exit("--ship: only the advisor's-fill recipe ships (data/models/philly_hidden_round.json)")
     if not args.skip_train:
-        print(f"trained in {train(args, ROUND_OVERRIDES):.0f} s", file=sys.stderr)
-    nets = sorted(RUN.glob("seed_*/ppo.json"), key=lambda p: int(p.parent.name.split("_")[1]))
+        print(f"trained in {train(args, ROUND_OVERRIDES, run):.0f} s", file=sys.stderr)
+    nets = sorted(run.glob("seed_*/ppo.json"), key=lambda p: int(p.parent.name.split("_")[1]))
     if not nets:
-        sys.exit(f"{RUN}: no seed_<k>/ppo.json (run without --skip-train)")
+        sys.exit(f"{run}: no seed_<k>/ppo.json (run without --skip-train)")
     if args.ship:
-        shutil.copy(RUN / "ppo.json", ROOT / "data" / "models" / "philly_hidden_round.json")
+        shutil.copy(run / "ppo.json", ROOT / "data" / "models" / "philly_hidden_round.json")
     times = []
     for p in nets:  # each seed's training time: the last row of its learning curve
         rows = (p.parent / "learning.csv").read_text().splitlines()
@@ -135,9 +152,14 @@ def main() -> int:
            "error over the seeds. LAS, 2D-LAS and Gittins are the event-driven disciplines (preemption, 30 s restart "
            "overhead), max_min_fairness_perf, class_gittins and the agent run in 360 s rounds (30 s restores), the "
            "agent's rounds filled (it chooses which jobs run; a round runs once none fits) with class_gittins as "
-           "its advisor (the slots in its order, its choice shown; its fill, the PPO teacher, is the class_gittins row "
+           "its advisor (the slots in its order, its choice shown; its fill is the class_gittins row "
            "exactly: the script checks it); the greedy LAS fill is the first valid slot without the advisor. Every "
-           f"row places with pack. PPO: {k} training seeds ({', '.join(p.parent.name for p in nets)}) of `experiments/round_agent.py`, "
+           "row places with pack. "
+           + (f"The PPO teacher: the round planner `{args.teacher}` (causal), each round its allocation chosen through the "
+              "slots, nothing of it observed. " if planner else "The PPO teacher: the advisor's fill. ")
+           + f"PPO: {k} training seeds ({', '.join(p.parent.name for p in nets)}) of `experiments/round_agent.py"
+           + (f" --teacher {args.teacher}`, " if planner else "`, ")
+           + 
            f"each trained for {PPO['imitation_steps'] + PPO['total_steps']:,} env steps "
            f"({', '.join(f'{t / 60:.1f}' for t in times)} min on a shared 2-core machine); the median over the seeds "
            "with their range [min, max] of per-seed means. Generated by `experiments/round_agent.py`.", ""]
@@ -162,7 +184,7 @@ def main() -> int:
             row = [paired(per_file[f][1][i], per_file[f][0][lab]) for lab in labels]
             tag = " (median)" if i == med else ""
             out.append(f"| {nets[i].parent.name}{tag}, {f} | " + " | ".join(row) + " |")
-    return finish(out, DOC, ROOT, args.print, section="round-agent")
+    return finish(out, DOC, ROOT, args.print, section="round-agent-planner" if planner else "round-agent")
 
 
 if __name__ == "__main__":

@@ -54,6 +54,10 @@ struct step_result {
     double elapsed = 0;       ///< simulated seconds the step advanced (0 for a pick that starts no job)
 };
 
+namespace env_detail {
+struct round_env_access;  // round_slot_teacher.hpp
+}  // namespace env_detail
+
 /// Summary of the episode so far.
 struct env_info {
     double time = 0;
@@ -347,6 +351,8 @@ private:
         front_;
     core_type core_;
     env_detail::obs_selection sel_;  ///< the segments shown when the scenario chooses them (else off)
+
+    friend struct env_detail::round_env_access;  // round_env_at() (round_slot_teacher.hpp)
 };
 
 // The members that do the work, defined outside the class: not inline, so that a program built

@@ -11,7 +11,8 @@
 ///    the arrivals and durations to come): an estimate of the headroom above the heuristic.
 /// A planner chooses among the candidates of the placement or job action mode (env.action_mode);
 /// over the round policy class_gittins ("rollout<F>h<H>:<placer>+class_gittins", H in rounds) it
-/// chooses each round's allocation (rounds/rollout.hpp, round_rollout_runner()).
+/// chooses each round's allocation (rounds/rollout.hpp, round_rollout_runner()), and stepping an env
+/// in the round action mode each decision's slot (round_slot_teacher.hpp: a teacher to clone).
 /// "+<queue>" after the whole name applies to the episode and to the planner's rollouts alike.
 
 #include <charconv>
@@ -30,6 +31,7 @@
 #include "round_env.hpp"
 #include "round_policy_registry.hpp"
 #include "rounds/rollout.hpp"
+#include "round_slot_teacher.hpp"
 
 namespace gpuplace {
 
@@ -95,6 +97,36 @@ template <class E = env>
     }
 }
 
+namespace detail {
+/// The round planner's settings a planner name's options give (futures, horizon, margin, threads).
+[[nodiscard]] inline round_rollout_options round_rollout_options_of(const rollout_options& o) {
+    return {.futures = o.futures, .horizon = o.horizon, .margin = o.margin, .threads = o.threads};
+}
+
+/// The makers of the round planner's rollout placer, by name (a placer of heuristic_names()), as
+/// basic_round_rollout takes them; ConfigError for an unknown placer.
+template <class RoundEnv>
+[[nodiscard]] std::function<typename RoundEnv::any_placer(std::uint64_t, const RoundEnv&)> round_placer_maker(const std::string& placer,
+                                                                                                            const std::string& policy) {
+    using erased = typename RoundEnv::any_placer;
+    std::function<erased(std::uint64_t, const RoundEnv&)> make;
+    const bool found = with_placer(placer, [&]<class P>(std::type_identity<P>) {
+        make = [](std::uint64_t seed, const RoundEnv& e) {
+            auto p = std::make_shared<P>();
+            p->reset(seed);
+            p->reserve(e.hierarchy());
+            return erased{[p](const auto& v, auto& out) { return p->plan(v, out); }};
+        };
+    });
+    if (!found) throw ConfigError("unknown placer \"" + placer + "\" for the round policy " + policy);
+    return make;
+}
+
+template <class E>
+concept basic_env_type = requires { typename E::topology_type; typename E::job_type; typename E::comm_type; } &&
+                         std::same_as<E, basic_env<typename E::topology_type, typename E::job_type, typename E::comm_type>>;
+}  // namespace detail
+
 /// round_runner() for the rollout planner in rounds over class_gittins (rounds/rollout.hpp,
 /// "rollout<F>h<H>:<placer>+class_gittins"): F futures, H rounds a rollout (0: to the episode's
 /// end), the margin and threads of `o`.
@@ -105,36 +137,25 @@ template <class E = env>
     if constexpr (!std::constructible_from<round_env_type, const scenario&>)
         throw ConfigError("round policy " + s.rounds.policy + ": rounds run on a topology a scenario describes (this env's is built in code)");
     else {
+        const auto make = detail::round_placer_maker<round_env_type>(placer, s.rounds.policy);  // one planner type for every placer
         auto proto = std::make_shared<const round_env_type>(s);
         const gittins_round_policy base(gittins_prior_of(s), s.rounds.restore.seconds);
-        const round_rollout_options ro{.futures = o.futures, .horizon = o.horizon, .margin = o.margin, .threads = o.threads};
-        using erased = typename round_env_type::any_placer;  // one planner type for every placer (compile time)
-        using planner_type = basic_round_rollout<round_env_type, gittins_round_policy, erased>;
-        std::function<episode_outcome(std::uint64_t)> run;
-        const bool found = detail::with_placer(placer, [&]<class P>(std::type_identity<P>) {
-            const auto make = [](std::uint64_t seed, const round_env_type& e) {
-                auto p = std::make_shared<P>();
-                p->reset(seed);
-                p->reserve(e.hierarchy());
-                return erased{[p](const auto& v, auto& out) { return p->plan(v, out); }};
-            };
-            run = [proto, base, ro, make](std::uint64_t seed) {
-                round_env_type e(*proto);
-                erased p = make(seed, e);
-                planner_type planner(base, ro, make);
-                planner.reset(seed);
-                e.reset(seed);
-                round_allocation a;
-                while (!e.done()) {
-                    a.clear();
-                    planner.allocate(e, a);
-                    e.step(a, p);
-                }
-                return episode_outcome{e.episode_metrics(), e.episode_return()};
-            };
-        });
-        if (!found) throw ConfigError("unknown placer \"" + placer + "\" for the round policy " + s.rounds.policy);
-        return run;
+        const auto ro = detail::round_rollout_options_of(o);
+        using planner_type = basic_round_rollout<round_env_type, gittins_round_policy, typename round_env_type::any_placer>;
+        return [proto, base, ro, make](std::uint64_t seed) {
+            round_env_type e(*proto);
+            auto p = make(seed, e);
+            planner_type planner(base, ro, make);
+            planner.reset(seed);
+            e.reset(seed);
+            round_allocation a;
+            while (!e.done()) {
+                a.clear();
+                planner.allocate(e, a);
+                e.step(a, p);
+            }
+            return episode_outcome{e.episode_metrics(), e.episode_return()};
+        };
     }
 }
 
@@ -170,7 +191,16 @@ template <PolicyEnv E = env>
                               "every rollout with its episode's state), not over " + base.queue);
         if constexpr (requires { typename E::topology_type; typename E::job_type; typename E::comm_type; }) {
             base.name = name;
-            base.rounds = [placer = base_name.substr(0, base_name.find('+')), o](const scenario& s) { return round_rollout_runner<E>(s, placer, o); };
+            const auto placer = base_name.substr(0, base_name.find('+'));
+            base.rounds = [placer, o](const scenario& s) { return round_rollout_runner<E>(s, placer, o); };
+            if constexpr (detail::basic_env_type<E>) {  // stepping an env in the round action mode: the planner's slots
+                using teacher = basic_round_slot_teacher<E>;
+                base.make = [make = detail::round_placer_maker<typename teacher::round_env_type>(placer, base.queue),
+                             ro = detail::round_rollout_options_of(o)](std::uint64_t seed) {
+                    auto t = std::make_shared<teacher>(ro, make, seed);
+                    return std::function<std::int64_t(const E&)>([t](const E& e) { return t->act(e); });
+                };
+            }
             return base;
         } else {
             throw ConfigError("policy \"" + name + "\": the round policy " + base.queue +

@@ -35,6 +35,10 @@
 
 namespace gpuplace {
 
+namespace env_detail {
+struct round_env_access;  // round_slot_teacher.hpp
+}  // namespace env_detail
+
 template <Topology T = TreeTopology, Job J = TrainingJob, CommModel<T> C = comm_model>
     requires std::constructible_from<J, TrainingJob>
 class basic_round_env {
@@ -244,6 +248,14 @@ public:
     }
 
 private:
+    friend struct env_detail::round_env_access;  // round_env_at() (round_slot_teacher.hpp)
+    /// A started env at the boundary a round front end stands at (the round action mode's, with
+    /// its core): the same episode, time, jobs and records, `rounds` rounds counted.
+    basic_round_env(const core_type& core, const env_detail::round_front<core_type>& front, std::size_t rounds)
+        : core_(core), front_(front), rounds_(rounds), started_(true) {
+        set_placer(core_.config().env.placer);
+    }
+
     /// The queue features the core's episode start asks for (rounds observe nothing).
     struct features {
         [[nodiscard]] float request(std::uint32_t) const noexcept { return 0.0f; }

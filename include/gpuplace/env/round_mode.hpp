@@ -128,6 +128,8 @@ public:
     /// The allocation built so far this round.
     [[nodiscard]] const round_allocation& allocation() const noexcept { return alloc_; }
     [[nodiscard]] const round_front<Core>& front() const noexcept { return front_; }
+    /// The advisor (env.round_advisor), with its episode's state, or none.
+    [[nodiscard]] const std::optional<gittins_round_policy>& advisor() const noexcept { return advisor_; }
     /// Job j's GPU bounds: the round front end's (env/elastic_bounds.hpp: its min_gpus and max_gpus
     /// fields or the scenario's elastic share, capped at the counts the zoo measured; the request
     /// alone for a job that is not elastic).

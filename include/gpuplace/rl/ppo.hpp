@@ -103,9 +103,9 @@ private:
         if (!cfg_.teacher.empty() && (cfg_.imitation_steps > 0 || cfg_.teacher_coef > 0)) {
             if constexpr (HeuristicEnv<Env>)
                 teacher_ = cfg_.teacher == "colocation_packer" ? wrap_policy<Env, colocation_packer_policy>(cfg_.teacher)
-                                                               : heuristic<Env>(cfg_.teacher);
+                                                               : teacher_policy<Env>(cfg_.teacher);
             else
-                teacher_ = heuristic<Env>(cfg_.teacher);  // a registered policy, or a ConfigError saying what Env lacks
+                teacher_ = teacher_policy<Env>(cfg_.teacher);  // a registered policy, or a ConfigError saying what Env lacks
         }
         if (cfg_.dagger_iterations > 0) {
             rollout_options o;  // a teacher's labels: its base's action unless another is clearly better

@@ -14,6 +14,22 @@
 
 namespace gpuplace::rl {
 
+/// The policy a PPO "teacher" name means: a heuristic (heuristic()), or the round planner
+/// ("rollout<F>h<H>:<placer>+class_gittins"), which acts in the round action mode through its
+/// slots (round_slot_teacher.hpp). ConfigError for another planner: a planner labels the states
+/// the network visits instead ("dagger_teacher").
+template <PolicyEnv E>
+[[nodiscard]] any_policy<E> teacher_policy(const std::string& name) {
+    rollout_options o;
+    std::string base;
+    if (!parse_planner_name(name, o, base)) return heuristic<E>(name);
+    auto p = named_policy<E>(name, o);
+    if (!p.rounds)
+        throw ConfigError("teacher \"" + name + "\": a rollout planner labels the states the network visits (dagger_teacher); the teacher "
+                          "to clone may be a heuristic or the round planner (rollout<F>h<H>:<placer>+class_gittins, round action mode)");
+    return p;
+}
+
 /// Hyperparameters of PPO. Every field is readable from JSON (errors name the path).
 struct ppo_config {
     std::size_t total_steps = 300'000;  ///< PPO env steps (summed over envs); 0: none (imitation, expert iteration alone)
@@ -39,8 +55,9 @@ struct ppo_config {
     bool normalize_rewards = true;      ///< divide rewards by the running std of the discounted return
     std::uint64_t seed = 1;
     std::size_t threads = 1;            ///< env stepping threads (results do not depend on it)
-    std::string teacher;                ///< heuristic imitated before PPO (behaviour cloning), or
-                                        ///< "colocation_packer"; "" = none
+    std::string teacher;                ///< heuristic imitated before PPO (behaviour cloning),
+                                        ///< "colocation_packer", or in the round action mode the
+                                        ///< round planner (teacher_policy()); "" = none
     std::size_t imitation_steps = 0;    ///< env steps of teacher rollouts (cloned with `epochs` x `minibatches`)
     double imitation_learning_rate = 1e-3;
     std::size_t value_warmup = 0;       ///< PPO iterations that train only the value head (after imitation)
@@ -126,7 +143,7 @@ struct ppo_config {
         read_string(j, path, "teacher", c.teacher);
         if (!c.teacher.empty() && c.teacher != "colocation_packer") {
             try {
-                (void)heuristic<env>(c.teacher);
+                (void)teacher_policy<env>(c.teacher);
             } catch (const ConfigError& e) {
                 config_fail(join_path(path, "teacher"), e.what());
             }

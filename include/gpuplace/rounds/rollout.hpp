@@ -96,6 +96,13 @@ public:
         seed_ = seed;
         stats_ = {};
     }
+    /// Starts from `base` as it stands (a copy of a base mid-episode, e.g. the round action mode's
+    /// advisor: round_slot_teacher.hpp) instead of resetting the base.
+    void reset(std::uint64_t seed, const Base& base) {
+        base_ = base;
+        seed_ = seed;
+        stats_ = {};
+    }
 
     /// Fills `out` (empty) for env `e` at a round boundary.
     void allocate(RoundEnv& e, round_allocation& out) {
