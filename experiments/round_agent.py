@@ -8,7 +8,7 @@ event-driven disciplines of philly_hidden:<file>, placer pack, 30 s restart over
 max_min_fairness_perf and class_gittins (round policies, placer pack), on the same held-out seeds and
 so the same jobs; paired differences with standard errors.
 
-    experiments/round_agent.py [--teacher NAME] [--skip-train] [--seeds 20] [--threads 2] [--ship] [--print]
+    experiments/round_agent.py [--teacher NAME] [--dagger N] [--skip-train] [--seeds 20] [--threads 2] [--ship] [--print]
 
 Training is `gpuplace-train --config <the config below> --out out/models/philly_hidden_round` (its
 progress display); `--skip-train` evaluates an existing run. The network kept by the run (the best
@@ -17,7 +17,9 @@ validation JCT) is the one shipped as data/models/philly_hidden_round.json (`--s
 `--teacher rollout8h20:pack+class_gittins` clones the round planner instead (round_slot_teacher.hpp:
 each round the planner's allocation, chosen through the slots; the network sees only its actions,
 never its choice), the recipe otherwise the same: the run goes to out/models/philly_hidden_round_planner
-and its table to docs/rounds.md's section round-agent-planner.
+and its table to docs/rounds.md's section round-agent-planner. With `--dagger N` the planner labels, after
+the cloning, the states of N rollouts of the network (DAgger: "dagger_teacher", "dagger_iterations"), and the
+run goes to out/models/philly_hidden_round_planner_dagger (section round-agent-planner-dagger).
 """
 from __future__ import annotations
 
@@ -45,6 +47,7 @@ BASELINES = [("LAS", "pack+las", "event"), ("2D-LAS (Tiresias)", "pack+2d_las", 
 # class_gittins's allocation), fit the value head, then PPO; the defaults of gpuplace-train's
 # "philly" recipe otherwise (docs/ppo.md).
 ADVISOR = "class_gittins"  # env.round_advisor
+PPO_ITER = 16 * 128  # env steps an iteration: gpuplace-train's envs x steps
 PPO = {"teacher": "pack", "imitation_steps": 204800, "total_steps": 819200, "learning_rate": 0.0001, "value_warmup": 50}
 
 
@@ -63,9 +66,18 @@ def advised(round_overrides):
     return {**round_overrides, "env": {**round_overrides.get("env", {}), "round_advisor": ADVISOR}}
 
 
-def run_name(teacher: str) -> str:
-    """The run's name: philly_hidden_round for the advisor's fill, philly_hidden_round_planner for the planner."""
-    return "philly_hidden_round" if teacher == PPO["teacher"] else "philly_hidden_round_planner"
+def run_name(teacher: str, dagger: int) -> str:
+    """The run's name: philly_hidden_round for the advisor's fill, philly_hidden_round_planner for the planner
+    (with _dagger when it labels the network's states too)."""
+    return "philly_hidden_round" if teacher == PPO["teacher"] else "philly_hidden_round_planner" + ("_dagger" if dagger else "")
+
+
+def recipe(args) -> dict:
+    """The PPO config: PPO's with the teacher, and with --dagger the planner labelling the network's states."""
+    ppo = {**PPO, "teacher": args.teacher}
+    if args.dagger:
+        ppo.update(dagger_teacher=args.teacher, dagger_iterations=args.dagger)
+    return ppo
 
 
 def train(args, round_overrides, run: pathlib.Path) -> float:
@@ -74,7 +86,7 @@ def train(args, round_overrides, run: pathlib.Path) -> float:
     sc = load_scenario("philly_hidden", advised(round_overrides), action_mode="round")
     sc["name"] = run.name
     cfg = {"scenario": sc, "queue": "", "restarts": 3, "validation_seeds": 8, "validate_every": 10, "checkpoint_every": 10,
-           "ppo": {**PPO, "teacher": args.teacher}}
+           "ppo": recipe(args)}
     run.parent.mkdir(parents=True, exist_ok=True)
     path = run.parent / f"{run.name}.config.json"
     path.write_text(json.dumps(cfg, indent=1))
@@ -89,6 +101,8 @@ def main() -> int:
     ap.add_argument("--teacher", default=PPO["teacher"],
                     help="the policy cloned: pack (the first valid slot: the advisor's fill) or the round planner, "
                          "e.g. rollout8h20:pack+class_gittins")
+    ap.add_argument("--dagger", type=int, default=0, metavar="N",
+                    help="with a planner teacher: N DAgger iterations after the cloning, the planner labelling the network's states")
     ap.add_argument("--skip-train", action="store_true", help="evaluate the existing run in out/models/<the run's name>")
     ap.add_argument("--seeds", type=int, default=20, help="held-out seeds per file")
     ap.add_argument("--threads", type=int, default=2)
@@ -102,7 +116,9 @@ def main() -> int:
     from tqdm import tqdm
 
     planner = args.teacher != PPO["teacher"]
-    run = MODELS / run_name(args.teacher)
+    if args.dagger and not planner:
+        sys.exit("--dagger: with a planner teacher (--teacher rollout8h20:pack+class_gittins)")
+    run = MODELS / run_name(args.teacher, args.dagger)
     if args.ship and planner:
         sys.exit("--ship: only the advisor's-fill recipe ships (data/models/philly_hidden_round.json)")
     if not args.skip_train:
@@ -158,9 +174,10 @@ def main() -> int:
            + (f"The PPO teacher: the round planner `{args.teacher}` (causal), each round its allocation chosen through the "
               "slots, nothing of it observed. " if planner else "The PPO teacher: the advisor's fill. ")
            + f"PPO: {k} training seeds ({', '.join(p.parent.name for p in nets)}) of `experiments/round_agent.py"
-           + (f" --teacher {args.teacher}`, " if planner else "`, ")
+           + (f" --teacher {args.teacher}" if planner else "") + (f" --dagger {args.dagger}" if args.dagger else "") + "`, "
+           + (f"{args.dagger} DAgger iterations of {PPO_ITER:,} env steps (the planner labelling the network's states) after the cloning, " if args.dagger else "")
            + 
-           f"each trained for {PPO['imitation_steps'] + PPO['total_steps']:,} env steps "
+           f"each trained for {PPO['imitation_steps'] + args.dagger * PPO_ITER + PPO['total_steps']:,} env steps "
            f"({', '.join(f'{t / 60:.1f}' for t in times)} min on a shared 2-core machine); the median over the seeds "
            "with their range [min, max] of per-seed means. Generated by `experiments/round_agent.py`.", ""]
     out += ["| policy | " + " | ".join(FILES) + " |", "|---" * (len(FILES) + 1) + "|"]
@@ -184,7 +201,7 @@ def main() -> int:
             row = [paired(per_file[f][1][i], per_file[f][0][lab]) for lab in labels]
             tag = " (median)" if i == med else ""
             out.append(f"| {nets[i].parent.name}{tag}, {f} | " + " | ".join(row) + " |")
-    return finish(out, DOC, ROOT, args.print, section="round-agent-planner" if planner else "round-agent")
+    return finish(out, DOC, ROOT, args.print, section=("round-agent-planner" + ("-dagger" if args.dagger else "")) if planner else "round-agent")
 
 
 if __name__ == "__main__":
