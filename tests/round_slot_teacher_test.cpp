@@ -173,4 +173,25 @@ TEST_CASE("round slot teacher: by name it acts in the round action mode and is a
     auto act = p.make(1);
     CHECK_THROWS_WITH_AS((void)act(e), doctest::Contains("env.round_advisor \"class_gittins\", its base with the episode's state; the env's action mode is round, without an advisor"),
                          gp::ConfigError);
+    // elastic jobs: no forked futures, a StateError (never a read past the planned jobs) at the
+    // first contested round or GPU-count step, the env unchanged
+    const auto base = small_scenario(dgx_a100_2x4::config(), json{{"1", .4}, {"2", .3}, {"4", .3}}, 24, 2.0);
+    auto elastic = with(base, {{"env", {{"action_mode", "round"}, {"slots", 4}, {"round_advisor", "class_gittins"}}},
+                               {"rounds", {{"length", 600}}},
+                               {"job_fields", json::array({{{"name", "min_gpus"}, {"default", 1}}, {{"name", "max_gpus"}, {"default", 6}}})}});
+    gp::env el(elastic);
+    el.reset(3);
+    auto el_act = p.make(3);
+    bool refused = false;
+    for (int k = 0; k < 2000 && !el.done() && !refused; ++k) {
+        const auto before = el.simulator().now();
+        try {
+            (void)el.step(el_act(el));
+        } catch (const gp::StateError& x) {
+            CHECK(std::string(x.what()).find("elastic jobs") != std::string::npos);
+            CHECK(el.simulator().now() == before);
+            refused = true;
+        }
+    }
+    CHECK(refused);
 }

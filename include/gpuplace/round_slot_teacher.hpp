@@ -75,20 +75,24 @@ public:
 
     /// The action in env e: the first slot whose job the planner's allocation of this round
     /// grants. ConfigError outside the round action mode or without env.round_advisor
-    /// "class_gittins"; StateError where the planner has no futures (elastic jobs).
+    /// "class_gittins"; StateError where the planner has no futures (elastic jobs: at the first
+    /// round it contests, or at the first GPU-count step).
     [[nodiscard]] std::int64_t act(const Env& e) {
         const auto& advisor = env_detail::round_env_access::advisor(e);
         if (e.mode() != action_mode::round || !advisor)
             throw ConfigError("the round planner acts in the round action mode (env.action_mode \"round\") with env.round_advisor "
                               "\"class_gittins\", its base with the episode's state; the env's action mode is " +
                               std::string(to_string(e.mode())) + (e.mode() == action_mode::round ? ", without an advisor" : ""));
+        if (e.round_choosing() != round_job::none)
+            throw StateError("the round planner plans on forked futures, which a scenario with elastic jobs has none of (round_env::fork()); "
+                             "the env asks for an elastic job's GPU count");
         const double now = e.simulator().now();
         if (!(now == at_) || e.steps() < steps_) plan(e, *advisor, now);  // a new boundary, or a new episode
         steps_ = e.steps();
         const auto mask = e.action_mask();
         const std::size_t K = e.num_actions() - 1;
         for (std::size_t s = 0; s < K; ++s)
-            if (mask[s] && planned_[e.slot_job(s)]) return std::int64_t(s);
+            if (const auto j = e.slot_job(s); mask[s] && j < planned_.size() && planned_[j]) return std::int64_t(s);
         for (std::size_t s = 0; s < K; ++s)
             if (mask[s]) return std::int64_t(s);
         return std::int64_t(K);
