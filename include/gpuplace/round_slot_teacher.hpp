@@ -13,7 +13,6 @@
 /// be "class_gittins"): class_gittins with its episode's state (the scale it has estimated from the
 /// jobs that finished), whatever boundary the teacher starts at.
 
-#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <optional>
