@@ -159,8 +159,8 @@ TEST_CASE("round slot teacher: by name it acts in the round action mode and is a
         return v;
     };
     CHECK(actions(3) == actions(3));
-    CHECK(gp::rl::teacher_policy<gp::env>("rollout2h3:pack+class_gittins").name == "rollout2h3:pack+class_gittins");
-    CHECK(gp::rl::teacher_policy<gp::env>("pack").name == "pack");
+    CHECK(gp::teacher_policy<gp::env>("rollout2h3:pack+class_gittins").name == "rollout2h3:pack+class_gittins");
+    CHECK(gp::rl::teacher_policy<gp::env>("pack").name == "pack");  // the PPO's name for the same function
     CHECK_THROWS_WITH_AS((void)gp::rl::teacher_policy<gp::env>("rollout4:pack_wait+sjf"),
                          doctest::Contains("teacher \"rollout4:pack_wait+sjf\": a rollout planner labels the states the network visits (dagger_teacher)"),
                          gp::ConfigError);
@@ -173,6 +173,15 @@ TEST_CASE("round slot teacher: by name it acts in the round action mode and is a
     auto act = p.make(1);
     CHECK_THROWS_WITH_AS((void)act(e), doctest::Contains("env.round_advisor \"class_gittins\", its base with the episode's state; the env's action mode is round, without an advisor"),
                          gp::ConfigError);
+    // the same refusals before acting (any_policy::check: the PPO's and Python's teachers ask it
+    // before any step), and in another action mode
+    REQUIRE(p.check);
+    CHECK_THROWS_WITH_AS(p.check(e), doctest::Contains("the env's action mode is round, without an advisor"), gp::ConfigError);
+    auto gpu_mode = s;
+    gpu_mode.env.mode = gp::action_mode::gpu;
+    gpu_mode.env.round_advisor.clear();
+    CHECK_THROWS_WITH_AS(p.check(gp::env(gpu_mode)), doctest::Contains("the env's action mode is gpu"), gp::ConfigError);
+    CHECK_NOTHROW(p.check(gp::env(s)));
     // elastic jobs: no forked futures, a StateError (never a read past the planned jobs) at the
     // first contested round or GPU-count step, the env unchanged
     const auto base = small_scenario(dgx_a100_2x4::config(), json{{"1", .4}, {"2", .3}, {"4", .3}}, 24, 2.0);
@@ -180,6 +189,8 @@ TEST_CASE("round slot teacher: by name it acts in the round action mode and is a
                                {"rounds", {{"length", 600}}},
                                {"job_fields", json::array({{{"name", "min_gpus"}, {"default", 1}}, {{"name", "max_gpus"}, {"default", 6}}})}});
     gp::env el(elastic);
+    CHECK_THROWS_WITH_AS(p.check(el), doctest::Contains("a scenario with elastic jobs (job fields min_gpus / max_gpus) has none of"),
+                         gp::ConfigError);
     el.reset(3);
     auto el_act = p.make(3);
     bool refused = false;

@@ -195,6 +195,7 @@ template <PolicyEnv E = env>
             base.rounds = [placer, o](const scenario& s) { return round_rollout_runner<E>(s, placer, o); };
             if constexpr (detail::basic_env_type<E>) {  // stepping an env in the round action mode: the planner's slots
                 using teacher = basic_round_slot_teacher<E>;
+                base.check = [](const E& e) { teacher::check(e); };
                 base.make = [make = detail::round_placer_maker<typename teacher::round_env_type>(placer, base.queue),
                              ro = detail::round_rollout_options_of(o)](std::uint64_t seed) {
                     auto t = std::make_shared<teacher>(ro, make, seed);
@@ -234,6 +235,24 @@ template <PolicyEnv E = env>
     rollout_options o;
     o.threads = planner_threads;
     return named_policy<E>(name, o);
+}
+
+/// The policy a "teacher" name means (the reference PPO's, rl/ppo_config.hpp, and Python's
+/// gpuplace._core.Teacher): a heuristic (heuristic()), or the round planner
+/// ("rollout<F>h<H>:<placer>+class_gittins"), which acts in the round action mode through its
+/// slots (round_slot_teacher.hpp; its any_policy::check says before acting whether an env is one
+/// it can act in). ConfigError for another planner: a planner labels the states the network visits
+/// instead ("dagger_teacher").
+template <PolicyEnv E = env>
+[[nodiscard]] any_policy<E> teacher_policy(const std::string& name) {
+    rollout_options o;
+    std::string base;
+    if (!parse_planner_name(name, o, base)) return heuristic<E>(name);
+    auto p = named_policy<E>(name, o);
+    if (!p.rounds)
+        throw ConfigError("teacher \"" + name + "\": a rollout planner labels the states the network visits (dagger_teacher); the teacher "
+                          "to clone may be a heuristic or the round planner (rollout<F>h<H>:<placer>+class_gittins, round action mode)");
+    return p;
 }
 
 }  // namespace gpuplace

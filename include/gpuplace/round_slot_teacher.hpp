@@ -17,6 +17,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -24,6 +25,7 @@
 #include "detail/rng.hpp"
 #include "env.hpp"
 #include "error.hpp"
+#include "job_fields.hpp"
 #include "round_env.hpp"
 #include "rounds/gittins.hpp"
 #include "rounds/rollout.hpp"
@@ -72,16 +74,33 @@ public:
     basic_round_slot_teacher(round_rollout_options o, typename planner_type::placer_fn make_placer, std::uint64_t seed)
         : o_(o), make_(std::move(make_placer)), seed_(seed) {}
 
-    /// The action in env e: the first slot whose job the planner's allocation of this round
-    /// grants. ConfigError outside the round action mode or without env.round_advisor
-    /// "class_gittins"; StateError where the planner has no futures (elastic jobs: at the first
-    /// round it contests, or at the first GPU-count step).
-    [[nodiscard]] std::int64_t act(const Env& e) {
-        const auto& advisor = env_detail::round_env_access::advisor(e);
-        if (e.mode() != action_mode::round || !advisor)
+    /// Before acting: ConfigError unless env e's scenario runs in the round action mode with
+    /// env.round_advisor "class_gittins" and makes no elastic jobs (rounds.elastic.share, job
+    /// fields min_gpus / max_gpus: the planner's futures are forks, which such a scenario has
+    /// none of). What act() would refuse in the middle of an episode, said before it starts.
+    static void check(const Env& e) {
+        const auto& s = e.config();
+        if (s.env.mode != action_mode::round || s.env.round_advisor != "class_gittins")
             throw ConfigError("the round planner acts in the round action mode (env.action_mode \"round\") with env.round_advisor "
                               "\"class_gittins\", its base with the episode's state; the env's action mode is " +
-                              std::string(to_string(e.mode())) + (e.mode() == action_mode::round ? ", without an advisor" : ""));
+                              std::string(to_string(s.env.mode)) + (s.env.mode == action_mode::round ? ", without an advisor" : ""));
+        if (s.rounds.elastic.share > 0 || field_index(s.job_fields, "min_gpus") != std::string_view::npos ||
+            field_index(s.job_fields, "max_gpus") != std::string_view::npos)
+            throw ConfigError(std::string("the round planner plans on forked futures, which a scenario with elastic jobs (") +
+                              (s.rounds.elastic.share > 0 ? "rounds.elastic.share > 0" : "job fields min_gpus / max_gpus") +
+                              ") has none of (round_env::fork())");
+    }
+
+    /// The action in env e: the first slot whose job the planner's allocation of this round
+    /// grants. ConfigError outside the round action mode or without env.round_advisor
+    /// "class_gittins" (check()); StateError where the planner has no futures (elastic jobs: at
+    /// the first round it contests, or at the first GPU-count step).
+    [[nodiscard]] std::int64_t act(const Env& e) {
+        const auto& advisor = env_detail::round_env_access::advisor(e);
+        if (e.mode() != action_mode::round || !advisor) {
+            check(e);
+            throw StateError("the round planner: the env's advisor has not started (reset the env first)");
+        }
         if (e.round_choosing() != round_job::none)
             throw StateError("the round planner plans on forked futures, which a scenario with elastic jobs has none of (round_env::fork()); "
                              "the env asks for an elastic job's GPU count");

@@ -8,6 +8,8 @@
 #include <type_traits>
 #include <vector>
 
+#include <gpuplace/policy_registry.hpp>
+
 #include "bindings.hpp"
 #include "objects.hpp"
 
@@ -21,18 +23,22 @@ namespace {
 // and records what it acted on, all in C++ with the GIL released (no Python per step). A teacher
 // "<heuristic>+<queue>" (e.g. "pack+sjf") only makes sense in an env that runs under that queue
 // policy (the queue policy is an env setting): a vector env whose scenario has another one is
-// refused with a message naming both.
+// refused with a message naming both. The round planner ("rollout<F>h<H>:<placer>+class_gittins",
+// gp::teacher_policy()) acts in the round action mode through the slots; a vector env it cannot
+// act in (another mode, no class_gittins advisor, elastic jobs) is refused before anything moves.
 
 struct PyTeacher {
     std::string name, queue;
     std::size_t num_envs = 0;
     std::vector<std::function<std::int64_t(const gp::env&)>> f;
+    std::function<void(const gp::env&)> can_act;  // the policy's own check of an env (the round planner's); empty: none
     std::atomic<bool> busy{false};
 
     PyTeacher(const std::string& n, std::size_t envs, std::uint64_t seed) : name(n), num_envs(envs) {
         if (envs < 1) throw gp::ConfigError("Teacher: num_envs must be >= 1, got 0");
-        const auto p = gp::heuristic<gp::env>(n);  // ConfigError naming the known policies
-        queue = p.queue;
+        const auto p = gp::teacher_policy<gp::env>(n);  // ConfigError naming the known policies
+        queue = p.rounds ? "" : p.queue;  // the round planner: the round mode's own queue, its base the env's advisor
+        can_act = p.check;
         for (std::size_t i = 0; i < envs; ++i) f.push_back(p.make(gp::mix_seed(seed, 0x7465ULL + i)));  // as rl::basic_ppo seeds its teachers
     }
 
@@ -47,6 +53,7 @@ struct PyTeacher {
         if (vec.vec.num_envs() != num_envs)
             throw py::value_error("Teacher \"" + name + "\" was made for " + std::to_string(num_envs) + " envs, the vector env has " +
                                   std::to_string(vec.vec.num_envs()));
+        if (can_act) can_act(vec.vec.env(0));  // every env of a VectorEnv has the same scenario
         if (queue.empty()) return;
         const auto& have = vec.vec.env(0).config();
         auto want = have;
@@ -129,8 +136,9 @@ std::size_t teacher_rollout(PyTeacher& t, PyVec<E>& vec, py::handle obs_out, py:
 
 void bind_teacher(py::module_& m) {
     py::class_<PyTeacher>(m, "Teacher",
-                          "A heuristic (see heuristic_names(); \"<name>+<queue>\" for a queue policy) acting in every env of a "
-                          "VectorEnv, for behaviour cloning.")
+                          "A heuristic (see heuristic_names(); \"<name>+<queue>\" for a queue policy), or in the round action "
+                          "mode the round planner (\"rollout<F>h<H>:<placer>+class_gittins\", with env.round_advisor "
+                          "\"class_gittins\"), acting in every env of a VectorEnv, for behaviour cloning.")
         .def(py::init([](const std::string& name, py::ssize_t num_envs, py::object seed) {
                  if (num_envs < 1) throw gp::ConfigError("Teacher: num_envs must be >= 1, got " + std::to_string(num_envs));
                  return std::make_unique<PyTeacher>(name, static_cast<std::size_t>(num_envs), to_seed(seed));

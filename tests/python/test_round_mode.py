@@ -144,3 +144,82 @@ def test_maskable_ppo_trains_in_the_round_mode():
     masks = np.stack(v.env_method("action_masks"))
     actions, _ = model.predict(obs, action_masks=masks, deterministic=True)
     assert all(masks[i, a] for i, a in enumerate(actions))
+
+
+PLANNER = "rollout2h3:pack+class_gittins"
+ADVISED = {**SHORT, "env": {"round_advisor": "class_gittins"}}
+ROUND = {"preemption": {"enabled": False}, "env": {"queue_policy": "fifo", "action_mode": "round"}}  # ROUND_OVERRIDES, round mode
+
+
+def _round_vec(overrides, n=2, seed=1000000):
+    sc = load_scenario(load_scenario("philly_hidden", ROUND), overrides)
+    vec = gpuplace.make_core_vector_env(sc, n)
+    vec.reset(seed)
+    return sc, vec
+
+
+def _rollout(teacher, vec, steps):
+    O, A, N = int(vec.observation_size), int(vec.num_actions), int(vec.num_envs)
+    obs = np.empty((steps, N, O), np.float32)
+    masks = np.empty((steps, N, A), np.uint8)
+    acts = np.empty((steps, N), np.int64)
+    teacher.rollout(vec, obs, masks, acts)
+    return obs, masks, acts
+
+
+def test_the_round_planner_is_a_teacher_from_python():
+    from gpuplace.sb3 import split_teacher, teacher_scenario
+
+    full = {"env": {"round_advisor": "class_gittins"}}  # 200-job windows: contested rounds within 300 steps
+    sc, vec = _round_vec(full)
+    t = _core.Teacher(PLANNER, 2, seed=5)
+    assert t.queue == ""  # it acts in the env as it is, its base the env's advisor
+    assert split_teacher(PLANNER) == (PLANNER, None)
+    assert teacher_scenario(sc, PLANNER) == sc
+    obs, masks, acts = _rollout(t, vec, 300)
+    assert all(masks[s, i, acts[s, i]] for s in range(300) for i in range(2))  # every action valid
+    _, vec2 = _round_vec(full)
+    _, _, again = _rollout(_core.Teacher(PLANNER, 2, seed=5), vec2, 300)
+    assert np.array_equal(acts, again)  # a function of the seeds
+    first_valid = masks[:, :, :-1].argmax(-1)
+    assert np.any(acts != first_valid)  # the planner, not the advisor's fill (its first valid slot)
+
+
+def test_the_round_planner_refuses_an_env_it_cannot_act_in_before_anything_moves():
+    for over, says in [(SHORT, "the env's action mode is round, without an advisor"),
+                       ({**ADVISED, "rounds": {"elastic": {"share": 0.5}}}, "a scenario with elastic jobs")]:
+        _, vec = _round_vec(over)
+        before = np.array(vec.observations, copy=True)
+        with pytest.raises(_core.ConfigError, match=says):
+            _rollout(_core.Teacher(PLANNER, 2), vec, 4)
+        with pytest.raises(_core.ConfigError, match=says):
+            _core.Teacher(PLANNER, 2).act(vec)
+        assert np.array_equal(vec.observations, before)
+    with pytest.raises(_core.ConfigError, match="a rollout planner labels the states the network visits"):
+        _core.Teacher("rollout4:pack_wait+sjf", 2)
+
+
+@pytest.mark.skipif(not getattr(_core, "has_ppo", False), reason="built without the C++ PPO")
+def test_the_cpp_ppo_refuses_the_round_planner_as_teacher_without_the_advisor():
+    cfg = {"total_steps": 64, "num_envs": 2, "num_steps": 32, "teacher": PLANNER, "imitation_steps": 64}
+    sc = load_scenario(load_scenario("philly_hidden", ROUND), SHORT)
+    with pytest.raises(_core.ConfigError, match="without an advisor"):
+        _core.PPO(sc, cfg)
+
+
+def test_maskable_ppo_clones_the_round_planner():
+    pytest.importorskip("torch")
+    pytest.importorskip("sb3_contrib")
+    from sb3_contrib import MaskablePPO
+
+    from gpuplace.sb3 import PerGpuPolicy, pretrain
+
+    sc = load_scenario("philly_hidden", ROUND)
+    v = SB3VecEnv(load_scenario(sc, ADVISED), num_envs=2)
+    model = MaskablePPO(PerGpuPolicy, v, n_steps=32, batch_size=32, n_epochs=1, seed=1,
+                        policy_kwargs={"hidden": (16, 16), "value_hidden": (16,)})
+    out = pretrain(model, PLANNER, steps=128, value_warmup=0, show_progress=False)
+    assert out["imitation_steps"] == 128 and 0.0 <= out["agreement"] <= 1.0
+    with pytest.raises(_core.ConfigError, match="without an advisor"):
+        pretrain(MaskablePPO(PerGpuPolicy, SB3VecEnv(load_scenario(sc, SHORT), num_envs=2), n_steps=32, batch_size=32,
+                             policy_kwargs={"hidden": (8,), "value_hidden": (8,)}), PLANNER, steps=64, show_progress=False)

@@ -106,6 +106,7 @@ private:
                                                                : teacher_policy<Env>(cfg_.teacher);
             else
                 teacher_ = teacher_policy<Env>(cfg_.teacher);  // a registered policy, or a ConfigError saying what Env lacks
+            if (teacher_.check) teacher_.check(venv_.env(0));  // the round planner: an env it can act in, before any step
         }
         if (cfg_.dagger_iterations > 0) {
             rollout_options o;  // a teacher's labels: its base's action unless another is clearly better
@@ -114,6 +115,7 @@ private:
             o.min_gain = cfg_.dagger_min_gain;
             o.margin = cfg_.dagger_margin;
             dagger_teacher_ = named_policy<Env>(cfg_.dagger_teacher, o);
+            if (dagger_teacher_.check) dagger_teacher_.check(venv_.env(0));
             if (std::string base; cfg_.dagger_loss == "advantage" && parse_planner_name(cfg_.dagger_teacher, o, base)) {
                 planner_.emplace(heuristic<Env>(base).make, o);  // its scores of every action, not only its choice
                 q_.assign(T * N * spec_.num_actions(), 0.0f);

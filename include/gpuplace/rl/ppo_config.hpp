@@ -14,21 +14,7 @@
 
 namespace gpuplace::rl {
 
-/// The policy a PPO "teacher" name means: a heuristic (heuristic()), or the round planner
-/// ("rollout<F>h<H>:<placer>+class_gittins"), which acts in the round action mode through its
-/// slots (round_slot_teacher.hpp). ConfigError for another planner: a planner labels the states
-/// the network visits instead ("dagger_teacher").
-template <PolicyEnv E>
-[[nodiscard]] any_policy<E> teacher_policy(const std::string& name) {
-    rollout_options o;
-    std::string base;
-    if (!parse_planner_name(name, o, base)) return heuristic<E>(name);
-    auto p = named_policy<E>(name, o);
-    if (!p.rounds)
-        throw ConfigError("teacher \"" + name + "\": a rollout planner labels the states the network visits (dagger_teacher); the teacher "
-                          "to clone may be a heuristic or the round planner (rollout<F>h<H>:<placer>+class_gittins, round action mode)");
-    return p;
-}
+using gpuplace::teacher_policy;  // policy_registry.hpp: a heuristic or the round planner
 
 /// Hyperparameters of PPO. Every field is readable from JSON (errors name the path).
 struct ppo_config {

@@ -1,5 +1,7 @@
 """Queue policies and teachers: a teacher ``"<heuristic>+<queue>"`` acts under that queue policy,
-which is an env setting (:func:`teacher_scenario`)."""
+which is an env setting (:func:`teacher_scenario`). In the round action mode the teacher may also
+be the round planner ``"rollout<F>h<H>:<placer>+class_gittins"`` (docs/rounds.md), which acts in
+the env as it is: its base is the env's class_gittins advisor (``env.round_advisor``)."""
 
 from __future__ import annotations
 
@@ -8,11 +10,12 @@ from ..config import ScenarioLike, load_scenario, queue_name, queue_overrides
 
 
 def split_teacher(teacher: str) -> tuple[str, str | None]:
-    """``"pack+sjf"`` -> ``("pack", "sjf")``; ``"pack"`` -> ``("pack", None)``. Unknown heuristics or
-    queue policies raise :class:`gpuplace.ConfigError` naming the known ones."""
-    _core.Heuristic(teacher)  # validates both parts
-    base, _, queue = teacher.partition("+")
-    return base, queue or None
+    """``"pack+sjf"`` -> ``("pack", "sjf")``; ``"pack"`` -> ``("pack", None)``; the round planner
+    ``"rollout8h20:pack+class_gittins"`` -> itself and None (it needs no queue policy of the env).
+    Unknown heuristics or queue policies, and other planners, raise :class:`gpuplace.ConfigError`
+    naming the known ones."""
+    queue = _core.Teacher(teacher, 1).queue  # validates the name as the teacher that will act
+    return (teacher.partition("+")[0], queue) if queue else (teacher, None)
 
 
 def queue_policy_of(scenario: ScenarioLike) -> str:

@@ -54,7 +54,10 @@ def pretrain(
     the learning rate anneals over the whole budget, warm-up included, as in C++.
 
     A teacher with a queue policy (``"pack+sjf"``) needs the model's env to run under it
-    (:func:`teacher_scenario`); another env is refused with a message naming both.
+    (:func:`teacher_scenario`); another env is refused with a message naming both. In the round
+    action mode with ``env.round_advisor`` ``"class_gittins"`` the teacher may be the round planner
+    (``"rollout8h20:pack+class_gittins"``, docs/rounds.md): each round its allocation, chosen
+    through the slots (its rounds cost what the planner's do, docs/planning.md).
 
     Returns a dict: ``agreement`` (fraction of the last cloning iteration's samples whose greedy
     action is the teacher's), ``cross_entropy``, ``imitation_steps``, ``warmup_steps``,
