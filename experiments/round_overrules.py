@@ -39,37 +39,6 @@ VALIDATION_SEED = 5_000_000
 SEEDS = (1, 2, 3)  # the training seeds of experiments/round_agent.py
 
 
-def episode(job):
-    """One validation episode of the planner: per decision with a choice, (planner, advisor, each network's) slot."""
-    f, seed, run = job
-    import numpy as np
-    import torch
-
-    import gpuplace
-    from gpuplace import _core
-    from gpuplace.config import load_scenario
-    from gpuplace.registration import ROUND_OVERRIDES
-    from gpuplace.torch_net import load_checkpoint
-
-    torch.set_num_threads(1)
-    nets = [load_checkpoint(str(ROOT / "out" / "models" / run / f"seed_{i}" / "ppo.json"))[0].eval() for i in SEEDS]
-    over = {**ROUND_OVERRIDES, "env": {**ROUND_OVERRIDES["env"], "round_advisor": "class_gittins"}}
-    vec = gpuplace.make_core_vector_env(load_scenario(f"philly_hidden:{f}", over, action_mode="round"), 1)
-    vec.reset(seed)
-    teacher = _core.Teacher(PLANNER, 1, seed=seed)
-    rows = []
-    while True:
-        mask = np.array(vec.action_masks, dtype=bool)
-        a = teacher.act(vec)
-        valid = np.flatnonzero(mask[0])
-        if len(valid) >= 2:
-            obs = np.array(vec.observations, copy=True)
-            with torch.no_grad():
-                rows.append((int(a[0]), int(valid[0]), *(int(n.act(obs, mask)[0]) for n in nets)))
-        if vec.step(a):
-            return rows
-
-
 def scenario(f):
     from gpuplace.config import load_scenario
     from gpuplace.registration import ROUND_OVERRIDES
@@ -101,6 +70,21 @@ def planner_states(job):
             adv.append(int(valid[0]))
         if vec.step(a):
             return np.array(obs, np.float32), np.array(masks), np.array(acts), np.array(adv)
+
+
+def episode(job):
+    """One validation episode of the planner: per decision with a choice, (planner, advisor, each network's) slot."""
+    f, seed, run = job
+    import torch
+
+    from gpuplace.torch_net import load_checkpoint
+
+    torch.set_num_threads(1)
+    nets = [load_checkpoint(str(ROOT / "out" / "models" / run / f"seed_{i}" / "ppo.json"))[0].eval() for i in SEEDS]
+    obs, masks, acts, adv = planner_states((f, seed))
+    with torch.no_grad():
+        chosen = [n.act(obs, masks) for n in nets]
+    return [(int(acts[k]), int(adv[k]), *(int(c[k]) for c in chosen)) for k in range(len(acts))]
 
 
 def mean_jcts(f, seed, n, act):
