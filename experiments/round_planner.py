@@ -6,6 +6,9 @@ differences with standard errors. Writes the table in docs/planning.md ("Plannin
 
     experiments/round_planner.py [--split held-out|validation] [--seeds N] [--planners NAMES] [--threads 2] [--print]
 
+With several --planners, each after the first is also compared with the first, paired (a
+setting screened against another: rollout8h20:... against rollout8h20m0.5:...).
+
 --split held-out (the default): the four held-out Philly-derived files, held-out seeds (20).
 --split validation: the choice of the planner's settings, on the training files alone: each
 training file in turn with class_gittins's (and Gittins's) size sample drawn from the other six
@@ -125,6 +128,15 @@ def main() -> int:
             m, s = mean_sem(pooled[lab])
             tog.append(f"{m:+.2f} ± {s:.2f}{' **' if m < -2 * s else ''}")
         out.append(f"| `{p}` | the {len(files)} files together ({beyond} of {len(files)} beyond all three) | " + " | ".join(tog) + " |")
+    if len(planners) > 1:  # the settings screened against each other: each planner minus the first, paired
+        first = planners[0]
+        out += ["", f"Each planner minus `{first}` on the same episodes (hours, mean ± standard error; x/y: lower on x of y "
+                    "seeds; **: more than two standard errors below):", "",
+                "| planner | " + " | ".join(files) + " | together |", "|---" * (len(files) + 2) + "|"]
+        for p in planners[1:]:
+            cells = [paired(rows[f][p], rows[f][first])[2] for f in files]
+            _, _, tog = paired([x for f in files for x in rows[f][p]], [x for f in files for x in rows[f][first]])
+            out.append(f"| `{p}` | " + " | ".join(cells) + f" | {tog} |")
     out += ["", f"Seconds of wall time per episode ({args.threads} at a time on the run's 2-core machine): " +
             ", ".join(f"`{p}` {secs[p] / (len(files) * len(seeds)) * args.threads:.1f} s" for p in planners) + "."]
     return finish(out, DOC, ROOT, args.print or not held, section="round-planner")

@@ -71,6 +71,43 @@ TEST_CASE("policy names: rollout<F>:, rollout: and hindsight: over a heuristic, 
                          gp::ConfigError);
     CHECK_THROWS_WITH_AS((void)gp::parse_planner_name("rollout4h0:pack", o, base), doctest::Contains("got \"0\""), gp::ConfigError);
     CHECK_THROWS_WITH_AS((void)gp::parse_planner_name("rolloutx:pack", o, base), doctest::Contains("got \"x\""), gp::ConfigError);
+    o = {};
+    CHECK(gp::parse_planner_name("rollout8h20m0.5:pack+class_gittins", o, base));
+    CHECK(o.futures == 8);
+    CHECK(o.horizon == 20);
+    CHECK(o.margin == 0.5);
+    CHECK(base == "pack+class_gittins");
+    o = {};
+    CHECK(gp::parse_planner_name("rolloutm0:pack", o, base));
+    CHECK(o.futures == 4);
+    CHECK(o.horizon == 0);
+    CHECK(o.margin == 0.0);
+    o = {};
+    CHECK(gp::parse_planner_name("rollout16m2:pack", o, base));
+    CHECK(o.futures == 16);
+    CHECK(o.margin == 2.0);
+    for (const char* bad : {"rollout8m:pack", "rollout8m-1:pack", "rollout8mx:pack", "rollout8m1e9:pack", "rollout8m0.5.1:pack", "rollout8mnan:pack"})
+        CHECK_THROWS_WITH_AS((void)gp::parse_planner_name(bad, o, base),
+                             doctest::Contains("rollout<F>h<H>m<M> takes a margin M (standard errors) from 0 to 100, got"), gp::ConfigError);
+    CHECK_THROWS_WITH_AS((void)gp::parse_planner_name("rollout8m-1:pack", o, base),
+                         "policy \"rollout8m-1:pack\": rollout<F>h<H>m<M> takes a margin M (standard errors) from 0 to 100, got \"-1\"",
+                         gp::ConfigError);
+    CHECK_THROWS_WITH_AS((void)gp::parse_planner_name("rollout8h0m0.5:pack", o, base), doctest::Contains("got \"0\""), gp::ConfigError);
+    CHECK(o.futures == 16);  // a refused name leaves the options as they were
+    CHECK(o.margin == 2.0);
+    o = {};
+    CHECK(gp::parse_planner_name("rollout8h20m0.5v:pack+class_gittins", o, base));
+    CHECK(o.terminal_value);
+    CHECK(o.margin == 0.5);
+    CHECK(o.horizon == 20);
+    o = {};
+    CHECK(gp::parse_planner_name("rollout8h20v:pack+class_gittins", o, base));
+    CHECK(o.terminal_value);
+    CHECK(o.margin == 1.0);
+    CHECK_THROWS_WITH_AS((void)gp::named_policy<gp::env>("rollout4h8v:pack+sjf"),
+                         "policy \"rollout4h8v:pack+sjf\": the suffix v (a value at the rollout's cut) is the round planner's "
+                         "(rollout<F>h<H>v:<placer>+class_gittins); a planner over a heuristic plays each rollout to its horizon",
+                         gp::ConfigError);
     CHECK_THROWS_WITH_AS((void)gp::named_policy<gp::env>("rollout:nope"), doctest::Contains("unknown policy \"nope\""), gp::ConfigError);
     const auto p = gp::named_policy<gp::env>("rollout:pack+sjf");
     CHECK(p.name == "rollout:pack+sjf");

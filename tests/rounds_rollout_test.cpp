@@ -1,8 +1,9 @@
 // Tests of include/gpuplace/rounds/rollout.hpp (the rollout planner in rounds) and its names
 // (policy_registry.hpp): with a margin no candidate can beat it is class_gittins's rounds exactly;
 // it decides the same on the env and on any fork of it (it reads only what the scheduler knows),
-// and on any number of threads; its counts add up; by name it runs in the harness, repeats by
-// seed, and bad names are ConfigErrors that say what runs.
+// and on any number of threads; its counts add up; its value at the cut is the least-area-first
+// bound, unused by rollouts that reach the episode's end; by name it runs in the harness, repeats
+// by seed, and bad names are ConfigErrors that say what runs.
 
 #include <doctest/doctest.h>
 
@@ -153,6 +154,71 @@ TEST_CASE("round rollout: it decides the same on any number of threads") {
     CHECK(a.policies[0].per_seed[0].jobs_done == b.policies[0].per_seed[0].jobs_done);
 }
 
+TEST_CASE("round rollout: the value at the cut is the least-area-first bound of the active jobs' work left, and a rollout to the end never uses it") {
+    auto s = hidden_rounds();
+    const auto prior = gp::gittins_prior_of(s);
+    gp::round_env e(s);
+    auto placer = pack_for(e, 0);
+    e.reset(1000003);
+    gp::gittins_round_policy base(prior, s.rounds.restore.seconds);
+    base.reset(1000003);
+    gp::round_allocation a;
+    std::vector<std::pair<double, double>> buf;
+    std::size_t checked = 0;
+    for (int r = 0; r < 300 && !e.done(); ++r) {
+        if (r % 30 == 29) {  // an independent O(n^2) form: job k ends no earlier than its work left, nor than the area up to it over the GPUs
+            const auto& sim = e.simulator();
+            std::vector<std::pair<double, double>> jobs;  // (GPU-seconds left, seconds left)
+            for (const auto j : e.active()) jobs.emplace_back(sim.work_left(j) * double(sim.job(j).num_gpus), sim.work_left(j));
+            double want = 0, own = 0;
+            for (std::size_t k = 0; k < jobs.size(); ++k) {
+                double before = 0;  // the jobs ahead of k: a smaller (area, left), or the same and an earlier index
+                for (std::size_t i = 0; i < jobs.size(); ++i)
+                    if (jobs[i] < jobs[k] || (jobs[i] == jobs[k] && i <= k)) before += jobs[i].first;
+                want += std::max(jobs[k].second, before / double(e.num_gpus()));
+                own += jobs[k].second;
+            }
+            const double scale = s.reward.jct / s.reward.time_scale;
+            const double got = planner::cut_cost(e, buf);
+            CHECK(got == doctest::Approx(want * scale).epsilon(1e-12));
+            CHECK(got >= own * scale * (1 - 1e-12));  // at least each job's own work left
+            checked += jobs.size() > 1;
+        }
+        a.clear();
+        base.allocate(e.view(), a);
+        e.step(a, placer);
+    }
+    CHECK(checked >= 5);
+    // rollouts played to the episode's end (here a truncation at 260 rounds; class_gittins alone
+    // for the first 200) never stop at a cut: with and without the value, the same decisions
+    s.env.max_steps = 260;
+    const auto decisions = [&](bool value) {
+        gp::round_env f(s);
+        auto pl = pack_for(f, 0);
+        f.reset(1000004);
+        gp::gittins_round_policy g(prior, s.rounds.restore.seconds);
+        g.reset(1000004);
+        for (int r = 0; r < 200; ++r) {
+            a.clear();
+            g.allocate(f.view(), a);
+            f.step(a, pl);
+        }
+        planner p(gp::gittins_round_policy(prior, s.rounds.restore.seconds), {.futures = 2, .horizon = 0, .margin = 0, .terminal_value = value});
+        p.reset(1000004, g);
+        std::vector<std::vector<gp::round_grant>> out;
+        while (!f.done()) {
+            a.clear();
+            p.allocate(f, a);
+            out.emplace_back(a.grants().begin(), a.grants().end());
+            f.step(a, pl);
+        }
+        return std::pair{out, p.stats().contested};
+    };
+    const auto [with, contested] = decisions(true);
+    CHECK(contested > 0);
+    CHECK(with == decisions(false).first);
+}
+
 TEST_CASE("round rollout: by name in the harness, repeatable by seed, and names it cannot run are ConfigErrors") {
     const auto s = gp::preset_scenario("philly_hidden:e13805");
     const std::vector<std::uint64_t> seeds{1000000};
@@ -166,5 +232,12 @@ TEST_CASE("round rollout: by name in the harness, repeatable by seed, and names 
     CHECK_THROWS_WITH_AS((void)gp::named_policy("rollout4h3:pack+max_min_fairness"),
                          doctest::Contains("in rounds the rollout planner plans over class_gittins only (its base is copied into every rollout with its episode's state), not over max_min_fairness"),
                          gp::ConfigError);
+    auto shorter = s;
+    shorter.env.max_steps = 300;  // rounds
+    for (const char* name : {"rollout2h3m0:pack+class_gittins", "rollout2h3v:pack+class_gittins"}) {  // a margin and a value at the cut, by name
+        const auto c = gp::evaluate(shorter, {gp::named_policy(name)}, seeds, 1);
+        CHECK(c.policies[0].policy == name);
+        CHECK(c.policies[0].per_seed[0].jobs_done > 0);
+    }
     CHECK_THROWS_WITH_AS((void)gp::named_policy("hindsight:pack+class_gittins"), doctest::Contains("hindsight over a round policy is not offered"), gp::ConfigError);
 }

@@ -41,6 +41,9 @@ struct rollout_options {
     bool hindsight = false;    ///< score on the env's own future (not causal)
     double margin = 1.0;       ///< fair: standard errors by which an action must beat the base's action
     std::size_t threads = 1;   ///< threads over the forks, then over (action, future) pairs
+    /// In rounds only (round_rollout_options::terminal_value, name suffix "v"): a value at the
+    /// rollout's cut. A planner over a heuristic refuses it (named_policy()).
+    bool terminal_value = false;
     /// hindsight: the base policy's own action is kept unless another scores more than `min_gain`
     /// higher (a teacher's labels: where the future does not separate the actions clearly, the
     /// base's). Off: the lowest of the best-scoring actions.

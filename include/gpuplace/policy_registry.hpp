@@ -6,7 +6,10 @@
 ///    action (4 without a number), common random numbers, the base heuristic's action kept unless
 ///    another beats it by one standard error. Causal. "rollout<F>h<H>:" (or "rollouth<H>:") plays
 ///    H decisions after the action instead of the whole episode: a decision's cost then linear in
-///    the cluster, not in the cluster times the episode.
+///    the cluster, not in the cluster times the episode. A suffix "m<M>" ("rollout8h20m0.5:") sets
+///    the margin: M standard errors instead of one (0: any mean gain overrules the base). In rounds,
+///    a last "v" ("rollout8h20v:") charges each rollout's cut what its active jobs must still cost
+///    (round_rollout_options::terminal_value).
 ///  - "hindsight:<heuristic>": every action scored on the env's own future. NOT causal (it knows
 ///    the arrivals and durations to come): an estimate of the headroom above the heuristic.
 /// A planner chooses among the candidates of the placement or job action mode (env.action_mode);
@@ -39,15 +42,30 @@ namespace gpuplace {
 [[nodiscard]] inline bool is_hindsight_policy(std::string_view name) noexcept { return name.starts_with("hindsight:"); }
 
 /// The options a planner name means, and its base heuristic's name (with the queue policy, if
-/// any); false when `name` names no planner. ConfigError for a malformed future count.
+/// any); false when `name` names no planner. ConfigError for a malformed future count, horizon or margin.
 [[nodiscard]] inline bool parse_planner_name(std::string_view name, rollout_options& o, std::string& base) {
     const auto colon = name.find(':');
     if (colon == std::string_view::npos) return false;
     const auto head = name.substr(0, colon);
+    rollout_options t = o;  // o is left as it was when the name is refused
     if (head == "hindsight") {
-        o.hindsight = true;
+        t.hindsight = true;
     } else if (head.starts_with("rollout")) {
-        const auto rest = head.substr(7);
+        auto rest = head.substr(7);
+        if (rest.ends_with('v')) {  // "v": a value at the cut (the round planner's only)
+            t.terminal_value = true;
+            rest.remove_suffix(1);
+        }
+        if (const auto m = rest.find('m'); m != std::string_view::npos) {  // "m<M>": the margin, in standard errors
+            const auto digits = rest.substr(m + 1);
+            double v = -1;
+            const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+            if (ec != std::errc{} || end != digits.data() + digits.size() || !(v >= 0 && v <= 100))
+                throw ConfigError("policy \"" + std::string(name) + "\": rollout<F>h<H>m<M> takes a margin M (standard errors) from 0 to "
+                                  "100, got \"" + std::string(digits) + "\"");
+            t.margin = v;
+            rest = rest.substr(0, m);
+        }
         const auto h = rest.find('h');
         const auto number = [&](std::string_view digits, std::size_t most, const char* what) {
             std::size_t v = 0;
@@ -57,11 +75,12 @@ namespace gpuplace {
                                   std::to_string(most) + ", got \"" + std::string(digits) + "\"");
             return v;
         };
-        if (const auto f = rest.substr(0, h); !f.empty()) o.futures = number(f, 4096, "a number of futures F");
-        if (h != std::string_view::npos) o.horizon = number(rest.substr(h + 1), 1000000, "a horizon H (decisions)");
+        if (const auto f = rest.substr(0, h); !f.empty()) t.futures = number(f, 4096, "a number of futures F");
+        if (h != std::string_view::npos) t.horizon = number(rest.substr(h + 1), 1000000, "a horizon H (decisions)");
     } else {
         return false;
     }
+    o = t;
     base = std::string(name.substr(colon + 1));
     return true;
 }
@@ -100,7 +119,7 @@ template <class E = env>
 namespace detail {
 /// The round planner's settings a planner name's options give (futures, horizon, margin, threads).
 [[nodiscard]] inline round_rollout_options round_rollout_options_of(const rollout_options& o) {
-    return {.futures = o.futures, .horizon = o.horizon, .margin = o.margin, .threads = o.threads};
+    return {.futures = o.futures, .horizon = o.horizon, .margin = o.margin, .terminal_value = o.terminal_value, .threads = o.threads};
 }
 
 /// The makers of the round planner's rollout placer, by name (a placer of heuristic_names()), as
@@ -208,6 +227,9 @@ template <PolicyEnv E = env>
                               " runs on a basic_env's topology, job and comm types, which this env type does not name");
         }
     }
+    if (o.terminal_value)
+        throw ConfigError("policy \"" + name + "\": the suffix v (a value at the rollout's cut) is the round planner's "
+                          "(rollout<F>h<H>v:<placer>+class_gittins); a planner over a heuristic plays each rollout to its horizon");
     if constexpr (!RolloutEnv<E>) {
         throw ConfigError("policy \"" + name + "\": a rollout planner plays on copies of the env, and this env type is not a "
                           "RolloutEnv (env_concepts.hpp: copies and num_gpus())");

@@ -43,6 +43,12 @@ struct round_rollout_options {
     /// sizes. Either way a future reads only what the scheduler knows. On by default: chosen on
     /// the validation split (docs/planning.md, "Planning in rounds").
     bool base_durations = true;
+    /// A value at the cut: a rollout that stops after `horizon` rounds with jobs still active is
+    /// charged what those jobs must still cost at least (cut_cost() below), in the reward's units,
+    /// so that work done on a job that does not finish within the horizon counts. The work left is
+    /// the fork's (drawn from the base's belief with base_durations): causal. Off by default
+    /// (by name, the suffix "v": rollout8h20v:).
+    bool terminal_value = false;
     /// Threads over the futures (the calling thread included): each plays its futures' rollouts.
     /// The decisions are the same for any count (a future is a function of its seed).
     std::size_t threads = 1;
@@ -153,6 +159,28 @@ public:
     [[nodiscard]] const round_rollout_stats& stats() const noexcept { return stats_; }
     [[nodiscard]] const round_rollout_options& options() const noexcept { return o_; }
 
+    /// What the jobs active in env r must still cost at least, in the reward's units (reward.jct /
+    /// reward.time_scale per job-second in the system; arrivals to come are left out, the same for
+    /// every candidate; `tail` a buffer): in ascending order of GPU-seconds left (work left x GPUs), each job ends
+    /// no earlier than its own work left, nor than the GPU-seconds left of it and the jobs before
+    /// it over the cluster's GPUs (the single-machine bound of a schedule by least area first).
+    [[nodiscard]] static double cut_cost(const RoundEnv& r, std::vector<std::pair<double, double>>& tail) {
+        const auto& sim = r.simulator();
+        tail.clear();
+        for (const auto j : r.active()) {
+            const double left = sim.work_left(j);
+            tail.emplace_back(left * double(sim.job(j).num_gpus), left);
+        }
+        std::sort(tail.begin(), tail.end());
+        const double gpus = double(std::max<std::size_t>(r.num_gpus(), 1));
+        double area = 0, cost = 0;
+        for (const auto& [a, left] : tail) {
+            area += a;
+            cost += std::max(left, area / gpus);
+        }
+        return cost * r.config().reward.jct / r.config().reward.time_scale;
+    }
+
 private:
     [[nodiscard]] static placer_fn default_placer() {
         if constexpr (std::default_initializable<Placer> && requires(Placer& p, const RoundEnv& e) {
@@ -212,6 +240,7 @@ private:
         ret_.assign(K * F, 0.0);
         auto play = [&](std::size_t worker) {  // futures worker, worker + T, ...: each in its slots of ret_
             round_allocation next;
+            std::vector<std::pair<double, double>> tail;  // cut_cost()'s (GPU-seconds left, seconds left) per active job
             for (std::size_t f = worker; f < F; f += T) {
                 const auto fseed = detail::mix_seed(seed_, (std::uint64_t(e.rounds()) << 16) ^ f);
                 const RoundEnv fork = future(e, fseed);
@@ -225,6 +254,7 @@ private:
                         b.allocate(r.view(), next);
                         g += r.step(next, p);
                     }
+                    if (o_.terminal_value && !r.done()) g -= cut_cost(r, tail);
                     ret_[k * F + f] = g;
                 }
             }
