@@ -117,7 +117,8 @@ template <class E = env>
 }
 
 namespace detail {
-/// The round planner's settings a planner name's options give (futures, horizon, margin, threads).
+/// The round planner's settings a planner name's options give (futures, horizon, margin, the value
+/// at the cut, threads).
 [[nodiscard]] inline round_rollout_options round_rollout_options_of(const rollout_options& o) {
     return {.futures = o.futures, .horizon = o.horizon, .margin = o.margin, .terminal_value = o.terminal_value, .threads = o.threads};
 }

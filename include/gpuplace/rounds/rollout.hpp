@@ -161,9 +161,10 @@ public:
 
     /// What the jobs active in env r must still cost at least, in the reward's units (reward.jct /
     /// reward.time_scale per job-second in the system; arrivals to come are left out, the same for
-    /// every candidate; `tail` a buffer): in ascending order of GPU-seconds left (work left x GPUs), each job ends
-    /// no earlier than its own work left, nor than the GPU-seconds left of it and the jobs before
-    /// it over the cluster's GPUs (the single-machine bound of a schedule by least area first).
+    /// every candidate; `tail` a buffer): in ascending order of GPU-seconds left (work left x
+    /// GPUs), each job ends no earlier than its own work left, nor than the GPU-seconds left of it
+    /// and the jobs before it over the cluster's GPUs (the single-machine bound of a schedule by
+    /// least area first).
     [[nodiscard]] static double cut_cost(const RoundEnv& r, std::vector<std::pair<double, double>>& tail) {
         const auto& sim = r.simulator();
         tail.clear();
