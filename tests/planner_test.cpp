@@ -56,6 +56,20 @@ TEST_CASE("policy names: rollout<F>:, rollout: and hindsight: over a heuristic, 
     CHECK_FALSE(gp::parse_planner_name("fastest_type:pack", o, base));
     CHECK(gp::is_hindsight_policy("hindsight:pack"));
     CHECK_FALSE(gp::is_hindsight_policy("rollout:pack"));
+    o = {};
+    CHECK(gp::parse_planner_name("hindsighth20v:pack+class_gittins", o, base));  // a horizon and a value at the cut (rounds)
+    CHECK(o.hindsight);
+    CHECK(o.horizon == 20);
+    CHECK(o.terminal_value);
+    CHECK(base == "pack+class_gittins");
+    CHECK(gp::is_hindsight_policy("hindsighth20:pack"));
+    CHECK_FALSE(gp::is_hindsight_policy("hindsight"));
+    for (const char* bad : {"hindsight4:pack", "hindsighth3m1:pack", "hindsightx:pack"}) {  // no futures, no margin
+        o = {};
+        CHECK_THROWS_WITH_AS((void)gp::parse_planner_name(bad, o, base),
+                             doctest::Contains("hindsight plays the one true future with no margin"), gp::ConfigError);
+        CHECK_FALSE(o.hindsight);  // a refused name leaves the options as they were
+    }
     CHECK_THROWS_WITH_AS((void)gp::parse_planner_name("rollout0:pack", o, base),
                          "policy \"rollout0:pack\": rollout<F>h<H> takes a number of futures F from 1 to 4096, got \"0\"",
                          gp::ConfigError);

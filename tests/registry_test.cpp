@@ -51,6 +51,7 @@ TEST_CASE("registry: every kind lists the library's entries, declared where they
     CHECK(has(all, "planner", "rollout:<policy>"));
     CHECK(has(all, "planner", "rollout<F>h<H>m<M>:<policy>"));
     CHECK(has(all, "planner", "rollout<F>h<H>v:<placer>+class_gittins"));
+    CHECK(has(all, "planner", "hindsighth<H>v:<placer>+class_gittins"));
     // kinds are open: a new one is a new string
     gp::register_entry({"round_policy", "registry_test_round", "a test's"});
     CHECK(has(gp::registry_entries("round_policy"), "round_policy", "registry_test_round"));

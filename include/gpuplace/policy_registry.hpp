@@ -38,24 +38,33 @@
 
 namespace gpuplace {
 
-/// Whether a policy name is a planner's that reads the future (not causal): "hindsight:...".
-[[nodiscard]] inline bool is_hindsight_policy(std::string_view name) noexcept { return name.starts_with("hindsight:"); }
+/// Whether a policy name is a planner's that reads the future (not causal): "hindsight:...",
+/// "hindsight<suffixes>:...".
+[[nodiscard]] inline bool is_hindsight_policy(std::string_view name) noexcept {
+    return name.starts_with("hindsight") && name.find(':') != std::string_view::npos;
+}
 
 /// The options a planner name means, and its base heuristic's name (with the queue policy, if
-/// any); false when `name` names no planner. ConfigError for a malformed future count, horizon or margin.
+/// any); false when `name` names no planner. The names: rollout<F>h<H>m<M>v:<base> (each part
+/// optional) and hindsight h<H>v:<base> (a horizon and a value at the cut only: one future, the
+/// true one, and no margin). ConfigError for a malformed future count, horizon or margin.
 [[nodiscard]] inline bool parse_planner_name(std::string_view name, rollout_options& o, std::string& base) {
     const auto colon = name.find(':');
     if (colon == std::string_view::npos) return false;
     const auto head = name.substr(0, colon);
     rollout_options t = o;  // o is left as it was when the name is refused
-    if (head == "hindsight") {
-        t.hindsight = true;
-    } else if (head.starts_with("rollout")) {
-        auto rest = head.substr(7);
+    const bool hindsight = head.starts_with("hindsight");
+    if (hindsight || head.starts_with("rollout")) {
+        t.hindsight = hindsight;
+        auto rest = head.substr(hindsight ? 9 : 7);
         if (rest.ends_with('v')) {  // "v": a value at the cut (the round planner's only)
             t.terminal_value = true;
             rest.remove_suffix(1);
         }
+        if (hindsight && ((!rest.empty() && rest.front() != 'h') || rest.find('m') != std::string_view::npos))
+            throw ConfigError("policy \"" + std::string(name) + "\": hindsight plays the one true future with no margin, so it takes "
+                              "a horizon and a value at the cut only (hindsight:, hindsighth<H>:, hindsighth<H>v:), got \"" +
+                              std::string(head) + "\"");
         if (const auto m = rest.find('m'); m != std::string_view::npos) {  // "m<M>": the margin, in standard errors
             const auto digits = rest.substr(m + 1);
             double v = -1;
@@ -120,7 +129,8 @@ namespace detail {
 /// The round planner's settings a planner name's options give (futures, horizon, margin, the value
 /// at the cut, threads).
 [[nodiscard]] inline round_rollout_options round_rollout_options_of(const rollout_options& o) {
-    return {.futures = o.futures, .horizon = o.horizon, .margin = o.margin, .terminal_value = o.terminal_value, .threads = o.threads};
+    return {.futures = o.futures, .horizon = o.horizon, .margin = o.margin, .terminal_value = o.terminal_value,
+            .hindsight = o.hindsight, .threads = o.threads};
 }
 
 /// The makers of the round planner's rollout placer, by name (a placer of heuristic_names()), as
@@ -203,9 +213,6 @@ template <PolicyEnv E = env>
     }
     auto base = heuristic<E>(base_name);  // validates the heuristic and its queue policy
     if (is_round_policy(base.queue)) {  // the planner in rounds (rounds/rollout.hpp)
-        if (o.hindsight)
-            throw ConfigError("policy \"" + name + "\": in rounds the rollout planner plays forked futures only (rollout<F>h<H>:<placer>+class_gittins); "
-                              "hindsight over a round policy is not offered");
         if (base.queue != "class_gittins")
             throw ConfigError("policy \"" + name + "\": in rounds the rollout planner plans over class_gittins only (its base is copied into "
                               "every rollout with its episode's state), not over " + base.queue);

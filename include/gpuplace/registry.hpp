@@ -228,6 +228,9 @@ inline void add_builtins(std::vector<registry_entry>& v) {
     v.push_back({"planner", "rollout<F>h<H>v:<placer>+class_gittins",
                  "in rounds, the planner over class_gittins, each rollout's cut charged what its active jobs must still cost"});
     v.push_back({"planner", "hindsight:<policy>", "every action scored on the episode's own future: NOT causal"});
+    v.push_back({"planner", "hindsighth<H>:<policy>", "the same, each rollout played H decisions (in rounds, H rounds): NOT causal"});
+    v.push_back({"planner", "hindsighth<H>v:<placer>+class_gittins",
+                 "in rounds, the planner over class_gittins on the episode's own future, each cut charged its true cost: NOT causal"});
     for (const auto& k : builtin_workload_kinds) v.push_back({"workload", std::string(k.name), std::string(k.about)});  // workload.hpp
     const std::pair<trace_format, const char*> formats[] = {
         {trace_format::philly, "Gavel's Philly-derived .trace (tab-separated, 7 fields)"},

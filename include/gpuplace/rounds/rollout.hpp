@@ -9,6 +9,9 @@
 /// `horizon` rounds, and the base's allocation is kept unless another's return beats it by
 /// `margin` standard errors of the paired differences (common random numbers: future f is the
 /// same fork for every candidate).
+/// With `hindsight` the one future is the env's own (a copy: the true arrivals and durations to
+/// come), and the best candidate is taken wherever its return beats the base's: an estimate of
+/// the headroom of these candidates, NOT causal.
 ///
 /// Cost: a contested boundary plays (candidates x futures) rollouts of `horizon` rounds each; a
 /// boundary where every candidate grants the same jobs (a round with room for everyone) plays none.
@@ -34,7 +37,7 @@ namespace gpuplace {
 
 /// The rollout planner's settings (round policy names `rollout<F>h<H>:<placer>+<round policy>`).
 struct round_rollout_options {
-    std::size_t futures = 8;   ///< forks a candidate is played on (at least 2: the margin needs a standard error)
+    std::size_t futures = 8;   ///< forks a candidate is played on (at least 2: the margin needs a standard error; hindsight: 1)
     std::size_t horizon = 20;  ///< rounds each rollout plays, the candidate's included (0: to the episode's end)
     double margin = 1.0;       ///< standard errors by which a candidate must beat the base's allocation
     /// With durations hidden, each future's active jobs' durations drawn as the base policy
@@ -49,6 +52,11 @@ struct round_rollout_options {
     /// the fork's (drawn from the base's belief with base_durations): causal. Off by default
     /// (by name, the suffix "v": rollout8h20v:).
     bool terminal_value = false;
+    /// Play each candidate on the env's own future (a copy, which keeps the arrivals and the
+    /// durations to come) instead of forks, and take the best wherever it beats the base's
+    /// return: NOT causal, a measure of what these candidates could gain (by name
+    /// "hindsight[h<H>][v]:", docs/planning.md). `futures`, `margin` and `base_durations` do not apply.
+    bool hindsight = false;
     /// Threads over the futures (the calling thread included): each plays its futures' rollouts.
     /// The decisions are the same for any count (a future is a function of its seed).
     std::size_t threads = 1;
@@ -93,7 +101,7 @@ public:
 
     basic_round_rollout(Base base, round_rollout_options o, placer_fn make_placer = default_placer())
         : base_(std::move(base)), o_(o), make_placer_(std::move(make_placer)) {
-        o_.futures = std::max<std::size_t>(o_.futures, 2);
+        o_.futures = o_.hindsight ? 1 : std::max<std::size_t>(o_.futures, 2);
         o_.threads = std::max<std::size_t>(o_.threads, 1);
     }
 
@@ -226,8 +234,9 @@ private:
     }
 
     /// Future `seed` of env e: e.fork(seed), the active jobs' durations drawn by the base's belief
-    /// with base_durations (where Base has draw_duration()).
+    /// with base_durations (where Base has draw_duration()); with hindsight, e's own (a copy).
     [[nodiscard]] RoundEnv future(const RoundEnv& e, std::uint64_t seed) const {
+        if (o_.hindsight) return e;
         if constexpr (requires(const Base& b, const round_job& r) { { b.draw_duration(r, 1.0, 0.5) } -> std::convertible_to<double>; }) {
             if (o_.base_durations)
                 return e.fork(seed, [this](const round_job& r, double step, double u) { return base_.draw_duration(r, step, u); });
@@ -276,9 +285,10 @@ private:
                 s += d;
                 s2 += d * d;
             }
-            const double mean = s / double(F), var = std::max(0.0, (s2 - double(F) * mean * mean) / double(F - 1));
-            const double se = std::sqrt(var / double(F));
-            if (mean > o_.margin * se && mean > 0 && mean > gain) gain = mean, pick = k;
+            const double mean = s / double(F);
+            // hindsight (one future, the true one): any gain counts; fair: `margin` standard errors of the paired differences
+            const double se = F > 1 ? std::sqrt(std::max(0.0, (s2 - double(F) * mean * mean) / double(F - 1)) / double(F)) : 0.0;
+            if ((o_.hindsight || mean > o_.margin * se) && mean > 0 && mean > gain) gain = mean, pick = k;
         }
         return distinct_[pick];
     }
