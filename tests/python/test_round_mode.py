@@ -223,3 +223,16 @@ def test_maskable_ppo_clones_the_round_planner():
     with pytest.raises(_core.ConfigError, match="without an advisor"):
         pretrain(MaskablePPO(PerGpuPolicy, SB3VecEnv(load_scenario(sc, SHORT), num_envs=2), n_steps=32, batch_size=32,
                              policy_kwargs={"hidden": (8,), "value_hidden": (8,)}), PLANNER, steps=64, show_progress=False)
+
+
+def test_the_round_planner_with_hindsight_runs_by_name_and_repeats_by_seed():
+    # hindsight<...>: plays each alternative on the episode's own future: NOT causal (docs/planning.md)
+    sc = load_scenario("philly_hidden:e13805", {**ROUND_OVERRIDES, **SHORT})
+    names = ["hindsighth3v:pack+class_gittins", "pack+class_gittins"]
+    a = _core.evaluate(sc, names, [1000000, 1000001], 1)
+    b = _core.evaluate(sc, names[:1], [1000000, 1000001], 1)
+    runs = a.per_seed(names[0])
+    assert all(m["jobs_done"] == m["jobs_total"] > 0 for m in runs)
+    assert [m["avg_jct"] for m in runs] == [m["avg_jct"] for m in b.per_seed(names[0])]
+    with pytest.raises(_core.ConfigError, match="hindsight plays the one true future with no margin"):
+        _core.evaluate(sc, ["hindsight8h3:pack+class_gittins"], [1000000], 1)
