@@ -130,7 +130,7 @@ void run_eval(const gpuplace::scenario& s, const std::vector<std::string>& polic
     std::printf("%s", rep.table().c_str());
     for (const auto& p : policies)
         if (gpuplace::is_hindsight_policy(p)) {
-            std::printf("hindsight:* rows plan on the episode's own future (arrivals and durations to come): not causal, "
+            std::printf("hindsight rows (hindsight:, hindsighth<H>:) plan on the episode's own future (arrivals and durations to come): not causal, "
                         "an estimate of the headroom above their heuristic\n");
             break;
         }
