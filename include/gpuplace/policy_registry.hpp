@@ -46,8 +46,8 @@ namespace gpuplace {
 
 /// The options a planner name means, and its base heuristic's name (with the queue policy, if
 /// any); false when `name` names no planner. The names: rollout<F>h<H>m<M>v:<base> (each part
-/// optional) and hindsight h<H>v:<base> (a horizon and a value at the cut only: one future, the
-/// true one, and no margin). ConfigError for a malformed future count, horizon or margin.
+/// optional) and hindsighth<H>v:<base> (h<H> and v optional: a horizon and a value at the cut
+/// only, for one future, the true one, and no margin). ConfigError for a malformed future count, horizon or margin.
 [[nodiscard]] inline bool parse_planner_name(std::string_view name, rollout_options& o, std::string& base) {
     const auto colon = name.find(':');
     if (colon == std::string_view::npos) return false;
