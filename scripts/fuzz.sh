@@ -6,6 +6,8 @@
 #                                      new inputs go to a scratch directory, the checkout stays clean
 #   bash scripts/fuzz.sh [name ...]    the longer campaign: GPUPLACE_FUZZ_SECONDS (default 600) per
 #                                      fuzzer, then new inputs are merged (minimised) into fuzz/corpus/
+#   bash scripts/fuzz.sh --build-only  builds the fuzzers and stops (scripts/test.sh builds them
+#                                      ahead, in the background)
 #
 # Exits non-zero when a fuzzer finds a crash, a sanitizer report or a failed check; the input is
 # saved in build-fuzz/artifacts/ (turn it into a test in tests/regression_test.cpp). See
@@ -16,11 +18,13 @@ ROOT=$(pwd)
 BUILD=${GPUPLACE_FUZZ_DIR:-build-fuzz}
 JOBS=${GPUPLACE_JOBS:-2}
 CI=0
+BUILD_ONLY=0
 names=()
 for a in "$@"; do
   case "$a" in
     --ci) CI=1 ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    --build-only) BUILD_ONLY=1 ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     *) names+=("$a") ;;
   esac
 done
@@ -45,6 +49,11 @@ else
     n=$(basename "$f" _fuzzer.cpp)
     [ -x "$BUILD/${n}_fuzzer" ] && names+=("$n")
   done
+fi
+
+if [ "$BUILD_ONLY" = 1 ]; then
+  printf '==> fuzzers built (%ss)\n' "$(( $(date +%s) - start ))"
+  exit 0
 fi
 
 ART="$ROOT/$BUILD/artifacts"

@@ -10,6 +10,18 @@ start=$(date +%s)
 extra=""; [ -z "${GPUPLACE_QUICK:-}" ] && extra="clang"
 GPUPLACE_EXTRA_PKGS="${GPUPLACE_EXTRA_PKGS:-$extra}" GPUPLACE_RELEASE_FLAGS="${GPUPLACE_RELEASE_FLAGS:--O1 -DNDEBUG}" \
   GPUPLACE_CMAKE_ARGS="${GPUPLACE_CMAKE_ARGS:--DGPUPLACE_BUILD_BENCHMARKS=OFF}" bash scripts/setup.sh
+# The reliability stages' two long builds (the suite under ASan + UBSan at -O0, the fuzzers) start
+# here in the background, niced, on what the tests leave of the cores (pytest runs on one); their
+# stages below find them built. The build's output goes to build-asan/background-build.log.
+bg=""
+if [ -z "${GPUPLACE_QUICK:-}" ]; then
+  mkdir -p build-asan
+  setsid nice -n 19 bash -c 'bash scripts/sanitize.sh --build-only && bash scripts/fuzz.sh --build-only' \
+    > build-asan/background-build.log 2>&1 &
+  bg=$!
+  # a failing stage stops the builds (their process group; the process itself if it has none yet)
+  trap 'if [ -n "$bg" ]; then kill -- "-$bg" 2>/dev/null || kill "$bg" 2>/dev/null || true; fi' EXIT
+fi
 printf '\n==> C++ tests (ctest)\n'
 ctest --test-dir build --output-on-failure -j "${GPUPLACE_JOBS:-2}"
 if [ -z "${GPUPLACE_NO_PYTHON:-}" ] && [ -d tests/python ] && [ -x .venv/bin/python ]; then
@@ -28,6 +40,17 @@ fi
 # Reliability stages: the trajectory tests built by an optimised clang, C++ tests under
 # AddressSanitizer + UndefinedBehaviorSanitizer, and a short fuzzing run over every fuzzer's corpus
 # (skip with GPUPLACE_QUICK=1).
+if [ -n "$bg" ]; then
+  printf '\n==> the background builds (build-asan/background-build.log)\n'
+  if ! wait "$bg"; then
+    bg=""
+    tail -n 60 build-asan/background-build.log
+    printf '==> the sanitizer or fuzzer build FAILED\n'
+    exit 1
+  fi
+  bg=""
+  grep -- '==> .* built' build-asan/background-build.log || true
+fi
 if [ -z "${GPUPLACE_QUICK:-}" ]; then
   bash scripts/clang_check.sh
   [ -f scripts/sanitize.sh ] && bash scripts/sanitize.sh

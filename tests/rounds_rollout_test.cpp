@@ -265,8 +265,9 @@ TEST_CASE("round rollout: with hindsight it takes an alternative exactly where i
         if (jobs(a) != jobs(b)) {
             ++overruled;
             CHECK(played(e, a) > played(e, b));  // the taken alternative's rounds return more on the true future
-        } else if (p.stats().overruled == overruled) {
-            CHECK(a.grants().size() == b.grants().size());  // kept: the base's allocation itself
+        } else {
+            CHECK(p.stats().overruled == overruled);  // the same jobs: the base's allocation, kept
+            CHECK(a.grants().size() == b.grants().size());
         }
         e.step(a, placer);
     }
