@@ -60,10 +60,10 @@ ART="$ROOT/$BUILD/artifacts"
 mkdir -p "$ART"
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:halt_on_error=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
-failed=()
-summary=()
-for n in "${names[@]}"; do
-  exe="$BUILD/${n}_fuzzer"
+# One fuzzer: its report to stdout, its summary line to $BUILD/<name>.summary, non-zero if it failed.
+fuzz_one() {
+  local n=$1
+  local exe="$BUILD/${n}_fuzzer"
   corpus="fuzz/corpus/$n"
   mkdir -p "$corpus"
   dict=(); [ -f "fuzz/$n.dict" ] && dict=(-dict="fuzz/$n.dict")
@@ -88,7 +88,6 @@ for n in "${names[@]}"; do
     echo "FAILED (exit $status)"
     grep -E 'FUZZ_CHECK|ERROR|SUMMARY|uncaught|terminate|Test unit written' "$log" | head -20 || true
     echo "    full log: $log"
-    failed+=("$n")
     line="$line: FAILED"
   else
     echo "${runs:-?} runs, ${speed:-?} exec/s, cov ${cov:-?}"
@@ -97,7 +96,22 @@ for n in "${names[@]}"; do
       "$exe" -merge=1 "${dict[@]}" "$corpus" "$scratch" >>"$log" 2>&1 || true
     fi
   fi
+  echo "$line" > "$BUILD/$n.summary"
+  [ "$status" = 0 ]
+}
+# The fuzzers run $JOBS at a time (each is one process on one core), each one's report printed
+# after it ends, in name order.
+export -f fuzz_one
+export BUILD ART CI SECONDS_EACH
+for n in "${names[@]}"; do rm -f "$BUILD/$n.out" "$BUILD/$n.summary"; done
+printf '%s\n' "${names[@]}" | xargs -P "$JOBS" -I{} bash -c 'fuzz_one "$1" > "$BUILD/$1.out" 2>&1' _ {} || true
+failed=()
+summary=()
+for n in "${names[@]}"; do
+  cat "$BUILD/$n.out"
+  line=$(cat "$BUILD/$n.summary" 2>/dev/null || echo "$n: no summary: FAILED")
   summary+=("$line")
+  case "$line" in *FAILED) failed+=("$n") ;; esac
 done
 
 printf '\n==> fuzzing summary (%ss)\n' "$(( $(date +%s) - start ))"
