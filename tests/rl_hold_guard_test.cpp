@@ -1,8 +1,10 @@
 // Tests of include/gpuplace/rl/hold_guard.hpp: a network that holds a job only where a heuristic would,
-// or only on clusters of at least a number of GPUs; and of their names in the benchmark (src/bench/policy.hpp).
+// or only on clusters of at least a number of GPUs, and places a job elsewhere than pack only by a
+// margin; and of their names in the benchmark (src/bench/policy.hpp).
 
 #include <doctest/doctest.h>
 
+#include <limits>
 #include <memory>
 #include <string>
 
@@ -107,4 +109,106 @@ TEST_CASE("benchmark names of guarded models: <model>@hold:<heuristic> and <mode
             CHECK(std::string(err.what()) == "policy \"default@hold_from:" + bad + "\": @hold_from: takes a number of GPUs from 1 up, got \"" + bad + "\"");
         }
     }
+}
+
+namespace {
+/// The default workload on `nodes` DGX-A100 nodes in the placement action mode, DEFER allowed,
+/// under the queue policy of the shipped network `ck` (as experiments/idle_waiting.py runs it).
+gp::scenario placement_scenario(const gp::rl::checkpoint& ck, std::size_t racks, std::size_t nodes) {
+    auto s = gp::default_scenario();
+    s.topology = gp::topology_config::of("dgx_a100", racks, nodes);
+    s.workload.synthetic.num_jobs = 8 * racks * nodes * 5 / 2;
+    s.env.allow_defer = true;
+    s.env.mode = gp::action_mode::placement;
+    gp::apply_queue(s, ck.queue);
+    return s;
+}
+}  // namespace
+
+TEST_CASE("place margin: the network's placement where its logit beats pack's by more than the margin, pack's otherwise") {
+    auto ck = gp::rl::load_model("philly_distilled");  // a placement-mode network with DEFER
+    const auto net = std::make_shared<const gp::rl::actor_critic>(std::move(ck.network));
+    const auto s = placement_scenario(ck, 4, 8);  // 256 GPUs, where it departs from pack 16 times in this episode
+    const std::uint64_t seed = 2000001;
+    for (const double margin : {0.0, 1.0}) {
+        CAPTURE(margin);
+        auto act = gp::rl::hold_from<gp::env>("m", net, 1, {gp::named_policy<gp::env>("pack"), margin}).make(seed);
+        auto pack = gp::named_policy<gp::env>("pack").make(seed);
+        gp::rl::network_policy alone(net);
+        gp::env e(s);
+        e.reset(seed);
+        std::size_t kept = 0, packed = 0;
+        while (!e.done()) {
+            const auto a = act(e), n = alone.act(e);
+            if (n == e.defer_action()) {
+                CHECK(a == n);  // holds are the network's
+            } else {
+                const auto b = pack(e);
+                REQUIRE(e.action_mask()[std::size_t(b)] != 0);
+                if (b == n) {
+                    CHECK(a == n);
+                } else {
+                    const double lead = double(alone.logit(n)) - double(alone.logit(b));
+                    CHECK(lead >= 0);  // n is the argmax
+                    CHECK(a == (lead > margin ? n : b));
+                    ++(a == n ? kept : packed);
+                }
+            }
+            e.step(a);
+        }
+        MESSAGE("margin " << margin << ": departures from pack kept " << kept << ", overruled " << packed);
+        if (margin == 0) CHECK(kept > 0);  // the network departs from pack: the rule has work to do
+        else CHECK(packed > 0);            // by less than a logit somewhere
+    }
+}
+
+TEST_CASE("place margin: an infinite margin places as pack, holds as the network, and a bad margin is a ConfigError") {
+    auto ck = gp::rl::load_model("philly_distilled");
+    const auto net = std::make_shared<const gp::rl::actor_critic>(std::move(ck.network));
+    const auto s = placement_scenario(ck, 2, 4);
+    const std::uint64_t seed = 2000001;
+    auto act = gp::rl::hold_from<gp::env>("inf", net, 1, {gp::named_policy<gp::env>("pack"), std::numeric_limits<double>::infinity()}).make(seed);
+    auto pack = gp::named_policy<gp::env>("pack").make(seed);
+    gp::rl::network_policy alone(net);
+    gp::env e(s);
+    e.reset(seed);
+    std::size_t holds = 0;
+    while (!e.done()) {
+        const auto a = act(e), n = alone.act(e);
+        if (n == e.defer_action()) {
+            CHECK(a == n);
+            ++holds;
+        } else {
+            CHECK(a == pack(e));
+        }
+        e.step(a);
+    }
+    CHECK(holds > 0);
+    for (const double bad : {-0.5, std::numeric_limits<double>::quiet_NaN()}) {
+        CAPTURE(bad);
+        CHECK_THROWS_WITH_AS((void)gp::rl::hold_from<gp::env>("bad", net, 1, {gp::named_policy<gp::env>("pack"), bad}),
+                             doctest::Contains("place margin: a number of logits from 0 up, got "), gp::ConfigError);
+    }
+}
+
+TEST_CASE("benchmark names of models with a placement margin: <model>[@hold...]@place:<heuristic>,<margin>") {
+    namespace bench = gp::bench;
+    CHECK(bench::is_model_name("philly_distilled@hold_from:24@place:pack,1"));
+    CHECK(bench::is_model_name("philly_distilled@place:pack,0.5"));
+    CHECK_FALSE(bench::is_model_name("pack@place:pack,1"));
+    const auto p = bench::policy_named("philly_distilled@hold_from:24@place:pack,1");
+    CHECK(p.ref.name == "philly_distilled@hold_from:24@place:pack,1");
+    CHECK(p.ref.kind == "model");
+    CHECK(p.policy.queue == "sjf");
+    for (const std::string bad : {"pack", "pack,", "pack,-1", "pack,one", ",1", "pack,1x", "pack,nan"}) {
+        CAPTURE(bad);
+        try {
+            (void)bench::policy_named("philly_distilled@hold_from:24@place:" + bad);
+            FAIL("no error");
+        } catch (const gp::ConfigError& err) {
+            CHECK(std::string(err.what()) == "policy \"philly_distilled@hold_from:24@place:" + bad +
+                                                 "\": @place: takes <heuristic>,<margin> (a number of logits from 0 up), got \"" + bad + "\"");
+        }
+    }
+    CHECK_THROWS_AS((void)bench::policy_named("philly_distilled@place:nosuch,1"), gp::ConfigError);  // the registry names the known ones
 }

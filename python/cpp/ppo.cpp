@@ -61,24 +61,33 @@ struct PyNetwork {
 };
 
 /// The network as a harness policy, guarded as asked (rl/hold_guard.hpp): holding only where the
-/// heuristic `hold_with` holds, or only on clusters of at least `hold_from` GPUs; ConfigError for both.
+/// heuristic `hold_with` holds, or only on clusters of at least `hold_from` GPUs (ConfigError for
+/// both); placing elsewhere than the heuristic `place_with` only by more than `place_margin` logits.
 template <class E>
-gp::any_policy<E> guarded_network(const std::string& name, const PyNetwork& n, const std::string& hold_with, std::size_t hold_from) {
+gp::any_policy<E> guarded_network(const std::string& name, const PyNetwork& n, const std::string& hold_with, std::size_t hold_from,
+                                  const std::string& place_with, double place_margin) {
     if (!hold_with.empty() && hold_from > 0)
         throw gp::ConfigError("hold_with=\"" + hold_with + "\" and hold_from=" + std::to_string(hold_from) +
                               ": give one hold guard, not both");
-    if (hold_from > 0) return rl::hold_from<E>(name, n.net, hold_from);
-    if (!hold_with.empty()) return rl::hold_only_with<E>(name, n.net, gp::named_policy<E>(hold_with));
+    if (place_with.empty() && place_margin != 0)
+        throw gp::ConfigError("place_margin=" + std::to_string(place_margin) + " without place_with: name the heuristic (e.g. \"pack\")");
+    rl::place_margin<E> m;
+    if (!place_with.empty()) m = {gp::named_policy<E>(place_with), place_margin};
+    if (hold_from > 0) return rl::hold_from<E>(name, n.net, hold_from, std::move(m));
+    if (!hold_with.empty()) return rl::hold_only_with<E>(name, n.net, gp::named_policy<E>(hold_with), std::move(m));
+    if (!place_with.empty()) return rl::hold_from<E>(name, n.net, 1, std::move(m));  // a margin alone: it may hold anywhere
     return rl::as_policy<E>(name, n.net);
 }
 
 template <class E>
-std::int64_t network_act(PyNetwork& n, const PyEnv<E>& p, const std::string& hold_with, std::size_t hold_from) {
+std::int64_t network_act(PyNetwork& n, const PyEnv<E>& p, const std::string& hold_with, std::size_t hold_from,
+                         const std::string& place_with, double place_margin) {
     const auto& e = idle(p);
     if (e.done()) throw gp::StateError("Network.act: the episode is over; reset the env");
     if (!e.has_current()) throw gp::StateError("Network.act: no job is being placed; call reset() first");
-    if (!hold_with.empty() || hold_from > 0)  // rl/hold_guard.hpp, for one step (the heuristic's state is not kept across steps)
-        return guarded_network<E>("ppo", n, hold_with, hold_from).make(e.seed())(e);
+    if (!hold_with.empty() || hold_from > 0 || !place_with.empty() || place_margin != 0)
+        // rl/hold_guard.hpp, for one step (the heuristic's state is not kept across steps)
+        return guarded_network<E>("ppo", n, hold_with, hold_from, place_with, place_margin).make(e.seed())(e);
     rl::basic_network_policy<float> pol(n.net);
     return pol.act(e);
 }
@@ -123,10 +132,13 @@ void bind_ppo(py::module_& m) {
         .def_property_readonly("queue", [](const PyNetwork& n) { return n.queue; },
                                "The queue policy the network acts under (\"\" = the scenario's).")
         .def("act", &network_act<gp::env>, py::arg("env"), py::arg("hold_with") = "", py::arg("hold_from") = 0,
+             py::arg("place_with") = "", py::arg("place_margin") = 0.0,
              "The greedy action in env's state. A hold guard (include/gpuplace/rl/hold_guard.hpp), where the network's "
              "action is DEFER and holding is not allowed, takes the most probable other valid action: hold_with: a "
              "heuristic (e.g. \"pack_wait\"): DEFER only where it defers too; hold_from: a number of GPUs (e.g. 64): "
-             "DEFER only on clusters of at least that many.");
+             "DEFER only on clusters of at least that many. A placement margin: where the network places the job "
+             "elsewhere than the heuristic place_with (e.g. \"pack\") would, its placement stands only if its logit is "
+             "higher than the heuristic's action's by more than place_margin; the heuristic's placement otherwise.");
 
     m.def("keep_freed_memory", &rl::keep_freed_memory, py::arg("keep_bytes") = std::size_t{512} << 20,
           "Makes the C library keep freed memory for reuse (process-wide; glibc only, else returns False). Training "
@@ -150,20 +162,23 @@ void bind_ppo(py::module_& m) {
           }, py::arg("path"), "Loads a PPO checkpoint (CheckpointError when truncated, corrupted or of another version).");
 
     m.def("evaluate_network", [](py::object scenario, const PyNetwork& n, py::object seeds, const std::string& name,
-                                 py::object threads_arg, const std::string& hold_with, std::size_t hold_from) {
+                                 py::object threads_arg, const std::string& hold_with, std::size_t hold_from,
+                                 const std::string& place_with, double place_margin) {
               const auto threads = to_count(threads_arg, "evaluate_network: threads", 0, 4096);
               const auto sc = to_scenario(scenario);
               const auto sd = to_seeds(seeds);
               rl::check_information(n.scenario, sc, name);
               py::gil_scoped_release nogil;
-              auto p = guarded_network<gp::env>(name, n, hold_with, hold_from);
+              auto p = guarded_network<gp::env>(name, n, hold_with, hold_from, place_with, place_margin);
               p.queue = n.queue;  // under its own queue policy, as in training
               return gp::evaluate<gp::env>(sc, {std::move(p)}, sd, threads);
           }, py::arg("scenario"), py::arg("network"), py::arg("seeds") = 20, py::arg("name") = "ppo", py::arg("threads") = 1,
-          py::arg("hold_with") = "", py::arg("hold_from") = 0,
+          py::arg("hold_with") = "", py::arg("hold_from") = 0, py::arg("place_with") = "", py::arg("place_margin") = 0.0,
           "Runs a loaded network through the C++ harness; returns an EvalReport. A hold guard "
           "(include/gpuplace/rl/hold_guard.hpp): hold_with: a heuristic (e.g. \"pack_wait\"): the network holds a job "
-          "only where it would; hold_from: a number of GPUs (e.g. 64): only on clusters of at least that many.");
+          "only where it would; hold_from: a number of GPUs (e.g. 64): only on clusters of at least that many. A "
+          "placement margin: place_with, a heuristic (e.g. \"pack\"): the network places a job elsewhere than it only "
+          "where its logit is higher by more than place_margin.");
 
 }
 

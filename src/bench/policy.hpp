@@ -38,34 +38,63 @@ namespace gpuplace::bench {
                : std::string::npos;
 }
 
+/// Where a model's spec starts its placement margin ("@place:"), else npos.
+[[nodiscard]] inline std::size_t place_margin_at(const std::string& spec) { return spec.find("@place:"); }
+
+/// A model spec's "@place:<heuristic>,<margin>" (rl::place_margin), after its hold guard if any;
+/// ConfigError naming the spec when the margin is not a number of logits from 0 up.
+[[nodiscard]] inline rl::place_margin<env> place_margin_of(const std::string& spec, std::size_t at) {
+    const std::string arg = spec.substr(at + 7);
+    const auto comma = arg.rfind(',');
+    double margin = -1;
+    if (comma != std::string::npos && comma > 0) {
+        const auto digits = std::string_view(arg).substr(comma + 1);
+        const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), margin);
+        if (ec != std::errc{} || end != digits.data() + digits.size()) margin = -1;
+    }
+    if (!(margin >= 0))
+        throw ConfigError("policy \"" + spec + "\": @place: takes <heuristic>,<margin> (a number of logits from 0 up), got \"" + arg + "\"");
+    return {heuristic_or_planner(arg.substr(0, comma)).policy, margin};
+}
+
 /// A C++ checkpoint as a policy: a shipped model's name or a checkpoint file, optionally followed
 /// by a hold guard (rl/hold_guard.hpp): "@hold:<heuristic>" (it holds a job only where that
 /// heuristic would; e.g. "sizes_distilled@hold:pack_wait") or "@hold_from:<gpus>" (it holds a job
-/// only on clusters of at least that many GPUs; e.g. "philly_distilled@hold_from:24"). It acts
-/// greedily under the queue policy it was trained under; the result records its file's checksum.
+/// only on clusters of at least that many GPUs; e.g. "philly_distilled@hold_from:24"), and then
+/// optionally by a placement margin "@place:<heuristic>,<margin>" (it places a job elsewhere than
+/// the heuristic only where its logit there is higher by more than the margin; e.g.
+/// "philly_distilled@hold_from:24@place:pack,1"). It acts greedily under the queue policy it was
+/// trained under; the result records its file's checksum.
 [[nodiscard]] inline named_policy model_policy(const std::string& spec) {
-    const auto at = hold_guard_at(spec);
-    const std::string name = spec.substr(0, at);
+    const auto place_at = place_margin_at(spec);
+    const std::string held = spec.substr(0, place_at);  // the spec without its placement margin
+    const auto at = hold_guard_at(held);
+    const std::string name = held.substr(0, at);
     std::size_t min_gpus = 0;
-    if (at != std::string::npos && spec.compare(at, 11, "@hold_from:") == 0) {
-        const auto digits = std::string_view(spec).substr(at + 11);
+    if (at != std::string::npos && held.compare(at, 11, "@hold_from:") == 0) {
+        const auto digits = std::string_view(held).substr(at + 11);
         const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), min_gpus);
         if (ec != std::errc{} || end != digits.data() + digits.size() || min_gpus == 0)
             throw ConfigError("policy \"" + spec + "\": @hold_from: takes a number of GPUs from 1 up, got \"" + std::string(digits) + "\"");
     }
+    auto m = place_at == std::string::npos ? rl::place_margin<env>{} : place_margin_of(spec, place_at);
     auto ck = rl::load_model(name);
     auto net = std::make_shared<const rl::actor_critic>(std::move(ck.network));
-    auto p = at == std::string::npos ? rl::as_policy<env>(spec, net)
-             : min_gpus > 0          ? rl::hold_from<env>(spec, net, min_gpus)
-                                     : rl::hold_only_with<env>(spec, net, heuristic_or_planner(spec.substr(at + 6)).policy);
+    auto p = min_gpus > 0 ? rl::hold_from<env>(spec, net, min_gpus, std::move(m))
+             : at != std::string::npos
+                 ? rl::hold_only_with<env>(spec, net, heuristic_or_planner(held.substr(at + 6)).policy, std::move(m))
+             : place_at != std::string::npos ? rl::hold_from<env>(spec, net, 1, std::move(m))  // a margin alone: it may hold anywhere
+                                             : rl::as_policy<env>(spec, net);
     p.queue = ck.queue;
     return {std::move(p), {spec, "model", ck.queue, file_checksum(resolve_data_path(rl::model_path(name)))}};
 }
 
 /// Whether a name means a model: "model:<x>", a shipped model's name, or a file name ending in
-/// .json, each optionally followed by a hold guard ("@hold:<heuristic>" or "@hold_from:<gpus>").
+/// .json, each optionally followed by a hold guard ("@hold:<heuristic>" or "@hold_from:<gpus>") and a
+/// placement margin ("@place:<heuristic>,<margin>").
 [[nodiscard]] inline bool is_model_name(const std::string& spec) {
-    const std::string name = spec.substr(0, hold_guard_at(spec));
+    const std::string held = spec.substr(0, place_margin_at(spec));
+    const std::string name = held.substr(0, hold_guard_at(held));
     if (name.starts_with("model:")) return true;
     for (const auto& m : rl::model_names())
         if (name == m) return true;

@@ -114,3 +114,36 @@ def test_the_philly_network_holding_from_24_gpus_never_holds_on_16():
         assert e.metrics()["avg_jct"] == ref.metrics()["avg_jct"]
         held += raw.idle_while_waiting_gpu_hours()
     assert held > 0.0
+
+
+def test_a_network_that_places_elsewhere_than_pack_only_by_a_margin():
+    """place_with / place_margin (include/gpuplace/rl/hold_guard.hpp): with an infinite margin the Philly network
+    places every job as pack would and holds as it does; the harness acts as Network.act does; a margin without
+    its heuristic, or a negative one, is a ConfigError."""
+    from gpuplace.config import make_core_env
+    from gpuplace.ppo import load_model
+
+    net = load_model("philly_distilled")
+    sc = load_scenario("default", {"topology": {"racks": 2, "nodes_per_rack": 4}, "workload": {"num_jobs": 160},
+                                   "env": {"queue_policy": net.queue, "allow_defer": True, "action_mode": "placement"}})
+    e = make_core_env(sc)
+    e.reset(2000000)
+    pack = _core.Heuristic("pack")
+    holds = 0
+    while not e.done:
+        a, n = int(net.act(e, hold_from=24, place_with="pack", place_margin=float("inf"))), int(net.act(e, hold_from=24))
+        if n == e.defer_action:
+            assert a == n
+            holds += 1
+        else:
+            pack.reset(2000000)
+            assert a == int(pack.act(e))
+        e.step(a)
+    assert holds > 0
+    report = _core.evaluate_network(sc, net, [2000000], "ppo", 1, hold_from=24, place_with="pack",
+                                    place_margin=float("inf")).per_seed("ppo")[0]
+    assert report["avg_jct"] == e.metrics()["avg_jct"]
+    with pytest.raises(_core.ConfigError, match="without place_with"):
+        _core.evaluate_network(sc, net, [2000000], "ppo", 1, place_margin=1.0)
+    with pytest.raises(_core.ConfigError, match="place margin: a number of logits from 0 up, got -1"):
+        _core.evaluate_network(sc, net, [2000000], "ppo", 1, place_with="pack", place_margin=-1.0)

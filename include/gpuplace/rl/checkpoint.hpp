@@ -327,6 +327,8 @@ public:
         }
         return std::int64_t(net->act(e.observation(), mask, ws_));
     }
+    /// Action a's logit at the last act() (valid actions only; a masked one's is not computed).
+    [[nodiscard]] S logit(std::int64_t a) const { return ws_.logits(Eigen::Index(a), 0); }
 
 private:
     std::shared_ptr<const basic_actor_critic<S>> net_;
