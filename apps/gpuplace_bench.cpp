@@ -244,8 +244,10 @@ int main(int argc, char** argv) {
     run->add_option("--best", ra.best, "--scenario: the heuristic variant of the paired differences")->capture_default_str()->needs(scen_opt);
     run->add_option("--policy", ra.policies,
                     "policies: a heuristic variant (e.g. pack+sjf), a rollout planner (rollout:<h>, rollout<F>:<h>, "
-                    "hindsight:<h>, not causal; placement-mode tracks only), a shipped model (default, philly, proximity_drl), "
-                    "a C++ checkpoint (file.json or model:<file>), or 'heuristics' for every heuristic variant of the track")
+                    "hindsight:<h>, not causal; placement-mode tracks only), a shipped model (e.g. default, philly_distilled), "
+                    "a C++ checkpoint (file.json or model:<file>), or 'heuristics' for every heuristic variant of the track; a model "
+                    "optionally with a hold guard (@hold:<heuristic> or @hold_from:<gpus>) and then a placement margin "
+                    "(@place:<heuristic>:<logits>), e.g. philly_distilled@hold_from:24@place:pack:1 (docs/ppo.md)")
         ->delimiter(',')->required();
     auto* out_opt = run->add_option("--out", ra.out, "write the result here (one track and one policy)");
     run->add_option("--out-dir", ra.out_dir, "write each result as <track>__<policy>.json here (existing ones are kept)")->excludes(out_opt);

@@ -105,7 +105,7 @@ def with_queue(sc: dict, queue: str) -> dict:
 
 
 def guard_of(name: str) -> tuple[str, dict]:
-    """A network row's name (`<net>[@hold:<heuristic>|@hold_from:<gpus>][@place:<heuristic>,<margin>]`, as the
+    """A network row's name (`<net>[@hold:<heuristic>|@hold_from:<gpus>][@place:<heuristic>:<margin>]`, as the
     benchmark names it) -> (network, its guards as episode() keywords)."""
     net, *guards = name.split("@")
     out: dict = {}
@@ -116,7 +116,7 @@ def guard_of(name: str) -> tuple[str, dict]:
         elif kind == "hold_from":
             out["hold_from"] = int(arg)
         else:
-            heuristic, _, margin = arg.partition(",")
+            heuristic, _, margin = arg.rpartition(":")
             out.update(place_with=heuristic, place_margin=float(margin))
     return net, out
 
@@ -194,7 +194,7 @@ def main() -> int:
     networks = [n for n in shown] + [n + "@hold:pack_wait" for n in shown] + [f"{n}@hold_from:{HOLD_FROM[n]}" for n in shown if n in HOLD_FROM]
     margins = {n: [float(m) for m in args.margins.split(",")] if args.margins else [PLACE_MARGIN[n]]
                for n in shown if n in HOLD_FROM and n in PLACE_MARGIN}
-    networks += [f"{n}@hold_from:{HOLD_FROM[n]}@place:pack,{m:g}" for n, ms in margins.items() for m in ms]
+    networks += [f"{n}@hold_from:{HOLD_FROM[n]}@place:pack:{m:g}" for n, ms in margins.items() for m in ms]
     never = {name: without_holds(name) for name in networks}  # each row never holding: what its holds gain against
     episodes_of = {g: cases(g, n) for g, n in zip(sizes, counts)}
     ran = [len(episodes_of[g]) for g in sizes]

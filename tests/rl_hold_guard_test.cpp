@@ -191,24 +191,24 @@ TEST_CASE("place margin: an infinite margin places as pack, holds as the network
     }
 }
 
-TEST_CASE("benchmark names of models with a placement margin: <model>[@hold...]@place:<heuristic>,<margin>") {
+TEST_CASE("benchmark names of models with a placement margin: <model>[@hold...]@place:<heuristic>:<margin>") {
     namespace bench = gp::bench;
-    CHECK(bench::is_model_name("philly_distilled@hold_from:24@place:pack,1"));
-    CHECK(bench::is_model_name("philly_distilled@place:pack,0.5"));
-    CHECK_FALSE(bench::is_model_name("pack@place:pack,1"));
-    const auto p = bench::policy_named("philly_distilled@hold_from:24@place:pack,1");
-    CHECK(p.ref.name == "philly_distilled@hold_from:24@place:pack,1");
+    CHECK(bench::is_model_name("philly_distilled@hold_from:24@place:pack:1"));
+    CHECK(bench::is_model_name("philly_distilled@place:pack:0.5"));
+    CHECK_FALSE(bench::is_model_name("pack@place:pack:1"));
+    const auto p = bench::policy_named("philly_distilled@hold_from:24@place:pack:1");
+    CHECK(p.ref.name == "philly_distilled@hold_from:24@place:pack:1");
     CHECK(p.ref.kind == "model");
     CHECK(p.policy.queue == "sjf");
-    for (const std::string bad : {"pack", "pack,", "pack,-1", "pack,one", ",1", "pack,1x", "pack,nan"}) {
+    for (const std::string bad : {"pack", "pack:", "pack:-1", "pack:one", ":1", "pack:1x", "pack:nan", "pack,1"}) {
         CAPTURE(bad);
         try {
             (void)bench::policy_named("philly_distilled@hold_from:24@place:" + bad);
             FAIL("no error");
         } catch (const gp::ConfigError& err) {
             CHECK(std::string(err.what()) == "policy \"philly_distilled@hold_from:24@place:" + bad +
-                                                 "\": @place: takes <heuristic>,<margin> (a number of logits from 0 up), got \"" + bad + "\"");
+                                                 "\": @place: takes <heuristic>:<margin> (a number of logits from 0 up), got \"" + bad + "\"");
         }
     }
-    CHECK_THROWS_AS((void)bench::policy_named("philly_distilled@place:nosuch,1"), gp::ConfigError);  // the registry names the known ones
+    CHECK_THROWS_AS((void)bench::policy_named("philly_distilled@place:nosuch:1"), gp::ConfigError);  // the registry names the known ones
 }

@@ -41,29 +41,30 @@ namespace gpuplace::bench {
 /// Where a model's spec starts its placement margin ("@place:"), else npos.
 [[nodiscard]] inline std::size_t place_margin_at(const std::string& spec) { return spec.find("@place:"); }
 
-/// A model spec's "@place:<heuristic>,<margin>" (rl::place_margin), after its hold guard if any;
-/// ConfigError naming the spec when the margin is not a number of logits from 0 up.
+/// A model spec's "@place:<heuristic>:<margin>" (rl::place_margin), after its hold guard if any;
+/// ConfigError naming the spec when the margin is not a number of logits from 0 up. (Not a comma:
+/// the programs' --policy lists are comma-separated.)
 [[nodiscard]] inline rl::place_margin<env> place_margin_of(const std::string& spec, std::size_t at) {
     const std::string arg = spec.substr(at + 7);
-    const auto comma = arg.rfind(',');
+    const auto colon = arg.rfind(':');
     double margin = -1;
-    if (comma != std::string::npos && comma > 0) {
-        const auto digits = std::string_view(arg).substr(comma + 1);
+    if (colon != std::string::npos && colon > 0) {
+        const auto digits = std::string_view(arg).substr(colon + 1);
         const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), margin);
         if (ec != std::errc{} || end != digits.data() + digits.size()) margin = -1;
     }
     if (!(margin >= 0))
-        throw ConfigError("policy \"" + spec + "\": @place: takes <heuristic>,<margin> (a number of logits from 0 up), got \"" + arg + "\"");
-    return {heuristic_or_planner(arg.substr(0, comma)).policy, margin};
+        throw ConfigError("policy \"" + spec + "\": @place: takes <heuristic>:<margin> (a number of logits from 0 up), got \"" + arg + "\"");
+    return {heuristic_or_planner(arg.substr(0, colon)).policy, margin};
 }
 
 /// A C++ checkpoint as a policy: a shipped model's name or a checkpoint file, optionally followed
 /// by a hold guard (rl/hold_guard.hpp): "@hold:<heuristic>" (it holds a job only where that
 /// heuristic would; e.g. "sizes_distilled@hold:pack_wait") or "@hold_from:<gpus>" (it holds a job
 /// only on clusters of at least that many GPUs; e.g. "philly_distilled@hold_from:24"), and then
-/// optionally by a placement margin "@place:<heuristic>,<margin>" (it places a job elsewhere than
+/// optionally by a placement margin "@place:<heuristic>:<margin>" (it places a job elsewhere than
 /// the heuristic only where its logit there is higher by more than the margin; e.g.
-/// "philly_distilled@hold_from:24@place:pack,1"). It acts greedily under the queue policy it was
+/// "philly_distilled@hold_from:24@place:pack:1"). It acts greedily under the queue policy it was
 /// trained under; the result records its file's checksum.
 [[nodiscard]] inline named_policy model_policy(const std::string& spec) {
     const auto place_at = place_margin_at(spec);
@@ -91,7 +92,7 @@ namespace gpuplace::bench {
 
 /// Whether a name means a model: "model:<x>", a shipped model's name, or a file name ending in
 /// .json, each optionally followed by a hold guard ("@hold:<heuristic>" or "@hold_from:<gpus>") and a
-/// placement margin ("@place:<heuristic>,<margin>").
+/// placement margin ("@place:<heuristic>:<margin>").
 [[nodiscard]] inline bool is_model_name(const std::string& spec) {
     const std::string held = spec.substr(0, place_margin_at(spec));
     const std::string name = held.substr(0, hold_guard_at(held));
