@@ -17,8 +17,9 @@ Philly the validation files, on which the hold guards are chosen). Sizes: 16, 64
 validation files) instead, the seeds split among them: by default 1,000 on up to 64 GPUs, where single episodes
 differ by tens of hours, and 80 on more, where a file's window is most or all of it. A file shorter than its
 window is replayed whole, the same episode for every seed, so it counts once (on 1,024 GPUs every file: one
-episode a file). --margins compares placement margins (validation: where the margin is chosen). The table replaces the part of docs/ppo.md between `<!-- idle:begin -->` and `<!-- idle:end -->`
-(`idle_philly` for Philly, `..._validation` for the validation split).
+episode a file). --margins compares placement margins (validation: where the margin is chosen). The table
+replaces the part of docs/ppo.md between `<!-- idle:begin -->` and `<!-- idle:end -->` (`idle_philly` for Philly,
+`..._validation` for the validation split).
 """
 from __future__ import annotations
 
@@ -102,6 +103,11 @@ def with_queue(sc: dict, queue: str) -> dict:
     """The scenario under a non-preemptive queue policy as `<placer>+<queue>` names it."""
     env = dict(sc["env"], queue_policy="fifo" if queue in ("fifo", "backfill") else queue, backfill=queue != "fifo")
     return dict(sc, env=env)
+
+
+def heuristic_variants() -> list[str]:
+    """Every placer under every non-preemptive queue policy, as `<placer>+<queue>` (with_queue())."""
+    return [f"{p}+{q}" for p in _core.heuristic_names() for q in ("fifo", "backfill", "sjf", "fewest_gpus")]
 
 
 def guard_of(name: str) -> tuple[str, dict]:
@@ -190,7 +196,7 @@ def main() -> int:
         return out
     shown = PHILLY_NETWORKS if philly else NETWORKS
     nets = {name: ppo.load_model(name) for name in shown}
-    heuristics = [f"{p}+{q}" for p in _core.heuristic_names() for q in ("fifo", "backfill", "sjf", "fewest_gpus")]  # queue_names()
+    heuristics = heuristic_variants()
     networks = [n for n in shown] + [n + "@hold:pack_wait" for n in shown] + [f"{n}@hold_from:{HOLD_FROM[n]}" for n in shown if n in HOLD_FROM]
     margins = {n: [float(m) for m in args.margins.split(",")] if args.margins else [PLACE_MARGIN[n]]
                for n in shown if n in HOLD_FROM and n in PLACE_MARGIN}

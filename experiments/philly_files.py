@@ -20,18 +20,15 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "experiments"))
 from doc_section import finish, mean_sem  # noqa: E402
-from idle_waiting import HOLD_FROM, PHILLY_FILES, PLACE_MARGIN, SHAPES, episode, philly_scenario, with_queue  # noqa: E402
+from idle_waiting import (HOLD_FROM, PHILLY_FILES, PLACE_MARGIN, SHAPES, episode, guard_of,  # noqa: E402
+                          heuristic_variants, philly_scenario, with_queue)
 
 from gpuplace import _core, ppo  # noqa: E402
 from gpuplace.progress import progress_bar  # noqa: E402
 
 DOC = ROOT / "docs" / "ppo.md"
 NET = "philly_distilled"
-ROWS = {  # row name -> Network.act's guard keywords
-    NET: {},
-    f"{NET}@hold_from:{HOLD_FROM[NET]}@place:pack:{PLACE_MARGIN[NET]:g}":
-        {"hold_from": HOLD_FROM[NET], "place_with": "pack", "place_margin": PLACE_MARGIN[NET]},
-}
+ROWS = [NET, f"{NET}@hold_from:{HOLD_FROM[NET]}@place:pack:{PLACE_MARGIN[NET]:g}"]  # as the benchmark names them
 
 
 def main() -> int:
@@ -45,7 +42,7 @@ def main() -> int:
     files = list(PHILLY_FILES["held-out"])
     seeds = [1_000_000 + i for i in range(args.seeds)]
     net = ppo.load_model(NET)
-    heuristics = [f"{p}+{q}" for p in _core.heuristic_names() for q in ("fifo", "backfill", "sjf", "fewest_gpus")]
+    heuristics = heuristic_variants()
     out = [f"The {len(files)} held-out Philly files on {args.gpus} DGX-A100 GPUs (200-job windows per 64 GPUs, offered "
            f"load 1.0, DEFER allowed), {args.seeds} held-out seeds a file; mean ± standard error. Each file's best "
            f"heuristic: the lowest mean JCT of every placer under every queue policy ({len(heuristics)} variants) on "
@@ -63,7 +60,8 @@ def main() -> int:
                 for s in seeds:
                     res[name].append(episode(with_queue(philly_scenario(args.gpus, "gpu", f), queue), _core.Heuristic(placer), s)[0])
                     bar.update(1)
-            for name, guard in ROWS.items():
+            for name in ROWS:
+                guard = guard_of(name)[1]
                 res[name] = []
                 for s in seeds:
                     res[name].append(episode(philly_scenario(args.gpus, "placement", f), net, s, **guard)[0])

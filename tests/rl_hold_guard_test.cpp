@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include <initializer_list>
 #include <limits>
 #include <memory>
 #include <string>
@@ -91,24 +92,33 @@ TEST_CASE("hold_from: no DEFER on a smaller cluster while another action is vali
     }
 }
 
-TEST_CASE("benchmark names of guarded models: <model>@hold:<heuristic> and <model>@hold_from:<gpus>") {
+namespace {
+/// `spec` names a model in the benchmark, acting under sjf; `prefix` followed by each of `bad` is a
+/// ConfigError saying that the guard `rule` (e.g. "@hold_from: takes ...") was not met, and by what.
+void check_model_spec(const std::string& spec, const std::string& prefix, std::initializer_list<std::string> bad, const std::string& rule) {
     namespace bench = gp::bench;
-    CHECK(bench::is_model_name("default@hold_from:64"));
-    CHECK(bench::is_model_name("default@hold:pack_wait"));
-    CHECK_FALSE(bench::is_model_name("pack@hold_from:64"));
-    const auto p = bench::policy_named("default@hold_from:64");
-    CHECK(p.ref.name == "default@hold_from:64");
+    CHECK(bench::is_model_name(spec));
+    const auto p = bench::policy_named(spec);
+    CHECK(p.ref.name == spec);
     CHECK(p.ref.kind == "model");
     CHECK(p.policy.queue == "sjf");  // the queue policy the model was trained under
-    for (const std::string bad : {"0", "", "64x", "-1", "sixty"}) {
-        CAPTURE(bad);
+    for (const auto& b : bad) {
+        CAPTURE(b);
         try {
-            (void)bench::policy_named("default@hold_from:" + bad);
+            (void)bench::policy_named(prefix + b);
             FAIL("no error");
         } catch (const gp::ConfigError& err) {
-            CHECK(std::string(err.what()) == "policy \"default@hold_from:" + bad + "\": @hold_from: takes a number of GPUs from 1 up, got \"" + bad + "\"");
+            CHECK(std::string(err.what()) == "policy \"" + prefix + b + "\": " + rule + ", got \"" + b + "\"");
         }
     }
+}
+}  // namespace
+
+TEST_CASE("benchmark names of guarded models: <model>@hold:<heuristic> and <model>@hold_from:<gpus>") {
+    CHECK(gp::bench::is_model_name("default@hold:pack_wait"));
+    CHECK_FALSE(gp::bench::is_model_name("pack@hold_from:64"));
+    check_model_spec("default@hold_from:64", "default@hold_from:", {"0", "", "64x", "-1", "sixty"},
+                     "@hold_from: takes a number of GPUs from 1 up");
 }
 
 namespace {
@@ -132,7 +142,7 @@ TEST_CASE("place margin: the network's placement where its logit beats pack's by
     const std::uint64_t seed = 2000001;
     for (const double margin : {0.0, 1.0}) {
         CAPTURE(margin);
-        auto act = gp::rl::hold_from<gp::env>("m", net, 1, {gp::named_policy<gp::env>("pack"), margin}).make(seed);
+        auto act = gp::rl::with_place_margin<gp::env>("m", net, {gp::named_policy<gp::env>("pack"), margin}).make(seed);
         auto pack = gp::named_policy<gp::env>("pack").make(seed);
         gp::rl::network_policy alone(net);
         gp::env e(s);
@@ -167,7 +177,7 @@ TEST_CASE("place margin: an infinite margin places as pack, holds as the network
     const auto net = std::make_shared<const gp::rl::actor_critic>(std::move(ck.network));
     const auto s = placement_scenario(ck, 2, 4);
     const std::uint64_t seed = 2000001;
-    auto act = gp::rl::hold_from<gp::env>("inf", net, 1, {gp::named_policy<gp::env>("pack"), std::numeric_limits<double>::infinity()}).make(seed);
+    auto act = gp::rl::with_place_margin<gp::env>("inf", net, {gp::named_policy<gp::env>("pack"), std::numeric_limits<double>::infinity()}).make(seed);
     auto pack = gp::named_policy<gp::env>("pack").make(seed);
     gp::rl::network_policy alone(net);
     gp::env e(s);
@@ -186,29 +196,16 @@ TEST_CASE("place margin: an infinite margin places as pack, holds as the network
     CHECK(holds > 0);
     for (const double bad : {-0.5, std::numeric_limits<double>::quiet_NaN()}) {
         CAPTURE(bad);
-        CHECK_THROWS_WITH_AS((void)gp::rl::hold_from<gp::env>("bad", net, 1, {gp::named_policy<gp::env>("pack"), bad}),
+        CHECK_THROWS_WITH_AS((void)gp::rl::with_place_margin<gp::env>("bad", net, {gp::named_policy<gp::env>("pack"), bad}),
                              doctest::Contains("place margin: a number of logits from 0 up, got "), gp::ConfigError);
     }
 }
 
 TEST_CASE("benchmark names of models with a placement margin: <model>[@hold...]@place:<heuristic>:<margin>") {
-    namespace bench = gp::bench;
-    CHECK(bench::is_model_name("philly_distilled@hold_from:24@place:pack:1"));
-    CHECK(bench::is_model_name("philly_distilled@place:pack:0.5"));
-    CHECK_FALSE(bench::is_model_name("pack@place:pack:1"));
-    const auto p = bench::policy_named("philly_distilled@hold_from:24@place:pack:1");
-    CHECK(p.ref.name == "philly_distilled@hold_from:24@place:pack:1");
-    CHECK(p.ref.kind == "model");
-    CHECK(p.policy.queue == "sjf");
-    for (const std::string bad : {"pack", "pack:", "pack:-1", "pack:one", ":1", "pack:1x", "pack:nan", "pack,1"}) {
-        CAPTURE(bad);
-        try {
-            (void)bench::policy_named("philly_distilled@hold_from:24@place:" + bad);
-            FAIL("no error");
-        } catch (const gp::ConfigError& err) {
-            CHECK(std::string(err.what()) == "policy \"philly_distilled@hold_from:24@place:" + bad +
-                                                 "\": @place: takes <heuristic>:<margin> (a number of logits from 0 up), got \"" + bad + "\"");
-        }
-    }
-    CHECK_THROWS_AS((void)bench::policy_named("philly_distilled@place:nosuch:1"), gp::ConfigError);  // the registry names the known ones
+    CHECK(gp::bench::is_model_name("philly_distilled@place:pack:0.5"));
+    CHECK_FALSE(gp::bench::is_model_name("pack@place:pack:1"));
+    check_model_spec("philly_distilled@hold_from:24@place:pack:1", "philly_distilled@hold_from:24@place:",
+                     {"pack", "pack:", "pack:-1", "pack:one", ":1", "pack:1x", "pack:nan", "pack,1"},
+                     "@place: takes <heuristic>:<margin> (a number of logits from 0 up)");
+    CHECK_THROWS_AS((void)gp::bench::policy_named("philly_distilled@place:nosuch:1"), gp::ConfigError);  // the registry names the known ones
 }

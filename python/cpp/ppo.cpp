@@ -75,7 +75,7 @@ gp::any_policy<E> guarded_network(const std::string& name, const PyNetwork& n, c
     if (!place_with.empty()) m = {gp::named_policy<E>(place_with), place_margin};
     if (hold_from > 0) return rl::hold_from<E>(name, n.net, hold_from, std::move(m));
     if (!hold_with.empty()) return rl::hold_only_with<E>(name, n.net, gp::named_policy<E>(hold_with), std::move(m));
-    if (!place_with.empty()) return rl::hold_from<E>(name, n.net, 1, std::move(m));  // a margin alone: it may hold anywhere
+    if (!place_with.empty()) return rl::with_place_margin<E>(name, n.net, std::move(m));
     return rl::as_policy<E>(name, n.net);
 }
 

@@ -84,7 +84,7 @@ namespace gpuplace::bench {
     auto p = min_gpus > 0 ? rl::hold_from<env>(spec, net, min_gpus, std::move(m))
              : at != std::string::npos
                  ? rl::hold_only_with<env>(spec, net, heuristic_or_planner(held.substr(at + 6)).policy, std::move(m))
-             : place_at != std::string::npos ? rl::hold_from<env>(spec, net, 1, std::move(m))  // a margin alone: it may hold anywhere
+             : place_at != std::string::npos ? rl::with_place_margin<env>(spec, net, std::move(m))
                                              : rl::as_policy<env>(spec, net);
     p.queue = ck.queue;
     return {std::move(p), {spec, "model", ck.queue, file_checksum(resolve_data_path(rl::model_path(name)))}};

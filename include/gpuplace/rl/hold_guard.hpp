@@ -9,7 +9,7 @@
 /// - hold_only_with(net, heuristic): holding is allowed where the heuristic holds too (it is asked
 ///   only at those states; the network places every job);
 /// - hold_from(net, gpus): holding is allowed on clusters of at least `gpus` GPUs.
-/// Either takes a placement margin (place_margin): where the network places the job elsewhere than
+/// Either takes a placement margin (place_margin; with_place_margin(net, m): the margin alone): where the network places the job elsewhere than
 /// a heuristic (e.g. pack) would, its placement stands only if its logit exceeds the heuristic's
 /// action's by more than the margin; the heuristic's placement is taken otherwise. A network
 /// trained on one cluster size can prefer, by a small margin, placements that cost on another
@@ -103,6 +103,15 @@ template <class E, std::floating_point S>
             return std::function<bool(const E&)>([min_gpus](const E& e) { return e.num_gpus() >= min_gpus; });
         },
         std::move(m));
+}
+
+/// `net` (greedy) holding wherever it prefers and placing only as `m` allows (see the file's
+/// comment), as a harness policy named `name`.
+template <class E, std::floating_point S>
+[[nodiscard]] any_policy<E> with_place_margin(std::string name, std::shared_ptr<const basic_actor_critic<S>> net, place_margin<E> m) {
+    return detail::hold_guarded<E>(
+        std::move(name), std::move(net),
+        [](std::uint64_t) { return std::function<bool(const E&)>([](const E&) { return true; }); }, std::move(m));
 }
 
 }  // namespace gpuplace::rl
