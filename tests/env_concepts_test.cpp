@@ -143,7 +143,7 @@ TEST_CASE("env concepts: what an env of one's own lacks is refused by name") {
                          "policy \"first_fit+sjf\": the built-in heuristics act through heuristic_action(), which this env type lacks "
                          "(env_concepts.hpp, HeuristicEnv)",
                          ConfigError);
-    CHECK_THROWS_AS((void)rollout_policy<plain_env>({}, rollout_options{}), ConfigError);  // fair: needs fork()
+    CHECK_THROWS_AS((void)rollout_policy<plain_env>(rollout_policy<plain_env>::base_factory{}, rollout_options{}), ConfigError);  // fair: needs fork()
     CHECK_THROWS_WITH_AS((void)named_policy<own_copy_env>("rollout:pack"),
                          "policy \"rollout:pack\": the fair rollout planner plays on forked futures, and this env type has no "
                          "fork(seed) (env_concepts.hpp, ForkableEnv); \"hindsight:pack\" plays on copies (NOT causal)",
@@ -151,7 +151,7 @@ TEST_CASE("env concepts: what an env of one's own lacks is refused by name") {
     CHECK_NOTHROW((void)named_policy<own_copy_env>("hindsight:pack"));
     rollout_options hs;
     hs.hindsight = true;
-    CHECK_NOTHROW((void)rollout_policy<plain_env>({}, hs));
+    CHECK_NOTHROW((void)rollout_policy<plain_env>(rollout_policy<plain_env>::base_factory{}, hs));
     auto queued = first_valid();
     queued.queue = "sjf";
     CHECK_THROWS_WITH_AS((void)evaluate(make, "plain", std::vector{queued}, held_out_seeds(1)),

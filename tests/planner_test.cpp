@@ -350,3 +350,110 @@ TEST_CASE("rollout planner: every score is that of a fresh fork per action, with
         CHECK(checked > 10);
     }
 }
+
+TEST_CASE("parallel rollout: names of several bases, under one queue policy, and their errors") {
+    const auto p = gp::named_policy<gp::env>("rollout4:pack_wait/topology_greedy+sjf");
+    CHECK(p.name == "rollout4:pack_wait/topology_greedy+sjf");
+    CHECK(p.queue == "sjf");
+    CHECK(gp::named_policy<gp::env>("hindsight:pack/first_fit").queue.empty());
+    struct bad {
+        const char* name;
+        const char* message;
+    };
+    for (const auto& b : {bad{"rollout4:pack//first_fit+sjf", "policy \"rollout4:pack//first_fit+sjf\": bases are written "
+                                                              "<heuristic>/<heuristic>[/...][+queue], and base 2 of \"pack//first_fit+sjf\" is empty"},
+                          bad{"rollout4:pack/+sjf", "policy \"rollout4:pack/+sjf\": bases are written <heuristic>/<heuristic>[/...][+queue], "
+                                                    "and base 2 of \"pack/+sjf\" is empty"},
+                          bad{"rollout4:pack/first_fit/pack", "policy \"rollout4:pack/first_fit/pack\": the base pack is named twice"},
+                          bad{"rollout4h8:pack/load_balance+class_gittins",
+                              "policy \"rollout4h8:pack/load_balance+class_gittins\": several bases are for a planner over heuristics; in rounds the "
+                              "planner plans over class_gittins alone"},
+                          bad{"rollout4h8v:pack/load_balance+sjf", "policy \"rollout4h8v:pack/load_balance+sjf\": the suffix v (a value at the rollout's "
+                                                             "cut) is the round planner's (rollout<F>h<H>v:<placer>+class_gittins); a planner "
+                                                             "over a heuristic plays each rollout to its horizon"}}) {
+        CAPTURE(b.name);
+        CHECK_THROWS_WITH_AS((void)gp::named_policy<gp::env>(b.name), b.message, gp::ConfigError);
+    }
+    CHECK_THROWS_WITH_AS((void)gp::named_policy<gp::env>("rollout4:pack/nope+sjf"), doctest::Contains("unknown policy \"nope\""), gp::ConfigError);
+    CHECK_THROWS_AS((void)gp::rollout_policy<gp::env>(std::vector<gp::rollout_policy<gp::env>::base_factory>{}, gp::rollout_options{}),
+                    gp::ConfigError);
+}
+
+TEST_CASE("parallel rollout: each score is the best base's mean over fresh forks, and the action kept is the best base's own") {
+    // two bases (first_fit, pack) on the same futures: an action's score is the larger of its two
+    // bases' mean returns, each future a fork made afresh; with an unreachable margin the planner
+    // plays the own action of the base whose own action scores best (a tie: the first base's)
+    auto s = gp::preset_scenario("default");
+    s.env.mode = gp::action_mode::placement;
+    s.workload.synthetic.num_jobs = 24;
+    const auto first_fit = gp::heuristic<gp::env>("first_fit").make, pack = gp::heuristic<gp::env>("pack").make;
+    for (const double margin : {0.0, 1e300}) {
+        CAPTURE(margin);
+        gp::rollout_options o;
+        o.futures = 2;
+        o.horizon = 6;
+        o.margin = margin;
+        gp::rollout_policy<gp::env> planner({first_fit, pack}, o);
+        CHECK(planner.bases() == 2);
+        const std::uint64_t seed = 5;
+        planner.reset(seed);
+        std::uint64_t d = 0;
+        std::size_t checked = 0, departures = 0, first_kept = 0, second_kept = 0;
+        (void)play(s, 1000004, [&](const gp::env& e) {
+            const auto a = planner.act(e);
+            const auto actions = planner.last_actions();
+            if (actions.size() > 1) {
+                const auto decision = gp::detail::mix_seed(seed, 0x726f6c6c6f7574ULL + d);
+                const auto mean = [&](std::int64_t action, const auto& make) {
+                    double m = 0;
+                    for (std::size_t f = 0; f < o.futures; ++f) {
+                        const auto fs = gp::detail::mix_seed(decision, f);
+                        auto sim = e.fork(fs);
+                        sim.set_lazy(true);
+                        auto b = make(fs);
+                        double ret = sim.step(action).reward;
+                        for (std::size_t k = 0; !sim.done() && k < o.horizon; ++k) ret += sim.step(b(sim)).reward;
+                        m += ret;
+                    }
+                    return m / double(o.futures);
+                };
+                for (std::size_t i = 0; i < actions.size(); ++i) {
+                    CHECK(planner.last_scores()[i] == std::max(mean(actions[i], first_fit), mean(actions[i], pack)));
+                    ++checked;
+                }
+                const auto own = gp::detail::mix_seed(decision, 0x62617365ULL);
+                const auto ff = first_fit(own)(e), p = pack(own)(e);
+                const auto kept = mean(p, pack) > mean(ff, first_fit) ? p : ff;
+                if (margin > 1) CHECK(a == kept);
+                departures += a != kept;
+                first_kept += ff != p && kept == ff;
+                second_kept += ff != p && kept == p;
+                ++d;  // the planner counts the decisions with a choice
+            }
+            return a;
+        });
+        CHECK(checked > 10);
+        CHECK(first_kept > 0);  // where the two bases' own actions differ, each is kept somewhere
+        CHECK(second_kept > 0);
+        if (margin == 0) CHECK(departures > 0);
+    }
+}
+
+TEST_CASE("parallel rollout: deterministic by seed whatever the thread count, and one base is the single-base planner") {
+    const auto s = small_placement(12);
+    gp::rollout_options o;
+    o.futures = 3;
+    const auto pack_wait = gp::heuristic<gp::env>("pack_wait").make, tg = gp::heuristic<gp::env>("topology_greedy").make;
+    gp::rollout_policy<gp::env> one({pack_wait, tg}, o), single(pack_wait, o), listed(std::vector{pack_wait}, o);
+    o.threads = 2;
+    gp::rollout_policy<gp::env> two({pack_wait, tg}, o);
+    for (auto* p : {&one, &two, &single, &listed}) p->reset(7);
+    const auto [a1, m1] = play(s, 1000000, [&](const gp::env& e) { return one.act(e); });
+    const auto [a2, m2] = play(s, 1000000, [&](const gp::env& e) { return two.act(e); });
+    CHECK(a1 == a2);
+    CHECK(m1.avg_jct == m2.avg_jct);
+    const auto [as, ms] = play(s, 1000000, [&](const gp::env& e) { return single.act(e); });
+    const auto [al, ml] = play(s, 1000000, [&](const gp::env& e) { return listed.act(e); });
+    CHECK(as == al);
+    CHECK(ms.avg_jct == ml.avg_jct);
+}

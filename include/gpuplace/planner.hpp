@@ -9,6 +9,9 @@
 ///    over the futures exceeds `margin` standard errors. Causal.
 ///  - hindsight: the future is the env's own (a copy that knows the arrivals and durations to come):
 ///    an estimate of the headroom above the base, NOT causal.
+/// Over several base policies (parallel rollout, Chang, Givan and Chong 2004) each action is
+/// played under every base on the same futures and scored by its best base's mean return; the
+/// action kept by the margin rule is that of the base whose own action scores best.
 
 #include <algorithm>
 #include <atomic>
@@ -88,13 +91,18 @@ public:
     /// A base policy made per rollout from a seed (any_policy::make's shape).
     using base_factory = std::function<std::function<std::int64_t(const E&)>(std::uint64_t)>;
 
-    rollout_policy(base_factory base, rollout_options o) : base_(std::move(base)), o_(o), pool_(std::max<std::size_t>(1, o.threads)) {
+    rollout_policy(base_factory base, rollout_options o) : rollout_policy(std::vector<base_factory>{std::move(base)}, o) {}
+    /// Over several bases (parallel rollout): every action played under each on the same futures,
+    /// its score the best base's mean return; a decision costs bases.size() times one base's.
+    rollout_policy(std::vector<base_factory> bases, rollout_options o)
+        : bases_(std::move(bases)), o_(o), pool_(std::max<std::size_t>(1, o.threads)) {
+        if (bases_.empty()) throw ConfigError("rollout: at least one base policy");
         if (o_.futures == 0 && !o_.hindsight) throw ConfigError("rollout: futures must be >= 1");
         if (!ForkableEnv<E> && !o_.hindsight)
             throw ConfigError("rollout: the fair planner plays on forked futures, and this env type has no fork(seed) "
                               "(env_concepts.hpp, ForkableEnv); \"hindsight:\" plays on copies");
     }
-    rollout_policy(const rollout_policy& o) : rollout_policy(o.base_, o.o_) {}
+    rollout_policy(const rollout_policy& o) : rollout_policy(o.bases_, o.o_) {}
 
     void reset(std::uint64_t seed) {
         seed_ = seed;
@@ -104,7 +112,8 @@ public:
         if (o_.progress) line_ = std::make_unique<detail::progress_line>(o_.progress, o_.label + " seed " + std::to_string(seed) + ": jobs started");
     }
 
-    /// The action with the best mean return over the futures (ties: the lower action).
+    /// The action with the best mean return over the futures, under its best base (ties: the lower
+    /// action, then the earlier base).
     std::int64_t act(const E& e) {
         if constexpr (requires { e.mode() == action_mode::gpu; })
             if (e.mode() == action_mode::gpu)
@@ -126,8 +135,8 @@ public:
             if constexpr (requires { e.defer_action(); }) return e.defer_action();
             else return std::int64_t(e.num_actions()) - 1;
         }
-        const std::size_t F = o_.hindsight ? 1 : o_.futures, A = actions_.size();
-        score_.assign(A * F, 0.0);
+        const std::size_t F = o_.hindsight ? 1 : o_.futures, A = actions_.size(), B = bases_.size();
+        score_.assign(A * B * F, 0.0);  // [action][base][future]
         // common random numbers: future f's fork seed and base seed are the same for every action
         const std::uint64_t decision = detail::mix_seed(seed_, 0x726f6c6c6f7574ULL + decisions_);
         // the futures: one fork per future, made once and copied for each action (a fork is a
@@ -148,8 +157,8 @@ public:
         if (sims_.size() < pool_.size()) sims_.resize(pool_.size());
         std::atomic<std::size_t> next{0};
         auto task = [&](std::size_t w) {
-            for (std::size_t k; (k = next.fetch_add(1)) < A * F;) {
-                const std::size_t a = k / F, f = k % F;
+            for (std::size_t k; (k = next.fetch_add(1)) < A * B * F;) {
+                const std::size_t a = k / (B * F), b = k / F % B, f = k % F;
                 const std::uint64_t fs = detail::mix_seed(decision, f);
                 // each worker's rollout env is assigned over, its buffers reused
                 const E& from = o_.hindsight ? e : *futures_[f];
@@ -162,7 +171,7 @@ public:
                 E& sim = *sims_[w];
                 if constexpr (requires { sim.set_lazy(true); })
                     if (o_.lazy && o_.hindsight) sim.set_lazy(true);
-                auto base = base_(fs);
+                auto base = bases_[b](fs);
                 double ret = sim.step(actions_[a]).reward;
                 for (std::size_t d = 0; !sim.done() && (o_.horizon == 0 || d < o_.horizon); ++d) ret += sim.step(base(sim)).reward;
                 score_[k] = ret;
@@ -170,28 +179,43 @@ public:
         };
         pool_.run(task);
         std::int64_t best = actions_[0];
+        std::size_t best_row = 0;  // (action, base) of the best score: a row of F futures in score_
         double best_score = -std::numeric_limits<double>::infinity();
         means_.assign(A, 0.0);
+        base_means_.assign(A * B, 0.0);
         for (std::size_t a = 0; a < A; ++a) {
-            double m = 0;
-            for (std::size_t f = 0; f < F; ++f) m += score_[a * F + f];
-            m /= double(F);
-            means_[a] = m;
-            if (m > best_score) best_score = m, best = actions_[a];
+            for (std::size_t b = 0; b < B; ++b) {
+                double m = 0;
+                for (std::size_t f = 0; f < F; ++f) m += score_[(a * B + b) * F + f];
+                m /= double(F);
+                base_means_[a * B + b] = m;
+                if (b == 0 || m > means_[a]) means_[a] = m;
+                if (m > best_score) best_score = m, best = actions_[a], best_row = a * B + b;
+            }
         }
-        // the base policy's own action and its index among the valid ones (A if not among them)
-        const auto mine = (o_.hindsight && o_.ties_to_base) || (!o_.hindsight && F > 1)
-                              ? base_(detail::mix_seed(decision, 0x62617365ULL))(e) : best;
-        const auto ib = std::size_t(std::find(actions_.begin(), actions_.end(), mine) - actions_.begin());
-        if (o_.hindsight && o_.ties_to_base && ib < A && !(best_score > means_[ib] + o_.min_gain)) best = mine;
+        // the base policy's own action, its index among the valid ones (A if not among them) and its
+        // row; over several bases, that of the base whose own action scores best
+        std::int64_t mine = best;
+        std::size_t ib = A, mine_row = 0;
+        if ((o_.hindsight && o_.ties_to_base) || (!o_.hindsight && F > 1)) {
+            for (std::size_t b = 0; b < B; ++b) {
+                const auto own = bases_[b](detail::mix_seed(decision, 0x62617365ULL))(e);
+                const auto i = std::size_t(std::find(actions_.begin(), actions_.end(), own) - actions_.begin());
+                if (i < A && (ib == A || base_means_[i * B + b] > base_means_[mine_row])) mine = own, ib = i, mine_row = i * B + b;
+                else if (ib == A && b == 0) mine = own;
+            }
+        }
+        if (o_.hindsight && o_.ties_to_base && ib < A && !(best_score > base_means_[mine_row] + o_.min_gain)) best = mine;
         if (!o_.hindsight && F > 1) {  // keep the base's action unless the best beats it clearly
             const auto ia = std::size_t(std::find(actions_.begin(), actions_.end(), best) - actions_.begin());
             if (ib < A && ia != ib) {
+                const double* x = &score_[best_row * F];
+                const double* y = &score_[mine_row * F];
                 double m = 0, ss = 0;
-                for (std::size_t f = 0; f < F; ++f) m += score_[ia * F + f] - score_[ib * F + f];
+                for (std::size_t f = 0; f < F; ++f) m += x[f] - y[f];
                 m /= double(F);
                 for (std::size_t f = 0; f < F; ++f) {
-                    const double d = score_[ia * F + f] - score_[ib * F + f] - m;
+                    const double d = x[f] - y[f] - m;
                     ss += d * d;
                 }
                 const double se = std::sqrt(ss / double(F - 1) / double(F));
@@ -203,11 +227,14 @@ public:
         return best;
     }
 
-    /// The last decision's valid actions and the mean return of each over its futures (an action
-    /// alone: 0). A teacher's counterfactual scores: every action on the same futures.
+    /// The last decision's valid actions and the mean return of each over its futures, under its
+    /// best base (an action alone: 0). A teacher's counterfactual scores: every action on the same
+    /// futures.
     [[nodiscard]] std::span<const std::int64_t> last_actions() const noexcept { return actions_; }
     [[nodiscard]] std::span<const double> last_scores() const noexcept { return means_; }
 
+    /// The number of base policies (parallel rollout: more than one).
+    [[nodiscard]] std::size_t bases() const noexcept { return bases_.size(); }
     /// Mean wall-clock seconds per decision so far in this episode.
     [[nodiscard]] double seconds_per_decision() const noexcept { return decisions_ ? seconds_ / double(decisions_) : 0.0; }
     [[nodiscard]] const rollout_options& options() const noexcept { return o_; }
@@ -218,14 +245,14 @@ private:
         else return E(e);  // not reached: the constructor refuses the fair planner without fork()
     }
 
-    base_factory base_;
+    std::vector<base_factory> bases_;
     rollout_options o_;
     detail::block_pool pool_;
     std::uint64_t seed_ = 0, decisions_ = 0;
     double seconds_ = 0;
     std::unique_ptr<detail::progress_line> line_;  ///< with o_.progress: this episode's
     std::vector<std::int64_t> actions_;
-    std::vector<double> score_, means_;
+    std::vector<double> score_, means_, base_means_;  ///< [action][base][future], [action], [action][base]
     std::vector<std::optional<E>> futures_;  ///< fair: this decision's forks, one per future
     std::vector<std::optional<E>> sims_;     ///< per worker: the env a rollout plays on
 };

@@ -12,12 +12,15 @@
 ///    (round_rollout_options::terminal_value).
 ///  - "hindsight:<heuristic>": every action scored on the env's own future. NOT causal (it knows
 ///    the arrivals and durations to come): an estimate of the headroom above the heuristic.
+///  - several bases, "rollout16:pack_wait/topology_greedy+sjf" (parallel rollout, planner.hpp):
+///    every action played under each base heuristic, scored by its best; the queue policy is one.
 /// A planner chooses among the candidates of the placement or job action mode (env.action_mode);
 /// over the round policy class_gittins ("rollout<F>h<H>:<placer>+class_gittins", H in rounds) it
 /// chooses each round's allocation (rounds/rollout.hpp, round_rollout_runner()), and stepping an env
 /// in the round action mode each decision's slot (round_slot_teacher.hpp: a teacher to clone).
 /// "+<queue>" after the whole name applies to the episode and to the planner's rollouts alike.
 
+#include <algorithm>
 #include <charconv>
 #include <concepts>
 #include <functional>
@@ -189,6 +192,59 @@ template <class E = env>
     }
 }
 
+namespace detail {
+/// named_policy() of a planner over several bases, "<planner>:<h1>/<h2>[/...][+queue]" (parallel
+/// rollout): each base a heuristic under the one queue policy. ConfigError for an empty or repeated
+/// base, a round policy, a value at the cut, or an env type the planner cannot play.
+template <PolicyEnv E>
+[[nodiscard]] any_policy<E> parallel_rollout(const std::string& name, const std::string& bases, rollout_options o) {
+    const auto plus = bases.find('+');
+    const std::string placers = bases.substr(0, plus), queue = plus == std::string::npos ? "" : bases.substr(plus);
+    std::vector<std::string> names;
+    for (std::size_t from = 0;;) {
+        const auto to = placers.find('/', from);
+        names.push_back(placers.substr(from, to - from));
+        if (names.back().empty())
+            throw ConfigError("policy \"" + name + "\": bases are written <heuristic>/<heuristic>[/...][+queue], and base " +
+                              std::to_string(names.size()) + " of \"" + bases + "\" is empty");
+        if (std::count(names.begin(), names.end(), names.back()) > 1)
+            throw ConfigError("policy \"" + name + "\": the base " + names.back() + " is named twice");
+        if (to == std::string::npos) break;
+        from = to + 1;
+    }
+    std::vector<std::function<std::function<std::int64_t(const E&)>(std::uint64_t)>> makes;
+    any_policy<E> p;
+    for (const auto& n : names) {
+        auto h = heuristic<E>(n + queue);  // validates the heuristic and its queue policy
+        if (is_round_policy(h.queue))
+            throw ConfigError("policy \"" + name + "\": several bases are for a planner over heuristics; in rounds the planner plans over "
+                              "class_gittins alone");
+        p.queue = h.queue;
+        makes.push_back(std::move(h.make));
+    }
+    if (o.terminal_value)
+        throw ConfigError("policy \"" + name + "\": the suffix v (a value at the rollout's cut) is the round planner's "
+                          "(rollout<F>h<H>v:<placer>+class_gittins); a planner over a heuristic plays each rollout to its horizon");
+    if constexpr (!RolloutEnv<E>) {
+        throw ConfigError("policy \"" + name + "\": a rollout planner plays on copies of the env, and this env type is not a "
+                          "RolloutEnv (env_concepts.hpp: copies and num_gpus())");
+    } else {
+        if (!o.hindsight && !ForkableEnv<E>)
+            throw ConfigError("policy \"" + name + "\": the fair rollout planner plays on forked futures, and this env type has no "
+                              "fork(seed) (env_concepts.hpp, ForkableEnv)");
+        p.name = name;
+        if (o.label == rollout_options{}.label) o.label = name;
+        p.check = [o, name](const E& e) { o.check_scale(name, e.num_gpus()); };
+        p.make = [makes = std::move(makes), o](std::uint64_t seed) {
+            auto planner = std::make_shared<rollout_policy<E>>(makes, o);
+            planner->reset(seed);
+            return std::function<std::int64_t(const E&)>([planner](const E& e) { return planner->act(e); });
+        };
+        return p;
+    }
+}
+}  // namespace detail
+
 /// A policy by name: a heuristic (heuristic()) or a rollout planner over one (see the file's
 /// comment). `o`: the planner's options other than what its name sets (threads; a teacher's
 /// ties_to_base and min_gain). Under a round policy ("pack+max_min_fairness_perf"), the heuristic
@@ -211,6 +267,7 @@ template <PolicyEnv E = env>
         }
         return p;
     }
+    if (base_name.find('/') != std::string::npos) return detail::parallel_rollout<E>(name, base_name, o);
     auto base = heuristic<E>(base_name);  // validates the heuristic and its queue policy
     if (is_round_policy(base.queue)) {  // the planner in rounds (rounds/rollout.hpp)
         if (base.queue != "class_gittins")
