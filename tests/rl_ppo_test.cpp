@@ -157,6 +157,14 @@ TEST_CASE("rl expert iteration: config errors name the path and the value") {
     CHECK(m.dagger_margin == 3.0);
     CHECK(rl::ppo_config::from_json(m.to_json()).dagger_margin == 3.0);
     CHECK_FALSE(c.to_json().contains("dagger_margin"));
+    // a planner over several bases (parallel rollout) labels, and its scores are not one base's
+    CHECK(rl::ppo_config::from_json(json::parse(R"({"dagger_teacher": "rollout16:pack_wait/topology_greedy+sjf", "dagger_iterations": 3})"))
+              .dagger_teacher == "rollout16:pack_wait/topology_greedy+sjf");
+    CHECK_THROWS_WITH_AS((void)rl::ppo_config::from_json(json::parse(
+                             R"({"dagger_teacher": "rollout4:pack/first_fit", "dagger_iterations": 3, "dagger_loss": "advantage"})")),
+                         "config /ppo/dagger_loss: \"advantage\" reads the scores of a planner over one base heuristic, and "
+                         "\"rollout4:pack/first_fit\" has several",
+                         ConfigError);
     CHECK_THROWS_WITH_AS((void)rl::ppo_config::from_json(json::parse(R"({"dagger_margin": -1})")),
                          "config /ppo/dagger_margin: value -1 out of range [0.0, 1000000.0]", ConfigError);
     // a planner chooses among whole placements or jobs, not GPUs

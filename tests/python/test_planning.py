@@ -33,6 +33,19 @@ def test_a_planner_acts_on_a_python_env_and_refuses_the_gpu_mode():
         _core.Heuristic("rollout0:pack")
 
 
+def test_a_planner_over_several_bases_runs_by_name_and_refuses_a_malformed_list():
+    sc = gpuplace.Scenario("default", SMALL, "placement")
+    rep = gpuplace.evaluate(sc, ["rollout2:pack_wait/topology_greedy+sjf"], seeds=2)
+    assert all(m["jobs_done"] == 10 for m in rep.per_seed("rollout2:pack_wait/topology_greedy+sjf"))
+    a = _core.run_episode(sc, "rollout2:pack/first_fit", 1_000_000, record=False)
+    b = _core.run_episode(sc, "rollout2:pack/first_fit", 1_000_000, record=False)
+    assert np.array_equal(a["actions"], b["actions"])  # deterministic by seed
+    with pytest.raises(_core.ConfigError, match=r'the base pack is named twice'):
+        _core.Heuristic("rollout2:pack/pack")
+    with pytest.raises(_core.ConfigError, match=r'base 2 of "pack/" is empty'):
+        _core.Heuristic("rollout2:pack/")
+
+
 def test_fork_keeps_the_present_and_copy_the_future():
     import copy
 

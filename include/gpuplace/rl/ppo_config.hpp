@@ -161,6 +161,9 @@ struct ppo_config {
             if (!parse_planner_name(c.dagger_teacher, o, base))
                 config_fail(join_path(path, "dagger_loss"), "\"advantage\" needs a rollout planner as the dagger_teacher "
                                                              "(rollout<F>:... or hindsight:...), got \"" + c.dagger_teacher + "\"");
+            if (base.find('/') != std::string::npos)
+                config_fail(join_path(path, "dagger_loss"), "\"advantage\" reads the scores of a planner over one base heuristic, and \"" +
+                                                             c.dagger_teacher + "\" has several");
         }
         if (auto it = j.find("network"); it != j.end()) c.network = network_config::from_json(*it, join_path(path, "network"));
         if (c.num_envs * c.num_steps < c.minibatches)
