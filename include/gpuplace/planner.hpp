@@ -93,7 +93,7 @@ public:
 
     rollout_policy(base_factory base, rollout_options o) : rollout_policy(std::vector<base_factory>{std::move(base)}, o) {}
     /// Over several bases (parallel rollout): every action played under each on the same futures,
-    /// its score the best base's mean return; a decision costs bases.size() times one base's.
+    /// its score the best base's mean return; a decision plays bases.size() times as many rollouts.
     rollout_policy(std::vector<base_factory> bases, rollout_options o)
         : bases_(std::move(bases)), o_(o), pool_(std::max<std::size_t>(1, o.threads)) {
         if (bases_.empty()) throw ConfigError("rollout: at least one base policy");

@@ -193,6 +193,37 @@ template <class E = env>
 }
 
 namespace detail {
+/// A rollout planner over heuristics (planner.hpp) as a policy: the makers of its bases (one, or
+/// several: parallel rollout), their queue policy, its options. ConfigError for a value at the cut
+/// (the round planner's) or an env type it cannot play.
+template <PolicyEnv E>
+[[nodiscard]] any_policy<E> planner_policy(const std::string& name, const std::string& base_name,
+                                           std::vector<decltype(any_policy<E>::make)> makes, const std::string& queue,
+                                           rollout_options o) {
+    if (o.terminal_value)
+        throw ConfigError("policy \"" + name + "\": the suffix v (a value at the rollout's cut) is the round planner's "
+                          "(rollout<F>h<H>v:<placer>+class_gittins); a planner over a heuristic plays each rollout to its horizon");
+    if constexpr (!RolloutEnv<E>) {
+        throw ConfigError("policy \"" + name + "\": a rollout planner plays on copies of the env, and this env type is not a "
+                          "RolloutEnv (env_concepts.hpp: copies and num_gpus())");
+    } else {
+        if (!o.hindsight && !ForkableEnv<E>)
+            throw ConfigError("policy \"" + name + "\": the fair rollout planner plays on forked futures, and this env type has no "
+                              "fork(seed) (env_concepts.hpp, ForkableEnv); \"hindsight:" + base_name + "\" plays on copies (NOT causal)");
+        any_policy<E> p;
+        p.name = name;
+        p.queue = queue;
+        if (o.label == rollout_options{}.label) o.label = name;
+        p.check = [o, name](const E& e) { o.check_scale(name, e.num_gpus()); };
+        p.make = [makes = std::move(makes), o](std::uint64_t seed) {
+            auto planner = std::make_shared<rollout_policy<E>>(makes, o);
+            planner->reset(seed);
+            return std::function<std::int64_t(const E&)>([planner](const E& e) { return planner->act(e); });
+        };
+        return p;
+    }
+}
+
 /// named_policy() of a planner over several bases, "<planner>:<h1>/<h2>[/...][+queue]" (parallel
 /// rollout): each base a heuristic under the one queue policy. ConfigError for an empty or repeated
 /// base, a round policy, a value at the cut, or an env type the planner cannot play.
@@ -212,36 +243,17 @@ template <PolicyEnv E>
         if (to == std::string::npos) break;
         from = to + 1;
     }
-    std::vector<std::function<std::function<std::int64_t(const E&)>(std::uint64_t)>> makes;
-    any_policy<E> p;
+    std::vector<decltype(any_policy<E>::make)> makes;
+    std::string q;
     for (const auto& n : names) {
         auto h = heuristic<E>(n + queue);  // validates the heuristic and its queue policy
         if (is_round_policy(h.queue))
             throw ConfigError("policy \"" + name + "\": several bases are for a planner over heuristics; in rounds the planner plans over "
                               "class_gittins alone");
-        p.queue = h.queue;
+        q = h.queue;
         makes.push_back(std::move(h.make));
     }
-    if (o.terminal_value)
-        throw ConfigError("policy \"" + name + "\": the suffix v (a value at the rollout's cut) is the round planner's "
-                          "(rollout<F>h<H>v:<placer>+class_gittins); a planner over a heuristic plays each rollout to its horizon");
-    if constexpr (!RolloutEnv<E>) {
-        throw ConfigError("policy \"" + name + "\": a rollout planner plays on copies of the env, and this env type is not a "
-                          "RolloutEnv (env_concepts.hpp: copies and num_gpus())");
-    } else {
-        if (!o.hindsight && !ForkableEnv<E>)
-            throw ConfigError("policy \"" + name + "\": the fair rollout planner plays on forked futures, and this env type has no "
-                              "fork(seed) (env_concepts.hpp, ForkableEnv)");
-        p.name = name;
-        if (o.label == rollout_options{}.label) o.label = name;
-        p.check = [o, name](const E& e) { o.check_scale(name, e.num_gpus()); };
-        p.make = [makes = std::move(makes), o](std::uint64_t seed) {
-            auto planner = std::make_shared<rollout_policy<E>>(makes, o);
-            planner->reset(seed);
-            return std::function<std::int64_t(const E&)>([planner](const E& e) { return planner->act(e); });
-        };
-        return p;
-    }
+    return planner_policy<E>(name, bases, std::move(makes), q, o);
 }
 }  // namespace detail
 
@@ -292,28 +304,7 @@ template <PolicyEnv E = env>
                               " runs on a basic_env's topology, job and comm types, which this env type does not name");
         }
     }
-    if (o.terminal_value)
-        throw ConfigError("policy \"" + name + "\": the suffix v (a value at the rollout's cut) is the round planner's "
-                          "(rollout<F>h<H>v:<placer>+class_gittins); a planner over a heuristic plays each rollout to its horizon");
-    if constexpr (!RolloutEnv<E>) {
-        throw ConfigError("policy \"" + name + "\": a rollout planner plays on copies of the env, and this env type is not a "
-                          "RolloutEnv (env_concepts.hpp: copies and num_gpus())");
-    } else {
-        if (!o.hindsight && !ForkableEnv<E>)
-            throw ConfigError("policy \"" + name + "\": the fair rollout planner plays on forked futures, and this env type has no "
-                              "fork(seed) (env_concepts.hpp, ForkableEnv); \"hindsight:" + base_name + "\" plays on copies (NOT causal)");
-        any_policy<E> p;
-        p.name = name;
-        p.queue = base.queue;
-        if (o.label == rollout_options{}.label) o.label = name;
-        p.check = [o, name](const E& e) { o.check_scale(name, e.num_gpus()); };
-        p.make = [make = base.make, o](std::uint64_t seed) {
-            auto planner = std::make_shared<rollout_policy<E>>(make, o);
-            planner->reset(seed);
-            return std::function<std::int64_t(const E&)>([planner](const E& e) { return planner->act(e); });
-        };
-        return p;
-    }
+    return detail::planner_policy<E>(name, base_name, {base.make}, base.queue, o);
 }
 
 /// named_policy() with a planner's default options on `planner_threads` threads.
