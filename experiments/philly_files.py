@@ -1,10 +1,17 @@
 #!/usr/bin/env python3
 """Writes the per-file table of docs/ppo.md: the shipped Philly network `philly_distilled`, alone and with its guards
-(`philly_distilled@hold_from:24@place:pack:1`, include/gpuplace/rl/hold_guard.hpp), on each held-out Philly file
-against that file's best heuristic (every placer under every queue policy, chosen on the same seeds): mean JCT,
-paired differences and how many standard errors they are, each file and the four together.
+(`philly_distilled@hold_from:24@place:pack:1`, include/gpuplace/rl/hold_guard.hpp), and the planner it learned from
+(its recipe's `dagger_teacher`, causal), on each held-out Philly file against that file's best heuristic (every placer
+under every queue policy, chosen on the same seeds) and the networks against their teacher: mean JCT, paired
+differences and how many standard errors they are, each file and the four together. About 4 minutes (the planner's
+episodes).
 
-    experiments/philly_files.py [--seeds 20] [--gpus 64] [--print]
+    experiments/philly_files.py [--split held-out|validation] [--seeds 20] [--gpus 64] [--planners NAME,...] [--print]
+
+`--planners` adds rows of other rollout planners (causal: the fair planner forks futures), each over its base
+heuristics and queue policy as named (several bases: `rollout16:pack_wait/topology_greedy+sjf`, docs/planning.md).
+`--split validation` plays the two validation files (103959, b436b2) on the validation seeds (2000000 onwards), where
+choices are made, and prints the table.
 
 The episodes are experiments/idle_waiting.py's: DGX-A100 nodes, windows of 200 jobs per 64 GPUs at offered load 1.0,
 DEFER allowed, the networks under sjf; held-out seeds 1000000 onwards. The table replaces the part of docs/ppo.md
@@ -13,6 +20,7 @@ between `<!-- philly_files:begin -->` and `<!-- philly_files:end -->`.
 from __future__ import annotations
 
 import argparse
+import json
 import pathlib
 import statistics
 import sys
@@ -29,29 +37,45 @@ from gpuplace.progress import progress_bar  # noqa: E402
 DOC = ROOT / "docs" / "ppo.md"
 NET = "philly_distilled"
 ROWS = [NET, f"{NET}@hold_from:{HOLD_FROM[NET]}@place:pack:{PLACE_MARGIN[NET]:g}"]  # as the benchmark names them
+# the planner the network learned from: its recipe's labeller
+TEACHER = json.loads((ROOT / "data" / "recipes" / f"{NET}.json").read_text())["ppo"]["dagger_teacher"]
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--seeds", type=int, default=20, help="held-out seeds a file (default 20)")
+    ap.add_argument("--split", choices=["held-out", "validation"], default="held-out",
+                    help="the held-out files and seeds (default; the table of docs/ppo.md), or the validation ones (printed)")
+    ap.add_argument("--seeds", type=int, default=20, help="seeds a file (default 20)")
     ap.add_argument("--gpus", type=int, default=64, choices=sorted(SHAPES), help="cluster size (default 64)")
+    ap.add_argument("--planners", default="", help="rollout planners to add, comma-separated (e.g. rollout16:pack_wait+sjf)")
+    ap.add_argument("--json", help="also write every episode's mean JCT (h), by file and policy, to this JSON file")
     ap.add_argument("--print", action="store_true", help="print the table instead of writing docs/ppo.md")
     args = ap.parse_args()
     if args.seeds < 2:
         ap.error(f"--seeds: at least 2 (a standard error needs two), got {args.seeds}")
-    files = list(PHILLY_FILES["held-out"])
-    seeds = [1_000_000 + i for i in range(args.seeds)]
+    planners = [TEACHER] + [p for p in args.planners.split(",") if p and p != TEACHER]
+    for name in planners:
+        if not name.startswith("rollout"):
+            ap.error(f"--planners: a causal rollout planner (rollout<F>...:<heuristic>[+queue]), got {name!r}")
+        _core.Heuristic(name.partition("+")[0])  # a malformed name is refused before any episode
+    files = list(PHILLY_FILES[args.split])
+    first = 1_000_000 if args.split == "held-out" else 2_000_000
+    seeds = [first + i for i in range(args.seeds)]
     net = ppo.load_model(NET)
     heuristics = heuristic_variants()
-    out = [f"The {len(files)} held-out Philly files on {args.gpus} DGX-A100 GPUs (200-job windows per 64 GPUs, offered "
-           f"load 1.0, DEFER allowed), {args.seeds} held-out seeds a file; mean ± standard error. Each file's best "
+    out = [f"The {len(files)} {args.split} Philly files on {args.gpus} DGX-A100 GPUs (200-job windows per 64 GPUs, offered "
+           f"load 1.0, DEFER allowed), {args.seeds} {args.split} seeds a file (from {first}); mean ± standard error. Each file's best "
            f"heuristic: the lowest mean JCT of every placer under every queue policy ({len(heuristics)} variants) on "
-           "these seeds; the network acts under sjf; minus: paired differences, in standard errors after them (** "
-           "beyond two). Together: every file's episodes against its own best heuristic. Generated by "
-           "`experiments/philly_files.py`.", "",
-           "| file | policy | mean JCT (h) | minus the file's best heuristic (h) |", "|---|---|---|---|"]
-    together: dict[str, list[float]] = {name: [] for name in ROWS}
-    with progress_bar(total=len(files) * len(seeds) * (len(heuristics) + len(ROWS)), desc="episodes") as bar:
+           f"these seeds; the network acts under sjf; its teacher, `{TEACHER}`, is the planner its recipe's labels "
+           "come from (causal); minus: paired differences, in standard errors after them (** beyond two). Together: "
+           "every file's episodes against its own best heuristic. Generated by `experiments/philly_files.py`.", "",
+           "| file | policy | mean JCT (h) | minus the file's best heuristic (h) | minus the teacher (h) |",
+           "|---|---|---|---|---|"]
+    rows = ROWS + planners
+    together: dict[str, list[float]] = {name: [] for name in rows}
+    against_teacher: dict[str, list[float]] = {name: [] for name in rows if name != TEACHER}
+    episodes: dict[str, dict[str, list[float]]] = {}
+    with progress_bar(total=len(files) * len(seeds) * (len(heuristics) + len(rows)), desc="episodes") as bar:
         for f in files:
             res: dict[str, list[float]] = {}
             for name in heuristics:
@@ -66,17 +90,35 @@ def main() -> int:
                 for s in seeds:
                     res[name].append(episode(philly_scenario(args.gpus, "placement", f), net, s, **guard)[0])
                     bar.update(1)
+            for name in planners:
+                base, _, queue = name.partition("+")
+                sc = with_queue(philly_scenario(args.gpus, "placement", f), queue or "sjf")
+                res[name] = []
+                for s in seeds:
+                    res[name].append(episode(sc, _core.Heuristic(base), s)[0])
+                    bar.update(1)
+            episodes[f] = res
             best = min(heuristics, key=lambda h: statistics.fmean(res[h]))
             m, se = mean_sem(res[best])
-            out.append(f"| {f} | the best heuristic, `{best}` | {m:.3f} ± {se:.3f} |  |")
-            for name in ROWS:
+            out.append(f"| {f} | the best heuristic, `{best}` | {m:.3f} ± {se:.3f} |  |  |")
+            for name in rows:
                 d = [a - b for a, b in zip(res[name], res[best])]
                 together[name] += d
+                t = ""
+                if name in against_teacher:
+                    dt = [a - b for a, b in zip(res[name], res[TEACHER])]
+                    against_teacher[name] += dt
+                    t = diff(dt)
                 m, se = mean_sem(res[name])
-                out.append(f"| {f} | `{name}` | {m:.3f} ± {se:.3f} | {diff(d)} |")
+                label = f"teacher: `{name}`" if name == TEACHER else f"`{name}`"
+                out.append(f"| {f} | {label} | {m:.3f} ± {se:.3f} | {diff(d)} | {t} |")
     for name, d in together.items():
-        out.append(f"| the {len(files)} together | `{name}` |  | {diff(d)} |")
-    return finish(out, DOC, ROOT, args.print, "philly_files")
+        t = diff(against_teacher[name]) if name in against_teacher else ""
+        label = f"teacher: `{name}`" if name == TEACHER else f"`{name}`"
+        out.append(f"| the {len(files)} together | {label} |  | {diff(d)} | {t} |")
+    if args.json:
+        pathlib.Path(args.json).write_text(json.dumps({"seeds": seeds, "gpus": args.gpus, "episodes": episodes}, indent=1) + "\n")
+    return finish(out, DOC, ROOT, args.print or args.split == "validation", "philly_files")
 
 
 def diff(d: list[float]) -> str:
