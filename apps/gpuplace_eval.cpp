@@ -163,7 +163,8 @@ int main(int argc, char** argv) {
     app.add_option("--seeds", seeds, "held-out seeds 1000000..")->capture_default_str()->check(gpuplace::apps::whole(1, 1000000));
     app.add_option("--policies", policies, "heuristics, each optionally '+queue' (default: every one that applies: "
                                            "on GPUs of several types the type-aware ones too), or rollout planners over "
-                                           "one: rollout:H, rollout<F>:H (F futures), hindsight:H (not causal; docs/planning.md)")
+                                           "one: rollout:H, rollout<F>:H (F futures), hindsight:H (not causal), or over several: "
+                                           "rollout<F>:H1/H2+queue (docs/planning.md)")
         ->delimiter(',');
     std::string action_mode;
     app.add_option("--action-mode", action_mode, "what an action chooses: gpu, placement, job or round (default: the scenario's; "

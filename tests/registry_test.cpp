@@ -50,6 +50,7 @@ TEST_CASE("registry: every kind lists the library's entries, declared where they
     CHECK(has(all, "job_field", "tenant"));
     CHECK(has(all, "planner", "rollout:<policy>"));
     CHECK(has(all, "planner", "rollout<F>h<H>m<M>:<policy>"));
+    CHECK(has(all, "planner", "rollout<F>:<policy>/<policy>[+queue]"));
     CHECK(has(all, "planner", "rollout<F>h<H>v:<placer>+class_gittins"));
     CHECK(has(all, "planner", "hindsighth<H>v:<placer>+class_gittins"));
     // kinds are open: a new one is a new string

@@ -225,6 +225,8 @@ inline void add_builtins(std::vector<registry_entry>& v) {
     v.push_back({"planner", "rollout<F>:<policy>", "the same with F futures"});
     v.push_back({"planner", "rollout<F>h<H>:<policy>", "the same, each future played H decisions after the action (not to the episode's end)"});
     v.push_back({"planner", "rollout<F>h<H>m<M>:<policy>", "the same, an action kept unless another beats it by M standard errors (1 without m<M>)"});
+    v.push_back({"planner", "rollout<F>:<policy>/<policy>[+queue]",
+                 "over several bases (any form above): each action scored by its best base on the same futures (parallel rollout)"});
     v.push_back({"planner", "rollout<F>h<H>v:<placer>+class_gittins",
                  "in rounds, the planner over class_gittins, each rollout's cut charged what its active jobs must still cost"});
     v.push_back({"planner", "hindsight:<policy>", "every action scored on the episode's own future: NOT causal"});
