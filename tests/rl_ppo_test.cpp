@@ -167,6 +167,12 @@ TEST_CASE("rl expert iteration: config errors name the path and the value") {
                          ConfigError);
     CHECK_THROWS_WITH_AS((void)rl::ppo_config::from_json(json::parse(R"({"dagger_margin": -1})")),
                          "config /ppo/dagger_margin: value -1 out of range [0.0, 1000000.0]", ConfigError);
+    auto several = dagger_config("rollout2:pack/first_fit", 1);  // the same refusal for a config made in code
+    several.dagger_loss = "advantage";
+    CHECK_THROWS_WITH_AS(rl::ppo(tiny_placement_scenario(), several),
+                         "ppo: dagger_loss \"advantage\" reads the scores of a planner over one base heuristic, and "
+                         "\"rollout2:pack/first_fit\" has several",
+                         ConfigError);
     // a planner chooses among whole placements or jobs, not GPUs
     CHECK_THROWS_WITH_AS(rl::ppo(tiny_ppo_scenario(), dagger_config("hindsight:pack", 1)),
                          "ppo: dagger_teacher \"hindsight:pack\" is a rollout planner, which chooses among the candidates of the "

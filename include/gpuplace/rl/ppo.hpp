@@ -117,6 +117,9 @@ private:
             dagger_teacher_ = named_policy<Env>(cfg_.dagger_teacher, o);
             if (dagger_teacher_.check) dagger_teacher_.check(venv_.env(0));
             if (std::string base; cfg_.dagger_loss == "advantage" && parse_planner_name(cfg_.dagger_teacher, o, base)) {
+                if (base.find('/') != std::string::npos)  // as ppo_config::from_json says, for a config made in code
+                    throw ConfigError("ppo: dagger_loss \"advantage\" reads the scores of a planner over one base heuristic, and \"" +
+                                      cfg_.dagger_teacher + "\" has several");
                 planner_.emplace(heuristic<Env>(base).make, o);  // its scores of every action, not only its choice
                 q_.assign(T * N * spec_.num_actions(), 0.0f);
             }
