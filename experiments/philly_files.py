@@ -78,25 +78,21 @@ def main() -> int:
     with progress_bar(total=len(files) * len(seeds) * (len(heuristics) + len(rows)), desc="episodes") as bar:
         for f in files:
             res: dict[str, list[float]] = {}
+
+            def play(name: str, sc: dict, act, **guard) -> None:
+                res[name] = []
+                for s in seeds:
+                    res[name].append(episode(sc, act, s, **guard)[0])
+                    bar.update(1)
+
             for name in heuristics:
                 placer, _, queue = name.partition("+")
-                res[name] = []
-                for s in seeds:
-                    res[name].append(episode(with_queue(philly_scenario(args.gpus, "gpu", f), queue), _core.Heuristic(placer), s)[0])
-                    bar.update(1)
+                play(name, with_queue(philly_scenario(args.gpus, "gpu", f), queue), _core.Heuristic(placer))
             for name in ROWS:
-                guard = guard_of(name)[1]
-                res[name] = []
-                for s in seeds:
-                    res[name].append(episode(philly_scenario(args.gpus, "placement", f), net, s, **guard)[0])
-                    bar.update(1)
+                play(name, philly_scenario(args.gpus, "placement", f), net, **guard_of(name)[1])
             for name in planners:
                 base, _, queue = name.partition("+")
-                sc = with_queue(philly_scenario(args.gpus, "placement", f), queue or "sjf")
-                res[name] = []
-                for s in seeds:
-                    res[name].append(episode(sc, _core.Heuristic(base), s)[0])
-                    bar.update(1)
+                play(name, with_queue(philly_scenario(args.gpus, "placement", f), queue or "sjf"), _core.Heuristic(base))
             episodes[f] = res
             best = min(heuristics, key=lambda h: statistics.fmean(res[h]))
             m, se = mean_sem(res[best])
@@ -110,15 +106,18 @@ def main() -> int:
                     against_teacher[name] += dt
                     t = diff(dt)
                 m, se = mean_sem(res[name])
-                label = f"teacher: `{name}`" if name == TEACHER else f"`{name}`"
-                out.append(f"| {f} | {label} | {m:.3f} ± {se:.3f} | {diff(d)} | {t} |")
+                out.append(f"| {f} | {row_label(name)} | {m:.3f} ± {se:.3f} | {diff(d)} | {t} |")
     for name, d in together.items():
         t = diff(against_teacher[name]) if name in against_teacher else ""
-        label = f"teacher: `{name}`" if name == TEACHER else f"`{name}`"
-        out.append(f"| the {len(files)} together | {label} |  | {diff(d)} | {t} |")
+        out.append(f"| the {len(files)} together | {row_label(name)} |  | {diff(d)} | {t} |")
     if args.json:
         pathlib.Path(args.json).write_text(json.dumps({"seeds": seeds, "gpus": args.gpus, "episodes": episodes}, indent=1) + "\n")
     return finish(out, DOC, ROOT, args.print or args.split == "validation", "philly_files")
+
+
+def row_label(name: str) -> str:
+    """A row's policy cell: its name, the teacher's marked as such."""
+    return f"teacher: `{name}`" if name == TEACHER else f"`{name}`"
 
 
 def diff(d: list[float]) -> str:

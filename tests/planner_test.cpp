@@ -36,6 +36,25 @@ std::pair<std::vector<std::int64_t>, gp::metrics> play(const gp::scenario& s, st
     return {actions, e.episode_metrics()};
 }
 
+/// The mean return of `action` over `futures` forks of `e` made afresh, each then played `horizon`
+/// decisions by the base `make` makes: the seeds as the planner draws them (decision d of seed s
+/// forks future f with mix_seed(mix_seed(s, c + d), f)).
+template <class Make>
+double fresh_fork_mean(const gp::env& e, std::int64_t action, const Make& make, std::uint64_t decision, std::size_t futures,
+                       std::size_t horizon) {
+    double mean = 0;
+    for (std::size_t f = 0; f < futures; ++f) {
+        const auto fs = gp::detail::mix_seed(decision, f);
+        auto sim = e.fork(fs);
+        sim.set_lazy(true);
+        auto b = make(fs);
+        double ret = sim.step(action).reward;
+        for (std::size_t k = 0; !sim.done() && k < horizon; ++k) ret += sim.step(b(sim)).reward;
+        mean += ret;
+    }
+    return mean / double(futures);
+}
+
 }  // namespace
 
 TEST_CASE("policy names: rollout<F>:, rollout: and hindsight: over a heuristic, with its queue policy") {
@@ -330,17 +349,7 @@ TEST_CASE("rollout planner: every score is that of a fresh fork per action, with
             if (actions.size() > 1) {
                 const auto decision = gp::detail::mix_seed(seed, 0x726f6c6c6f7574ULL + d);
                 for (std::size_t i = 0; i < actions.size(); ++i) {
-                    double mean = 0;
-                    for (std::size_t f = 0; f < o.futures; ++f) {
-                        const auto fs = gp::detail::mix_seed(decision, f);
-                        auto sim = e.fork(fs);
-                        sim.set_lazy(true);
-                        auto b = base(fs);
-                        double ret = sim.step(actions[i]).reward;
-                        for (std::size_t k = 0; !sim.done() && k < o.horizon; ++k) ret += sim.step(b(sim)).reward;
-                        mean += ret;
-                    }
-                    CHECK(planner.last_scores()[i] == mean / double(o.futures));
+                    CHECK(planner.last_scores()[i] == fresh_fork_mean(e, actions[i], base, decision, o.futures, o.horizon));
                     ++checked;
                 }
                 ++d;  // the planner counts the decisions with a choice
@@ -405,17 +414,7 @@ TEST_CASE("parallel rollout: each score is the best base's mean over fresh forks
             if (actions.size() > 1) {
                 const auto decision = gp::detail::mix_seed(seed, 0x726f6c6c6f7574ULL + d);
                 const auto mean = [&](std::int64_t action, const auto& make) {
-                    double m = 0;
-                    for (std::size_t f = 0; f < o.futures; ++f) {
-                        const auto fs = gp::detail::mix_seed(decision, f);
-                        auto sim = e.fork(fs);
-                        sim.set_lazy(true);
-                        auto b = make(fs);
-                        double ret = sim.step(action).reward;
-                        for (std::size_t k = 0; !sim.done() && k < o.horizon; ++k) ret += sim.step(b(sim)).reward;
-                        m += ret;
-                    }
-                    return m / double(o.futures);
+                    return fresh_fork_mean(e, action, make, decision, o.futures, o.horizon);
                 };
                 for (std::size_t i = 0; i < actions.size(); ++i) {
                     CHECK(planner.last_scores()[i] == std::max(mean(actions[i], first_fit), mean(actions[i], pack)));
