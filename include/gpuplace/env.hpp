@@ -113,12 +113,12 @@ public:
     /// The observation: the front end's buffer, or with scenario key "observation" the segments it
     /// chose (env/obs_selection.hpp), copied after every reset and step.
     [[nodiscard]] std::span<const float> observation() const noexcept {
-        if (sel_.on()) [[unlikely]] return sel_.obs();
+        if (sel_.on()) [[unlikely]] return selection().obs();
         complete_lazy();
         return visit([&](const auto& f) { return f.observation(obs_); });
     }
     [[nodiscard]] std::span<const std::uint8_t> action_mask() const noexcept {
-        if (sel_.on()) [[unlikely]] return sel_.mask();
+        if (sel_.on()) [[unlikely]] return selection().mask();
         complete_lazy();
         return visit([&](const auto& f) { return f.action_mask(obs_); });
     }
@@ -128,6 +128,7 @@ public:
     /// policy reads one candidate of each decision (the rollout planners' forks; planner.hpp).
     void set_lazy(bool on) {
         if (auto* p = std::get_if<1>(&front_)) p->set_lazy(on, core_, obs_, view_state());
+        if (sel_stale_) gather_selection();
     }
     [[nodiscard]] std::size_t observation_size() const noexcept { return observation().size(); }
     /// G + 1 in the GPU mode, K + 1 (env.slots + 1) in the placement and job modes.
@@ -195,6 +196,7 @@ public:
     /// vector env's contiguous arrays). The current contents are copied over.
     void bind(std::span<float> obs, std::span<std::uint8_t> mask) {
         complete_lazy();
+        if (sel_stale_) gather_selection();
         if (sel_.on()) sel_.bind(obs, mask);  // the front end keeps its own whole buffers
         else visit([&](auto& f) { f.bind(obs_, obs, mask); });
     }
@@ -311,6 +313,19 @@ private:
     GPUPLACE_NOINLINE void gather_selection() noexcept {
         complete_lazy();
         visit([&](const auto& f) { sel_.gather(f.observation(obs_), f.action_mask(obs_)); });
+        sel_stale_ = false;
+    }
+    /// After a reset or a step with scenario key "observation": the chosen segments copied now, or on
+    /// a lazy fork whose decision is not made yet (set_lazy) when they are read, so that a rollout's
+    /// base policy, which reads one candidate or two, does not make every candidate for them.
+    void update_selection() noexcept {
+        if (const auto* p = std::get_if<1>(&front_); p && p->pending()) sel_stale_ = true;
+        else gather_selection();
+    }
+    /// The chosen segments, copied first where a lazy decision left them out (update_selection).
+    [[nodiscard]] const env_detail::obs_selection& selection() const noexcept {
+        if (sel_stale_) [[unlikely]] const_cast<basic_env&>(*this).gather_selection();  // a cache of the state
+        return sel_;
     }
 
     [[nodiscard]] typename view_type::state view_state() const noexcept {
@@ -351,6 +366,7 @@ private:
         front_;
     core_type core_;
     env_detail::obs_selection sel_;  ///< the segments shown when the scenario chooses them (else off)
+    bool sel_stale_ = false;         ///< sel_ not yet copied from a lazy decision (update_selection)
 
     friend struct env_detail::round_env_access;  // round_env_at() (round_slot_teacher.hpp)
 };
@@ -434,7 +450,7 @@ step_result basic_env<T, J, C>::step(std::int64_t action) {
     else if (steps_ >= core_.options().step_limit || core_.simulator().now() >= core_.options().time_limit)
         truncated_ = true;
     episode_return_ += r.reward;
-    if (sel_.on()) [[unlikely]] gather_selection();
+    if (sel_.on()) [[unlikely]] update_selection();
     return {r.reward, terminated_, truncated_, core_.simulator().now() - t_start};
 }
 
