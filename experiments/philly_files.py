@@ -7,7 +7,7 @@ differences and how many standard errors they are, each file and the four togeth
 episodes).
 
     experiments/philly_files.py [--split held-out|validation] [--seeds 20] [--gpus 64] [--planners NAME,...] [--hybrids]
-                                [--print]
+                                [--holds] [--print]
 
 `--planners` adds rows of other rollout planners (causal: the fair planner forks futures), each over its base
 heuristics and queue policy as named (several bases: `rollout16:pack_wait/topology_greedy+sjf`, docs/planning.md).
@@ -15,8 +15,10 @@ heuristics and queue policy as named (several bases: `rollout16:pack_wait/topolo
 carries the teacher's lead: the teacher deciding whether to hold each job (DEFER), the network placing the jobs it
 does not hold; and the network deciding whether to hold, the teacher placing (where the teacher would hold a job the
 network places, the network's placement). Each asks the teacher at every decision of its own, as many as the
-teacher's episodes (causal: the teacher forks futures). `--split validation` plays the two validation files (103959, b436b2) on the validation seeds (2000000 onwards), where
-choices are made, and prints the table.
+teacher's episodes (causal: the teacher forks futures). `--holds` counts, along the teacher's own episodes, the
+decisions by whether the teacher, its base pack_wait and the unguarded network would hold the job, and prints them
+under the table. `--split validation` plays the two validation files (103959, b436b2) on the validation seeds
+(2000000 onwards), where choices are made, and prints the table.
 
 The episodes are experiments/idle_waiting.py's: DGX-A100 nodes, windows of 200 jobs per 64 GPUs at offered load 1.0,
 DEFER allowed, the networks under sjf; held-out seeds 1000000 onwards. The table replaces the part of docs/ppo.md
@@ -55,6 +57,8 @@ def main() -> int:
     ap.add_argument("--planners", default="", help="rollout planners to add, comma-separated (e.g. rollout16:pack_wait+sjf)")
     ap.add_argument("--hybrids", action="store_true",
                     help="add the network and its teacher sharing decisions: one holds, the other places (printed)")
+    ap.add_argument("--holds", action="store_true",
+                    help="count the teacher's decisions by whether it, pack_wait and the network would hold the job (printed)")
     ap.add_argument("--json", help="also write every episode's mean JCT (h), by file and policy, to this JSON file")
     ap.add_argument("--print", action="store_true", help="print the table instead of writing docs/ppo.md")
     args = ap.parse_args()
@@ -79,6 +83,7 @@ def main() -> int:
            "| file | policy | mean JCT (h) | minus the file's best heuristic (h) | minus the teacher (h) |",
            "|---|---|---|---|---|"]
     hybrids = list(HYBRIDS) if args.hybrids else []
+    holds: dict[str, dict[tuple[bool, bool], list[int]]] = {}  # file -> (teacher holds, pack_wait holds) -> [decisions, network holds]
     rows = ROWS + planners + hybrids
     together: dict[str, list[float]] = {name: [] for name in rows}
     against_teacher: dict[str, list[float]] = {name: [] for name in rows if name != TEACHER}
@@ -100,7 +105,10 @@ def main() -> int:
                 play(name, philly_scenario(args.gpus, "placement", f), net, **guard_of(name)[1])
             for name in planners:
                 base, _, queue = name.partition("+")
-                play(name, with_queue(philly_scenario(args.gpus, "placement", f), queue or "sjf"), _core.Heuristic(base))
+                act = _core.Heuristic(base)
+                if args.holds and name == TEACHER:
+                    act = HoldCounter(act, net, holds.setdefault(f, {}))
+                play(name, with_queue(philly_scenario(args.gpus, "placement", f), queue or "sjf"), act)
             for name in hybrids:
                 play(name, philly_scenario(args.gpus, "placement", f), Shared(net, TEACHER, teacher_holds=name == HYBRIDS[0]))
             episodes[f] = res
@@ -120,12 +128,41 @@ def main() -> int:
     for name, d in together.items():
         t = diff(against_teacher[name]) if name in against_teacher else ""
         out.append(f"| the {len(files)} together | {row_label(name)} |  | {diff(d)} | {t} |")
+    if holds:
+        out += ["", f"Along the teacher's own episodes (the same seeds), its decisions by whether the teacher and its base "
+                "pack_wait hold the job (DEFER), and how many of them the unguarded network would hold too:", "",
+                "| file | the teacher holds, pack_wait holds | the teacher holds, pack_wait places | "
+                "the teacher places, pack_wait holds | both place |", "|---|---|---|---|---|"]
+        for f, c in holds.items():
+            cells = [c.get(k, [0, 0]) for k in ((True, True), (True, False), (False, True), (False, False))]
+            out.append(f"| {f} | " + " | ".join(f"{n:,} (network holds {h:,})" for n, h in cells) + " |")
     if args.json:
         pathlib.Path(args.json).write_text(json.dumps({"seeds": seeds, "gpus": args.gpus, "episodes": episodes}, indent=1) + "\n")
-    return finish(out, DOC, ROOT, args.print or args.split == "validation" or args.hybrids, "philly_files")
+    return finish(out, DOC, ROOT, args.print or args.split == "validation" or args.hybrids or args.holds, "philly_files")
 
 
 HYBRIDS = ("the teacher holding, the network placing", "the network holding, the teacher placing")
+
+
+class HoldCounter:
+    """The teacher, acting as it does, counting each of its decisions in `counts` by (the teacher holds, pack_wait
+    holds) as [decisions, those the network (unguarded, greedy) would hold]."""
+
+    def __init__(self, teacher, net, counts: dict):
+        self.teacher, self.net, self.counts = teacher, net, counts
+        self.base = _core.Heuristic("pack_wait")
+
+    def reset(self, seed: int) -> None:
+        self.teacher.reset(seed)
+        self.base.reset(seed)
+
+    def act(self, env) -> int:
+        hold = env.defer_action
+        a = self.teacher.act(env)
+        c = self.counts.setdefault((a == hold, self.base.act(env) == hold), [0, 0])
+        c[0] += 1
+        c[1] += self.net.act(env) == hold
+        return a
 
 
 class Shared:
