@@ -111,7 +111,7 @@ public:
     // ---- buffers ------------------------------------------------------------------------------
 
     /// The observation: the front end's buffer, or with scenario key "observation" the segments it
-    /// chose (env/obs_selection.hpp), copied after every reset and step.
+    /// chose (env/obs_selection.hpp), copied after every reset and step (on a lazy fork, when read).
     [[nodiscard]] std::span<const float> observation() const noexcept {
         if (sel_.on()) [[unlikely]] return selection().obs();
         complete_lazy();

@@ -2,9 +2,9 @@
 /// \file env/obs_selection.hpp
 /// The segments of the observation a scenario chose to show (key "observation": "features" or
 /// "exclude"; config.hpp's observation_config). The action front end writes its whole
-/// observation as always; after each reset and step the chosen segments are copied into this
-/// buffer (owned, or bound to a vector env's slice), and the mask beside them: O(observation)
-/// with no allocation. Off (every segment shown, the default), it holds nothing and the env
+/// observation as always; after each reset and step (on a lazy fork, when read: basic_env) the
+/// chosen segments are copied into this buffer (owned, or bound to a vector env's slice), and the
+/// mask beside them: O(observation) with no allocation. Off (every segment shown, the default), it holds nothing and the env
 /// shows the front end's buffers themselves.
 
 #include <algorithm>
