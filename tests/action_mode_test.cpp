@@ -337,31 +337,47 @@ TEST_CASE("action modes: on the heterogeneous preset the invariants hold and typ
 
 TEST_CASE("action modes: a lazy placement env (set_lazy) plays every policy's episode bit for bit, and reads the same observation") {
     // heuristics whose placement is a candidate, one that holds jobs back (pack_wait), type-aware
-    // ones whose placement may be none (the first-candidate fallback), co-location, random
+    // ones whose placement may be none (the first-candidate fallback), co-location, random; and
+    // chosen segments (scenario key "observation"), which a lazy env copies when they are read
     struct run {
         const char* preset;
         const char* policy;
+        bool choose = false;  // the lazy env leaves out the global segment
     };
     for (const auto& r : {run{"default", "pack+sjf"}, run{"default", "pack_wait+sjf"}, run{"default", "topology_greedy+fifo"},
                           run{"default", "random"}, run{"heterogeneous", "fastest_type:pack_wait"},
-                          run{"heterogeneous", "throughput_greedy:pack"}, run{"colocation", "pack_wait"}}) {
-        INFO(r.preset, " ", r.policy);
+                          run{"heterogeneous", "throughput_greedy:pack"}, run{"colocation", "pack_wait"},
+                          run{"default", "pack_wait+sjf", true}}) {
+        INFO(r.preset, " ", r.policy, r.choose ? " without global" : "");
         auto s = gp::preset_scenario(r.preset);
         s.env.mode = gp::action_mode::placement;
         s.workload.synthetic.num_jobs = 40;
         const auto p = gp::heuristic<gp::env>(r.policy);
         gp::apply_queue(s, p.queue);
-        gp::env full(s), lazy(s);
+        auto chosen = s;
+        if (r.choose) chosen.observation.exclude = {"global"};
+        gp::env full(s), lazy(chosen);
         full.reset(5);
         lazy.reset(5);
         lazy.set_lazy(true);
         auto a_full = p.make(5), a_lazy = p.make(5);
         gp::detail::rng pick(11);
+        std::size_t reads = 0;
         while (!full.done()) {
             REQUIRE_FALSE(lazy.done());
             if (pick.uniform() < 0.2) {  // read now and then: what it leaves out is made on demand, the same
+                ++reads;
                 const auto o = full.observation(), lo = lazy.observation();
-                CHECK(std::equal(o.begin(), o.end(), lo.begin(), lo.end()));
+                if (r.choose) {  // each kept segment, bit for bit
+                    const auto& whole = full.observation_layout();
+                    for (const auto& seg : lazy.observation_layout()) {
+                        const auto f = std::find_if(whole.begin(), whole.end(), [&](const auto& w) { return w.name == seg.name; });
+                        REQUIRE(f != whole.end());
+                        CHECK(std::ranges::equal(o.subspan(f->offset, f->size), lo.subspan(seg.offset, seg.size)));
+                    }
+                } else {
+                    CHECK(std::equal(o.begin(), o.end(), lo.begin(), lo.end()));
+                }
                 const auto m = full.action_mask(), lm = lazy.action_mask();
                 CHECK(std::equal(m.begin(), m.end(), lm.begin(), lm.end()));
             }
@@ -372,8 +388,11 @@ TEST_CASE("action modes: a lazy placement env (set_lazy) plays every policy's ep
         }
         CHECK(lazy.done());
         CHECK(lazy.episode_return() == full.episode_return());
+        CHECK(reads > 10);
         lazy.set_lazy(false);  // completes the decision: the same observation again
         CHECK(lazy.finished().size() == full.finished().size());
+        const auto m = full.action_mask(), lm = lazy.action_mask();
+        CHECK(std::equal(m.begin(), m.end(), lm.begin(), lm.end()));
     }
 }
 

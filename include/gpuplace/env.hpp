@@ -113,13 +113,13 @@ public:
     /// The observation: the front end's buffer, or with scenario key "observation" the segments it
     /// chose (env/obs_selection.hpp), copied after every reset and step (on a lazy fork, when read).
     [[nodiscard]] std::span<const float> observation() const noexcept {
-        if (sel_.on()) [[unlikely]] return selection().obs();
         complete_lazy();
+        if (sel_.on()) [[unlikely]] return sel_.obs();
         return visit([&](const auto& f) { return f.observation(obs_); });
     }
     [[nodiscard]] std::span<const std::uint8_t> action_mask() const noexcept {
-        if (sel_.on()) [[unlikely]] return selection().mask();
         complete_lazy();
+        if (sel_.on()) [[unlikely]] return sel_.mask();
         return visit([&](const auto& f) { return f.action_mask(obs_); });
     }
     /// Lazy observation (placement action mode; no effect in the others): the candidates of a
@@ -127,8 +127,8 @@ public:
     /// and the mask when read. The same candidates, actions and trajectory, for a rollout whose
     /// policy reads one candidate of each decision (the rollout planners' forks; planner.hpp).
     void set_lazy(bool on) {
+        if (!on) complete_lazy();
         if (auto* p = std::get_if<1>(&front_)) p->set_lazy(on, core_, obs_, view_state());
-        if (sel_stale_) gather_selection();
     }
     [[nodiscard]] std::size_t observation_size() const noexcept { return observation().size(); }
     /// G + 1 in the GPU mode, K + 1 (env.slots + 1) in the placement and job modes.
@@ -196,7 +196,6 @@ public:
     /// vector env's contiguous arrays). The current contents are copied over.
     void bind(std::span<float> obs, std::span<std::uint8_t> mask) {
         complete_lazy();
-        if (sel_stale_) gather_selection();
         if (sel_.on()) sel_.bind(obs, mask);  // the front end keeps its own whole buffers
         else visit([&](auto& f) { f.bind(obs_, obs, mask); });
     }
@@ -301,31 +300,25 @@ private:
     [[noreturn]] GPUPLACE_NOINLINE void refuse(std::int64_t action) const;
 
     /// Makes what a lazy placement decision left out (set_lazy): its candidates are a cache of
-    /// the state, so this const member may complete them.
+    /// the state, so this const member may complete them. With scenario key "observation" the
+    /// chosen segments are copied then, not at the step (step()): a rollout's base policy reads one
+    /// candidate or two, and the copy would make every candidate.
     void complete_lazy() const noexcept {
-        if (const auto* p = std::get_if<1>(&front_); p && p->pending()) {
+        if (lazy_pending()) {
             auto& self = const_cast<basic_env&>(*this);
             std::get<1>(self.front_).complete(self.core_, self.obs_, view_state());
+            if (sel_.on()) self.gather_selection();
         }
+    }
+    [[nodiscard]] bool lazy_pending() const noexcept {
+        const auto* p = std::get_if<1>(&front_);
+        return p && p->pending();
     }
 
     /// Copies the chosen segments and the mask from the front end's buffers (scenario key "observation").
     GPUPLACE_NOINLINE void gather_selection() noexcept {
         complete_lazy();
         visit([&](const auto& f) { sel_.gather(f.observation(obs_), f.action_mask(obs_)); });
-        sel_stale_ = false;
-    }
-    /// After a reset or a step with scenario key "observation": the chosen segments copied now, or on
-    /// a lazy fork whose decision is not made yet (set_lazy) when they are read, so that a rollout's
-    /// base policy, which reads one candidate or two, does not make every candidate for them.
-    void update_selection() noexcept {
-        if (const auto* p = std::get_if<1>(&front_); p && p->pending()) sel_stale_ = true;
-        else gather_selection();
-    }
-    /// The chosen segments, copied first where a lazy decision left them out (update_selection).
-    [[nodiscard]] const env_detail::obs_selection& selection() const noexcept {
-        if (sel_stale_) [[unlikely]] const_cast<basic_env&>(*this).gather_selection();  // a cache of the state
-        return sel_;
     }
 
     [[nodiscard]] typename view_type::state view_state() const noexcept {
@@ -366,7 +359,6 @@ private:
         front_;
     core_type core_;
     env_detail::obs_selection sel_;  ///< the segments shown when the scenario chooses them (else off)
-    bool sel_stale_ = false;         ///< sel_ not yet copied from a lazy decision (update_selection)
 
     friend struct env_detail::round_env_access;  // round_env_at() (round_slot_teacher.hpp)
 };
@@ -450,7 +442,7 @@ step_result basic_env<T, J, C>::step(std::int64_t action) {
     else if (steps_ >= core_.options().step_limit || core_.simulator().now() >= core_.options().time_limit)
         truncated_ = true;
     episode_return_ += r.reward;
-    if (sel_.on()) [[unlikely]] update_selection();
+    if (sel_.on() && !lazy_pending()) [[unlikely]] gather_selection();  // a lazy decision: when read (complete_lazy)
     return {r.reward, terminated_, truncated_, core_.simulator().now() - t_start};
 }
 
