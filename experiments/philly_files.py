@@ -7,7 +7,7 @@ differences and how many standard errors they are, each file and the four togeth
 episodes).
 
     experiments/philly_files.py [--split held-out|validation] [--seeds 20] [--gpus 64] [--planners NAME,...] [--hybrids]
-                                [--holds] [--print]
+                                [--holds] [--model FILE] [--print]
 
 `--planners` adds rows of other rollout planners (causal: the fair planner forks futures), each over its base
 heuristics and queue policy as named (several bases: `rollout16:pack_wait/topology_greedy+sjf`, docs/planning.md).
@@ -17,7 +17,8 @@ does not hold; and the network deciding whether to hold, the teacher placing (wh
 network places, the network's placement). Each asks the teacher at every decision of its own, as many as the
 teacher's episodes (causal: the teacher forks futures). `--holds` counts, along the teacher's own episodes, the
 decisions by whether the teacher, its base pack_wait and the unguarded network would hold the job, and prints them
-under the table. `--split validation` plays the two validation files (103959, b436b2) on the validation seeds
+under the table. `--model FILE` plays a checkpoint of one's own (a `gpuplace-train` run's `best.json`, say) in the
+shipped network's rows, with the shipped network's guards, and prints the table. `--split validation` plays the two validation files (103959, b436b2) on the validation seeds
 (2000000 onwards), where choices are made, and prints the table.
 
 The episodes are experiments/idle_waiting.py's: DGX-A100 nodes, windows of 200 jobs per 64 GPUs at offered load 1.0,
@@ -59,6 +60,7 @@ def main() -> int:
                     help="add the network and its teacher sharing decisions: one holds, the other places (printed)")
     ap.add_argument("--holds", action="store_true",
                     help="count the teacher's decisions by whether it, pack_wait and the network would hold the job (printed)")
+    ap.add_argument("--model", help="a checkpoint file to play in the shipped network's rows (printed)")
     ap.add_argument("--json", help="also write every episode's mean JCT (h), by file and policy, to this JSON file")
     ap.add_argument("--print", action="store_true", help="print the table instead of writing docs/ppo.md")
     args = ap.parse_args()
@@ -72,7 +74,8 @@ def main() -> int:
     files = list(PHILLY_FILES[args.split])
     first = 1_000_000 if args.split == "held-out" else 2_000_000
     seeds = [first + i for i in range(args.seeds)]
-    net = ppo.load_model(NET)
+    net = ppo.load_model(args.model or NET)
+    net_rows = [r.replace(NET, args.model, 1) for r in ROWS] if args.model else ROWS
     heuristics = heuristic_variants()
     out = [f"The {len(files)} {args.split} Philly files on {args.gpus} DGX-A100 GPUs (200-job windows per 64 GPUs, offered "
            f"load 1.0, DEFER allowed), {args.seeds} {args.split} seeds a file (from {first}); mean ± standard error. Each file's best "
@@ -84,7 +87,7 @@ def main() -> int:
            "|---|---|---|---|---|"]
     hybrids = list(HYBRIDS) if args.hybrids else []
     holds: dict[str, dict[tuple[bool, bool], list[int]]] = {}  # file -> (teacher holds, pack_wait holds) -> [decisions, network holds]
-    rows = ROWS + planners + hybrids
+    rows = net_rows + planners + hybrids
     together: dict[str, list[float]] = {name: [] for name in rows}
     against_teacher: dict[str, list[float]] = {name: [] for name in rows if name != TEACHER}
     episodes: dict[str, dict[str, list[float]]] = {}
@@ -101,7 +104,7 @@ def main() -> int:
             for name in heuristics:
                 placer, _, queue = name.partition("+")
                 play(name, with_queue(philly_scenario(args.gpus, "gpu", f), queue), _core.Heuristic(placer))
-            for name in ROWS:
+            for name in net_rows:
                 play(name, philly_scenario(args.gpus, "placement", f), net, **guard_of(name)[1])
             for name in planners:
                 base, _, queue = name.partition("+")
@@ -124,10 +127,10 @@ def main() -> int:
                     against_teacher[name] += dt
                     t = diff(dt)
                 m, se = mean_sem(res[name])
-                out.append(f"| {f} | {row_label(name)} | {m:.3f} ± {se:.3f} | {diff(d)} | {t} |")
+                out.append(f"| {f} | {row_label(name, args.model or NET)} | {m:.3f} ± {se:.3f} | {diff(d)} | {t} |")
     for name, d in together.items():
         t = diff(against_teacher[name]) if name in against_teacher else ""
-        out.append(f"| the {len(files)} together | {row_label(name)} |  | {diff(d)} | {t} |")
+        out.append(f"| the {len(files)} together | {row_label(name, args.model or NET)} |  | {diff(d)} | {t} |")
     if holds:
         out += ["", f"Along the teacher's own episodes (the same seeds), its decisions by whether the teacher and its base "
                 "pack_wait hold the job (DEFER), and how many of them the unguarded network would hold too:", "",
@@ -138,7 +141,8 @@ def main() -> int:
             out.append(f"| {f} | " + " | ".join(f"{n:,} (network holds {h:,})" for n, h in cells) + " |")
     if args.json:
         pathlib.Path(args.json).write_text(json.dumps({"seeds": seeds, "gpus": args.gpus, "episodes": episodes}, indent=1) + "\n")
-    return finish(out, DOC, ROOT, args.print or args.split == "validation" or args.hybrids or args.holds, "philly_files")
+    return finish(out, DOC, ROOT, args.print or args.split == "validation" or args.hybrids or args.holds or bool(args.model),
+                  "philly_files")
 
 
 HYBRIDS = ("the teacher holding, the network placing", "the network holding, the teacher placing")
@@ -188,10 +192,10 @@ class Shared:
         return a if t == hold else t
 
 
-def row_label(name: str) -> str:
-    """A row's policy cell: its name, the teacher's marked as such."""
+def row_label(name: str, net: str) -> str:
+    """A row's policy cell: its name, the teacher's marked as such (`net`: the network the hybrids play)."""
     if name in HYBRIDS:
-        return f"`{NET}` and its teacher: {name}"
+        return f"`{net}` and its teacher: {name}"
     return f"teacher: `{name}`" if name == TEACHER else f"`{name}`"
 
 

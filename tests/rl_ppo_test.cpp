@@ -141,6 +141,76 @@ TEST_CASE("rl expert iteration: a trainer saved between expert iterations contin
     }
 }
 
+TEST_CASE("rl expert iteration: dagger_moved_weight weighs the labels a planner moves off its base") {
+    const auto s = tiny_placement_scenario();
+    // a hindsight planner that never moves a label (no gain is large enough): every weight is 1, and
+    // the network is the unweighted one bit for bit
+    auto still = dagger_config("hindsight:pack_wait", 2);
+    still.dagger_min_gain = 1e12;
+    auto still_weighted = still;
+    still_weighted.dagger_moved_weight = 5;
+    rl::ppo a(s, still), b(s, still_weighted);
+    while (!a.done()) (void)a.iterate();
+    while (!b.done()) (void)b.iterate();
+    CHECK(a.moved_demonstrations() == 0);  // not counted at weight 1
+    CHECK(b.moved_demonstrations() == 0);
+    CHECK(b.demonstrations() == 2 * 128);
+    CHECK(test::network_params(a) == test::network_params(b));
+    // moving labels: some are off the base's action, and their weight changes the network
+    auto moving = dagger_config("hindsight:pack_wait", 2), moving_weighted = moving;
+    moving_weighted.dagger_moved_weight = 5;
+    rl::ppo c(s, moving), d(s, moving_weighted);
+    while (!c.done()) (void)c.iterate();
+    rl::ppo_stats st;
+    for (std::size_t k = 1; !d.done(); ++k) {
+        st = d.iterate();
+        CHECK(d.demonstrations() == k * 128);
+    }
+    MESSAGE("labels off pack_wait's action: ", d.moved_demonstrations(), " of ", d.demonstrations());
+    CHECK(d.moved_demonstrations() > 0);
+    CHECK(d.moved_demonstrations() < d.demonstrations());
+    CHECK(test::network_params(c) != test::network_params(d));
+    // saved after the first expert iteration, it continues bit for bit (the flags are in the state)
+    rl::ppo e(s, moving_weighted);
+    (void)e.iterate();
+    const auto saved = e.save_state();
+    CHECK(saved["demonstrations"].contains("moved"));
+    rl::ppo f(s, moving_weighted);
+    f.load_state(saved, "mem");
+    CHECK(f.moved_demonstrations() == e.moved_demonstrations());
+    while (!f.done()) (void)f.iterate();
+    CHECK(test::network_params(f) == test::network_params(d));
+    auto without = saved;
+    without["demonstrations"].erase("moved");
+    rl::ppo g(s, moving_weighted);
+    CHECK_THROWS_WITH_AS(g.load_state(without, "mem"), doctest::Contains("/demonstrations"), CheckpointError);
+}
+
+TEST_CASE("rl expert iteration: the weighted cross-entropy is the mean over a batch that repeats each sample by its weight") {
+    const Eigen::Index A = 3;
+    Eigen::MatrixXd logits(A, 2), repeated(A, 3);
+    logits << 0.3, -1.2, 0.5, 1.1, -0.4, 0.2;
+    repeated << logits.col(0), logits.col(0), logits.col(1);
+    const std::vector<std::uint8_t> masks{1, 1, 1, 1, 0, 1}, masks3{1, 1, 1, 1, 1, 1, 1, 0, 1};
+    const std::vector<std::int64_t> labels{2, 0}, labels3{2, 2, 0};
+    const std::vector<double> weights{2.0, 1.0};
+    double agree = 0, agree3 = 0;
+    const auto w = rl::imitation_loss<double>(logits, masks, labels, agree, weights);
+    const auto r = rl::imitation_loss<double>(repeated, masks3, labels3, agree3);
+    CHECK(w.policy == doctest::Approx(r.policy).epsilon(1e-12));
+    for (Eigen::Index a = 0; a < A; ++a) {
+        CHECK(w.dlogits(a, 0) == doctest::Approx(r.dlogits(a, 0) + r.dlogits(a, 1)).epsilon(1e-12));
+        CHECK(w.dlogits(a, 1) == doctest::Approx(r.dlogits(a, 2)).epsilon(1e-12));
+    }
+    // equal weights: the unweighted loss, bit for bit
+    double agree1 = 0, agree2 = 0;
+    const std::vector<double> ones{1.0, 1.0};
+    const auto u = rl::imitation_loss<double>(logits, masks, labels, agree1);
+    const auto o = rl::imitation_loss<double>(logits, masks, labels, agree2, ones);
+    CHECK(u.policy == o.policy);
+    CHECK(u.dlogits == o.dlogits);
+}
+
 TEST_CASE("rl expert iteration: config errors name the path and the value") {
     using nlohmann::json;
     CHECK_THROWS_WITH_AS((void)rl::ppo_config::from_json(json::parse(R"({"dagger_iterations": 3})")),
@@ -164,6 +234,27 @@ TEST_CASE("rl expert iteration: config errors name the path and the value") {
                              R"({"dagger_teacher": "rollout4:pack/first_fit", "dagger_iterations": 3, "dagger_loss": "advantage"})")),
                          "config /ppo/dagger_loss: \"advantage\" reads the scores of a planner over one base heuristic, and "
                          "\"rollout4:pack/first_fit\" has several",
+                         ConfigError);
+    // the weight of moved labels: stated where it is not 1, and only for a planner over one base with the label loss
+    const auto mw = rl::ppo_config::from_json(json::parse(R"({"dagger_teacher": "rollout16:pack_wait+sjf", "dagger_iterations": 3, "dagger_moved_weight": 4})"));
+    CHECK(mw.dagger_moved_weight == 4.0);
+    CHECK(rl::ppo_config::from_json(mw.to_json()).to_json() == mw.to_json());
+    CHECK_FALSE(m.to_json().contains("dagger_moved_weight"));
+    CHECK_THROWS_WITH_AS((void)rl::ppo_config::from_json(json::parse(R"({"dagger_teacher": "pack", "dagger_iterations": 3, "dagger_moved_weight": 4})")),
+                         "config /ppo/dagger_moved_weight: 4.0 weighs the labels a rollout planner over one base heuristic moves off its "
+                         "base's action, and the dagger_teacher is \"pack\"",
+                         ConfigError);
+    CHECK_THROWS_WITH_AS((void)rl::ppo_config::from_json(json::parse(
+                             R"({"dagger_teacher": "rollout4:pack", "dagger_iterations": 3, "dagger_loss": "advantage", "dagger_moved_weight": 2})")),
+                         "config /ppo/dagger_moved_weight: 2.0 weighs the \"label\" loss's demonstrations, and dagger_loss is \"advantage\"",
+                         ConfigError);
+    CHECK_THROWS_WITH_AS((void)rl::ppo_config::from_json(json::parse(R"({"dagger_moved_weight": 0})")),
+                         "config /ppo/dagger_moved_weight: value 0 out of range [0.001, 1000.0]", ConfigError);
+    auto several_moved = dagger_config("rollout2:pack/first_fit", 1);  // a config made in code is refused as well
+    several_moved.dagger_moved_weight = 3;
+    CHECK_THROWS_WITH_AS(rl::ppo(tiny_placement_scenario(), several_moved),
+                         "ppo: dagger_moved_weight 3.0 weighs the labels a rollout planner over one base heuristic moves off its base's "
+                         "action, and the dagger_teacher is \"rollout2:pack/first_fit\"",
                          ConfigError);
     CHECK_THROWS_WITH_AS((void)rl::ppo_config::from_json(json::parse(R"({"dagger_margin": -1})")),
                          "config /ppo/dagger_margin: value -1 out of range [0.0, 1000000.0]", ConfigError);

@@ -123,6 +123,11 @@ private:
                 planner_.emplace(heuristic<Env>(base).make, o);  // its scores of every action, not only its choice
                 q_.assign(T * N * spec_.num_actions(), 0.0f);
             }
+            if (const auto why = cfg_.moved_weight_problem(); !why.empty()) throw ConfigError("ppo: dagger_moved_weight " + why);
+            if (std::string base; cfg_.dagger_moved_weight != 1.0 && parse_planner_name(cfg_.dagger_teacher, o, base)) {
+                dagger_base_ = heuristic<Env>(base);  // which labels the planner moved
+                moved_.assign(T * N, 0);
+            }
             if (gpu_mode(venv_.env(0)) && cfg_.dagger_teacher.find(':') != std::string::npos)
                 throw ConfigError("ppo: dagger_teacher \"" + cfg_.dagger_teacher +
                                   "\" is a rollout planner, which chooses among the candidates of the placement or job action mode; "
@@ -152,6 +157,10 @@ public:
     [[nodiscard]] std::size_t dagger_iterations() const noexcept { return cfg_.dagger_iterations; }
     /// The labelled states expert iteration has gathered so far.
     [[nodiscard]] std::size_t demonstrations() const noexcept { return demo_labels_.size(); }
+    /// Of those, the labels off the teacher's base's action (with a dagger_moved_weight other than 1; 0 otherwise).
+    [[nodiscard]] std::size_t moved_demonstrations() const noexcept {
+        return std::size_t(std::count(demo_moved_.begin(), demo_moved_.end(), std::uint8_t{1}));
+    }
     /// PPO iterations (total_steps / (num_envs x num_steps), rounded up).
     [[nodiscard]] std::size_t ppo_iterations() const noexcept {
         const auto per = cfg_.num_envs * cfg_.num_steps;
@@ -176,8 +185,12 @@ public:
             planner_->reset(gpuplace::detail::mix_seed(gpuplace::detail::mix_seed(cfg_.seed, 0x7465ULL), iter_));
         } else if (teacher.make && (st.imitation || st.dagger || cfg_.teacher_coef > 0)) {
             teachers_.clear();
-            for (std::size_t i = 0; i < cfg_.num_envs; ++i)
-                teachers_.push_back(teacher.make(gpuplace::detail::mix_seed(gpuplace::detail::mix_seed(cfg_.seed, 0x7465ULL + i), iter_)));
+            bases_.clear();
+            for (std::size_t i = 0; i < cfg_.num_envs; ++i) {
+                const auto seed = gpuplace::detail::mix_seed(gpuplace::detail::mix_seed(cfg_.seed, 0x7465ULL + i), iter_);
+                teachers_.push_back(teacher.make(seed));
+                if (st.dagger && dagger_base_.make) bases_.push_back(dagger_base_.make(seed));
+            }
         }
         rollout(st.imitation, !(st.dagger || cfg_.teacher_coef > 0) ? labels::none : by_planner ? labels::planner : labels::teacher);
         if (st.dagger) {  // aggregate: this rollout's states with the teacher's labels
@@ -187,6 +200,7 @@ public:
             demo_masks_.insert(demo_masks_.end(), masks_.begin(), masks_.end());
             demo_labels_.insert(demo_labels_.end(), teacher_act_.begin(), teacher_act_.end());
             demo_adv_.insert(demo_adv_.end(), q_.begin(), q_.end());
+            demo_moved_.insert(demo_moved_.end(), moved_.begin(), moved_.end());
         }
         st.demonstrations = demo_labels_.size();
         {
@@ -328,7 +342,8 @@ private:
     std::vector<scenario> mixture_;
     any_policy<Env> teacher_;  ///< empty without imitation
     any_policy<Env> dagger_teacher_;  ///< empty without expert iteration
-    std::vector<std::function<std::int64_t(const Env&)>> teachers_;  ///< per env, made afresh each imitation iteration
+    any_policy<Env> dagger_base_;  ///< dagger_moved_weight: the planner teacher's base heuristic
+    std::vector<std::function<std::int64_t(const Env&)>> teachers_, bases_;  ///< per env, made afresh each iteration
     std::vector<std::vector<std::int64_t>> ep_actions_;  ///< per env: the actions of its current episode
     basic_vector_env<Env> venv_;
     gpuplace::detail::rng rng_;
@@ -343,6 +358,7 @@ private:
     std::vector<std::int64_t> demo_labels_;
     std::vector<float> demo_adv_;  ///< dagger_loss "advantage": the teacher's centred scores (A per demonstration)
     std::vector<float> q_;         ///< the same for the rollout's states
+    std::vector<std::uint8_t> demo_moved_, moved_;  ///< dagger_moved_weight: whether each label is off its base's action
     std::optional<rollout_policy<Env>> planner_;  ///< dagger_loss "advantage": the planner teacher
     std::vector<S> logp_, values_, rewards_, gammas_, adv_, ret_;
     std::vector<double> ep_ret_;

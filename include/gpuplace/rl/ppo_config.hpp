@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "../detail/number_format.hpp"
 #include "../json/util.hpp"
 #include "../policy_registry.hpp"
 #include "actor_critic.hpp"
@@ -73,7 +74,27 @@ struct ppo_config {
     /// demonstrations); the loss is minus the policy's expected advantage, so each state pulls by
     /// how much the actions differ, not only towards the best of one noisy sample.
     std::string dagger_loss = "label";
+    /// "label" loss with a rollout planner over one base heuristic as the dagger_teacher: the weight
+    /// in the cross-entropy of a demonstration whose label is not the base's action in its state (a
+    /// label the planner moved); the others weigh 1, and a minibatch's loss is their weighted mean.
+    /// The fair planner moves a few percent of its labels (its own holds among them), so at weight 1
+    /// the network learns its base's majority first.
+    double dagger_moved_weight = 1.0;
     network_config network;
+
+    /// Why dagger_moved_weight cannot apply ("" where it can, or where it is 1): it needs the "label"
+    /// loss and a rollout planner over one base heuristic as the dagger_teacher.
+    [[nodiscard]] std::string moved_weight_problem() const {
+        if (dagger_moved_weight == 1.0) return "";
+        const auto w = gpuplace::detail::format_number(dagger_moved_weight);
+        if (dagger_loss != "label") return w + " weighs the \"label\" loss's demonstrations, and dagger_loss is \"" + dagger_loss + "\"";
+        rollout_options o;
+        std::string base;
+        if (dagger_teacher.empty() || !parse_planner_name(dagger_teacher, o, base) || base.find('/') != std::string::npos)
+            return w + " weighs the labels a rollout planner over one base heuristic moves off its base's action, and the "
+                       "dagger_teacher is \"" + dagger_teacher + "\"";
+        return "";
+    }
 
     /// Every field; the expert iteration keys only where set (a config without them keeps the
     /// document it always had).
@@ -92,6 +113,7 @@ struct ppo_config {
         if (dagger_min_gain > 0) j["dagger_min_gain"] = dagger_min_gain;
         if (dagger_margin != 1.0) j["dagger_margin"] = dagger_margin;
         if (dagger_loss != "label") j["dagger_loss"] = dagger_loss;
+        if (dagger_moved_weight != 1.0) j["dagger_moved_weight"] = dagger_moved_weight;
         return j;
     }
 
@@ -102,7 +124,7 @@ struct ppo_config {
                              "gamma", "discount", "discount_seconds", "gae_lambda", "clip", "clip_value", "vf_coef", "ent_coef", "max_grad_norm",
                              "normalize_advantages", "normalize_rewards", "seed", "threads", "teacher", "imitation_steps",
                              "imitation_learning_rate", "value_warmup", "teacher_coef", "dagger_teacher",
-                             "dagger_iterations", "dagger_min_gain", "dagger_margin", "dagger_loss", "network"});
+                             "dagger_iterations", "dagger_min_gain", "dagger_margin", "dagger_loss", "dagger_moved_weight", "network"});
         ppo_config c;
         read_int(j, path, "total_steps", c.total_steps, 0, 1LL << 50);
         read_int(j, path, "num_envs", c.num_envs, 1, 1 << 16);
@@ -165,6 +187,8 @@ struct ppo_config {
                 config_fail(join_path(path, "dagger_loss"), "\"advantage\" reads the scores of a planner over one base heuristic, and \"" +
                                                              c.dagger_teacher + "\" has several");
         }
+        read_number(j, path, "dagger_moved_weight", c.dagger_moved_weight, 1e-3, 1e3);
+        if (const auto why = c.moved_weight_problem(); !why.empty()) config_fail(join_path(path, "dagger_moved_weight"), why);
         if (auto it = j.find("network"); it != j.end()) c.network = network_config::from_json(*it, join_path(path, "network"));
         if (c.num_envs * c.num_steps < c.minibatches)
             config_fail(join_path(path, "minibatches"), "more minibatches (" + std::to_string(c.minibatches) +

@@ -77,24 +77,33 @@ template <std::floating_point S>
 
 /// Behaviour cloning's loss: the cross-entropy of the teacher's `actions` under the masked policy
 /// (no value or entropy term; `policy` holds the cross-entropy, `entropy` the policy's). Adds the
-/// fraction of the minibatch whose argmax is the teacher's action to `agreement`.
+/// fraction of the minibatch whose argmax is the teacher's action to `agreement`. With `weights`
+/// (one per sample, positive), the cross-entropy is their weighted mean.
 template <std::floating_point S>
 [[nodiscard]] ppo_loss<S> imitation_loss(const matrix_t<S>& logits, std::span<const std::uint8_t> masks,
-                                         std::span<const std::int64_t> actions, double& agreement) {
+                                         std::span<const std::int64_t> actions, double& agreement,
+                                         std::span<const S> weights = {}) {
     const auto M = std::size_t(logits.cols());
     ppo_loss<S> L;
     L.dvalues = vector_t<S>::Zero(Eigen::Index(M));
     const S inv = S(1) / S(M);
+    vector_t<S> coef = vector_t<S>::Constant(Eigen::Index(M), -inv);
+    double total = 0;
+    if (!weights.empty()) {
+        for (const S x : weights) total += double(x);
+        for (std::size_t i = 0; i < M; ++i) coef(Eigen::Index(i)) = -S(double(weights[i]) / total);
+    }
     const basic_masked_categorical_batch<S> d(logits, masks);
     double agree = 0;
     for (std::size_t i = 0; i < M; ++i) {
         const auto k = Eigen::Index(i);
         const auto a = std::size_t(actions[i]);
-        L.policy -= double(d.log_prob(a, k)) / double(M);
+        const double lp = double(d.log_prob(a, k));
+        L.policy -= weights.empty() ? lp / double(M) : lp * double(weights[i]) / total;
         L.entropy += double(d.entropy(k)) / double(M);
         agree += d.argmax(k) == a ? 1.0 : 0.0;
     }
-    d.gradient(L.dlogits, actions, vector_t<S>::Constant(Eigen::Index(M), -inv), S(0));
+    d.gradient(L.dlogits, actions, coef, S(0));
     L.total = L.policy;
     agreement += agree / double(M);
     return L;

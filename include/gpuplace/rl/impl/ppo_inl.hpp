@@ -20,8 +20,10 @@ void basic_ppo<Env, S>::rollout(bool teacher, labels label) {
             for (std::size_t i = 0; i < N; ++i) act[i] = actions_[base + i] = teachers_[i](venv_.env(i));
         } else {
             if (label != labels::none)  // what the teacher would do in the states the policy visits
-                for (std::size_t i = 0; i < N; ++i)
+                for (std::size_t i = 0; i < N; ++i) {
                     teacher_act_[base + i] = label == labels::planner ? planner_label(venv_.env(i), base + i) : teachers_[i](venv_.env(i));
+                    if (!bases_.empty()) moved_[base + i] = teacher_act_[base + i] != bases_[i](venv_.env(i));
+                }
             net_.forward(o, w, venv_.action_masks().data());
             for (std::size_t i = 0; i < N; ++i) {
                 const basic_masked_categorical<S> d(w.logits.col(Eigen::Index(i)), venv_.action_masks().subspan(i * A, A));
@@ -102,6 +104,8 @@ void basic_ppo<Env, S>::update(ppo_stats& st) {
     Eigen::MatrixXf mo(Eigen::Index(spec_.obs_size()), Eigen::Index(MB));
     std::vector<std::uint8_t> mm(MB * A);
     std::vector<std::int64_t> ma(MB), mt(cfg_.teacher_coef > 0 && !clone ? MB : 0);
+    const bool weighted = st.dagger && !demo_moved_.empty();  // dagger_moved_weight
+    std::vector<S> mw(weighted ? MB : 0);
     std::vector<S> mlp_(MB), madv(MB), mret(MB), mval(MB);
     const bool counterfactual = st.dagger && planner_;
     std::vector<float> mq(counterfactual ? MB * A : 0);
@@ -126,6 +130,7 @@ void basic_ppo<Env, S>::update(ppo_stats& st) {
                 mo.col(Eigen::Index(j)) = obs.col(Eigen::Index(k));
                 std::copy_n(masks.begin() + std::ptrdiff_t(k * A), A, mm.begin() + std::ptrdiff_t(j * A));
                 ma[j] = actions[k];
+                if (weighted) mw[j] = demo_moved_[k] ? S(cfg_.dagger_moved_weight) : S(1);
                 for (std::size_t a = 0; a < mq.size() / MB; ++a) mq[j * A + a] = demo_adv_[k * A + a] * q_scale;
                 if (clone) continue;
                 if (!mt.empty()) mt[j] = teacher_act_[k];
@@ -143,7 +148,7 @@ void basic_ppo<Env, S>::update(ppo_stats& st) {
             }
             net_.forward(mo, w, mm.data());
             auto L = counterfactual ? advantage_loss<S>(w.logits, mm, mq, ma, st.teacher_agreement)
-                   : clone        ? imitation_loss<S>(w.logits, mm, ma, st.teacher_agreement)
+                   : clone        ? imitation_loss<S>(w.logits, mm, ma, st.teacher_agreement, mw)
                                   : compute_ppo_loss<S>(w.logits, w.values, mm, ma, mlp_, madv, mret, mval, cfg_);
             if (!clone && cfg_.teacher_coef > 0) {  // the pull towards the teacher's actions
                 const basic_masked_categorical_batch<S> d(w.logits, mm);

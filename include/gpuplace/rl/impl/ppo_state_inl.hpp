@@ -49,6 +49,7 @@ gpuplace::detail::json basic_ppo<Env, S>::save_state() const {
                                {"masks", to_bytes<std::uint8_t>(demo_masks_)},
                                {"labels", to_bytes<std::int64_t>(demo_labels_)}};
     if (!demo_adv_.empty()) j["demonstrations"]["advantages"] = to_bytes<float>(demo_adv_);
+    if (!demo_moved_.empty()) j["demonstrations"]["moved"] = to_bytes<std::uint8_t>(demo_moved_);
     return j;
 }
 
@@ -115,6 +116,7 @@ void basic_ppo<Env, S>::load_state(const gpuplace::detail::json& j, std::string_
     std::vector<std::uint8_t> dmasks;
     std::vector<std::int64_t> dlabels;
     std::vector<float> dadv;
+    std::vector<std::uint8_t> dmoved;
     if (nd > 0) {
         const auto& dj = state_get(j, source, "", "demonstrations");
         dobs = from_bytes<float>(state_get(dj, source, "/demonstrations", "obs"), source, "/demonstrations/obs", nd * O);
@@ -122,6 +124,8 @@ void basic_ppo<Env, S>::load_state(const gpuplace::detail::json& j, std::string_
         dlabels = from_bytes<std::int64_t>(state_get(dj, source, "/demonstrations", "labels"), source, "/demonstrations/labels", nd);
         if (planner_)
             dadv = from_bytes<float>(state_get(dj, source, "/demonstrations", "advantages"), source, "/demonstrations/advantages", nd * A);
+        if (dagger_base_.make)
+            dmoved = from_bytes<std::uint8_t>(state_get(dj, source, "/demonstrations", "moved"), source, "/demonstrations/moved", nd);
         for (std::size_t k = 0; k < nd; ++k)
             if (dlabels[k] < 0 || std::size_t(dlabels[k]) >= A || !dmasks[k * A + std::size_t(dlabels[k])])
                 fail("/demonstrations/labels/" + std::to_string(k) + ": " + std::to_string(dlabels[k]) + " is not a valid action of its state");
@@ -147,6 +151,7 @@ void basic_ppo<Env, S>::load_state(const gpuplace::detail::json& j, std::string_
         demo_masks_ = std::move(dmasks);
         demo_labels_ = std::move(dlabels);
         demo_adv_ = std::move(dadv);
+        demo_moved_ = std::move(dmoved);
     }
     iter_ = iter;
     steps_ = state_uint(j, source, "", "env_steps");
