@@ -165,6 +165,7 @@ TEST_CASE("rl expert iteration: dagger_moved_weight weighs the labels a planner 
     for (std::size_t k = 1; !d.done(); ++k) {
         st = d.iterate();
         CHECK(d.demonstrations() == k * 128);
+        CHECK(st.moved_demonstrations == d.moved_demonstrations());
     }
     MESSAGE("labels off pack_wait's action: ", d.moved_demonstrations(), " of ", d.demonstrations());
     CHECK(d.moved_demonstrations() > 0);
@@ -255,6 +256,10 @@ TEST_CASE("rl expert iteration: config errors name the path and the value") {
     CHECK_THROWS_WITH_AS(rl::ppo(tiny_placement_scenario(), several_moved),
                          "ppo: dagger_moved_weight 3.0 weighs the labels a rollout planner over one base heuristic moves off its base's "
                          "action, and the dagger_teacher is \"rollout2:pack/first_fit\"",
+                         ConfigError);
+    auto no_weight = dagger_config("rollout2:pack", 1);
+    no_weight.dagger_moved_weight = 0;
+    CHECK_THROWS_WITH_AS(rl::ppo(tiny_placement_scenario(), no_weight), "ppo: dagger_moved_weight 0.0 is out of range [0.001, 1000.0]",
                          ConfigError);
     CHECK_THROWS_WITH_AS((void)rl::ppo_config::from_json(json::parse(R"({"dagger_margin": -1})")),
                          "config /ppo/dagger_margin: value -1 out of range [0.0, 1000000.0]", ConfigError);

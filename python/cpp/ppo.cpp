@@ -36,6 +36,9 @@ py::dict stats_dict(const rl::ppo_stats& st) {
     d["grad_norm"] = st.grad_norm;
     d["learning_rate"] = st.learning_rate;
     d["imitation"] = st.imitation;
+    d["dagger"] = st.dagger;
+    d["demonstrations"] = st.demonstrations;
+    d["moved_demonstrations"] = st.moved_demonstrations;
     d["teacher_agreement"] = st.teacher_agreement;
     d["defer_share"] = st.defer_share;
     d["rollout_seconds"] = st.rollout_seconds;

@@ -30,6 +30,19 @@ def test_train_save_load_evaluate(tmp_path, small):
     assert rep.policies == ["ppo"] and rep.per_seed("ppo")[0]["jobs_done"] == 20
 
 
+def test_expert_iteration_reports_its_demonstrations(small):
+    # each expert iteration adds one rollout's states; with a weight on moved labels, those are counted
+    sc = dict(small, env={"action_mode": "placement", "allow_defer": True, "queue_window": 4})
+    cfg = dict(TINY, total_steps=0, dagger_teacher="hindsight:pack_wait", dagger_iterations=2, dagger_moved_weight=4)
+    p = _core.PPO(sc, cfg)
+    stats = [p.iterate() for _ in range(p.total_iterations)]
+    assert [s["dagger"] for s in stats] == [True, True]
+    assert [s["demonstrations"] for s in stats] == [256, 512]
+    assert 0 < stats[0]["moved_demonstrations"] <= stats[1]["moved_demonstrations"] < 512
+    with pytest.raises(gpuplace.ConfigError, match="dagger_moved_weight: 4.0 weighs the labels a rollout planner"):
+        _core.PPO(sc, dict(cfg, dagger_teacher="pack_wait"))
+
+
 def test_training_is_deterministic(small):
     from gpuplace.ppo import train
 

@@ -47,6 +47,7 @@ struct ppo_stats {
     bool imitation = false;      ///< a behaviour-cloning iteration (policy_loss is the cross-entropy)
     bool dagger = false;         ///< an expert iteration (policy_loss is the cross-entropy over every demonstration)
     std::size_t demonstrations = 0;  ///< expert iteration: the labelled states gathered so far
+    std::size_t moved_demonstrations = 0;  ///< of those, the labels off the teacher's base's action (dagger_moved_weight)
     double teacher_agreement = 0;  ///< imitation, expert iteration: fraction of samples whose argmax equals the teacher's action
     double defer_share = 0;        ///< fraction of the rollout's actions that were DEFER
     double mean_return = 0, mean_jct = 0, mean_comm_cost = 0;  ///< over the last finished episodes (window)
@@ -203,6 +204,7 @@ public:
             demo_moved_.insert(demo_moved_.end(), moved_.begin(), moved_.end());
         }
         st.demonstrations = demo_labels_.size();
+        st.moved_demonstrations = moved_demonstrations();
         {
             const auto defer = std::int64_t(spec_.num_gpus);
             std::size_t n = 0;

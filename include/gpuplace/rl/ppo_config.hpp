@@ -8,7 +8,6 @@
 #include <string>
 #include <string_view>
 
-#include "../detail/number_format.hpp"
 #include "../json/util.hpp"
 #include "../policy_registry.hpp"
 #include "actor_critic.hpp"
@@ -86,7 +85,8 @@ struct ppo_config {
     /// loss and a rollout planner over one base heuristic as the dagger_teacher.
     [[nodiscard]] std::string moved_weight_problem() const {
         if (dagger_moved_weight == 1.0) return "";
-        const auto w = gpuplace::detail::format_number(dagger_moved_weight);
+        const auto w = gpuplace::detail::json(dagger_moved_weight).dump();
+        if (!(dagger_moved_weight >= 1e-3 && dagger_moved_weight <= 1e3)) return w + " is out of range [0.001, 1000.0]";
         if (dagger_loss != "label") return w + " weighs the \"label\" loss's demonstrations, and dagger_loss is \"" + dagger_loss + "\"";
         rollout_options o;
         std::string base;
