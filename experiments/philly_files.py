@@ -17,7 +17,7 @@ does not hold; and the network deciding whether to hold, the teacher placing (wh
 network places, the network's placement). Each asks the teacher at every decision of its own, as many as the
 teacher's episodes (causal: the teacher forks futures). `--holds` counts, along the teacher's own episodes, the
 decisions by whether the teacher, its base pack_wait and the unguarded network would hold the job, and prints them
-under the table. `--model FILE` plays a checkpoint of one's own (a `gpuplace-train` run's `best.json`, say) in the
+under the table. `--model FILE` plays a checkpoint of one's own (a `gpuplace-train` run's `ppo.json`, say) in the
 shipped network's rows, with the shipped network's guards, and prints the table. `--split validation` plays the two validation files (103959, b436b2) on the validation seeds
 (2000000 onwards), where choices are made, and prints the table.
 
