@@ -16,8 +16,8 @@ carries the teacher's lead: the teacher deciding whether to hold each job (DEFER
 does not hold; and the network deciding whether to hold, the teacher placing (where the teacher would hold a job the
 network places, the network's placement). Each asks the teacher at every decision of its own, as many as the
 teacher's episodes (causal: the teacher forks futures). `--holds` counts, along the teacher's own episodes, the
-decisions by whether the teacher, its base pack_wait and the unguarded network would hold the job, and prints them
-under the table. `--model FILE` plays a checkpoint of one's own (a `gpuplace-train` run's `ppo.json`, say) in the
+decisions by whether the teacher, its base pack_wait, the unguarded network and the teacher with other futures (another
+seed) would hold the job, and prints them under the table. `--model FILE` plays a checkpoint of one's own (a `gpuplace-train` run's `ppo.json`, say) in the
 shipped network's rows, with the shipped network's guards, and prints the table. `--split validation` plays the two validation files (103959, b436b2) on the validation seeds
 (2000000 onwards), where choices are made, and prints the table.
 
@@ -59,7 +59,8 @@ def main() -> int:
     ap.add_argument("--hybrids", action="store_true",
                     help="add the network and its teacher sharing decisions: one holds, the other places (printed)")
     ap.add_argument("--holds", action="store_true",
-                    help="count the teacher's decisions by whether it, pack_wait and the network would hold the job (printed)")
+                    help="count the teacher's decisions by whether it, pack_wait, the network and the teacher with other futures "
+                         "would hold the job (printed)")
     ap.add_argument("--model", help="a checkpoint file to play in the shipped network's rows (printed)")
     ap.add_argument("--json", help="also write every episode's mean JCT (h), by file and policy, to this JSON file")
     ap.add_argument("--print", action="store_true", help="print the table instead of writing docs/ppo.md")
@@ -86,7 +87,8 @@ def main() -> int:
            "| file | policy | mean JCT (h) | minus the file's best heuristic (h) | minus the teacher (h) |",
            "|---|---|---|---|---|"]
     hybrids = list(HYBRIDS) if args.hybrids else []
-    holds: dict[str, dict[tuple[bool, bool], list[int]]] = {}  # file -> (teacher holds, pack_wait holds) -> [decisions, network holds]
+    # file -> (teacher holds, pack_wait holds) -> [decisions, network holds, the teacher with other futures holds]
+    holds: dict[str, dict[tuple[bool, bool], list[int]]] = {}
     rows = net_rows + planners + hybrids
     together: dict[str, list[float]] = {name: [] for name in rows}
     against_teacher: dict[str, list[float]] = {name: [] for name in rows if name != TEACHER}
@@ -110,7 +112,7 @@ def main() -> int:
                 base, _, queue = name.partition("+")
                 act = _core.Heuristic(base)
                 if args.holds and name == TEACHER:
-                    act = HoldCounter(act, net, holds.setdefault(f, {}))
+                    act = HoldCounter(act, _core.Heuristic(base), net, holds.setdefault(f, {}))
                 play(name, with_queue(philly_scenario(args.gpus, "placement", f), queue or "sjf"), act)
             for name in hybrids:
                 play(name, philly_scenario(args.gpus, "placement", f), Shared(net, TEACHER, teacher_holds=name == HYBRIDS[0]))
@@ -133,12 +135,14 @@ def main() -> int:
         out.append(f"| the {len(files)} together | {row_label(name, args.model or NET)} |  | {diff(d)} | {t} |")
     if holds:
         out += ["", f"Along the teacher's own episodes (the same seeds), its decisions by whether the teacher and its base "
-                "pack_wait hold the job (DEFER), and how many of them the unguarded network would hold too:", "",
+                "pack_wait hold the job (DEFER), and how many of them the unguarded network would hold too, and the "
+                "teacher itself with other futures (another seed):", "",
                 "| file | the teacher holds, pack_wait holds | the teacher holds, pack_wait places | "
                 "the teacher places, pack_wait holds | both place |", "|---|---|---|---|---|"]
         for f, c in holds.items():
-            cells = [c.get(k, [0, 0]) for k in ((True, True), (True, False), (False, True), (False, False))]
-            out.append(f"| {f} | " + " | ".join(f"{n:,} (network holds {h:,})" for n, h in cells) + " |")
+            cells = [c.get(k, [0, 0, 0]) for k in ((True, True), (True, False), (False, True), (False, False))]
+            out.append(f"| {f} | " + " | ".join(f"{n:,} (network holds {h:,}, the teacher with other futures {o:,})"
+                                                 for n, h, o in cells) + " |")
     if args.json:
         pathlib.Path(args.json).write_text(json.dumps({"seeds": seeds, "gpus": args.gpus, "episodes": episodes}, indent=1) + "\n")
     return finish(out, DOC, ROOT, args.print or args.split == "validation" or args.hybrids or args.holds or bool(args.model),
@@ -148,24 +152,31 @@ def main() -> int:
 HYBRIDS = ("the teacher holding, the network placing", "the network holding, the teacher placing")
 
 
+OTHER_FUTURES = 777_777  # HoldCounter: the second teacher's seed is the episode's plus this (other futures)
+
+
 class HoldCounter:
     """The teacher, acting as it does, counting each of its decisions in `counts` by (the teacher holds, pack_wait
-    holds) as [decisions, those the network (unguarded, greedy) would hold]."""
+    holds) as [decisions, those the network (unguarded, greedy) would hold, those a second teacher of the same name
+    with other futures would hold]. How often the teacher with other futures repeats a hold tells how much of it
+    the state decides and how much the futures the teacher drew."""
 
-    def __init__(self, teacher, net, counts: dict):
-        self.teacher, self.net, self.counts = teacher, net, counts
+    def __init__(self, teacher, second, net, counts: dict):
+        self.teacher, self.second, self.net, self.counts = teacher, second, net, counts
         self.base = _core.Heuristic("pack_wait")
 
     def reset(self, seed: int) -> None:
         self.teacher.reset(seed)
+        self.second.reset(seed + OTHER_FUTURES)
         self.base.reset(seed)
 
     def act(self, env) -> int:
         hold = env.defer_action
         a = self.teacher.act(env)
-        c = self.counts.setdefault((a == hold, self.base.act(env) == hold), [0, 0])
+        c = self.counts.setdefault((a == hold, self.base.act(env) == hold), [0, 0, 0])
         c[0] += 1
         c[1] += self.net.act(env) == hold
+        c[2] += self.second.act(env) == hold
         return a
 
 
