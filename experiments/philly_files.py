@@ -17,9 +17,10 @@ does not hold; and the network deciding whether to hold, the teacher placing (wh
 network places, the network's placement). Each asks the teacher at every decision of its own, as many as the
 teacher's episodes (causal: the teacher forks futures). `--holds` counts, along the teacher's own episodes, the
 decisions by whether the teacher, its base pack_wait, the unguarded network and the teacher with other futures (another
-seed) would hold the job, and prints them under the table. `--model FILE` plays a checkpoint of one's own (a `gpuplace-train` run's `ppo.json`, say) in the
-shipped network's rows, with the shipped network's guards, and prints the table. `--split validation` plays the two validation files (103959, b436b2) on the validation seeds
-(2000000 onwards), where choices are made, and prints the table.
+seed) would hold the job, and prints them under the table. `--model FILE` plays a checkpoint of one's own (a
+`gpuplace-train` run's `ppo.json`, say) in the shipped network's rows, with the shipped network's guards, and prints
+the table. `--split validation` plays the two validation files (103959, b436b2) on the validation seeds (2000000
+onwards), where choices are made, and prints the table.
 
 The episodes are experiments/idle_waiting.py's: DGX-A100 nodes, windows of 200 jobs per 64 GPUs at offered load 1.0,
 DEFER allowed, the networks under sjf; held-out seeds 1000000 onwards. The table replaces the part of docs/ppo.md
@@ -75,8 +76,9 @@ def main() -> int:
     files = list(PHILLY_FILES[args.split])
     first = 1_000_000 if args.split == "held-out" else 2_000_000
     seeds = [first + i for i in range(args.seeds)]
-    net = ppo.load_model(args.model or NET)
-    net_rows = [r.replace(NET, args.model, 1) for r in ROWS] if args.model else ROWS
+    net_name = args.model or NET
+    net = ppo.load_model(net_name)
+    net_rows = [r.replace(NET, net_name, 1) for r in ROWS]
     heuristics = heuristic_variants()
     out = [f"The {len(files)} {args.split} Philly files on {args.gpus} DGX-A100 GPUs (200-job windows per 64 GPUs, offered "
            f"load 1.0, DEFER allowed), {args.seeds} {args.split} seeds a file (from {first}); mean ± standard error. Each file's best "
@@ -129,10 +131,10 @@ def main() -> int:
                     against_teacher[name] += dt
                     t = diff(dt)
                 m, se = mean_sem(res[name])
-                out.append(f"| {f} | {row_label(name, args.model or NET)} | {m:.3f} ± {se:.3f} | {diff(d)} | {t} |")
+                out.append(f"| {f} | {row_label(name, net_name)} | {m:.3f} ± {se:.3f} | {diff(d)} | {t} |")
     for name, d in together.items():
         t = diff(against_teacher[name]) if name in against_teacher else ""
-        out.append(f"| the {len(files)} together | {row_label(name, args.model or NET)} |  | {diff(d)} | {t} |")
+        out.append(f"| the {len(files)} together | {row_label(name, net_name)} |  | {diff(d)} | {t} |")
     if holds:
         out += ["", f"Along the teacher's own episodes (the same seeds), its decisions by whether the teacher and its base "
                 "pack_wait hold the job (DEFER), and how many of them the unguarded network would hold too, and the "
