@@ -187,6 +187,51 @@ TEST_CASE("rl expert iteration: dagger_moved_weight weighs the labels a planner 
     CHECK_THROWS_WITH_AS(g.load_state(without, "mem"), doctest::Contains("/demonstrations"), CheckpointError);
 }
 
+TEST_CASE("rl expert iteration: dagger_draws labels each state with several draws of futures") {
+    const auto s = tiny_placement_scenario();
+    const auto one = dagger_config("rollout2m0:pack_wait", 2);  // margin 0: a draw's labels move easily
+    auto three = one;
+    three.dagger_draws = 3;
+    rl::ppo a(s, one), b(s, three);
+    (void)a.iterate();
+    const auto st = b.iterate();
+    CHECK(st.demonstrations == 128);  // one demonstration a state, whatever the draws
+    // the same network visits the same states, and the first draw labels them as the teacher of one draw does
+    const auto ja = a.save_state(), jb = b.save_state();
+    CHECK(jb["demonstrations"]["labels"] == ja["demonstrations"]["labels"]);
+    CHECK_FALSE(ja["demonstrations"].contains("draws"));
+    const auto labels = rl::detail::from_bytes<std::int64_t>(jb["demonstrations"]["labels"], "mem", "/demonstrations/labels");
+    const auto draws = rl::detail::from_bytes<std::int64_t>(jb["demonstrations"]["draws"], "mem", "/demonstrations/draws", 2 * 128);
+    std::size_t split = 0;
+    for (std::size_t k = 0; k < 128; ++k) split += draws[2 * k] != labels[k] || draws[2 * k + 1] != labels[k];
+    MESSAGE("states whose three draws disagree: ", split, " of 128");
+    CHECK(st.split_demonstrations == split);
+    CHECK(b.split_demonstrations() == split);
+    CHECK(a.split_demonstrations() == 0);
+    CHECK(split > 0);
+    CHECK(split < 128);
+    CHECK(test::network_params(a) != test::network_params(b));  // the other draws' labels are trained on
+    // saved after the first expert iteration, it continues bit for bit (the other draws' labels are in the state)
+    rl::ppo ref(s, three);
+    while (!ref.done()) (void)ref.iterate();
+    rl::ppo c(s, three);
+    c.load_state(jb, "mem");
+    CHECK(c.split_demonstrations() == split);
+    while (!c.done()) (void)c.iterate();
+    CHECK(test::network_params(c) == test::network_params(ref));
+    auto without = jb;
+    without["demonstrations"].erase("draws");
+    rl::ppo d(s, three);
+    CHECK_THROWS_WITH_AS(d.load_state(without, "mem"), doctest::Contains("/demonstrations"), CheckpointError);
+    auto bad = jb;
+    auto wrong = draws;
+    wrong[3] = 99;
+    bad["demonstrations"]["draws"] = rl::detail::to_bytes<std::int64_t>(wrong);
+    rl::ppo e(s, three);
+    CHECK_THROWS_WITH_AS(e.load_state(bad, "mem"), "state mem: /demonstrations/draws/3: 99 is not a valid action of its state",
+                         CheckpointError);
+}
+
 TEST_CASE("rl expert iteration: the weighted cross-entropy is the mean over a batch that repeats each sample by its weight") {
     const Eigen::Index A = 3;
     Eigen::MatrixXd logits(A, 2), repeated(A, 3);
@@ -261,6 +306,29 @@ TEST_CASE("rl expert iteration: config errors name the path and the value") {
     no_weight.dagger_moved_weight = 0;
     CHECK_THROWS_WITH_AS(rl::ppo(tiny_placement_scenario(), no_weight), "ppo: dagger_moved_weight 0.0 is out of range [0.001, 1000.0]",
                          ConfigError);
+    // draws of futures: stated where not 1, and only for a drawing planner with the label loss and no moved weight
+    const auto dr = rl::ppo_config::from_json(json::parse(R"({"dagger_teacher": "rollout16:pack_wait+sjf", "dagger_iterations": 3, "dagger_draws": 4})"));
+    CHECK(dr.dagger_draws == 4);
+    CHECK(rl::ppo_config::from_json(dr.to_json()).to_json() == dr.to_json());
+    CHECK_FALSE(m.to_json().contains("dagger_draws"));
+    CHECK_THROWS_WITH_AS((void)rl::ppo_config::from_json(json::parse(R"({"dagger_teacher": "pack", "dagger_iterations": 3, "dagger_draws": 4})")),
+                         "config /ppo/dagger_draws: 4 draws of futures need a rollout planner that draws them (rollout<F>:...) as the "
+                         "dagger_teacher, and it is \"pack\"",
+                         ConfigError);
+    CHECK_THROWS_WITH_AS((void)rl::ppo_config::from_json(json::parse(R"({"dagger_teacher": "hindsight:pack", "dagger_iterations": 3, "dagger_draws": 2})")),
+                         "config /ppo/dagger_draws: 2 draws of futures need a rollout planner that draws them (rollout<F>:...) as the "
+                         "dagger_teacher, and it is \"hindsight:pack\"",
+                         ConfigError);
+    CHECK_THROWS_WITH_AS((void)rl::ppo_config::from_json(json::parse(
+                             R"({"dagger_teacher": "rollout4:pack", "dagger_iterations": 3, "dagger_moved_weight": 2, "dagger_draws": 2})")),
+                         "config /ppo/dagger_draws: 2 draws and a dagger_moved_weight other than 1: give one of them", ConfigError);
+    CHECK_THROWS_WITH_AS((void)rl::ppo_config::from_json(json::parse(R"({"dagger_draws": 65})")),
+                         "config /ppo/dagger_draws: value 65 out of range [1, 64]", ConfigError);
+    auto advantage_draws = dagger_config("rollout2:pack", 1);  // a config made in code is refused as well
+    advantage_draws.dagger_loss = "advantage";
+    advantage_draws.dagger_draws = 2;
+    CHECK_THROWS_WITH_AS(rl::ppo(tiny_placement_scenario(), advantage_draws),
+                         "ppo: dagger_draws 2 draws label the \"label\" loss's demonstrations, and dagger_loss is \"advantage\"", ConfigError);
     CHECK_THROWS_WITH_AS((void)rl::ppo_config::from_json(json::parse(R"({"dagger_margin": -1})")),
                          "config /ppo/dagger_margin: value -1 out of range [0.0, 1000000.0]", ConfigError);
     auto several = dagger_config("rollout2:pack/first_fit", 1);  // the same refusal for a config made in code

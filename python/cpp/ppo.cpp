@@ -2,6 +2,8 @@
 // (Network, load_checkpoint) and their evaluation in the C++ harness. Compiled for each CPU variant
 // of the module (python/CMakeLists.txt): Eigen's products are what AVX2 / AVX-512 speed up.
 
+#include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 
@@ -39,6 +41,7 @@ py::dict stats_dict(const rl::ppo_stats& st) {
     d["dagger"] = st.dagger;
     d["demonstrations"] = st.demonstrations;
     d["moved_demonstrations"] = st.moved_demonstrations;
+    d["split_demonstrations"] = st.split_demonstrations;
     d["teacher_agreement"] = st.teacher_agreement;
     d["defer_share"] = st.defer_share;
     d["rollout_seconds"] = st.rollout_seconds;
@@ -95,6 +98,22 @@ std::int64_t network_act(PyNetwork& n, const PyEnv<E>& p, const std::string& hol
     return pol.act(e);
 }
 
+/// The network's logit of every action in env's state; -inf where the action is masked.
+template <class E>
+py::array_t<float> network_logits(PyNetwork& n, const PyEnv<E>& p) {
+    const auto& e = idle(p);
+    if (e.done()) throw gp::StateError("Network.logits: the episode is over; reset the env");
+    if (!e.has_current()) throw gp::StateError("Network.logits: no job is being placed; call reset() first");
+    rl::basic_network_policy<float> pol(n.net);
+    (void)pol.act(e);
+    const auto mask = e.action_mask();
+    py::array_t<float> out(static_cast<py::ssize_t>(mask.size()));
+    auto* o = out.mutable_data();
+    for (std::size_t a = 0; a < mask.size(); ++a)
+        o[a] = mask[a] ? pol.logit(std::int64_t(a)) : -std::numeric_limits<float>::infinity();
+    return out;
+}
+
 
 }  // namespace
 
@@ -141,7 +160,10 @@ void bind_ppo(py::module_& m) {
              "heuristic (e.g. \"pack_wait\"): DEFER only where it defers too; hold_from: a number of GPUs (e.g. 64): "
              "DEFER only on clusters of at least that many. A placement margin: where the network places the job "
              "elsewhere than the heuristic place_with (e.g. \"pack\") would, its placement stands only if its logit is "
-             "higher than the heuristic's action's by more than place_margin; the heuristic's placement otherwise.");
+             "higher than the heuristic's action's by more than place_margin; the heuristic's placement otherwise.")
+        .def("logits", &network_logits<gp::env>, py::arg("env"),
+             "The network's logit of every action in env's state (a float32 array of env.num_actions; -inf where the "
+             "action mask forbids the action): its greedy action is the argmax, its policy the softmax.");
 
     m.def("keep_freed_memory", &rl::keep_freed_memory, py::arg("keep_bytes") = std::size_t{512} << 20,
           "Makes the C library keep freed memory for reuse (process-wide; glibc only, else returns False). Training "

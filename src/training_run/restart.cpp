@@ -173,14 +173,18 @@ restart_result train_restart(const restart_plan& p, const run_options& o, const 
                               "val JCT %.3f h  ETA %s\n",
                               tag.c_str(), hms(el).c_str(), st.iteration, ppo.total_iterations(), st.env_steps, sps, pc.teacher.c_str(),
                               st.policy_loss, st.teacher_agreement, vj / 3600, hms(eta).c_str());
-            else if (st.dagger)
+            else if (st.dagger) {
+                std::string of;  // what the demonstrations are made of, with the options that say so
+                if (pc.dagger_moved_weight != 1.0) of = " (" + std::to_string(st.moved_demonstrations) + " moved off its base)";
+                if (pc.dagger_draws > 1)
+                    of = " (" + std::to_string(pc.dagger_draws) + " draws of futures each; they disagree on " +
+                         std::to_string(st.split_demonstrations) + ")";
                 std::snprintf(b, sizeof b, "%s[%s] it %4zu/%zu  steps %8zu  %6.0f steps/s  expert iteration (%s): %zu demonstrations%s, "
                               "%s %.3f, agreement %.3f  JCT %.3f h  val JCT %.3f h  ETA %s\n",
                               tag.c_str(), hms(el).c_str(), st.iteration, ppo.total_iterations(), st.env_steps, sps, pc.dagger_teacher.c_str(),
-                              st.demonstrations,
-                              pc.dagger_moved_weight != 1.0 ? (" (" + std::to_string(st.moved_demonstrations) + " moved off its base)").c_str() : "",
+                              st.demonstrations, of.c_str(),
                               pc.dagger_loss == "advantage" ? "minus expected advantage" : "cross-entropy", st.policy_loss, st.teacher_agreement, st.mean_jct / 3600, vj / 3600, hms(eta).c_str());
-            else
+            } else
                 std::snprintf(b, sizeof b, "%s[%s] it %4zu/%zu  steps %8zu  %6.0f steps/s  return %8.2f  JCT %.3f h  val JCT %.3f h  "
                               "entropy %.3f  DEFER %.2f  ETA %s\n",
                               tag.c_str(), hms(el).c_str(), st.iteration, ppo.total_iterations(), st.env_steps, sps, st.mean_return,

@@ -2,6 +2,7 @@
 
 import json
 
+import numpy as np
 import pytest
 
 import gpuplace
@@ -26,6 +27,10 @@ def test_train_save_load_evaluate(tmp_path, small):
     e = gpuplace.make_core_env(small)
     e.reset(1)
     assert e.action_mask[net.act(e)] == 1
+    logits = net.logits(e)  # the greedy action is their argmax; masked actions are -inf
+    assert logits.shape == (e.num_actions,) and logits.dtype == np.float32
+    assert int(np.argmax(logits)) == net.act(e)
+    assert np.isneginf(logits[e.action_mask == 0]).all() and np.isfinite(logits[e.action_mask == 1]).all()
     rep = _core.evaluate_network(small, net, 2, "ppo")
     assert rep.policies == ["ppo"] and rep.per_seed("ppo")[0]["jobs_done"] == 20
 
@@ -41,6 +46,12 @@ def test_expert_iteration_reports_its_demonstrations(small):
     assert 0 < stats[0]["moved_demonstrations"] <= stats[1]["moved_demonstrations"] < 512
     with pytest.raises(gpuplace.ConfigError, match="dagger_moved_weight: 4.0 weighs the labels a rollout planner"):
         _core.PPO(sc, dict(cfg, dagger_teacher="pack_wait"))
+    # several draws of futures a state: still one demonstration a state, some states split between draws
+    drawn = _core.PPO(sc, dict(TINY, total_steps=0, dagger_teacher="rollout2m0:pack_wait", dagger_iterations=1, dagger_draws=3))
+    s = drawn.iterate()
+    assert s["demonstrations"] == 256 and 0 < s["split_demonstrations"] < 256 and s["moved_demonstrations"] == 0
+    with pytest.raises(gpuplace.ConfigError, match="/ppo/dagger_draws: 3 draws of futures need a rollout planner"):
+        _core.PPO(sc, dict(cfg, dagger_moved_weight=1, dagger_draws=3, dagger_teacher="pack_wait"))
 
 
 def test_training_is_deterministic(small):

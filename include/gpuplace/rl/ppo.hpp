@@ -48,6 +48,7 @@ struct ppo_stats {
     bool dagger = false;         ///< an expert iteration (policy_loss is the cross-entropy over every demonstration)
     std::size_t demonstrations = 0;  ///< expert iteration: the labelled states gathered so far
     std::size_t moved_demonstrations = 0;  ///< of those, the labels off the teacher's base's action (dagger_moved_weight)
+    std::size_t split_demonstrations = 0;  ///< of those, the states whose draws of futures disagree (dagger_draws)
     double teacher_agreement = 0;  ///< imitation, expert iteration: fraction of samples whose argmax equals the teacher's action
     double defer_share = 0;        ///< fraction of the rollout's actions that were DEFER
     double mean_return = 0, mean_jct = 0, mean_comm_cost = 0;  ///< over the last finished episodes (window)
@@ -129,6 +130,8 @@ private:
                 dagger_base_ = heuristic<Env>(base);  // which labels the planner moved
                 moved_.assign(T * N, 0);
             }
+            if (const auto why = cfg_.draws_problem(); !why.empty()) throw ConfigError("ppo: dagger_draws " + why);
+            if (cfg_.dagger_draws > 1) draw_act_.assign(T * N * (cfg_.dagger_draws - 1), 0);
             if (gpu_mode(venv_.env(0)) && cfg_.dagger_teacher.find(':') != std::string::npos)
                 throw ConfigError("ppo: dagger_teacher \"" + cfg_.dagger_teacher +
                                   "\" is a rollout planner, which chooses among the candidates of the placement or job action mode; "
@@ -162,6 +165,15 @@ public:
     [[nodiscard]] std::size_t moved_demonstrations() const noexcept {
         return std::size_t(std::count(demo_moved_.begin(), demo_moved_.end(), std::uint8_t{1}));
     }
+    /// Of those, the states whose draws of futures label them differently (with dagger_draws above 1; 0 otherwise).
+    [[nodiscard]] std::size_t split_demonstrations() const noexcept {
+        const auto K = cfg_.dagger_draws - 1;
+        std::size_t n = 0;
+        for (std::size_t k = 0; K > 0 && k < demo_labels_.size(); ++k)
+            n += std::any_of(demo_draws_.begin() + std::ptrdiff_t(k * K), demo_draws_.begin() + std::ptrdiff_t((k + 1) * K),
+                             [&](std::int64_t a) { return a != demo_labels_[k]; });
+        return n;
+    }
     /// PPO iterations (total_steps / (num_envs x num_steps), rounded up).
     [[nodiscard]] std::size_t ppo_iterations() const noexcept {
         const auto per = cfg_.num_envs * cfg_.num_steps;
@@ -192,6 +204,10 @@ public:
                 teachers_.push_back(teacher.make(seed));
                 if (st.dagger && dagger_base_.make) bases_.push_back(dagger_base_.make(seed));
             }
+            for (std::size_t d = 1; st.dagger && d < cfg_.dagger_draws; ++d)  // other futures: the teacher with other seeds
+                for (std::size_t i = 0; i < cfg_.num_envs; ++i)
+                    teachers_.push_back(teacher.make(gpuplace::detail::mix_seed(
+                        gpuplace::detail::mix_seed(gpuplace::detail::mix_seed(cfg_.seed, 0x7465ULL + i), iter_), 0x64726177ULL + d)));
         }
         rollout(st.imitation, !(st.dagger || cfg_.teacher_coef > 0) ? labels::none : by_planner ? labels::planner : labels::teacher);
         if (st.dagger) {  // aggregate: this rollout's states with the teacher's labels
@@ -202,9 +218,11 @@ public:
             demo_labels_.insert(demo_labels_.end(), teacher_act_.begin(), teacher_act_.end());
             demo_adv_.insert(demo_adv_.end(), q_.begin(), q_.end());
             demo_moved_.insert(demo_moved_.end(), moved_.begin(), moved_.end());
+            demo_draws_.insert(demo_draws_.end(), draw_act_.begin(), draw_act_.end());
         }
         st.demonstrations = demo_labels_.size();
         st.moved_demonstrations = moved_demonstrations();
+        st.split_demonstrations = split_demonstrations();
         {
             const auto defer = std::int64_t(spec_.num_gpus);
             std::size_t n = 0;
@@ -345,7 +363,8 @@ private:
     any_policy<Env> teacher_;  ///< empty without imitation
     any_policy<Env> dagger_teacher_;  ///< empty without expert iteration
     any_policy<Env> dagger_base_;  ///< dagger_moved_weight: the planner teacher's base heuristic
-    std::vector<std::function<std::int64_t(const Env&)>> teachers_, bases_;  ///< per env, made afresh each iteration
+    /// per env, made afresh each iteration; with dagger_draws, draw d's teacher of env i at d x num_envs + i
+    std::vector<std::function<std::int64_t(const Env&)>> teachers_, bases_;
     std::vector<std::vector<std::int64_t>> ep_actions_;  ///< per env: the actions of its current episode
     basic_vector_env<Env> venv_;
     gpuplace::detail::rng rng_;
@@ -361,6 +380,8 @@ private:
     std::vector<float> demo_adv_;  ///< dagger_loss "advantage": the teacher's centred scores (A per demonstration)
     std::vector<float> q_;         ///< the same for the rollout's states
     std::vector<std::uint8_t> demo_moved_, moved_;  ///< dagger_moved_weight: whether each label is off its base's action
+    /// dagger_draws above 1: the labels of the other draws, dagger_draws - 1 per state (state-major)
+    std::vector<std::int64_t> demo_draws_, draw_act_;
     std::optional<rollout_policy<Env>> planner_;  ///< dagger_loss "advantage": the planner teacher
     std::vector<S> logp_, values_, rewards_, gammas_, adv_, ret_;
     std::vector<double> ep_ret_;

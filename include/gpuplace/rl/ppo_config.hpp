@@ -79,7 +79,29 @@ struct ppo_config {
     /// The fair planner moves a few percent of its labels (its own holds among them), so at weight 1
     /// the network learns its base's majority first.
     double dagger_moved_weight = 1.0;
+    /// "label" loss with a rollout planner as the dagger_teacher: how many draws of futures label
+    /// each state (the teacher reset with other seeds; the first draw is the teacher of
+    /// dagger_draws 1). The target is every draw's label at once (the mean of their cross-entropies):
+    /// where one draw holds a job and the next places it, the network learns the share that hold,
+    /// not one draw's verdict. Each draw costs a planner decision per state.
+    std::size_t dagger_draws = 1;
     network_config network;
+
+    /// Why dagger_draws cannot apply ("" where it can, or where it is 1): it needs the "label" loss,
+    /// no dagger_moved_weight, and a rollout planner as the dagger_teacher.
+    [[nodiscard]] std::string draws_problem() const {
+        if (dagger_draws == 1) return "";
+        const auto k = std::to_string(dagger_draws);
+        if (dagger_draws == 0 || dagger_draws > 64) return k + " is out of range [1, 64]";
+        if (dagger_loss != "label") return k + " draws label the \"label\" loss's demonstrations, and dagger_loss is \"" + dagger_loss + "\"";
+        if (dagger_moved_weight != 1.0) return k + " draws and a dagger_moved_weight other than 1: give one of them";
+        rollout_options o;
+        std::string base;
+        if (dagger_teacher.empty() || !parse_planner_name(dagger_teacher, o, base) || o.hindsight)
+            return k + " draws of futures need a rollout planner that draws them (rollout<F>:...) as the dagger_teacher, and it "
+                       "is \"" + dagger_teacher + "\"";
+        return "";
+    }
 
     /// Why dagger_moved_weight cannot apply ("" where it can, or where it is 1): it needs the "label"
     /// loss and a rollout planner over one base heuristic as the dagger_teacher.
@@ -114,6 +136,7 @@ struct ppo_config {
         if (dagger_margin != 1.0) j["dagger_margin"] = dagger_margin;
         if (dagger_loss != "label") j["dagger_loss"] = dagger_loss;
         if (dagger_moved_weight != 1.0) j["dagger_moved_weight"] = dagger_moved_weight;
+        if (dagger_draws != 1) j["dagger_draws"] = dagger_draws;
         return j;
     }
 
@@ -124,7 +147,8 @@ struct ppo_config {
                              "gamma", "discount", "discount_seconds", "gae_lambda", "clip", "clip_value", "vf_coef", "ent_coef", "max_grad_norm",
                              "normalize_advantages", "normalize_rewards", "seed", "threads", "teacher", "imitation_steps",
                              "imitation_learning_rate", "value_warmup", "teacher_coef", "dagger_teacher",
-                             "dagger_iterations", "dagger_min_gain", "dagger_margin", "dagger_loss", "dagger_moved_weight", "network"});
+                             "dagger_iterations", "dagger_min_gain", "dagger_margin", "dagger_loss", "dagger_moved_weight", "dagger_draws",
+                             "network"});
         ppo_config c;
         read_int(j, path, "total_steps", c.total_steps, 0, 1LL << 50);
         read_int(j, path, "num_envs", c.num_envs, 1, 1 << 16);
@@ -189,6 +213,8 @@ struct ppo_config {
         }
         read_number(j, path, "dagger_moved_weight", c.dagger_moved_weight, 1e-3, 1e3);
         if (const auto why = c.moved_weight_problem(); !why.empty()) config_fail(join_path(path, "dagger_moved_weight"), why);
+        read_int(j, path, "dagger_draws", c.dagger_draws, 1, 64);
+        if (const auto why = c.draws_problem(); !why.empty()) config_fail(join_path(path, "dagger_draws"), why);
         if (auto it = j.find("network"); it != j.end()) c.network = network_config::from_json(*it, join_path(path, "network"));
         if (c.num_envs * c.num_steps < c.minibatches)
             config_fail(join_path(path, "minibatches"), "more minibatches (" + std::to_string(c.minibatches) +

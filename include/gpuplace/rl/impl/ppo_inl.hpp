@@ -23,6 +23,8 @@ void basic_ppo<Env, S>::rollout(bool teacher, labels label) {
                 for (std::size_t i = 0; i < N; ++i) {
                     teacher_act_[base + i] = label == labels::planner ? planner_label(venv_.env(i), base + i) : teachers_[i](venv_.env(i));
                     if (!bases_.empty()) moved_[base + i] = teacher_act_[base + i] != bases_[i](venv_.env(i));
+                    for (std::size_t d = 1; d < cfg_.dagger_draws; ++d)  // the same state with other futures
+                        draw_act_[(base + i) * (cfg_.dagger_draws - 1) + d - 1] = teachers_[d * N + i](venv_.env(i));
                 }
             net_.forward(o, w, venv_.action_masks().data());
             for (std::size_t i = 0; i < N; ++i) {
@@ -104,6 +106,8 @@ void basic_ppo<Env, S>::update(ppo_stats& st) {
     Eigen::MatrixXf mo(Eigen::Index(spec_.obs_size()), Eigen::Index(MB));
     std::vector<std::uint8_t> mm(MB * A);
     std::vector<std::int64_t> ma(MB), mt(cfg_.teacher_coef > 0 && !clone ? MB : 0);
+    const std::size_t draws = st.dagger ? cfg_.dagger_draws : 1;  // each demonstration's labels, one per draw of futures
+    std::vector<std::int64_t> md(MB * (draws - 1));
     const bool weighted = st.dagger && !demo_moved_.empty();  // dagger_moved_weight
     std::vector<S> mw(weighted ? MB : 0);
     std::vector<S> mlp_(MB), madv(MB), mret(MB), mval(MB);
@@ -131,6 +135,7 @@ void basic_ppo<Env, S>::update(ppo_stats& st) {
                 std::copy_n(masks.begin() + std::ptrdiff_t(k * A), A, mm.begin() + std::ptrdiff_t(j * A));
                 ma[j] = actions[k];
                 if (weighted) mw[j] = demo_moved_[k] ? S(cfg_.dagger_moved_weight) : S(1);
+                for (std::size_t d = 1; d < draws; ++d) md[(d - 1) * MB + j] = demo_draws_[k * (draws - 1) + d - 1];
                 for (std::size_t a = 0; a < mq.size() / MB; ++a) mq[j * A + a] = demo_adv_[k * A + a] * q_scale;
                 if (clone) continue;
                 if (!mt.empty()) mt[j] = teacher_act_[k];
@@ -150,6 +155,17 @@ void basic_ppo<Env, S>::update(ppo_stats& st) {
             auto L = counterfactual ? advantage_loss<S>(w.logits, mm, mq, ma, st.teacher_agreement)
                    : clone        ? imitation_loss<S>(w.logits, mm, ma, st.teacher_agreement, mw)
                                   : compute_ppo_loss<S>(w.logits, w.values, mm, ma, mlp_, madv, mret, mval, cfg_);
+            if (draws > 1) {  // the mean of every draw's cross-entropy: a soft target, the share of draws for each action
+                double unused = 0;
+                for (std::size_t d = 1; d < draws; ++d) {
+                    const auto Ld = imitation_loss<S>(w.logits, mm, std::span<const std::int64_t>(md).subspan((d - 1) * MB, MB), unused);
+                    L.dlogits += Ld.dlogits;
+                    L.policy += Ld.policy;
+                }
+                L.dlogits /= S(draws);
+                L.policy /= double(draws);
+                L.total = L.policy;
+            }
             if (!clone && cfg_.teacher_coef > 0) {  // the pull towards the teacher's actions
                 const basic_masked_categorical_batch<S> d(w.logits, mm);
                 matrix_t<S> g;

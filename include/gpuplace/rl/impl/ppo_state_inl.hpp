@@ -50,6 +50,7 @@ gpuplace::detail::json basic_ppo<Env, S>::save_state() const {
                                {"labels", to_bytes<std::int64_t>(demo_labels_)}};
     if (!demo_adv_.empty()) j["demonstrations"]["advantages"] = to_bytes<float>(demo_adv_);
     if (!demo_moved_.empty()) j["demonstrations"]["moved"] = to_bytes<std::uint8_t>(demo_moved_);
+    if (!demo_draws_.empty()) j["demonstrations"]["draws"] = to_bytes<std::int64_t>(demo_draws_);
     return j;
 }
 
@@ -117,6 +118,8 @@ void basic_ppo<Env, S>::load_state(const gpuplace::detail::json& j, std::string_
     std::vector<std::int64_t> dlabels;
     std::vector<float> dadv;
     std::vector<std::uint8_t> dmoved;
+    std::vector<std::int64_t> ddraws;
+    const auto K = cfg_.dagger_draws - 1;  // the other draws' labels per demonstration
     if (nd > 0) {
         const auto& dj = state_get(j, source, "", "demonstrations");
         dobs = from_bytes<float>(state_get(dj, source, "/demonstrations", "obs"), source, "/demonstrations/obs", nd * O);
@@ -126,9 +129,14 @@ void basic_ppo<Env, S>::load_state(const gpuplace::detail::json& j, std::string_
             dadv = from_bytes<float>(state_get(dj, source, "/demonstrations", "advantages"), source, "/demonstrations/advantages", nd * A);
         if (dagger_base_.make)
             dmoved = from_bytes<std::uint8_t>(state_get(dj, source, "/demonstrations", "moved"), source, "/demonstrations/moved", nd);
+        if (K > 0)
+            ddraws = from_bytes<std::int64_t>(state_get(dj, source, "/demonstrations", "draws"), source, "/demonstrations/draws", nd * K);
         for (std::size_t k = 0; k < nd; ++k)
             if (dlabels[k] < 0 || std::size_t(dlabels[k]) >= A || !dmasks[k * A + std::size_t(dlabels[k])])
                 fail("/demonstrations/labels/" + std::to_string(k) + ": " + std::to_string(dlabels[k]) + " is not a valid action of its state");
+        for (std::size_t k = 0; k < nd * K; ++k)
+            if (ddraws[k] < 0 || std::size_t(ddraws[k]) >= A || !dmasks[k / K * A + std::size_t(ddraws[k])])
+                fail("/demonstrations/draws/" + std::to_string(k) + ": " + std::to_string(ddraws[k]) + " is not a valid action of its state");
     }
     // everything read: apply
     for (std::size_t k = 0; k < named.size(); ++k)
@@ -152,6 +160,7 @@ void basic_ppo<Env, S>::load_state(const gpuplace::detail::json& j, std::string_
         demo_labels_ = std::move(dlabels);
         demo_adv_ = std::move(dadv);
         demo_moved_ = std::move(dmoved);
+        demo_draws_ = std::move(ddraws);
     }
     iter_ = iter;
     steps_ = state_uint(j, source, "", "env_steps");
