@@ -17,7 +17,7 @@ does not hold; and the network deciding whether to hold, the teacher placing (wh
 network places, the network's placement). Each asks the teacher at every decision of its own, as many as the
 teacher's episodes (causal: the teacher forks futures). `--holds` counts, along the teacher's own episodes, the
 decisions by whether the teacher, its base pack_wait, the unguarded network and the teacher with other futures (another
-seed) would hold the job, and prints them under the table. `--model FILE` plays a checkpoint of one's own (a
+seed) would hold the job, with the network's mean probability of DEFER, and prints them under the table. `--model FILE` plays a checkpoint of one's own (a
 `gpuplace-train` run's `ppo.json`, say) in the shipped network's rows, with the shipped network's guards, and prints
 the table. `--split validation` plays the two validation files (103959, b436b2) on the validation seeds (2000000
 onwards), where choices are made, and prints the table.
@@ -33,6 +33,8 @@ import json
 import pathlib
 import statistics
 import sys
+
+import numpy as np
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "experiments"))
@@ -89,8 +91,9 @@ def main() -> int:
            "| file | policy | mean JCT (h) | minus the file's best heuristic (h) | minus the teacher (h) |",
            "|---|---|---|---|---|"]
     hybrids = list(HYBRIDS) if args.hybrids else []
-    # file -> (teacher holds, pack_wait holds) -> [decisions, network holds, the teacher with other futures holds]
-    holds: dict[str, dict[tuple[bool, bool], list[int]]] = {}
+    # file -> (teacher holds, pack_wait holds) -> [decisions, network holds, the teacher with other futures holds,
+    # the sum of the network's probabilities of DEFER]
+    holds: dict[str, dict[tuple[bool, bool], list[float]]] = {}
     rows = net_rows + planners + hybrids
     together: dict[str, list[float]] = {name: [] for name in rows}
     against_teacher: dict[str, list[float]] = {name: [] for name in rows if name != TEACHER}
@@ -137,14 +140,14 @@ def main() -> int:
         out.append(f"| the {len(files)} together | {row_label(name, net_name)} |  | {diff(d)} | {t} |")
     if holds:
         out += ["", f"Along the teacher's own episodes (the same seeds), its decisions by whether the teacher and its base "
-                "pack_wait hold the job (DEFER), and how many of them the unguarded network would hold too, and the "
-                "teacher itself with other futures (another seed):", "",
+                "pack_wait hold the job (DEFER), and how many of them the unguarded network would hold too (and its mean "
+                "probability of DEFER there), and the teacher itself with other futures (another seed):", "",
                 "| file | the teacher holds, pack_wait holds | the teacher holds, pack_wait places | "
                 "the teacher places, pack_wait holds | both place |", "|---|---|---|---|---|"]
         for f, c in holds.items():
-            cells = [c.get(k, [0, 0, 0]) for k in ((True, True), (True, False), (False, True), (False, False))]
-            out.append(f"| {f} | " + " | ".join(f"{n:,} (network holds {h:,}, the teacher with other futures {o:,})"
-                                                 for n, h, o in cells) + " |")
+            cells = [c.get(k, [0, 0, 0, 0.0]) for k in ((True, True), (True, False), (False, True), (False, False))]
+            out.append(f"| {f} | " + " | ".join(f"{n:,} (network holds {h:,}, probability {p / max(n, 1):.3f}; the teacher with "
+                                                 f"other futures {o:,})" for n, h, o, p in cells) + " |")
     if args.json:
         pathlib.Path(args.json).write_text(json.dumps({"seeds": seeds, "gpus": args.gpus, "episodes": episodes}, indent=1) + "\n")
     return finish(out, DOC, ROOT, args.print or args.split == "validation" or args.hybrids or args.holds or bool(args.model),
@@ -160,8 +163,10 @@ OTHER_FUTURES = 777_777  # HoldCounter: the second teacher's seed is the episode
 class HoldCounter:
     """The teacher, acting as it does, counting each of its decisions in `counts` by (the teacher holds, pack_wait
     holds) as [decisions, those the network (unguarded, greedy) would hold, those a second teacher of the same name
-    with other futures would hold]. How often the teacher with other futures repeats a hold tells how much of it
-    the state decides and how much the futures the teacher drew."""
+    with other futures would hold, the sum of the network's probabilities of DEFER (the softmax of its logits)]. How
+    often the teacher with other futures repeats a hold tells how much of it the state decides and how much the
+    futures the teacher drew; the network's probability, how far it tells the teacher's own holds from its
+    placements."""
 
     def __init__(self, teacher, second, net, counts: dict):
         self.teacher, self.second, self.net, self.counts = teacher, second, net, counts
@@ -175,10 +180,13 @@ class HoldCounter:
     def act(self, env) -> int:
         hold = env.defer_action
         a = self.teacher.act(env)
-        c = self.counts.setdefault((a == hold, self.base.act(env) == hold), [0, 0, 0])
+        c = self.counts.setdefault((a == hold, self.base.act(env) == hold), [0, 0, 0, 0.0])
         c[0] += 1
         c[1] += self.net.act(env) == hold
         c[2] += self.second.act(env) == hold
+        logits = self.net.logits(env).astype(np.float64)
+        p = np.exp(logits - logits.max())
+        c[3] += p[hold] / p.sum()
         return a
 
 
