@@ -55,9 +55,9 @@ if [ -z "${GPUPLACE_NO_PYTHON:-}" ] && [ -f python/pyproject.toml ]; then
   # build phase and at least every 20 s with the compile steps done of the total (the whole output
   # in .venv/pip-install.log); pip -q alone prints nothing for the minutes the core compiles.
   if [ -t 1 ]; then
-    GPUPLACE_CORES="${GPUPLACE_CORES:-all}" .venv/bin/python -m pip install -q "${ROOT}/python[sb3,plot,test,rllib]"
+    GPUPLACE_CORES="${GPUPLACE_CORES:-all}" .venv/bin/python -m pip install -q "${ROOT}/python[sb3,plot,test,rllib,experiments]"
   else
-    GPUPLACE_CORES="${GPUPLACE_CORES:-all}" .venv/bin/python -m pip install -v "${ROOT}/python[sb3,plot,test,rllib]" 2>&1 |
+    GPUPLACE_CORES="${GPUPLACE_CORES:-all}" .venv/bin/python -m pip install -v "${ROOT}/python[sb3,plot,test,rllib,experiments]" 2>&1 |
       .venv/bin/python scripts/pip_progress.py --log .venv/pip-install.log
   fi
 fi
