@@ -17,9 +17,9 @@ does not hold; and the network deciding whether to hold, the teacher placing (wh
 network places, the network's placement). Each asks the teacher at every decision of its own, as many as the
 teacher's episodes (causal: the teacher forks futures). `--holds` counts, along the teacher's own episodes, the
 decisions by whether the teacher, its base pack_wait, the unguarded network and the teacher with other futures (another
-seed) would hold the job, with the network's mean probability of DEFER, and prints them under the table. `--model FILE` plays a checkpoint of one's own (a
-`gpuplace-train` run's `ppo.json`, say) in the shipped network's rows, with the shipped network's guards, and prints
-the table. `--split validation` plays the two validation files (103959, b436b2) on the validation seeds (2000000
+seed) would hold the job, with the network's mean probability of DEFER, and prints them under the table. `--model
+FILE` plays a checkpoint of one's own (a `gpuplace-train` run's `ppo.json`, say) in the shipped network's rows, with
+the shipped network's guards, and prints the table. `--split validation` plays the two validation files (103959, b436b2) on the validation seeds (2000000
 onwards), where choices are made, and prints the table.
 
 The episodes are experiments/idle_waiting.py's: DGX-A100 nodes, windows of 200 jobs per 64 GPUs at offered load 1.0,

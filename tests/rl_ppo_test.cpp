@@ -230,6 +230,15 @@ TEST_CASE("rl expert iteration: dagger_draws labels each state with several draw
     rl::ppo e(s, three);
     CHECK_THROWS_WITH_AS(e.load_state(bad, "mem"), "state mem: /demonstrations/draws/3: 99 is not a valid action of its state",
                          CheckpointError);
+    // PPO after it, pulled towards a heuristic teacher, asks that teacher once a state, not once a draw
+    auto then_ppo = three;
+    then_ppo.teacher = "pack";
+    then_ppo.teacher_coef = 0.1;
+    then_ppo.total_steps = 256;
+    rl::ppo f(s, then_ppo);
+    while (!f.done()) (void)f.iterate();
+    CHECK(f.iterations() == 4);
+    CHECK(f.split_demonstrations() > 0);
 }
 
 TEST_CASE("rl expert iteration: the weighted cross-entropy is the mean over a batch that repeats each sample by its weight") {

@@ -19,12 +19,14 @@ void basic_ppo<Env, S>::rollout(bool teacher, labels label) {
         if (teacher) {  // cloning needs only the teacher's actions: no network pass
             for (std::size_t i = 0; i < N; ++i) act[i] = actions_[base + i] = teachers_[i](venv_.env(i));
         } else {
+            // expert iteration with dagger_draws: a teacher per draw and env (ppo.hpp's teachers_); one otherwise
+            const std::size_t draws = label == labels::teacher ? teachers_.size() / N : 1;
             if (label != labels::none)  // what the teacher would do in the states the policy visits
                 for (std::size_t i = 0; i < N; ++i) {
                     teacher_act_[base + i] = label == labels::planner ? planner_label(venv_.env(i), base + i) : teachers_[i](venv_.env(i));
                     if (!bases_.empty()) moved_[base + i] = teacher_act_[base + i] != bases_[i](venv_.env(i));
-                    for (std::size_t d = 1; d < cfg_.dagger_draws; ++d)  // the same state with other futures
-                        draw_act_[(base + i) * (cfg_.dagger_draws - 1) + d - 1] = teachers_[d * N + i](venv_.env(i));
+                    for (std::size_t d = 1; d < draws; ++d)  // the same state with other futures
+                        draw_act_[(base + i) * (draws - 1) + d - 1] = teachers_[d * N + i](venv_.env(i));
                 }
             net_.forward(o, w, venv_.action_masks().data());
             for (std::size_t i = 0; i < N; ++i) {
