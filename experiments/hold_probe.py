@@ -25,7 +25,7 @@ import numpy as np
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "experiments"))
 from idle_waiting import PHILLY_FILES, philly_scenario, with_queue  # noqa: E402
-from philly_files import NET, OTHER_FUTURES, TEACHER  # noqa: E402
+from philly_files import NET, OTHER_FUTURES, TEACHER, defer_probability  # noqa: E402
 
 from gpuplace import _core, ppo  # noqa: E402
 from gpuplace.config import make_core_env, scenario_of  # noqa: E402
@@ -62,12 +62,10 @@ def states(file: str, seeds: list[int], net, bar) -> dict[str, np.ndarray]:
             hold = e.defer_action
             a = t.act(e)
             if e.action_mask[hold] and base.act(e) != hold:
-                logits = net.logits(e).astype(np.float64)
-                p = np.exp(logits - logits.max())
                 obs.append(np.array(e.observation, dtype=np.float32))
                 teacher.append(a == hold)
                 second.append(other.act(e) == hold)
-                p_net.append(p[hold] / p.sum())
+                p_net.append(defer_probability(net, e))
             e.step(int(a))
         bar.update(1)
     return {"obs": np.stack(obs), "teacher": np.array(teacher), "second": np.array(second), "p": np.array(p_net)}

@@ -19,8 +19,8 @@ teacher's episodes (causal: the teacher forks futures). `--holds` counts, along 
 decisions by whether the teacher, its base pack_wait, the unguarded network and the teacher with other futures (another
 seed) would hold the job, with the network's mean probability of DEFER, and prints them under the table. `--model
 FILE` plays a checkpoint of one's own (a `gpuplace-train` run's `ppo.json`, say) in the shipped network's rows, with
-the shipped network's guards, and prints the table. `--split validation` plays the two validation files (103959, b436b2) on the validation seeds (2000000
-onwards), where choices are made, and prints the table.
+the shipped network's guards, and prints the table. `--split validation` plays the two validation files (103959,
+b436b2) on the validation seeds (2000000 onwards), where choices are made, and prints the table.
 
 The episodes are experiments/idle_waiting.py's: DGX-A100 nodes, windows of 200 jobs per 64 GPUs at offered load 1.0,
 DEFER allowed, the networks under sjf; held-out seeds 1000000 onwards. The table replaces the part of docs/ppo.md
@@ -184,10 +184,15 @@ class HoldCounter:
         c[0] += 1
         c[1] += self.net.act(env) == hold
         c[2] += self.second.act(env) == hold
-        logits = self.net.logits(env).astype(np.float64)
-        p = np.exp(logits - logits.max())
-        c[3] += p[hold] / p.sum()
+        c[3] += defer_probability(self.net, env)
         return a
+
+
+def defer_probability(net, env) -> float:
+    """The network's probability of DEFER in env's state: the softmax of its logits over the valid actions."""
+    logits = net.logits(env).astype(np.float64)
+    p = np.exp(logits - logits.max())
+    return float(p[env.defer_action] / p.sum())
 
 
 class Shared:
